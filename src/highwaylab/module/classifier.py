@@ -1,0 +1,88 @@
+"""The LightningModule: a backbone trained with cross-entropy, optimiser and scheduler from the config."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from lightning import LightningModule
+from torch import Tensor, nn
+from torchmetrics import MaxMetric, MeanMetric
+from torchmetrics.classification import MulticlassAccuracy
+
+
+class ClassifierModule(LightningModule):
+    """Trains ``net`` (``(N, ...) -> (N, num_classes)`` logits) with cross-entropy.
+
+    Logged keys (per epoch, synchronised across processes by torchmetrics): ``train/loss``,
+    ``train/acc``, ``val/loss``, ``val/acc``, ``val/acc_best``, ``test/loss``, ``test/acc``;
+    and ``train/loss_step`` every ``trainer.log_every_n_steps`` steps. Losses are in nats per
+    example, accuracies are fractions in [0, 1].
+
+    Args:
+        net: the backbone, e.g. :class:`highwaylab.models.FCBackbone`.
+        num_classes: number of classes.
+        optimizer: a partial optimiser, called with the parameters (Hydra ``_partial_: true``).
+        scheduler: a partial LR scheduler called with the optimiser, or ``None``.
+        scheduler_interval: ``"epoch"`` or ``"step"``: when the scheduler steps.
+        compile: wrap ``net`` in ``torch.compile`` at fit time.
+    """
+
+    def __init__(self, net: nn.Module, num_classes: int, optimizer: Callable[..., torch.optim.Optimizer],
+                 scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,
+                 scheduler_interval: str = "epoch", compile: bool = False) -> None:
+        super().__init__()
+        self.save_hyperparameters(logger=False, ignore=["net"])
+        self.net = net
+        self.criterion = nn.CrossEntropyLoss()
+        stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
+        self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric() for s in stages})
+        self.accs = nn.ModuleDict({f"{s}_acc": MulticlassAccuracy(num_classes, average="micro")
+                                   for s in stages})
+        self.val_acc_best = MaxMetric()
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``(N, ...) -> (N, num_classes)`` logits."""
+        return self.net(x)
+
+    def setup(self, stage: str) -> None:
+        if self.hparams.compile and stage == "fit":
+            self.net = torch.compile(self.net)
+
+    def _step(self, batch: tuple[Tensor, Tensor], stage: str) -> Tensor:
+        x, y = batch  # (N, ...), (N,)
+        logits = self(x)  # (N, num_classes)
+        loss = self.criterion(logits, y)
+        mean_loss, acc = self.losses[f"{stage}_loss"], self.accs[f"{stage}_acc"]
+        mean_loss(loss.detach(), weight=len(y))
+        acc(logits.detach(), y)
+        self.log(f"{stage}/loss", mean_loss, on_step=False, on_epoch=True, prog_bar=True)
+        self.log(f"{stage}/acc", acc, on_step=False, on_epoch=True, prog_bar=True)
+        return loss
+
+    def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
+        loss = self._step(batch, "train")
+        self.log("train/loss_step", loss.detach(), on_step=True, on_epoch=False)
+        return loss
+
+    def validation_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
+        self._step(batch, "val")
+
+    def test_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
+        self._step(batch, "test")
+
+    def on_train_start(self) -> None:
+        self.val_acc_best.reset()  # the sanity check must not count as the best epoch
+
+    def on_validation_epoch_end(self) -> None:
+        if not self.trainer.sanity_checking:
+            self.val_acc_best(self.accs["val_acc"].compute())
+            self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
+
+    def configure_optimizers(self) -> dict:
+        optimizer = self.hparams.optimizer(params=self.parameters())
+        if self.hparams.scheduler is None:
+            return {"optimizer": optimizer}
+        scheduler = self.hparams.scheduler(optimizer=optimizer)
+        return {"optimizer": optimizer,
+                "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval}}

@@ -1,0 +1,111 @@
+"""``train(cfg)``: build data, model, callbacks, loggers and trainer from the config; fit; test.
+
+Called by the thin ``@hydra.main`` entry point ``train.py`` at the project root.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+from hydra.utils import instantiate
+from lightning.pytorch.loggers import WandbLogger
+from omegaconf import DictConfig
+
+from highwaylab.errors import ConfigError
+from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
+
+log = logging.getLogger(__name__)
+
+
+@task_wrapper
+def train(cfg: DictConfig) -> dict[str, Any]:
+    """Fit, test the best checkpoint, write ``metrics.json`` into the run directory.
+
+    Returns:
+        The contents of ``metrics.json``: the final ``train/*`` and ``val/*`` metrics, ``test/*``
+        of the best checkpoint, ``params`` (count), ``wall_time_s``, ``wandb_run_path`` and more.
+
+    Raises:
+        ConfigError: a bad config value (message names the key), e.g. ``depth=0``.
+        DataError: a missing or corrupt data file.
+    """
+    output_dir = Path(cfg.paths.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    print_config_tree(cfg, save_to=output_dir / "config_resolved.yaml")
+    ckpt_path = cfg.get("ckpt_path")
+    if ckpt_path and not Path(ckpt_path).is_file():
+        raise ConfigError(f"ckpt_path={ckpt_path} does not exist; give the path of a .ckpt file, "
+                          "e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt")
+
+    L.seed_everything(cfg.seed, workers=True)
+
+    log.info(f"Instantiating datamodule <{cfg.data._target_}>")
+    datamodule = instantiate(cfg.data)
+    log.info(f"Instantiating backbone <{cfg.model._target_}>")
+    net = instantiate(cfg.model, in_features=datamodule.in_features,
+                      num_classes=datamodule.num_classes)
+    log.info(f"Instantiating module <{cfg.module._target_}>")
+    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes)
+    callbacks = instantiate_group(cfg.get("callbacks"))
+    loggers = instantiate_group(cfg.get("logger"))
+    log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
+    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+
+    params = sum(p.numel() for p in net.parameters())
+    log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
+    for logger in loggers:
+        logger.log_hyperparams({"cfg": _plain(cfg), "params": params, "width_effective": net.width,
+                                "gate_bias_effective": getattr(net, "gate_bias", None)})
+
+    start = time.perf_counter()
+    trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+    fit_metrics = _floats(trainer.callback_metrics)
+    best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
+    test_metrics: dict[str, float] = {}
+    if cfg.get("test"):
+        log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
+        trainer.test(module, datamodule=datamodule, ckpt_path=best or None, weights_only=False)
+        test_metrics = _floats(trainer.callback_metrics)
+    wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
+    metrics = {
+        **{k: v for k, v in fit_metrics.items() if k.startswith(("train/", "val/"))},
+        **{k: v for k, v in test_metrics.items() if k.startswith("test/")},
+        "params": params,
+        "width": net.width,
+        "depth": net.depth,
+        "epochs": trainer.current_epoch,
+        "global_step": trainer.global_step,
+        "wall_time_s": round(time.perf_counter() - start, 3),
+        "best_ckpt": best,
+        "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
+        "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
+    }
+    if trainer.is_global_zero:
+        (output_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        log.info(f"Metrics: {json.dumps(metrics)}")
+    return metrics
+
+
+def _floats(metrics: dict) -> dict[str, float]:
+    return {k: float(v) for k, v in metrics.items()}
+
+
+def _plain(cfg: DictConfig) -> dict:
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def optimized_metric(cfg: DictConfig, metrics: dict[str, Any]) -> float | None:
+    """The value of ``cfg.optimized_metric`` for sweepers (NaN when it was never logged)."""
+    name = cfg.get("optimized_metric")
+    if not name:
+        return None
+    value = metrics.get(name)
+    return float(value) if value is not None else math.nan

@@ -1,0 +1,12 @@
+"""Helpers of the entry point: Hydra resolvers and printing, the task wrapper."""
+
+from highwaylab.utils.hydra_utils import (
+    instantiate_group,
+    print_config_tree,
+    register_resolvers,
+    sweep_group,
+)
+from highwaylab.utils.task import close_loggers, task_wrapper, user_error
+
+__all__ = ["close_loggers", "instantiate_group", "print_config_tree", "register_resolvers",
+           "sweep_group", "task_wrapper", "user_error"]

@@ -1,0 +1,54 @@
+"""Hydra helpers: resolvers, building objects from ``_target_`` configs, printing the config tree."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import rich
+import rich.syntax
+import rich.tree
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+log = logging.getLogger(__name__)
+
+
+def sweep_group() -> str | None:
+    """W&B group of this job: ``sweep-<sweep folder name>`` in a multirun, else ``None``."""
+    if not HydraConfig.initialized():
+        return None
+    hc = HydraConfig.get()
+    return f"sweep-{Path(hc.sweep.dir).name}" if hc.mode == RunMode.MULTIRUN else None
+
+
+def register_resolvers() -> None:
+    """Register ``${sweep_group:}``; call before the config is composed (safe to call twice)."""
+    if not OmegaConf.has_resolver("sweep_group"):
+        OmegaConf.register_new_resolver("sweep_group", sweep_group)
+
+
+def instantiate_group(cfg: DictConfig | None) -> list[Any]:
+    """Instantiate each ``_target_`` node of a group such as ``callbacks`` or ``logger``."""
+    objects = []
+    for name, node in (cfg or {}).items():
+        if isinstance(node, DictConfig) and "_target_" in node:
+            log.info(f"Instantiating {name} <{node._target_}>")
+            objects.append(instantiate(node))
+    return objects
+
+
+def print_config_tree(cfg: DictConfig, save_to: Path | None = None) -> None:
+    """Print the resolved config as a rich tree, and save it as YAML to ``save_to``."""
+    tree = rich.tree.Tree("CONFIG", style="bold")
+    for key, value in cfg.items():
+        branch = tree.add(str(key), style="bold cyan")
+        text = (OmegaConf.to_yaml(value, resolve=True) if isinstance(value, DictConfig)
+                else str(value))
+        branch.add(rich.syntax.Syntax(text, "yaml"))
+    rich.print(tree)
+    if save_to is not None:
+        save_to.write_text(OmegaConf.to_yaml(cfg, resolve=True))
