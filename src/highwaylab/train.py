@@ -10,12 +10,13 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import lightning as L
+import torch
 from hydra.utils import instantiate
-from lightning.pytorch.loggers import WandbLogger
-from omegaconf import DictConfig
+from lightning.pytorch.loggers import Logger, WandbLogger
+from omegaconf import DictConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
@@ -43,25 +44,14 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         raise ConfigError(f"ckpt_path={ckpt_path} does not exist; give the path of a .ckpt file, "
                           "e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt")
 
-    L.seed_everything(cfg.seed, workers=True)
-
-    log.info(f"Instantiating datamodule <{cfg.data._target_}>")
-    datamodule = instantiate(cfg.data)
-    log.info(f"Instantiating backbone <{cfg.model._target_}>")
-    net = instantiate(cfg.model, in_features=datamodule.in_features,
-                      num_classes=datamodule.num_classes)
-    log.info(f"Instantiating module <{cfg.module._target_}>")
-    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes)
-    callbacks = instantiate_group(cfg.get("callbacks"))
-    loggers = instantiate_group(cfg.get("logger"))
-    log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
-    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+    datamodule, net, module, loggers, trainer = build(cfg)
 
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
+    hparams = {"cfg": OmegaConf.to_container(cfg, resolve=True), "params": params,
+               "width_effective": net.width, "gate_bias_effective": getattr(net, "gate_bias", None)}
     for logger in loggers:
-        logger.log_hyperparams({"cfg": _plain(cfg), "params": params, "width_effective": net.width,
-                                "gate_bias_effective": getattr(net, "gate_bias", None)})
+        logger.log_hyperparams(hparams)
 
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
@@ -70,7 +60,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
-        trainer.test(module, datamodule=datamodule, ckpt_path=best or None, weights_only=False)
+        trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
     wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     metrics = {
@@ -92,14 +82,37 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     return metrics
 
 
+class Built(NamedTuple):
+    """What :func:`build` makes from a config."""
+
+    datamodule: L.LightningDataModule
+    net: torch.nn.Module
+    module: L.LightningModule
+    loggers: list[Logger]
+    trainer: L.Trainer
+
+
+def build(cfg: DictConfig) -> Built:
+    """Seed, then instantiate the data, backbone, module, callbacks, loggers and trainer, in order."""
+    L.seed_everything(cfg.seed, workers=True)
+
+    log.info(f"Instantiating datamodule <{cfg.data._target_}>")
+    datamodule = instantiate(cfg.data)
+    log.info(f"Instantiating backbone <{cfg.model._target_}>")
+    net = instantiate(cfg.model, in_features=datamodule.in_features,
+                      num_classes=datamodule.num_classes)
+    log.info(f"Instantiating module <{cfg.module._target_}>")
+    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes)
+    callbacks = instantiate_group(cfg.get("callbacks"))
+    loggers = instantiate_group(cfg.get("logger"))
+    log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
+    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+
+    return Built(datamodule, net, module, loggers, trainer)
+
+
 def _floats(metrics: dict) -> dict[str, float]:
     return {k: float(v) for k, v in metrics.items()}
-
-
-def _plain(cfg: DictConfig) -> dict:
-    from omegaconf import OmegaConf
-
-    return OmegaConf.to_container(cfg, resolve=True)
 
 
 def optimized_metric(cfg: DictConfig, metrics: dict[str, Any]) -> float | None:

@@ -32,8 +32,10 @@ class ClassifierModule(LightningModule):
                  scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,
                  scheduler_interval: str = "epoch", compile: bool = False) -> None:
         super().__init__()
-        self.save_hyperparameters(logger=False, ignore=["net"])
+        # plain values only, so that checkpoints load with torch.load(weights_only=True)
+        self.save_hyperparameters(logger=False, ignore=["net", "optimizer", "scheduler"])
         self.net = net
+        self.optimizer, self.scheduler = optimizer, scheduler
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
         self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric() for s in stages})
@@ -80,9 +82,9 @@ class ClassifierModule(LightningModule):
             self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
 
     def configure_optimizers(self) -> dict:
-        optimizer = self.hparams.optimizer(params=self.parameters())
-        if self.hparams.scheduler is None:
+        optimizer = self.optimizer(params=self.parameters())
+        if self.scheduler is None:
             return {"optimizer": optimizer}
-        scheduler = self.hparams.scheduler(optimizer=optimizer)
+        scheduler = self.scheduler(optimizer=optimizer)
         return {"optimizer": optimizer,
                 "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval}}

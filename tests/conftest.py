@@ -1,0 +1,68 @@
+"""Shared fixtures: the real MNIST folder, and the training config composed once, tiny and on CPU."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, open_dict
+
+from highwaylab.utils import register_resolvers
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("HIGHWAYLAB_DATA_DIR", ROOT.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _offline_env(tmp_path_factory):
+    """W&B offline, and its settings and caches kept out of $HOME, for the whole session."""
+    home = tmp_path_factory.mktemp("wandb_home")
+    env = {"WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_CONFIG_DIR": str(home),
+           "WANDB_CACHE_DIR": str(home), "WANDB_DATA_DIR": str(home),
+           "HIGHWAYLAB_DATA_DIR": str(DATA_DIR), "HIGHWAYLAB_ROOT": str(ROOT)}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    yield
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The folder with the real MNIST/raw and FashionMNIST/raw (../shared/data or HIGHWAYLAB_DATA_DIR)."""
+    if not (DATA_DIR / "MNIST" / "raw" / "train-images-idx3-ubyte").is_file():
+        pytest.fail(f"the real MNIST is not in {DATA_DIR}: set HIGHWAYLAB_DATA_DIR to the folder "
+                    "that holds MNIST/raw/ (see README)")
+    return DATA_DIR
+
+
+def compose_cfg(overrides: list[str], output_dir: Path) -> DictConfig:
+    """Compose conf/train.yaml with the Hydra config set, as ``python train.py <overrides>`` would."""
+    register_resolvers()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose(config_name="train", overrides=overrides, return_hydra_config=True)
+    HydraConfig().set_config(cfg)
+    with open_dict(cfg):
+        cfg.paths.output_dir = str(output_dir)
+        del cfg.hydra
+    return cfg
+
+
+TINY = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=1",
+        "trainer.limit_train_batches=4", "trainer.limit_val_batches=2",
+        "trainer.limit_test_batches=2", "~callbacks.rich_progress_bar",
+        "~callbacks.model_summary", "logger=none"]
+
+
+@pytest.fixture
+def cfg_tiny(tmp_path, data_dir) -> DictConfig:
+    """A tiny CPU run without logger: 4-layer, width-16 highway net, 4 training batches."""
+    return compose_cfg(TINY, tmp_path)

@@ -1,0 +1,82 @@
+"""``python train.py ...`` as a user runs it: an offline W&B run end to end, and bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from highwaylab.utils.wandb_offline import read_history, read_records
+
+from .conftest import ROOT
+
+SMALL = ["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=2",
+         "trainer.limit_train_batches=3", "trainer.limit_val_batches=2",
+         "trainer.limit_test_batches=2", "~callbacks.rich_progress_bar"]
+
+
+def run_train(args: list[str], tmp_path, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = os.environ | {"HYDRA_FULL_ERROR": "0"}
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args,
+                           f"paths.log_dir={tmp_path}", f"hydra.run.dir={tmp_path}/run"],
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=tmp_path)
+
+
+@pytest.mark.slow
+def test_train_py_writes_metrics_checkpoint_and_offline_wandb_run(tmp_path, data_dir):
+    proc = run_train(SMALL + ["seed=7"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = tmp_path / "run"
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["global_step"] == 6 and metrics["depth"] == 3
+    assert (run_dir / "checkpoints" / "last.ckpt").is_file()
+    # the offline run, read back with wandb's own reader
+    history = read_history(run_dir / "wandb")
+    val_acc = [row["val/acc"] for row in history if "val/acc" in row]
+    assert len(val_acc) == 2  # one per epoch
+    assert val_acc[-1] == pytest.approx(metrics["val/acc"])
+    assert any(row.get("test/acc") == pytest.approx(metrics["test/acc"]) for row in history)
+    run = next(r["run"] for r in read_records(run_dir / "wandb") if r.get("type") == "run")
+    assert run["display_name"] == "highway-d3-s7" and run["project"] == "highwaylab"
+    assert metrics["wandb_run_path"].split("/")[-2:] == ["highwaylab", run["run_id"]]
+    exit_rec = next(r for r in read_records(run_dir / "wandb") if r.get("type") == "exit")
+    assert exit_rec["exit"].get("exit_code", 0) == 0
+
+
+def _truncate(root, data_dir):
+    raw = root / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for f in (data_dir / "MNIST" / "raw").iterdir():
+        (raw / f.name).symlink_to(f)
+    (raw / "t10k-images-idx3-ubyte").unlink()
+    (raw / "t10k-images-idx3-ubyte").write_bytes((data_dir / "MNIST/raw/t10k-images-idx3-ubyte")
+                                                 .read_bytes()[:5000])
+
+
+BAD_INPUTS = {
+    "depth=0": (["depth=0"], "depth=0 is invalid: it must be a positive integer"),
+    "width=-3": (["width=-3"], "width=-3 is invalid: it must be a positive integer"),
+    "model=foo": (["model=foo"], "Could not find 'model/foo'"),
+    "data=foo": (["data=foo"], "Could not find 'data/foo'"),
+    "activation": (["model.activation=swishy"], "model.activation='swishy' is not a torch.nn activation"),
+    "missing file": (["data.data_dir={tmp}/empty"], "Data file missing: {tmp}/empty/MNIST/raw/"),
+    "truncated file": (["data.data_dir={tmp}/trunc"],
+                       "Data file truncated or corrupt: {tmp}/trunc/MNIST/raw/t10k-images-idx3-ubyte"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_exits_nonzero_with_one_clear_message(case, tmp_path, data_dir):
+    args, expected = BAD_INPUTS[case]
+    if case == "truncated file":
+        _truncate(tmp_path / "trunc", data_dir)
+    args = [a.format(tmp=tmp_path) for a in args]
+    proc = run_train(args + ["logger=none", "trainer=cpu"], tmp_path)
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    assert expected.format(tmp=tmp_path) in output
+    assert "Traceback" not in output
+    if case in ("model=foo", "data=foo"):  # Hydra lists the options
+        assert "Available options" in output

@@ -1,0 +1,107 @@
+"""The MNIST DataModule on the real files, and its errors on missing or broken ones."""
+
+import shutil
+
+import pytest
+import torch
+
+from highwaylab.data import MNISTDataModule
+from highwaylab.errors import ConfigError, DataError
+
+# label counts of the 60,000 MNIST training images (../shared/data/README.md)
+MNIST_TRAIN_COUNTS = [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+
+
+@pytest.fixture(scope="module")
+def mnist(data_dir):
+    dm = MNISTDataModule(str(data_dir))
+    dm.setup()
+    return dm
+
+
+def test_real_mnist_shapes_split_and_label_counts(mnist):
+    assert mnist.data_train.x.shape == (55_000, 1, 28, 28)
+    assert mnist.data_val.x.shape == (5_000, 1, 28, 28)
+    assert mnist.data_test.x.shape == (10_000, 1, 28, 28)
+    assert mnist.data_train.x.dtype == torch.float32
+    counts = torch.bincount(torch.cat([mnist.data_train.y, mnist.data_val.y]), minlength=10)
+    assert counts.tolist() == MNIST_TRAIN_COUNTS
+    assert torch.bincount(mnist.data_test.y).sum() == 10_000
+    # standardised with the training images' own mean 0.1307 and std 0.3081
+    fit = torch.cat([mnist.data_train.x, mnist.data_val.x])
+    assert fit.mean().item() == pytest.approx(0.0, abs=1e-3)
+    assert fit.std().item() == pytest.approx(1.0, abs=1e-3)
+    raw_zero = (0 - 0.1307) / 0.3081  # a black pixel
+    assert mnist.data_test.x.min().item() == pytest.approx(raw_zero, abs=1e-3)
+
+
+def test_split_is_seeded_and_setup_is_idempotent(data_dir, mnist):
+    first = mnist.data_val.y.clone()
+    mnist.setup()  # a second call keeps the data
+    assert torch.equal(mnist.data_val.y, first)
+    other = MNISTDataModule(str(data_dir), split_seed=1)
+    other.setup()
+    assert not torch.equal(other.data_val.y, first)
+
+
+def test_batches_come_whole_from_indexing(mnist):
+    x, y = next(iter(mnist.train_dataloader()))
+    assert x.shape == (128, 1, 28, 28) and y.shape == (128,)
+    assert y.dtype == torch.long
+    batches = list(mnist.val_dataloader())
+    assert len(batches) == 40  # ceil(5000 / 128)
+    torch.testing.assert_close(torch.cat([b[0] for b in batches]), mnist.data_val.x)
+
+
+def test_fashion_mnist_has_6000_train_images_per_class(data_dir):
+    dm = MNISTDataModule(str(data_dir), dataset="fashion_mnist")
+    dm.setup()
+    counts = torch.bincount(torch.cat([dm.data_train.y, dm.data_val.y]))
+    assert counts.tolist() == [6000] * 10
+    assert torch.bincount(dm.data_test.y).tolist() == [1000] * 10
+
+
+@pytest.fixture
+def copied_mnist(tmp_path, data_dir):
+    raw = tmp_path / "MNIST" / "raw"
+    shutil.copytree(data_dir / "MNIST" / "raw", raw)
+    return tmp_path, raw
+
+
+def test_missing_file_names_folder_files_and_fixes(copied_mnist):
+    root, raw = copied_mnist
+    (raw / "t10k-labels-idx1-ubyte").unlink()
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(root)).setup()
+    msg = str(err.value)
+    assert str(raw / "t10k-labels-idx1-ubyte") in msg
+    assert "train-images-idx3-ubyte" in msg and "HIGHWAYLAB_DATA_DIR" in msg
+    assert "data.download=true" in msg
+
+
+def test_truncated_file_is_reported_with_its_sizes(copied_mnist):
+    root, raw = copied_mnist
+    path = raw / "train-images-idx3-ubyte"
+    path.write_bytes(path.read_bytes()[:100_000])
+    with pytest.raises(DataError, match="truncated") as err:
+        MNISTDataModule(str(root)).setup()
+    assert str(path) in str(err.value)
+    assert "100000 bytes" in str(err.value) and "47040016" in str(err.value)  # 16 + 60000*28*28
+
+
+def test_corrupt_header_is_reported(copied_mnist):
+    root, raw = copied_mnist
+    path = raw / "train-labels-idx1-ubyte"
+    path.write_bytes(b"garbage" + path.read_bytes()[7:])
+    with pytest.raises(DataError, match="IDX header") as err:
+        MNISTDataModule(str(root)).setup()
+    assert str(path) in str(err.value)
+
+
+def test_bad_datamodule_options(tmp_path):
+    with pytest.raises(ConfigError, match="data.dataset='cifar'"):
+        MNISTDataModule(str(tmp_path), dataset="cifar")
+    with pytest.raises(ConfigError, match="data.val_size"):
+        MNISTDataModule(str(tmp_path), val_size=0)
+    with pytest.raises(ConfigError, match="data.batch_size"):
+        MNISTDataModule(str(tmp_path), batch_size=0)
