@@ -39,7 +39,8 @@ class ClassifierModule(LightningModule):
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
         self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric() for s in stages})
-        self.accs = nn.ModuleDict({f"{s}_acc": MulticlassAccuracy(num_classes, average="micro")
+        self.accs = nn.ModuleDict({f"{s}_acc": MulticlassAccuracy(num_classes, average="micro",
+                                                                  validate_args=False)
                                    for s in stages})
         self.val_acc_best = MaxMetric()
 
@@ -56,8 +57,8 @@ class ClassifierModule(LightningModule):
         logits = self(x)  # (N, num_classes)
         loss = self.criterion(logits, y)
         mean_loss, acc = self.losses[f"{stage}_loss"], self.accs[f"{stage}_acc"]
-        mean_loss(loss.detach(), weight=len(y))
-        acc(logits.detach(), y)
+        mean_loss.update(loss.detach(), weight=len(y))  # update(), not forward(): no per-batch compute
+        acc.update(logits.detach(), y)
         self.log(f"{stage}/loss", mean_loss, on_step=False, on_epoch=True, prog_bar=True)
         self.log(f"{stage}/acc", acc, on_step=False, on_epoch=True, prog_bar=True)
         return loss
