@@ -1,0 +1,6 @@
+"""DataModules: MNIST and Fashion-MNIST, held in memory and batched by indexing."""
+
+from highwaylab.data.memory import InMemoryBatches, batch_loader, keep_batch
+from highwaylab.data.mnist import MNISTDataModule, check_idx_file
+
+__all__ = ["InMemoryBatches", "MNISTDataModule", "batch_loader", "check_idx_file", "keep_batch"]
