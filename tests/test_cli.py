@@ -80,3 +80,31 @@ def test_bad_input_exits_nonzero_with_one_clear_message(case, tmp_path, data_dir
     assert "Traceback" not in output
     if case in ("model=foo", "data=foo"):  # Hydra lists the options
         assert "Available options" in output
+
+
+@pytest.mark.slow
+def test_analysis_callbacks_write_keys_and_images_into_the_offline_wandb_run(tmp_path, data_dir):
+    proc = run_train(SMALL + ["depth=6", "callbacks=analysis", "callbacks.gate_stats.every_n_steps=2",
+                              "callbacks.grad_norms.every_n_steps=2",
+                              "callbacks.lesion.num_examples=300"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    history = read_history(tmp_path / "run" / "wandb")
+    keys = set().union(*history)
+    for k in range(1, 6):  # the 5 highway layers after the stem
+        for key in (f"gates/mean/layer_{k:03d}", f"gates/bias/layer_{k:03d}", f"gates/open/layer_{k:03d}",
+                    f"gates/closed/layer_{k:03d}", f"grad_norm/params/layer_{k:03d}",
+                    f"grad_norm/input/layer_{k:03d}"):
+            assert key in keys, key
+    assert "grad_norm/global" in keys and "lesion/baseline_error" in keys
+    for media in ("stripes/gates", "stripes/outputs", "gates/mean_map", "gates/bias_map",
+                  "gates/mean_by_layer", "gates/class_difference", "grad_norm/by_layer",
+                  "lesion/error_by_layer"):
+        rows = [row for row in history if f"{media}.filenames" in row]
+        assert rows, media
+        for name in rows[-1][f"{media}.filenames"]:  # the image files are in the run's folder
+            assert list((tmp_path / "run" / "wandb").rglob(f"files/{name}")), name
+    # one image per validation epoch, each with a caption naming the examples
+    stripes = [row for row in history if "stripes/gates.filenames" in row]
+    assert len(stripes) == 2
+    assert "example 0: label" in stripes[0]["stripes/gates.captions"][0]
+    assert any("lesion/table.path" in row for row in history)

@@ -9,6 +9,8 @@ is layer k + 1 of the paper's count.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from torch import Tensor, nn
@@ -122,6 +124,34 @@ class FCBackbone(nn.Module):
         """All layers in forward order with their names: ``stem``, ``layer_001`` ... , ``head``."""
         named = [(f"layer_{k:03d}", layer) for k, layer in enumerate(self.layers, start=1)]
         return [("stem", self.stem), *named, ("head", self.head)]
+
+    @property
+    def has_gates(self) -> bool:
+        """Whether the layers are highway layers with transform gates."""
+        return BLOCKS[self.block].has_gate
+
+    def gate_biases(self) -> list[Tensor]:
+        """b_T of each highway layer, ``(D,)`` each, detached; empty for plain and residual."""
+        return [layer.transform_bias.detach() for layer in self.layers] if self.has_gates else []
+
+    @contextmanager
+    def lesion(self, k: int) -> Iterator[None]:
+        """Inside the context, layer k (1-based) copies its input: ``y = x``.
+
+        For a highway layer this is closing every transform gate, T = 0 [TVDN sec. 4.1, Figure 4];
+        for a residual block, F = 0. The layer is swapped for ``nn.Identity`` and put back after.
+
+        Raises:
+            IndexError: k is not in 1 .. depth - 1.
+        """
+        if not 1 <= k <= len(self.layers):
+            raise IndexError(f"layer {k} is not in 1 .. {len(self.layers)}")
+        original = self.layers[k - 1]
+        self.layers[k - 1] = nn.Identity()
+        try:
+            yield
+        finally:
+            self.layers[k - 1] = original
 
     def forward(self, x: Tensor) -> Tensor:
         """``(N, *input_shape) -> (N, num_classes)``; keeps no per-layer state."""

@@ -44,6 +44,11 @@ class ClassifierModule(LightningModule):
                                    for s in stages})
         self.val_acc_best = MaxMetric()
 
+    @property
+    def backbone(self) -> nn.Module:
+        """The backbone itself, unwrapped from ``torch.compile``: what analysis callbacks inspect."""
+        return getattr(self.net, "_orig_mod", self.net)
+
     def forward(self, x: Tensor) -> Tensor:
         """``(N, ...) -> (N, num_classes)`` logits."""
         return self.net(x)

@@ -1,0 +1,1 @@
+"""Analysis of depth: gate statistics, gradient-norm probe, lesioning, and their plots."""

@@ -1,0 +1,83 @@
+"""Carry stripes: gates and block outputs of fixed examples, layer x block [TVDN Figures 2-3]."""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+
+from highwaylab.analysis.gates import class_gate_difference
+from highwaylab.analysis.plots import layer_maps
+from highwaylab.callbacks.media import log_figures
+from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
+
+
+class CarryStripeMonitor(L.Callback):
+    """Images of what each layer does to a few fixed training examples, every validation end.
+
+    On rank zero, after each validation (sanity check skipped), logs one figure per key; W&B's
+    image slider then steps through the epochs:
+
+    - ``stripes/outputs``: for each of the ``num_examples`` examples, the layer x block map of the
+      layer outputs (Figure 2, column 4). Values constant down a column over many layers are the
+      "carry stripes": blocks that copy their input. Applies to every backbone.
+    - ``stripes/gates`` (highway only): the layer x block map of the transform-gate outputs T of
+      the same examples (Figure 2, column 3).
+    - ``gates/class_difference`` (highway only): for each class, the mean T over the class's
+      examples among ``class_examples`` fixed training examples, minus the mean over all of them
+      (Figure 3), layer x block.
+
+    Captions name each example's index and label. The examples are a seeded choice and stay the
+    same for the whole run. The last maps are kept in ``self.outputs`` and ``self.gates``
+    (``(K, L, D)``) and ``self.class_difference`` (``(C, L, D)``).
+
+    Args:
+        num_examples: K, the examples shown (default 4).
+        class_examples: examples used for the per-class map; 0 switches that map off.
+        seed: seed of the examples' choice.
+
+    Raises:
+        ValueError: ``num_examples < 1`` or ``class_examples < 0``.
+    """
+
+    def __init__(self, num_examples: int = 4, class_examples: int = 1000, seed: int = 0) -> None:
+        if num_examples < 1:
+            raise ValueError(f"num_examples={num_examples} must be >= 1")
+        if class_examples < 0:
+            raise ValueError(f"class_examples={class_examples} must be >= 0 (0: no class map)")
+        self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
+        self.outputs = self.gates = self.class_difference = None
+
+    def on_validation_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if trainer.sanity_checking or not trainer.is_global_zero:
+            return
+        net = backbone_of(pl_module)
+        n = max(self.num_examples, self.class_examples)
+        x, y = training_examples(trainer, pl_module, n, self.seed)  # the first K are the shown ones
+        _, internals = internals_in_eval(net, x)
+        k = self.num_examples
+        self.outputs = torch.stack(internals.states[1:])[:, :k].transpose(0, 1).cpu()  # (K, L, D)
+        when = f"epoch {trainer.current_epoch}, step {trainer.global_step}"
+        titles = [f"example {i}: label {int(label)}" for i, label in enumerate(y[:k].tolist())]
+        log_figures(trainer, "stripes/outputs", [layer_maps(
+            list(self.outputs.numpy()), titles, f"Layer outputs of fixed examples ({when})",
+            "output", cmap="RdBu_r", vmin=-_abs_max(self.outputs), vmax=_abs_max(self.outputs))],
+            captions=[f"layer x block outputs, examples {', '.join(titles)}"])
+        if not net.has_gates:
+            return
+        self.gates = torch.stack(internals.gates)[:, :k].transpose(0, 1).cpu()  # (K, L, D)
+        log_figures(trainer, "stripes/gates", [layer_maps(
+            list(self.gates.numpy()), titles, f"Transform gates T of fixed examples ({when})", "T",
+            vmin=0, vmax=1)], captions=[f"layer x block T, examples {', '.join(titles)}"])
+        if self.class_examples:
+            num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
+            self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
+            bound = _abs_max(self.class_difference)
+            log_figures(trainer, "gates/class_difference", [layer_maps(
+                list(self.class_difference.numpy()), [f"class {c}" for c in range(num_classes)],
+                f"Mean T of each class minus the mean over all {n} examples ({when})",
+                "difference in T", cmap="RdBu_r", vmin=-bound, vmax=bound)])
+
+
+def _abs_max(t: torch.Tensor) -> float:
+    value = float(t.nan_to_num().abs().max())
+    return value if value > 0 else 1.0

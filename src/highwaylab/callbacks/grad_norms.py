@@ -1,0 +1,118 @@
+"""Per-layer gradient norms: the vanishing / exploding picture during training."""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+from lightning.pytorch.utilities import grad_norm, rank_zero_warn
+from torch import Tensor
+
+from highwaylab.analysis.plots import layer_lines
+from highwaylab.callbacks.media import log_figures, log_scalars
+from highwaylab.callbacks.probe_batch import backbone_of
+
+
+class LayerGradNormMonitor(L.Callback):
+    """L2 gradient norms per layer, every ``every_n_steps`` steps, measured before clipping.
+
+    Logged on rank zero (``XXX`` = layer k in 3 digits, layers 1 .. depth - 1 after the stem):
+
+    - ``grad_norm/params/layer_XXX``: norm of the loss gradient with respect to all parameters of
+      layer k together (sqrt of the sum of squares over its tensors), from the training step's
+      own gradients in ``on_before_optimizer_step``: after AMP unscaling, before clipping;
+    - ``grad_norm/input/layer_XXX``: norm of the gradient with respect to layer k's input
+      activations ``(N, D)`` for the same batch, from a separate forward/backward through
+      ``forward_internals`` (the training step itself keeps no activations);
+    - ``grad_norm/global``: the norm of the whole gradient before clipping.
+
+    At each training-epoch end, ``grad_norm/by_layer`` plots both profiles against layer on a
+    log scale. When ``params`` norm of layer 1 over that of the last layer drops below
+    ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
+    the head where the ratio was first passed. Kept on ``self``: ``param_norms``, ``input_norms``
+    (``(L,)`` tensors) and ``global_norm``.
+
+    Args:
+        every_n_steps: cadence in optimizer steps (>= 1).
+        vanishing_ratio, exploding_ratio: thresholds of the first/last-layer ratio.
+
+    Raises:
+        ValueError: ``every_n_steps < 1`` or ``not 0 < vanishing_ratio < 1 < exploding_ratio``.
+    """
+
+    def __init__(self, every_n_steps: int = 50, vanishing_ratio: float = 1e-3,
+                 exploding_ratio: float = 1e3) -> None:
+        if every_n_steps < 1:
+            raise ValueError(f"every_n_steps={every_n_steps} must be >= 1")
+        if not 0 < vanishing_ratio < 1 < exploding_ratio:
+            raise ValueError(f"need 0 < vanishing_ratio ({vanishing_ratio}) < 1 < exploding_ratio "
+                             f"({exploding_ratio})")
+        self.every_n_steps = every_n_steps
+        self.vanishing_ratio, self.exploding_ratio = vanishing_ratio, exploding_ratio
+        self.param_norms: Tensor | None = None
+        self.input_norms: Tensor | None = None
+        self.global_norm: float | None = None
+        self._batch = None
+        self._warned = False
+
+    def _due(self, trainer: L.Trainer) -> bool:
+        return trainer.is_global_zero and trainer.global_step % self.every_n_steps == 0
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        self._batch = batch if self._due(trainer) else None  # a reference, for input gradients
+
+    def on_before_optimizer_step(self, trainer, pl_module, optimizer) -> None:
+        if self._batch is None:
+            return
+        net = backbone_of(pl_module)
+        # stem, layer_001 .. layer_L, head: each layer's parameters together
+        totals = {name: float(grad_norm(layer, 2).get("grad_2.0_norm_total", 0.0))
+                  for name, layer in net.ordered_layers()}
+        self.param_norms = torch.tensor([v for name, v in totals.items() if name.startswith("layer_")])
+        self.global_norm = float(torch.tensor(list(totals.values())).norm())
+        self.input_norms = input_grad_norms(net, pl_module.criterion, *self._batch)
+        self._batch = None
+        metrics = {"grad_norm/global": self.global_norm}
+        for k, (p, i) in enumerate(zip(self.param_norms.tolist(), self.input_norms.tolist(),
+                                       strict=True), start=1):
+            metrics[f"grad_norm/params/layer_{k:03d}"] = p
+            metrics[f"grad_norm/input/layer_{k:03d}"] = i
+        log_scalars(trainer, metrics)
+        self._check_ratio(trainer)
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
+            return
+        log_figures(trainer, "grad_norm/by_layer", [layer_lines(
+            {"parameters of layer k": self.param_norms.numpy(),
+             "input activations of layer k": self.input_norms.numpy()},
+            f"Gradient norm by layer (epoch {trainer.current_epoch}, step {trainer.global_step})",
+            "L2 norm of the gradient", log=True)])
+
+    def _check_ratio(self, trainer: L.Trainer) -> None:
+        norms = self.param_norms
+        if self._warned or len(norms) < 2 or norms[-1] <= 0:
+            return
+        ratios = norms / norms[-1]  # layer k against the last layer
+        for kind, passed in (("vanishing", ratios < self.vanishing_ratio),
+                             ("exploding", ratios > self.exploding_ratio)):
+            if passed[0]:
+                k = int(passed.nonzero().max()) + 1  # the layer nearest the head past the threshold
+                rank_zero_warn(f"{kind} gradients at step {trainer.global_step}: the parameter-gradient "
+                               f"norm of layer_{k:03d} is {ratios[k - 1]:.2e} times that of the last "
+                               f"layer (layer_001: {ratios[0]:.2e}; threshold {kind}_ratio)")
+                self._warned = True
+
+
+def input_grad_norms(net: torch.nn.Module, criterion, x: Tensor, y: Tensor) -> Tensor:
+    """Norm of d loss / d input of each layer k = 1 .. L for one batch, ``(L,)``.
+
+    The input of layer k is ``states[k - 1]`` of ``forward_internals``; the gradients are taken
+    with ``torch.autograd.grad``, so no parameter's ``.grad`` is touched.
+    """
+    with torch.enable_grad():
+        logits, internals = net.forward_internals(x)
+        inputs = internals.states[:-1]  # inputs of layers 1 .. L, (N, D) each
+        if not inputs:
+            return torch.zeros(0)
+        grads = torch.autograd.grad(criterion(logits, y), inputs)
+    return torch.stack([g.norm() for g in grads]).detach().cpu()

@@ -1,0 +1,59 @@
+"""Lesioning after training: the training error with each layer switched to a copy [Figure 4]."""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+
+from highwaylab.analysis.lesion import lesion_errors
+from highwaylab.analysis.plots import layer_bars
+from highwaylab.callbacks.media import log_figures, log_scalars, log_table
+from highwaylab.callbacks.probe_batch import backbone_of, training_examples
+
+
+class LesionMonitor(L.Callback):
+    """At the end of fitting, lesion each layer in turn and measure the training-set error.
+
+    Lesioning layer k sets all its transform gates to T = 0, so that it copies its input
+    (residual: F = 0). On rank zero it logs ``lesion/baseline_error`` (no lesion) and
+    ``lesion/max_error``, the bar plot ``lesion/error_by_layer`` and the table ``lesion/table``
+    (columns ``layer``, ``error``; errors are fractions in [0, 1]). Kept on ``self``:
+    ``baseline`` and ``errors`` (``(L,)``).
+
+    The paper measures the whole training set (55,000 images here): ``num_examples: null``.
+    The default of 10,000 fixed training examples keeps the cost at about 20% of one epoch at
+    depth 100 on a CPU.
+
+    Args:
+        num_examples: fixed (seeded) training examples to measure on; ``None``: all of them.
+        batch_size: examples per forward pass.
+        seed: seed of the examples' choice.
+
+    Raises:
+        ValueError: ``num_examples`` or ``batch_size`` below 1.
+    """
+
+    def __init__(self, num_examples: int | None = 10_000, batch_size: int = 2500, seed: int = 0) -> None:
+        if num_examples is not None and num_examples < 1:
+            raise ValueError(f"num_examples={num_examples} must be >= 1, or null for all")
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be >= 1")
+        self.num_examples, self.batch_size, self.seed = num_examples, batch_size, seed
+        self.baseline: float | None = None
+        self.errors: torch.Tensor | None = None
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not trainer.is_global_zero or trainer.interrupted:
+            return
+        net = backbone_of(pl_module)
+        dataset = trainer.train_dataloader.dataset
+        n = len(dataset) if self.num_examples is None else min(self.num_examples, len(dataset))
+        x, y = training_examples(trainer, pl_module, n, self.seed)
+        self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size)
+        log_scalars(trainer, {"lesion/baseline_error": self.baseline,
+                              "lesion/max_error": float(self.errors.max()) if len(self.errors) else 0.0})
+        rows = [[k, e] for k, e in enumerate(self.errors.tolist(), start=1)]
+        log_table(trainer, "lesion/table", ["layer", "error"], rows)
+        log_figures(trainer, "lesion/error_by_layer", [layer_bars(
+            self.errors.numpy(), f"Training error with one layer lesioned ({n} training examples)",
+            "error (fraction)", baseline=self.baseline)])

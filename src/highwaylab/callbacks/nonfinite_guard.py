@@ -1,0 +1,71 @@
+"""Stop training at the first non-finite loss or gradient, naming the layer where it appeared."""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+from torch import Tensor
+
+from highwaylab.errors import HighwaylabError
+
+
+class NonFiniteError(HighwaylabError, FloatingPointError):
+    """The loss or a gradient became NaN or infinite; the message names the layer and the step."""
+
+
+class NonFiniteGuard(L.Callback):
+    """Raise :class:`NonFiniteError` before an optimizer step would apply a NaN or inf.
+
+    Checks the loss (``on_before_backward``) and the whole gradient (``on_before_optimizer_step``,
+    before clipping: the global norm is non-finite if any entry is) at every step; each check is
+    one reduction and one host sync. The message names the step, the first layer in forward order
+    (``stem``, ``layer_001``, ..., ``head``) whose gradient is non-finite, and the last checkpoint
+    written, which the failure leaves in place: the weights it holds were never touched by the
+    bad step. Logs nothing.
+
+    Args:
+        check_every_n_steps: check only every n-th step (1: every step) to save the syncs.
+
+    Raises:
+        ValueError: ``check_every_n_steps < 1``.
+    """
+
+    def __init__(self, check_every_n_steps: int = 1) -> None:
+        if check_every_n_steps < 1:
+            raise ValueError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
+        self.check_every_n_steps = check_every_n_steps
+        self._bad_loss: float | None = None
+
+    def _due(self, trainer: L.Trainer) -> bool:
+        return trainer.global_step % self.check_every_n_steps == 0
+
+    def on_before_backward(self, trainer, pl_module, loss: Tensor) -> None:
+        self._bad_loss = None
+        if self._due(trainer) and not torch.isfinite(loss.detach()).item():
+            self._bad_loss = float(loss.detach())  # reported with the gradients below
+
+    def on_before_optimizer_step(self, trainer, pl_module, optimizer) -> None:
+        if not self._due(trainer):
+            return
+        grads = [p.grad for p in pl_module.parameters() if p.grad is not None]
+        if self._bad_loss is None and torch.isfinite(torch.nn.utils.get_total_norm(grads)).item():
+            return
+        layer = _first_nonfinite_layer(pl_module)
+        ckpt = getattr(trainer.checkpoint_callback, "last_model_path", "") or \
+            getattr(trainer.checkpoint_callback, "best_model_path", "")
+        what = f"the loss is {self._bad_loss}" if self._bad_loss is not None else "the loss is finite"
+        raise NonFiniteError(
+            f"Non-finite gradient at step {trainer.global_step} (epoch {trainer.current_epoch}): "
+            f"{what}; the first layer with a NaN/inf gradient is {layer}. Training stopped before "
+            f"the optimizer step. Last checkpoint: {ckpt or 'none written yet'}. Fix: lower "
+            "optim.optimizer.lr, keep trainer.gradient_clip_val set, or check the data for NaN.")
+
+
+def _first_nonfinite_layer(pl_module: L.LightningModule) -> str:
+    net = getattr(pl_module, "backbone", None)
+    named = net.ordered_layers() if hasattr(net, "ordered_layers") else pl_module.named_children()
+    for name, layer in named:
+        for p in layer.parameters():
+            if p.grad is not None and not torch.isfinite(p.grad).all():
+                return name
+    return "none (only the loss is non-finite)"

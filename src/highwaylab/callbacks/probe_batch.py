@@ -1,0 +1,40 @@
+"""The fixed probe batch shared by the analysis callbacks, and the backbone they inspect."""
+
+from __future__ import annotations
+
+import lightning as L
+import torch
+from torch import Tensor
+
+from highwaylab.analysis.samples import fixed_examples
+
+
+def backbone_of(pl_module: L.LightningModule) -> torch.nn.Module:
+    """The module's backbone (``pl_module.backbone``), which must offer ``forward_internals``.
+
+    Raises:
+        TypeError: the module exposes no such backbone.
+    """
+    net = getattr(pl_module, "backbone", None)
+    if net is None or not hasattr(net, "forward_internals"):
+        raise TypeError(f"{type(pl_module).__name__} has no `backbone` with forward_internals(); "
+                        "the analysis callbacks need highwaylab's ClassifierModule and backbones")
+    return net
+
+
+def training_examples(trainer: L.Trainer, pl_module: L.LightningModule, n: int, seed: int
+                      ) -> tuple[Tensor, Tensor]:
+    """``n`` fixed training examples (seeded), moved to the module's device."""
+    x, y = fixed_examples(trainer.train_dataloader.dataset, n, seed)
+    return x.to(pl_module.device), y.to(pl_module.device)
+
+
+@torch.no_grad()
+def internals_in_eval(net: torch.nn.Module, x: Tensor):
+    """``net.forward_internals(x)`` in eval mode without autograd; the mode is restored after."""
+    was_training = net.training
+    net.eval()
+    try:
+        return net.forward_internals(x)
+    finally:
+        net.train(was_training)

@@ -1,0 +1,58 @@
+"""Gradient norms through depth at initialisation, as a table and a plot.
+
+    python -m highwaylab.probe                      # the five stacks of the published table
+    python -m highwaylab.probe --activation tanh --form plain --scale 3 --depth 50 --width 128
+
+See :mod:`highwaylab.analysis.probe` for the set-up (../shared/science.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from highwaylab.analysis.plots import layer_lines
+from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m highwaylab.probe", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--activation", help="any torch.nn activation; omit for the published stacks")
+    parser.add_argument("--form", choices=["plain", "residual"], default="plain")
+    parser.add_argument("--scale", type=float, default=1.0, help="weight std is scale / sqrt(width)")
+    parser.add_argument("--depth", type=int, default=30)
+    parser.add_argument("--width", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layers", default=None, help="layers to tabulate, e.g. 30,20,10,1")
+    parser.add_argument("--plot", type=Path, default=Path("outputs/probe/grad_norms.png"))
+    args = parser.parse_args(argv)
+    for name in ("depth", "width", "batch"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
+
+    stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
+              else [Stack(*s) for s in PUBLISHED])
+    d = args.depth  # default columns: 30, 20, 10, 1 for depth 30, as in the published table
+    layers = ([int(k) for k in args.layers.split(",")] if args.layers
+              else sorted({d, max(1, 2 * d // 3), max(1, d // 3), 1}, reverse=True))
+    if any(not 1 <= k <= args.depth for k in layers):
+        parser.error(f"--layers must lie in 1 .. {args.depth}")
+    sizes = {"depth": args.depth, "width": args.width, "batch": args.batch, "seed": args.seed}
+    try:
+        print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
+              f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
+        print(table(stacks, layers, **sizes))
+    except Exception as err:  # an unknown activation names itself
+        parser.error(str(err))
+    fig = layer_lines({str(s): input_grad_norms(s, **sizes).numpy() for s in stacks},
+                      "Gradient norm w.r.t. each layer's input at initialisation",
+                      "L2 norm", log=True)
+    args.plot.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.plot, dpi=120)
+    print(f"\nplot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

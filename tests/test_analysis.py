@@ -1,0 +1,87 @@
+"""Analysis against known values: gate statistics, lesioning, the gradient-norm probe."""
+
+import math
+
+import pytest
+import torch
+
+from highwaylab.analysis.gates import class_gate_difference, gate_stats
+from highwaylab.analysis.lesion import lesion_errors
+from highwaylab.analysis.probe import Stack, input_grad_norms
+from highwaylab.models import FCBackbone
+from highwaylab.probe import main as probe_main
+
+
+def zero_gate_weights(net: FCBackbone) -> None:
+    with torch.no_grad():
+        for layer in net.layers:
+            layer.proj.weight[layer.width:].zero_()  # W_T = 0, so T = sigmoid(b_T) for every input
+
+
+@pytest.mark.parametrize("bias", [-3.0, -1.0, 0.5])
+def test_gate_means_at_init_equal_sigmoid_of_the_bias(bias):
+    torch.manual_seed(0)
+    net = FCBackbone("highway", depth=6, width=10, in_features=7, num_classes=3, gate_bias=bias)
+    zero_gate_weights(net)
+    with torch.no_grad():
+        _, internals = net.forward_internals(torch.randn(32, 7))
+    stats = gate_stats(internals.gates)
+    expected = 1 / (1 + math.exp(-bias))
+    torch.testing.assert_close(stats.mean, torch.full((5,), expected))
+    torch.testing.assert_close(stats.mean_map, torch.full((5, 10), expected))
+    assert stats.closed.tolist() == [1.0 if expected < 0.1 else 0.0] * 5
+    assert stats.open.tolist() == [0.0] * 5
+
+
+def test_class_difference_is_class_mean_minus_overall_mean():
+    gates = [torch.tensor([[0.1], [0.3], [0.8]])]  # 1 layer, 3 examples, 1 block
+    labels = torch.tensor([0, 0, 1])
+    diff = class_gate_difference(gates, labels, num_classes=2)
+    overall = 1.2 / 3
+    torch.testing.assert_close(diff[:, 0, 0], torch.tensor([0.2 - overall, 0.8 - overall]))
+
+
+def test_lesion_copies_the_input_of_that_layer():
+    torch.manual_seed(0)
+    net = FCBackbone("highway", depth=5, width=6, in_features=4, num_classes=3, gate_bias=0.0)
+    x = torch.randn(8, 4)
+    with torch.no_grad(), net.lesion(2):
+        lesioned = net(x)
+        h = net.stem(x)
+        h = net.layers[0](h)  # layer 1
+        for layer in net.layers[2:]:  # layer 2 copies: skip it
+            h = layer(h)
+        torch.testing.assert_close(lesioned, net.head(h))
+    assert not isinstance(net.layers[1], torch.nn.Identity)  # put back
+    with pytest.raises(IndexError):
+        with net.lesion(5):
+            pass
+
+
+def test_lesioning_a_closed_gate_layer_changes_nothing():
+    torch.manual_seed(0)
+    net = FCBackbone("highway", depth=8, width=12, in_features=10, num_classes=4, gate_bias=-30.0)
+    x, y = torch.randn(200, 10), torch.randint(0, 4, (200,))
+    baseline, errors = lesion_errors(net, x, y, batch_size=64)
+    assert errors.shape == (7,)
+    assert errors.tolist() == [baseline] * 7
+
+
+def test_probe_reproduces_the_published_orders_of_magnitude():
+    # ../shared/science.md: sigmoid plain layer 1 1.67e-19; sigmoid residual 1.27; tanh x3 4.6e3
+    assert input_grad_norms(Stack("sigmoid", "plain", 1.0))[0] < 1e-15
+    assert 0.5 < input_grad_norms(Stack("sigmoid", "residual", 1.0))[0] < 2
+    assert input_grad_norms(Stack("tanh", "plain", 3.0))[0] > 100
+    top = input_grad_norms(Stack("tanh", "plain", 1.0))[-1]
+    assert 0.5 < top < 2  # layer 30 of tanh plain: 1.07 published
+
+
+def test_probe_command_prints_the_table_and_saves_a_plot(tmp_path, capsys):
+    plot = tmp_path / "probe.png"
+    probe_main(["--plot", str(plot)])
+    out = capsys.readouterr().out
+    assert "| stack | layer 30 | layer 20 | layer 10 | layer 1 |" in out
+    assert "| sigmoid, plain | 0.247 |" in out  # seed 0, float64: same digits every run
+    assert plot.stat().st_size > 10_000
+    with pytest.raises(SystemExit):
+        probe_main(["--activation", "nope"])

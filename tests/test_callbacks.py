@@ -1,0 +1,162 @@
+"""The analysis callbacks in tiny Trainer runs: recorded state against hand computations, logged keys."""
+
+import copy
+import csv
+import math
+
+import lightning as L
+import pytest
+import torch
+
+from highwaylab.callbacks import (
+    CarryStripeMonitor,
+    GateStatsMonitor,
+    LayerGradNormMonitor,
+    LesionMonitor,
+    NonFiniteError,
+)
+from highwaylab.train import build
+
+from .conftest import TINY, compose_cfg
+
+ANALYSIS = TINY + ["callbacks=analysis",
+                   "logger=csv", "callbacks.lesion.num_examples=500",
+                   "callbacks.gate_stats.every_n_steps=2", "callbacks.grad_norms.every_n_steps=2",
+                   "callbacks.carry_stripes.class_examples=300"]
+
+
+def fit(overrides, tmp_path, extra_callbacks=(), before_fit=None):
+    parts = build(compose_cfg(ANALYSIS + overrides, tmp_path))
+    parts.trainer.callbacks.extend(extra_callbacks)
+    if before_fit:
+        before_fit(parts.net)
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    return parts
+
+
+def callback(trainer, cls):
+    return next(cb for cb in trainer.callbacks if isinstance(cb, cls))
+
+
+def logged_columns(tmp_path) -> set[str]:
+    with next(tmp_path.rglob("metrics.csv")).open() as f:
+        return set(next(csv.reader(f)))
+
+
+def test_gate_statistics_at_init_equal_sigmoid_of_the_bias(tmp_path, data_dir):
+    def zero_gate_weights(net):
+        with torch.no_grad():
+            for layer in net.layers:
+                layer.proj.weight[layer.width:].zero_()  # W_T = 0: T = sigmoid(b_T) for every input
+
+    # lr 0 keeps the initial weights through the run
+    parts = fit(["model.gate_bias=-2", "depth=5", "optim.optimizer.lr=0.0"], tmp_path,
+                before_fit=zero_gate_weights)
+    gates = callback(parts.trainer, GateStatsMonitor)
+    sigmoid = 1 / (1 + math.exp(2))
+    torch.testing.assert_close(gates.stats.mean, torch.full((4,), sigmoid))
+    torch.testing.assert_close(gates.biases, torch.full((4, 16), -2.0))
+    assert gates.stats.closed.tolist() == [0.0] * 4  # sigmoid(-2) = 0.119 > 0.1
+    columns = logged_columns(tmp_path)
+    for key in ("gates/mean/layer_001", "gates/bias/layer_004", "gates/closed/layer_002",
+                "gates/open/layer_003", "grad_norm/params/layer_001", "grad_norm/input/layer_004",
+                "grad_norm/global", "lesion/baseline_error"):
+        assert key in columns, key
+    for key in ("gates_mean_map", "gates_bias_map", "gates_mean_by_layer", "stripes_gates",
+                "stripes_outputs", "gates_class_difference", "grad_norm_by_layer",
+                "lesion_error_by_layer"):
+        assert list((tmp_path / "figures" / key).glob("*.png")), key
+    assert list((tmp_path / "figures" / "lesion_table").glob("*.csv"))
+
+
+def test_stripe_images_of_a_depth_50_width_50_net_have_49_rows_and_50_columns(tmp_path, data_dir):
+    parts = fit(["depth=50", "width=50"], tmp_path)
+    stripes = callback(parts.trainer, CarryStripeMonitor)
+    assert stripes.gates.shape == (4, 49, 50)  # K examples x highway layers x blocks
+    assert stripes.outputs.shape == (4, 49, 50)
+    assert stripes.class_difference.shape == (10, 49, 50)
+    assert ((stripes.gates > 0) & (stripes.gates < 1)).all()
+    lesion = callback(parts.trainer, LesionMonitor)
+    assert lesion.errors.shape == (49,)
+    assert 0.0 <= lesion.baseline <= 1.0
+
+
+def test_plain_backbone_gets_output_stripes_but_no_gate_maps(tmp_path, data_dir):
+    parts = fit(["model=plain", "depth=6"], tmp_path)
+    stripes = callback(parts.trainer, CarryStripeMonitor)
+    assert stripes.outputs.shape == (4, 5, 23)  # plain width matched to highway width 16
+    assert stripes.gates is None
+    assert callback(parts.trainer, GateStatsMonitor).stats is None
+    assert not (tmp_path / "figures" / "stripes_gates").exists()
+
+
+class FirstBatch(L.Callback):
+    """Keeps a copy of the backbone and the batch of the first training step."""
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if trainer.global_step == 0:
+            self.net, self.batch = copy.deepcopy(pl_module.backbone), batch
+
+
+def test_layer_gradient_norms_equal_a_hand_computation(tmp_path, data_dir):
+    first = FirstBatch()
+    parts = fit(["depth=4", "width=5", "trainer.limit_train_batches=1",
+                 "callbacks.grad_norms.every_n_steps=1"], tmp_path, extra_callbacks=[first])
+    monitor = callback(parts.trainer, LayerGradNormMonitor)
+    net, (x, y) = first.net, first.batch
+    # by hand: the three highway layers, their inputs kept explicitly
+    h0 = net.stem(x)
+    h1 = net.layers[0](h0)
+    h2 = net.layers[1](h1)
+    h3 = net.layers[2](h2)
+    loss = torch.nn.functional.cross_entropy(net.head(h3), y)
+    params = [list(layer.parameters()) for layer in net.layers]
+    flat = [p for group in params for p in group]
+    grads = torch.autograd.grad(loss, flat + [h0, h1, h2])
+    param_grads, input_grads = grads[:len(flat)], grads[len(flat):]
+    by_layer = [torch.sqrt(sum((g ** 2).sum() for g in param_grads[2 * k: 2 * k + 2]))
+                for k in range(3)]  # each layer has proj.weight and proj.bias
+    torch.testing.assert_close(monitor.param_norms, torch.stack(by_layer), rtol=1e-5, atol=1e-8)
+    torch.testing.assert_close(monitor.input_norms, torch.stack([g.norm() for g in input_grads]),
+                               rtol=1e-5, atol=1e-8)
+    all_grads = torch.autograd.grad(torch.nn.functional.cross_entropy(net(x), y),
+                                    list(net.parameters()))
+    assert monitor.global_norm == pytest.approx(float(torch.nn.utils.get_total_norm(all_grads)),
+                                                rel=1e-5)
+
+
+def test_vanishing_gradients_warn_once_naming_the_layer(tmp_path, data_dir):
+    with pytest.warns(UserWarning, match=r"vanishing gradients at step 0: .* of layer_0\d\d is"):
+        fit(["model=plain", "model.activation=sigmoid", "depth=30",
+             "callbacks.grad_norms.every_n_steps=1"], tmp_path)
+
+
+class PoisonGradient(L.Callback):
+    """From epoch 1, the gradient of layer_003's weight becomes NaN (the loss stays finite)."""
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        if trainer.current_epoch == 1:
+            pl_module.backbone.layers[2].proj.weight.register_hook(lambda g: g * float("nan"))
+
+
+class PoisonLoss(L.Callback):
+    """From epoch 1, the inputs are NaN, so the loss is NaN."""
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if trainer.current_epoch == 1:
+            batch[0].fill_(float("nan"))
+
+
+@pytest.mark.parametrize("poison, layer, loss", [(PoisonGradient(), "layer_003", "the loss is finite"),
+                                                 (PoisonLoss(), "stem", "the loss is nan")])
+def test_nonfinite_guard_stops_naming_the_layer_and_keeps_the_checkpoint(
+        poison, layer, loss, tmp_path, data_dir):
+    with pytest.raises(NonFiniteError) as err:
+        fit(["trainer.max_epochs=3"], tmp_path, extra_callbacks=[poison])
+    message = str(err.value)
+    assert f"first layer with a NaN/inf gradient is {layer}" in message
+    assert "at step 4 (epoch 1)" in message and loss in message
+    last = tmp_path / "checkpoints" / "last.ckpt"
+    assert str(last) in message
+    state = torch.load(last, weights_only=True)["state_dict"]
+    assert state and all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point())
