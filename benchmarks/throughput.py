@@ -23,30 +23,19 @@ import torch
 
 from highwaylab.models import FCBackbone
 from highwaylab.train import build
-from highwaylab.utils import close_loggers, register_resolvers
+from highwaylab.utils import close_loggers, compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def lightning_run(steps: int, output_dir: Path, extra: tuple[str, ...] = ()) -> float:
     """Samples/s of a train.py run (default callbacks and logger), from Lightning's Timer."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.hydra_config import HydraConfig
     from lightning.pytorch.callbacks import Timer
-    from omegaconf import open_dict
 
-    register_resolvers()
-    GlobalHydra.instance().clear()
     overrides = ["model=highway", "depth=100", "width=50", "trainer=cpu", f"trainer.max_steps={steps}",
                  "trainer.limit_val_batches=0", "trainer.num_sanity_val_steps=0", "test=false",
                  "+callbacks.timer._target_=lightning.pytorch.callbacks.Timer", *extra]
-    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
-        cfg = compose(config_name="train", overrides=overrides, return_hydra_config=True)
-    HydraConfig().set_config(cfg)
-    with open_dict(cfg):
-        cfg.paths.output_dir = str(output_dir)
-        del cfg.hydra
+    cfg = compose_config(ROOT / "conf", overrides, output_dir)
     try:
         parts = build(cfg)
         parts.trainer.fit(parts.module, datamodule=parts.datamodule)

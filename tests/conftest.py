@@ -6,12 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig
 
-from highwaylab.utils import register_resolvers
+from highwaylab.utils import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("HIGHWAYLAB_DATA_DIR", ROOT.parent / "shared" / "data")).resolve()
@@ -45,15 +42,7 @@ def data_dir() -> Path:
 
 def compose_cfg(overrides: list[str], output_dir: Path) -> DictConfig:
     """Compose conf/train.yaml with the Hydra config set, as ``python train.py <overrides>`` would."""
-    register_resolvers()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
-        cfg = compose(config_name="train", overrides=overrides, return_hydra_config=True)
-    HydraConfig().set_config(cfg)
-    with open_dict(cfg):
-        cfg.paths.output_dir = str(output_dir)
-        del cfg.hydra
-    return cfg
+    return compose_config(ROOT / "conf", overrides, output_dir)
 
 
 TINY = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=1",

@@ -41,21 +41,36 @@ def test_class_difference_is_class_mean_minus_overall_mean():
     torch.testing.assert_close(diff[:, 0, 0], torch.tensor([0.2 - overall, 0.8 - overall]))
 
 
-def test_lesion_copies_the_input_of_that_layer():
+def test_forward_from_continues_the_forward_pass():
     torch.manual_seed(0)
     net = FCBackbone("highway", depth=5, width=6, in_features=4, num_classes=3, gate_bias=0.0)
     x = torch.randn(8, 4)
-    with torch.no_grad(), net.lesion(2):
-        lesioned = net(x)
-        h = net.stem(x)
-        h = net.layers[0](h)  # layer 1
-        for layer in net.layers[2:]:  # layer 2 copies: skip it
-            h = layer(h)
-        torch.testing.assert_close(lesioned, net.head(h))
-    assert not isinstance(net.layers[1], torch.nn.Identity)  # put back
+    with torch.no_grad():
+        logits, internals = net.forward_internals(x)
+        torch.testing.assert_close(net.forward_from(1, internals.states[0]), logits)
+        torch.testing.assert_close(net.forward_from(3, internals.states[2]), logits)
+        torch.testing.assert_close(net.forward_from(5, internals.states[4]), logits)  # head only
+        # layer 2 lesioned (copies its input): layer 1, then layers 3 and 4, then the head
+        h = net.layers[0](net.stem(x))
+        lesioned = net.head(net.layers[3](net.layers[2](h)))
+        torch.testing.assert_close(net.forward_from(3, internals.states[1]), lesioned)
     with pytest.raises(IndexError):
-        with net.lesion(5):
-            pass
+        net.forward_from(6, internals.states[0])
+
+
+def test_lesion_errors_against_a_direct_computation():
+    torch.manual_seed(0)
+    net = FCBackbone("highway", depth=6, width=8, in_features=5, num_classes=3, gate_bias=0.5)
+    x, y = torch.randn(300, 5), torch.randint(0, 3, (300,))
+    baseline, errors = lesion_errors(net, x, y, batch_size=128)
+    with torch.no_grad():
+        assert baseline == float((net(x).argmax(1) != y).double().mean())
+        for k in range(1, 6):
+            layers = [layer for j, layer in enumerate(net.layers, start=1) if j != k]
+            h = net.stem(x)
+            for layer in layers:
+                h = layer(h)
+            assert errors[k - 1].item() == float((net.head(h).argmax(1) != y).double().mean()), k
 
 
 def test_lesioning_a_closed_gate_layer_changes_nothing():

@@ -138,7 +138,7 @@ def test_deep_sigmoid_plain_net_gradient_vanishes_but_highway_does_not():
     ({"activation": "swishy"}, "model.activation='swishy'"),
     ({"gate_bias": "low"}, "model.gate_bias='low'"),
     ({"block": "dense"}, "model.block='dense'"),
-    ({"norm": "batchnorm"}, "norm"),
+    ({"norm": "batchnorm"}, "norm"), ({"init": "orthogonal"}, "model.init='orthogonal'"),
 ])
 def test_bad_options_name_the_key(kwargs, key):
     args = {"block": "highway", "depth": 3, "width": 4, "in_features": 5, "num_classes": 2} | kwargs
@@ -152,3 +152,19 @@ def test_any_torch_activation_by_name():
     assert get_activation("leaky_relu") is nn.LeakyReLU
     net = FCBackbone("highway", depth=3, width=4, in_features=5, num_classes=2, activation="silu")
     assert isinstance(net.layers[0].act, nn.SiLU)
+
+
+@pytest.mark.parametrize("init, variance", [("glorot", 1 / 64), ("he", 2 / 64)])
+def test_weight_inits_treat_each_half_of_the_fused_layer_as_its_own_matrix(init, variance):
+    torch.manual_seed(0)
+    net = FCBackbone("highway", depth=40, width=64, in_features=30, num_classes=3, init=init,
+                     gate_bias=-3)
+    w_h = torch.cat([layer.proj.weight[:64] for layer in net.layers])  # W_H of every layer
+    w_t = torch.cat([layer.proj.weight[64:] for layer in net.layers])  # W_T
+    # Glorot: 2 / (fan_in + fan_out) = 1/64 for a 64 x 64 matrix; He: 2 / fan_in
+    assert w_h.var().item() == pytest.approx(variance, rel=0.03)
+    assert w_t.var().item() == pytest.approx(variance, rel=0.03)
+    assert all(torch.equal(layer.transform_bias, torch.full((64,), -3.0)) for layer in net.layers)
+    assert all(torch.equal(layer.proj.bias[:64], torch.zeros(64)) for layer in net.layers)
+    residual = FCBackbone("residual", depth=3, width=8, in_features=5, num_classes=2, init=init)
+    assert all(layer.fc.weight.abs().sum() == 0 for layer in residual.layers)  # zero-init kept

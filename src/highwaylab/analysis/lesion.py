@@ -1,4 +1,10 @@
-"""Lesioning [TVDN sec. 4.1, Figure 4]: close all transform gates of one layer, measure the error."""
+"""Lesioning [TVDN sec. 4.1, Figure 4]: close all transform gates of one layer, measure the error.
+
+A layer whose transform gates are all closed (T = 0) copies its input: y = x [HN eq. 3]. So the
+network with layer k lesioned computes ``head(layers[L](...layers[k+1](states[k-1])))``: the
+states up to layer k's input are shared by every lesion and computed once, and each lesion only
+reruns the layers above it (L^2 / 2 layer evaluations for all L lesions instead of L^2).
+"""
 
 from __future__ import annotations
 
@@ -7,32 +13,27 @@ from torch import Tensor
 
 
 @torch.no_grad()
-def error_rate(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 2500) -> float:
-    """Fraction of the examples ``x (N, ...)`` that ``net`` misclassifies, in [0, 1]."""
-    wrong = 0
-    for start in range(0, len(y), batch_size):
-        logits = net(x[start:start + batch_size])
-        wrong += int((logits.argmax(dim=1) != y[start:start + batch_size]).sum())
-    return wrong / len(y)
-
-
-@torch.no_grad()
 def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 2500
                   ) -> tuple[float, Tensor]:
-    """Error with no lesion, and error with each layer k = 1 .. L lesioned in turn, ``(L,)``.
+    """Error with no lesion, and error with each layer k = 1 .. L lesioned in turn, ``(L,)`` float64.
 
-    ``net`` must offer ``lesion(k)`` (:meth:`FCBackbone.lesion`): inside it, layer k copies its
-    input, which for a highway layer is T = 0 for all its gates. Runs in eval mode; the mode is
-    restored after.
+    Errors are fractions of the N examples ``x (N, ...)``, ``y (N,)`` misclassified. ``net`` must
+    offer ``forward_internals`` and ``forward_from`` (:class:`FCBackbone`). Runs in eval mode;
+    the mode is restored after.
     """
     was_training = net.training
     net.eval()
     try:
-        baseline = error_rate(net, x, y, batch_size)
-        errors = []
-        for k in range(1, len(net.layers) + 1):
-            with net.lesion(k):
-                errors.append(error_rate(net, x, y, batch_size))
+        num_layers = len(net.layers)
+        wrong = torch.zeros(num_layers + 1, dtype=torch.long)  # [no lesion, layer 1, ..., layer L]
+        for start in range(0, len(y), batch_size):
+            xb, yb = x[start:start + batch_size], y[start:start + batch_size]
+            logits, internals = net.forward_internals(xb)
+            wrong[0] += int((logits.argmax(dim=1) != yb).sum())
+            for k in range(1, num_layers + 1):
+                lesioned = net.forward_from(k + 1, internals.states[k - 1])  # layer k: y = x
+                wrong[k] += int((lesioned.argmax(dim=1) != yb).sum())
     finally:
         net.train(was_training)
-    return baseline, torch.tensor(errors, dtype=torch.float64)
+    errors = wrong.double() / len(y)
+    return float(errors[0]), errors[1:]

@@ -22,9 +22,10 @@ class CarryStripeMonitor(L.Callback):
       "carry stripes": blocks that copy their input. Applies to every backbone.
     - ``stripes/gates`` (highway only): the layer x block map of the transform-gate outputs T of
       the same examples (Figure 2, column 3).
-    - ``gates/class_difference`` (highway only): for each class, the mean T over the class's
-      examples among ``class_examples`` fixed training examples, minus the mean over all of them
-      (Figure 3), layer x block.
+    - ``gates/class_difference`` (highway only), once at the end of fitting: for each class, the
+      mean T over the class's examples among ``class_examples`` fixed training examples, minus the
+      mean over all of them (Figure 3), layer x block. (Ten panels cost as much to draw as all the
+      other images of an epoch together, so they are drawn once, for the trained net.)
 
     Captions name each example's index and label. The examples are a seeded choice and stay the
     same for the whole run. The last maps are kept in ``self.outputs`` and ``self.gates``
@@ -51,31 +52,37 @@ class CarryStripeMonitor(L.Callback):
         if trainer.sanity_checking or not trainer.is_global_zero:
             return
         net = backbone_of(pl_module)
-        n = max(self.num_examples, self.class_examples)
-        x, y = training_examples(trainer, pl_module, n, self.seed)  # the first K are the shown ones
+        x, y = training_examples(trainer, pl_module, self.num_examples, self.seed)
         _, internals = internals_in_eval(net, x)
-        k = self.num_examples
-        self.outputs = torch.stack(internals.states[1:])[:, :k].transpose(0, 1).cpu()  # (K, L, D)
+        self.outputs = torch.stack(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         when = f"epoch {trainer.current_epoch}, step {trainer.global_step}"
-        titles = [f"example {i}: label {int(label)}" for i, label in enumerate(y[:k].tolist())]
+        titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
+        bound = _abs_max(self.outputs)
         log_figures(trainer, "stripes/outputs", [layer_maps(
             list(self.outputs.numpy()), titles, f"Layer outputs of fixed examples ({when})",
-            "output", cmap="RdBu_r", vmin=-_abs_max(self.outputs), vmax=_abs_max(self.outputs))],
+            "output", cmap="RdBu_r", vmin=-bound, vmax=bound)],
             captions=[f"layer x block outputs, examples {', '.join(titles)}"])
         if not net.has_gates:
             return
-        self.gates = torch.stack(internals.gates)[:, :k].transpose(0, 1).cpu()  # (K, L, D)
+        self.gates = torch.stack(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         log_figures(trainer, "stripes/gates", [layer_maps(
             list(self.gates.numpy()), titles, f"Transform gates T of fixed examples ({when})", "T",
             vmin=0, vmax=1)], captions=[f"layer x block T, examples {', '.join(titles)}"])
-        if self.class_examples:
-            num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
-            self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
-            bound = _abs_max(self.class_difference)
-            log_figures(trainer, "gates/class_difference", [layer_maps(
-                list(self.class_difference.numpy()), [f"class {c}" for c in range(num_classes)],
-                f"Mean T of each class minus the mean over all {n} examples ({when})",
-                "difference in T", cmap="RdBu_r", vmin=-bound, vmax=bound)])
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        net = backbone_of(pl_module)
+        if not (self.class_examples and net.has_gates and trainer.is_global_zero) or trainer.interrupted:
+            return
+        x, y = training_examples(trainer, pl_module, self.class_examples, self.seed)
+        _, internals = internals_in_eval(net, x)
+        num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
+        self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
+        bound = _abs_max(self.class_difference)
+        log_figures(trainer, "gates/class_difference", [layer_maps(
+            list(self.class_difference.numpy()), [f"class {c}" for c in range(num_classes)],
+            f"Mean T of each class minus the mean over all {len(y)} examples (epoch "
+            f"{trainer.current_epoch}, step {trainer.global_step})",
+            "difference in T", cmap="RdBu_r", vmin=-bound, vmax=bound)])
 
 
 def _abs_max(t: torch.Tensor) -> float:

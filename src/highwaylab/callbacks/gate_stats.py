@@ -55,9 +55,10 @@ class GateStatsMonitor(L.Callback):
         self._active = False
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self._active = trainer.is_global_zero and backbone_of(pl_module).has_gates
-        if not backbone_of(pl_module).has_gates:
+        has_gates = backbone_of(pl_module).has_gates
+        if not has_gates:
             rank_zero_info("GateStatsMonitor: the backbone has no transform gates; nothing to log")
+        self._active = trainer.is_global_zero and has_gates
         if self._active:
             self._probe = training_examples(trainer, pl_module, self.num_examples, self.seed)
 

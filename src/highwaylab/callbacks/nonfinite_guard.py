@@ -35,6 +35,10 @@ class NonFiniteGuard(L.Callback):
             raise ValueError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
         self.check_every_n_steps = check_every_n_steps
         self._bad_loss: float | None = None
+        self._params: list[torch.nn.Parameter] = []
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        self._params = [p for p in pl_module.parameters() if p.requires_grad]  # walked once
 
     def _due(self, trainer: L.Trainer) -> bool:
         return trainer.global_step % self.check_every_n_steps == 0
@@ -47,7 +51,7 @@ class NonFiniteGuard(L.Callback):
     def on_before_optimizer_step(self, trainer, pl_module, optimizer) -> None:
         if not self._due(trainer):
             return
-        grads = [p.grad for p in pl_module.parameters() if p.grad is not None]
+        grads = [p.grad for p in self._params if p.grad is not None]
         if self._bad_loss is None and torch.isfinite(torch.nn.utils.get_total_norm(grads)).item():
             return
         layer = _first_nonfinite_layer(pl_module)

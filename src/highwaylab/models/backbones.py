@@ -9,14 +9,21 @@ is layer k + 1 of the paper's count.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import torch
 from torch import Tensor, nn
 
 from highwaylab.errors import ConfigError
 from highwaylab.models.blocks import BLOCKS, get_activation
+
+# Weight initialisations of the Linear layers; "default" keeps PyTorch's (Kaiming-uniform with
+# a = sqrt(5): weights ~ U(+-1/sqrt(fan_in)), variance 1 / (3 fan_in)).
+WEIGHT_INITS = {
+    "default": None,
+    "glorot": nn.init.xavier_uniform_,  # variance 2 / (fan_in + fan_out) [Glorot & Bengio 2010]
+    "he": lambda w: nn.init.kaiming_normal_(w, nonlinearity="relu"),  # variance 2 / fan_in [He 2015]
+}
 
 
 def auto_gate_bias(num_layers: int) -> float:
@@ -82,6 +89,8 @@ class FCBackbone(nn.Module):
         match_params: ``None``, or a block name (``"highway"``): then the width is chosen so that each
             layer has as many parameters as a ``match_params`` layer of ``width`` (plain 71 vs highway 50).
         gate_bias: highway only; b_T as a number, or ``"auto"`` for :func:`auto_gate_bias`.
+        init: weight initialisation of every Linear layer: ``"default"`` (PyTorch's), ``"glorot"``
+            or ``"he"``; biases start at 0, then b_T and the residual zero-init are applied.
         **block_kwargs: passed to the block (residual: ``norm``, ``zero_init``).
 
     Raises:
@@ -90,12 +99,14 @@ class FCBackbone(nn.Module):
 
     def __init__(self, block: str, depth: int, width: int, in_features: int, num_classes: int,
                  activation: str = "relu", match_params: str | None = None,
-                 gate_bias: float | str | None = None, **block_kwargs) -> None:
+                 gate_bias: float | str | None = None, init: str = "default", **block_kwargs) -> None:
         super().__init__()
         _check_positive_int("depth", depth, "the stem plus depth - 1 layers; e.g. depth=10")
         _check_positive_int("width", width, "units per layer; e.g. width=50")
         if block not in BLOCKS:
             raise ConfigError(f"model.block={block!r} is unknown; choose one of: {', '.join(BLOCKS)}.")
+        if init not in WEIGHT_INITS:
+            raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
         if match_params is not None and match_params not in BLOCKS:
             raise ConfigError(f"model.match_params={match_params!r} is unknown; "
                               f"choose null or one of: {', '.join(BLOCKS)}.")
@@ -119,6 +130,25 @@ class FCBackbone(nn.Module):
             raise ConfigError(f"model: {block!r} layers do not accept one of "
                               f"{sorted(block_kwargs)} ({err}); remove that key.") from err
         self.head = nn.Linear(self.width, num_classes)
+        self.init_weights(init)
+
+    def init_weights(self, scheme: str = "default") -> None:
+        """Initialise every Linear layer with ``scheme`` (see ``WEIGHT_INITS``), biases at 0; then
+        each block's own initialisation: b_T of highway layers, the zero-init of residual blocks.
+
+        A fused highway ``proj`` stacks ``[W_H; W_T]``: each D x D half is initialised as the
+        separate matrix it stands for.
+        """
+        weight_init = WEIGHT_INITS[scheme]
+        if weight_init is not None:
+            with torch.no_grad():
+                for module in self.modules():
+                    if isinstance(module, nn.Linear):
+                        for matrix in module.weight.split(module.in_features):  # rows of W_H, W_T
+                            weight_init(matrix)
+                        nn.init.zeros_(module.bias)
+        for layer in self.layers:
+            layer.init_weights()
 
     def ordered_layers(self) -> list[tuple[str, nn.Module]]:
         """All layers in forward order with their names: ``stem``, ``layer_001`` ... , ``head``."""
@@ -134,24 +164,21 @@ class FCBackbone(nn.Module):
         """b_T of each highway layer, ``(D,)`` each, detached; empty for plain and residual."""
         return [layer.transform_bias.detach() for layer in self.layers] if self.has_gates else []
 
-    @contextmanager
-    def lesion(self, k: int) -> Iterator[None]:
-        """Inside the context, layer k (1-based) copies its input: ``y = x``.
+    def forward_from(self, k: int, h: Tensor) -> Tensor:
+        """Run layers k .. L and the head on ``h``, the input of layer k: ``(N, D) -> (N, num_classes)``.
 
-        For a highway layer this is closing every transform gate, T = 0 [TVDN sec. 4.1, Figure 4];
-        for a residual block, F = 0. The layer is swapped for ``nn.Identity`` and put back after.
+        ``forward_from(1, stem(x)) == forward(x)``; ``k = L + 1`` runs the head alone. Lesioning
+        layer k (it copies its input, y = x: all its transform gates closed, T = 0 [TVDN sec. 4.1])
+        is ``forward_from(k + 1, states[k - 1])`` with the states of :meth:`forward_internals`.
 
         Raises:
-            IndexError: k is not in 1 .. depth - 1.
+            IndexError: k is not in 1 .. L + 1.
         """
-        if not 1 <= k <= len(self.layers):
-            raise IndexError(f"layer {k} is not in 1 .. {len(self.layers)}")
-        original = self.layers[k - 1]
-        self.layers[k - 1] = nn.Identity()
-        try:
-            yield
-        finally:
-            self.layers[k - 1] = original
+        if not 1 <= k <= len(self.layers) + 1:
+            raise IndexError(f"layer {k} is not in 1 .. {len(self.layers) + 1}")
+        for layer in self.layers[k - 1:]:
+            h = layer(h)
+        return self.head(h)
 
     def forward(self, x: Tensor) -> Tensor:
         """``(N, *input_shape) -> (N, num_classes)``; keeps no per-layer state."""

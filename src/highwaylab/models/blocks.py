@@ -172,7 +172,12 @@ class NaiveHighwayBlock(Block):
         self.plain = nn.Linear(width, width)  # W_H, b_H
         self.gate = nn.Linear(width, width)  # W_T, b_T
         self.act = act_layer()
-        nn.init.constant_(self.gate.bias, gate_bias)
+        self.gate_bias = float(gate_bias)
+        self.init_weights()
+
+    def init_weights(self) -> None:
+        with torch.no_grad():
+            self.gate.bias.fill_(self.gate_bias)
 
     @classmethod
     def from_fused(cls, fused: HighwayBlock) -> NaiveHighwayBlock:

@@ -1,6 +1,7 @@
 """Helpers of the entry point: Hydra resolvers and printing, the task wrapper."""
 
 from highwaylab.utils.hydra_utils import (
+    compose_config,
     instantiate_group,
     print_config_tree,
     register_resolvers,
@@ -8,5 +9,5 @@ from highwaylab.utils.hydra_utils import (
 )
 from highwaylab.utils.task import close_loggers, task_wrapper, user_error
 
-__all__ = ["close_loggers", "instantiate_group", "print_config_tree", "register_resolvers",
+__all__ = ["close_loggers", "compose_config", "instantiate_group", "print_config_tree", "register_resolvers",
            "sweep_group", "task_wrapper", "user_error"]

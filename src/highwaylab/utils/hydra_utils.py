@@ -9,10 +9,12 @@ from typing import Any
 import rich
 import rich.syntax
 import rich.tree
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,24 @@ def register_resolvers() -> None:
     """Register ``${sweep_group:}``; call before the config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
+
+
+def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str | Path,
+                   config_name: str = "train") -> DictConfig:
+    """Compose a config as ``python train.py <overrides>`` would, for tests and benchmarks.
+
+    The Hydra config is set (so ``${hydra:...}`` resolves), then dropped from the result, and
+    ``paths.output_dir`` is ``output_dir``.
+    """
+    register_resolvers()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(Path(config_dir).resolve())):
+        cfg = compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
+    HydraConfig().set_config(cfg)
+    with open_dict(cfg):
+        cfg.paths.output_dir = str(output_dir)
+        del cfg.hydra
+    return cfg
 
 
 def instantiate_group(cfg: DictConfig | None) -> list[Any]:

@@ -1,0 +1,65 @@
+"""Cost of the analysis callbacks on the depth-100 highway MNIST run, as a ratio of wall times.
+
+    python benchmarks/callback_cost.py [--epochs 1] [--repeats 2]
+
+Times ``trainer.fit`` (training, validation, and what runs at the end of fitting) of the same
+run three ways in this one process: ``callbacks=default``, ``callbacks=analysis`` (default
+frequencies) and ``callbacks=analysis`` without the end-of-fit lesioning. Prints the best of
+``--repeats`` for each and the ratios against the default run (target: at most 1.10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from highwaylab.train import build
+from highwaylab.utils import close_loggers, compose_config
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = {
+    "default": ["callbacks=default"],
+    "analysis": ["callbacks=analysis"],
+    "analysis, no lesion": ["callbacks=analysis", "~callbacks.lesion"],
+}
+
+
+def fit_seconds(overrides: list[str], epochs: int, output_dir: Path) -> float:
+    cfg = compose_config(ROOT / "conf", ["model=highway", "depth=100", "width=50", "trainer=cpu",
+                                         f"trainer.max_epochs={epochs}", "test=false", *overrides],
+                         output_dir)
+    try:
+        parts = build(cfg)
+        start = time.perf_counter()
+        parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+        return time.perf_counter() - start
+    finally:
+        close_loggers(failed=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "benchmarks" / "callback_cost")
+    args = parser.parse_args()
+    os.environ.setdefault("WANDB_MODE", "offline")
+    os.environ.setdefault("HIGHWAYLAB_ROOT", str(ROOT))
+    seconds: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    for r in range(args.repeats):  # interleaved, so that drifts in machine load hit all variants
+        for name, overrides in VARIANTS.items():
+            out = args.out / f"{name.replace(', ', '_').replace(' ', '_')}_{r}"
+            seconds[name].append(fit_seconds(overrides, args.epochs, out))
+    best = {name: min(v) for name, v in seconds.items()}
+    print(f"\nfit wall time, depth-100 width-50 highway on MNIST, {args.epochs} epoch(s), "
+          f"best of {args.repeats}:")
+    for name, value in best.items():
+        runs = ", ".join(f"{x:.1f}" for x in seconds[name])
+        print(f"  {name:<20} {value:7.1f} s   ratio {value / best['default']:.3f}   (runs: {runs})")
+    print("  target: analysis / default <= 1.10")
+
+
+if __name__ == "__main__":
+    main()
