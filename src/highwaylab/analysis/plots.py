@@ -20,10 +20,12 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
     n_layers = maps[0].shape[0]
     ncols = min(ncols, len(maps))
     nrows = -(-len(maps) // ncols)
-    # a fixed layout: constrained layout would double the drawing time, paid every epoch
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1.2 + 2.4 * ncols, 0.6 + 3.2 * nrows), squeeze=False)
-    fig.subplots_adjust(left=0.5 / (1.2 + 2.4 * ncols) + 0.03, right=0.88, top=1 - 0.6 / (0.6 + 3.2 * nrows),
-                        bottom=0.12 / nrows, wspace=0.25, hspace=0.45)
+    # a fixed layout in inches (constrained layout would double the drawing time, paid every epoch):
+    # 0.7 in left of the maps, 2.3 in per map, 1.2 in right of them for the colour bar and its labels
+    width, height = max(6.0, 1.9 + 2.3 * ncols), 0.7 + 3.2 * nrows
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
+    fig.subplots_adjust(left=0.7 / width, right=1 - 1.2 / width, top=1 - 0.7 / height,
+                        bottom=0.5 / height, wspace=0.3, hspace=0.45)
     if vmin is None:
         vmin = float(np.nanmin([m.min() for m in maps]))
     if vmax is None:
@@ -35,12 +37,19 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
                           extent=(0.5, m.shape[1] + 0.5, n_layers + 0.5, 0.5))  # layer 1 on top
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
-        ax.set_yticks(np.unique(np.r_[1, np.linspace(0, n_layers, 6).round()[1:]]))  # 1 at the top
+        ax.set_yticks(_layer_ticks(n_layers))
     for row in axes:
         row[0].set_ylabel("layer")
-    fig.colorbar(image, cax=fig.add_axes((0.9, 0.15, 0.015, 0.7)), label=cbar_label)
+    fig.colorbar(image, cax=fig.add_axes((1 - 1.0 / width, 0.5 / height, 0.12 / width, 1 - 1.2 / height)),
+                 label=cbar_label)
     fig.suptitle(suptitle, fontsize=10)
     return fig
+
+
+def _layer_ticks(n_layers: int) -> list[int]:
+    """Layer 1, every ``step``-th layer (a round number, about a fifth of the depth), and the last."""
+    step = int(round(n_layers / 5, -1)) or max(1, n_layers // 5)
+    return sorted({1, *range(step, n_layers + 1, step), n_layers})
 
 
 def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: bool = False) -> Figure:
