@@ -1,6 +1,6 @@
 """Training throughput of the depth-100, width-50 highway net on MNIST, measured three ways.
 
-    python benchmarks/throughput.py [--steps 300] [--repeats 2]
+    python benchmarks/throughput.py [--steps 300] [--repeats 3]
 
 1. ``lightning``: ``train.py``'s own objects (default callbacks and logger, SGD, gradient clipping),
    timed by Lightning's ``Timer`` callback, validation off;
@@ -69,7 +69,7 @@ def bare_run(block: str, steps: int, loader) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "benchmarks")
     args = parser.parse_args()
     os.environ.setdefault("WANDB_MODE", "offline")
