@@ -160,3 +160,13 @@ def test_nonfinite_guard_stops_naming_the_layer_and_keeps_the_checkpoint(
     assert str(last) in message
     state = torch.load(last, weights_only=True)["state_dict"]
     assert state and all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point())
+
+
+@pytest.mark.slow
+def test_callbacks_inspect_the_backbone_inside_torch_compile(tmp_path, data_dir):
+    parts = fit(["module.compile=true", "depth=3", "width=8"], tmp_path)
+    assert hasattr(parts.module.net, "_orig_mod")  # the training forward ran compiled
+    assert parts.module.backbone is parts.module.net._orig_mod
+    assert callback(parts.trainer, GateStatsMonitor).stats.mean.shape == (2,)
+    assert callback(parts.trainer, LayerGradNormMonitor).param_norms.shape == (2,)
+    assert callback(parts.trainer, CarryStripeMonitor).gates.shape == (4, 2, 8)
