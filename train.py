@@ -27,7 +27,8 @@ def main(cfg: DictConfig) -> float | None:
     except Exception as err:
         if (user := user_error(err)) is None:
             raise
-        log.error(f"highwaylab: {user}")
+        where = str(err).split("full_key: ")[-1].strip() if "full_key: " in str(err) else ""
+        log.error(f"highwaylab: {user}" + (f" [config key: {where}]" if where else ""))
         sys.exit(1)
     return optimized_metric(cfg, metrics)
 

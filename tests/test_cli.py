@@ -63,6 +63,13 @@ BAD_INPUTS = {
     "missing file": (["data.data_dir={tmp}/empty"], "Data file missing: {tmp}/empty/MNIST/raw/"),
     "truncated file": (["data.data_dir={tmp}/trunc"],
                        "Data file truncated or corrupt: {tmp}/trunc/MNIST/raw/t10k-images-idx3-ubyte"),
+    "huge depth": (["depth=100000000"], "depth=100000000 and width=8 would need about 1.4e+10 parameters"),
+    "bad callback option": (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=-1"],
+                            "every_n_steps=-1 must be >= 0 (0: validation ends only) "
+                            "[config key: callbacks.gate_stats]"),
+    "not a checkpoint": (["ckpt_path={tmp}/notes.txt"],
+                         "ckpt_path={tmp}/notes.txt is not a Lightning checkpoint"),
+    "negative lr": (["optim.optimizer.lr=-1"], "optim: the optimizer or scheduler rejected its config"),
 }
 
 
@@ -72,8 +79,10 @@ def test_bad_input_exits_nonzero_with_one_clear_message(case, tmp_path, data_dir
     args, expected = BAD_INPUTS[case]
     if case == "truncated file":
         _truncate(tmp_path / "trunc", data_dir)
+    (tmp_path / "notes.txt").write_text("not a checkpoint")
     args = [a.format(tmp=tmp_path) for a in args]
-    proc = run_train(args + ["logger=none", "trainer=cpu"], tmp_path)
+    small = [a for a in ("depth=3", "width=8") if a.split("=")[0] not in {x.split("=")[0] for x in args}]
+    proc = run_train(["logger=none", "trainer=cpu", *small, *args], tmp_path)
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
     assert expected.format(tmp=tmp_path) in output

@@ -105,3 +105,33 @@ def test_bad_datamodule_options(tmp_path):
         MNISTDataModule(str(tmp_path), val_size=0)
     with pytest.raises(ConfigError, match="data.batch_size"):
         MNISTDataModule(str(tmp_path), batch_size=0)
+
+
+def test_image_and_label_files_of_different_lengths_are_reported(copied_mnist, data_dir):
+    root, raw = copied_mnist
+    labels = raw / "train-labels-idx1-ubyte"
+    labels.write_bytes((data_dir / "MNIST" / "raw" / "t10k-labels-idx1-ubyte").read_bytes())  # valid, 10k
+    with pytest.raises(DataError, match="do not match") as err:
+        MNISTDataModule(str(root)).setup()
+    assert "60000 images" in str(err.value) and "10000 labels" in str(err.value)
+    assert str(labels) in str(err.value)
+
+
+def test_labels_out_of_range_are_reported(copied_mnist):
+    root, raw = copied_mnist
+    labels = raw / "t10k-labels-idx1-ubyte"
+    data = bytearray(labels.read_bytes())
+    data[8] = 255  # the first label (after the 8-byte header)
+    labels.write_bytes(bytes(data))
+    with pytest.raises(DataError, match=r"labels outside 0 \.\. 9 \(min 0, max 255\)") as err:
+        MNISTDataModule(str(root)).setup()
+    assert str(labels) in str(err.value)
+
+
+def test_val_size_must_leave_training_images(data_dir):
+    with pytest.raises(ConfigError, match="data.val_size=59999 leaves no training images|val_size"):
+        MNISTDataModule(str(data_dir), val_size=60_000).setup()
+    with pytest.raises(ConfigError, match="data.num_workers=-1"):
+        MNISTDataModule(str(data_dir), num_workers=-1)
+    with pytest.raises(ConfigError, match="data.split_seed='abc'"):
+        MNISTDataModule(str(data_dir), split_seed="abc")

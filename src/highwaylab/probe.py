@@ -9,10 +9,12 @@ See :mod:`highwaylab.analysis.probe` for the set-up (../shared/science.md).
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from highwaylab.analysis.plots import layer_lines
 from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
+from highwaylab.models.blocks import ACTIVATIONS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,26 +33,35 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
+    if not math.isfinite(args.scale) or args.scale <= 0:
+        parser.error(f"--scale must be a positive number, got {args.scale}")
+    if args.activation and args.activation.lower().replace("_", "") not in ACTIVATIONS:
+        parser.error(f"--activation {args.activation!r} is not an element-wise torch.nn activation; "
+                     f"choose one of: {', '.join(sorted(ACTIVATIONS))}")
 
     stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
               else [Stack(*s) for s in PUBLISHED])
     d = args.depth  # default columns: 30, 20, 10, 1 for depth 30, as in the published table
-    layers = ([int(k) for k in args.layers.split(",")] if args.layers
-              else sorted({d, max(1, 2 * d // 3), max(1, d // 3), 1}, reverse=True))
+    try:
+        layers = ([int(k) for k in args.layers.split(",")] if args.layers
+                  else sorted({d, max(1, 2 * d // 3), max(1, d // 3), 1}, reverse=True))
+    except ValueError:
+        parser.error(f"--layers must be comma-separated layer numbers, e.g. 30,20,10,1; got {args.layers}")
     if any(not 1 <= k <= args.depth for k in layers):
         parser.error(f"--layers must lie in 1 .. {args.depth}")
     sizes = {"depth": args.depth, "width": args.width, "batch": args.batch, "seed": args.seed}
-    try:
-        print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
-              f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
-        print(table(stacks, layers, **sizes))
-    except Exception as err:  # an unknown activation names itself
-        parser.error(str(err))
-    fig = layer_lines({str(s): input_grad_norms(s, **sizes).numpy() for s in stacks},
+    print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
+          f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
+    norms = {stack: input_grad_norms(stack, **sizes) for stack in stacks}
+    print(table(norms, layers))
+    fig = layer_lines({str(stack): values.numpy() for stack, values in norms.items()},
                       "Gradient norm w.r.t. each layer's input at initialisation",
                       "L2 norm", log=True)
-    args.plot.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.plot, dpi=120)
+    try:
+        args.plot.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(args.plot, dpi=120)
+    except OSError as err:
+        parser.error(f"--plot {args.plot}: cannot write the plot there ({err})")
     print(f"\nplot: {args.plot}")
 
 

@@ -40,11 +40,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     output_dir.mkdir(parents=True, exist_ok=True)
     print_config_tree(cfg, save_to=output_dir / "config_resolved.yaml")
     ckpt_path = cfg.get("ckpt_path")
-    if ckpt_path and not Path(ckpt_path).is_file():
-        raise ConfigError(f"ckpt_path={ckpt_path} does not exist; give the path of a .ckpt file, "
-                          "e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt")
-
     datamodule, net, module, loggers, trainer = build(cfg)
+    if ckpt_path:
+        check_checkpoint(ckpt_path, module)
 
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
@@ -93,7 +91,13 @@ class Built(NamedTuple):
 
 
 def build(cfg: DictConfig) -> Built:
-    """Seed, then instantiate the data, backbone, module, callbacks, loggers and trainer, in order."""
+    """Seed, then instantiate the data, backbone, module, callbacks, loggers and trainer, in order.
+
+    Raises:
+        ConfigError: ``seed`` is not an integer, or a component rejects its config.
+    """
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int):
+        raise ConfigError(f"seed={cfg.seed!r} must be an integer, e.g. seed=0")
     L.seed_everything(cfg.seed, workers=True)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
@@ -109,6 +113,33 @@ def build(cfg: DictConfig) -> Built:
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
 
     return Built(datamodule, net, module, loggers, trainer)
+
+
+def check_checkpoint(path: str, module: torch.nn.Module) -> None:
+    """Check that ``path`` is a Lightning checkpoint whose weights fit ``module``.
+
+    Raises:
+        ConfigError: the file is missing, a folder, not a checkpoint, or saved from another model.
+    """
+    hint = "e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
+    if not Path(path).is_file():
+        what = "is a folder" if Path(path).is_dir() else "does not exist"
+        raise ConfigError(f"ckpt_path={path} {what}; give the path of a .ckpt file, {hint}")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+    except Exception as err:
+        raise ConfigError(f"ckpt_path={path} is not a Lightning checkpoint ({type(err).__name__}: "
+                          f"{err}); give the path of a .ckpt file, {hint}") from None
+    expected = module.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    reshaped = sorted(k for k in set(state) & set(expected) if state[k].shape != expected[k].shape)
+    if missing or unexpected or reshaped:
+        first = (missing or unexpected or reshaped)[0]
+        raise ConfigError(
+            f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
+            f"unexpected and {len(reshaped)} reshaped weights (first: {first}). Resume with the model, "
+            "depth and width of the run that wrote it (its .hydra/config.yaml lists them).")
 
 
 def _floats(metrics: dict) -> dict[str, float]:

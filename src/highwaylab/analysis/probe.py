@@ -71,11 +71,10 @@ def input_grad_norms(stack: Stack, depth: int = 30, width: int = 64, batch: int 
     return torch.stack([g.norm() for g in grads])
 
 
-def table(stacks: list[Stack], layers: list[int], **kwargs) -> str:
-    """The gradient-norm table as markdown: one row per stack, one column per layer."""
+def table(norms: dict[Stack, torch.Tensor], layers: list[int]) -> str:
+    """The gradient-norm table as markdown: one row per stack, one column per layer (1-based)."""
     head = "| stack | " + " | ".join(f"layer {k}" for k in layers) + " |"
     rows = [head, "|---" * (len(layers) + 1) + "|"]
-    for stack in stacks:
-        norms = input_grad_norms(stack, **kwargs)
-        rows.append(f"| {stack} | " + " | ".join(f"{norms[k - 1].item():.3g}" for k in layers) + " |")
+    for stack, values in norms.items():
+        rows.append(f"| {stack} | " + " | ".join(f"{values[k - 1].item():.3g}" for k in layers) + " |")
     return "\n".join(rows)

@@ -9,6 +9,7 @@ from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.callbacks.media import log_figures
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
+from highwaylab.errors import ConfigError
 
 
 class CarryStripeMonitor(L.Callback):
@@ -37,14 +38,14 @@ class CarryStripeMonitor(L.Callback):
         seed: seed of the examples' choice.
 
     Raises:
-        ValueError: ``num_examples < 1`` or ``class_examples < 0``.
+        ConfigError: ``num_examples < 1`` or ``class_examples < 0``.
     """
 
     def __init__(self, num_examples: int = 4, class_examples: int = 1000, seed: int = 0) -> None:
         if num_examples < 1:
-            raise ValueError(f"num_examples={num_examples} must be >= 1")
+            raise ConfigError(f"num_examples={num_examples} must be >= 1")
         if class_examples < 0:
-            raise ValueError(f"class_examples={class_examples} must be >= 0 (0: no class map)")
+            raise ConfigError(f"class_examples={class_examples} must be >= 0 (0: no class map)")
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
         self.outputs = self.gates = self.class_difference = None
 

@@ -10,6 +10,7 @@ from highwaylab.analysis.gates import GateStats, gate_stats
 from highwaylab.analysis.plots import layer_lines, layer_maps
 from highwaylab.callbacks.media import log_figures, log_scalars
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
+from highwaylab.errors import ConfigError
 
 
 class GateStatsMonitor(L.Callback):
@@ -36,17 +37,17 @@ class GateStatsMonitor(L.Callback):
         closed_below, open_above: thresholds of the closed / open fractions.
 
     Raises:
-        ValueError: negative ``every_n_steps``, ``num_examples < 1``, or thresholds not in (0, 1).
+        ConfigError: negative ``every_n_steps``, ``num_examples < 1``, or thresholds not in (0, 1).
     """
 
     def __init__(self, every_n_steps: int = 50, num_examples: int = 1000, seed: int = 0,
                  closed_below: float = 0.1, open_above: float = 0.9) -> None:
         if every_n_steps < 0:
-            raise ValueError(f"every_n_steps={every_n_steps} must be >= 0 (0: validation ends only)")
+            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 0 (0: validation ends only)")
         if num_examples < 1:
-            raise ValueError(f"num_examples={num_examples} must be >= 1")
+            raise ConfigError(f"num_examples={num_examples} must be >= 1")
         if not 0 < closed_below <= open_above < 1:
-            raise ValueError(f"need 0 < closed_below ({closed_below}) <= open_above ({open_above}) < 1")
+            raise ConfigError(f"need 0 < closed_below ({closed_below}) <= open_above ({open_above}) < 1")
         self.every_n_steps, self.num_examples, self.seed = every_n_steps, num_examples, seed
         self.closed_below, self.open_above = closed_below, open_above
         self.stats: GateStats | None = None

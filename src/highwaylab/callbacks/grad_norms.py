@@ -10,6 +10,7 @@ from torch import Tensor
 from highwaylab.analysis.plots import layer_lines
 from highwaylab.callbacks.media import log_figures, log_scalars
 from highwaylab.callbacks.probe_batch import backbone_of
+from highwaylab.errors import ConfigError
 
 
 class LayerGradNormMonitor(L.Callback):
@@ -36,15 +37,15 @@ class LayerGradNormMonitor(L.Callback):
         vanishing_ratio, exploding_ratio: thresholds of the first/last-layer ratio.
 
     Raises:
-        ValueError: ``every_n_steps < 1`` or ``not 0 < vanishing_ratio < 1 < exploding_ratio``.
+        ConfigError: ``every_n_steps < 1`` or ``not 0 < vanishing_ratio < 1 < exploding_ratio``.
     """
 
     def __init__(self, every_n_steps: int = 50, vanishing_ratio: float = 1e-3,
                  exploding_ratio: float = 1e3) -> None:
         if every_n_steps < 1:
-            raise ValueError(f"every_n_steps={every_n_steps} must be >= 1")
+            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 1")
         if not 0 < vanishing_ratio < 1 < exploding_ratio:
-            raise ValueError(f"need 0 < vanishing_ratio ({vanishing_ratio}) < 1 < exploding_ratio "
+            raise ConfigError(f"need 0 < vanishing_ratio ({vanishing_ratio}) < 1 < exploding_ratio "
                              f"({exploding_ratio})")
         self.every_n_steps = every_n_steps
         self.vanishing_ratio, self.exploding_ratio = vanishing_ratio, exploding_ratio

@@ -9,6 +9,7 @@ from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
 from highwaylab.callbacks.media import log_figures, log_scalars, log_table
 from highwaylab.callbacks.probe_batch import backbone_of, training_examples
+from highwaylab.errors import ConfigError
 
 
 class LesionMonitor(L.Callback):
@@ -30,14 +31,14 @@ class LesionMonitor(L.Callback):
         seed: seed of the examples' choice.
 
     Raises:
-        ValueError: ``num_examples`` or ``batch_size`` below 1.
+        ConfigError: ``num_examples`` or ``batch_size`` below 1.
     """
 
     def __init__(self, num_examples: int | None = 2000, batch_size: int = 2500, seed: int = 0) -> None:
         if num_examples is not None and num_examples < 1:
-            raise ValueError(f"num_examples={num_examples} must be >= 1, or null for all")
+            raise ConfigError(f"num_examples={num_examples} must be >= 1, or null for all")
         if batch_size < 1:
-            raise ValueError(f"batch_size={batch_size} must be >= 1")
+            raise ConfigError(f"batch_size={batch_size} must be >= 1")
         self.num_examples, self.batch_size, self.seed = num_examples, batch_size, seed
         self.baseline: float | None = None
         self.errors: torch.Tensor | None = None

@@ -6,7 +6,7 @@ import lightning as L
 import torch
 from torch import Tensor
 
-from highwaylab.errors import HighwaylabError
+from highwaylab.errors import ConfigError, HighwaylabError
 
 
 class NonFiniteError(HighwaylabError, FloatingPointError):
@@ -27,12 +27,12 @@ class NonFiniteGuard(L.Callback):
         check_every_n_steps: check only every n-th step (1: every step) to save the syncs.
 
     Raises:
-        ValueError: ``check_every_n_steps < 1``.
+        ConfigError: ``check_every_n_steps < 1``.
     """
 
     def __init__(self, check_every_n_steps: int = 1) -> None:
         if check_every_n_steps < 1:
-            raise ValueError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
+            raise ConfigError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
         self.check_every_n_steps = check_every_n_steps
         self._bad_loss: float | None = None
         self._params: list[torch.nn.Parameter] = []

@@ -53,6 +53,10 @@ class MNISTDataModule(LightningDataModule):
             raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
         if not isinstance(val_size, int) or not 1 <= val_size < 60_000:
             raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. 59999.")
+        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
+            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
         self.save_hyperparameters(logger=False)
         self.data_train: InMemoryBatches | None = None
         self.data_val: InMemoryBatches | None = None
@@ -86,6 +90,9 @@ class MNISTDataModule(LightningDataModule):
             check_idx_file(self.raw_folder / name, self._fix_hint())
         x_fit, y_fit = self._load(train=True)  # (60000, 1, 28, 28) uint8, (60000,)
         x_test, y_test = self._load(train=False)  # (10000, 1, 28, 28), (10000,)
+        if not self.hparams.val_size < len(y_fit):
+            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
+                              f"{self.raw_folder} holds {len(y_fit)}; set data.val_size below that.")
         scaled = x_fit.float().div_(255)
         mean, std = scaled.mean(), scaled.std()
 
@@ -122,6 +129,16 @@ class MNISTDataModule(LightningDataModule):
         except Exception as err:
             raise DataError(f"torchvision could not read {cls.__name__} from {self.raw_folder} "
                             f"({err}). {self._fix_hint()}") from err
+        prefix = "train" if train else "t10k"
+        images, labels = (self.raw_folder / f"{prefix}-{kind}" for kind in ("images-idx3-ubyte",
+                                                                           "labels-idx1-ubyte"))
+        if len(ds.data) != len(ds.targets):
+            raise DataError(f"Data files do not match: {images} holds {len(ds.data)} images but "
+                            f"{labels} holds {len(ds.targets)} labels. Copy both files again from "
+                            f"the same source. {self._fix_hint()}")
+        if len(ds.targets) and not 0 <= int(ds.targets.min()) <= int(ds.targets.max()) < self.num_classes:
+            raise DataError(f"Data file corrupt: {labels} has labels outside 0 .. {self.num_classes - 1} "
+                            f"(min {int(ds.targets.min())}, max {int(ds.targets.max())}). Copy it again.")
         return ds.data.unsqueeze(1), ds.targets  # (N, 28, 28) -> (N, 1, 28, 28)
 
     def _fix_hint(self) -> str:

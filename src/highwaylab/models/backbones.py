@@ -110,6 +110,7 @@ class FCBackbone(nn.Module):
         if match_params is not None and match_params not in BLOCKS:
             raise ConfigError(f"model.match_params={match_params!r} is unknown; "
                               f"choose null or one of: {', '.join(BLOCKS)}.")
+        _check_size(depth, width, in_features, num_classes)
         if BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, depth)
         elif gate_bias is not None:
@@ -206,6 +207,19 @@ class FCBackbone(nn.Module):
 def _check_positive_int(key: str, value, hint: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
+
+
+MAX_PARAMS = 2_000_000_000  # 8 GB of float32 weights, before gradients and optimizer state
+
+
+def _check_size(depth: int, width: int, in_features: int, num_classes: int) -> None:
+    """Refuse, before building anything, a network too large to build (e.g. depth=100000000)."""
+    # a highway layer holds two D x D matrices; a plain or residual one, widened by match_params,
+    # about as many parameters: at most 2 (D^2 + D) per layer either way
+    estimate = 2 * (depth - 1) * (width * width + width) + (in_features + num_classes + 1) * width
+    if estimate > MAX_PARAMS:
+        raise ConfigError(f"depth={depth} and width={width} would need about {estimate:.2g} parameters "
+                          f"(more than {MAX_PARAMS:.0e}); reduce depth or width.")
 
 
 def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:

@@ -91,6 +91,8 @@ class ResidualBlock(Block):
         norms = {"none": nn.Identity, "layernorm": nn.LayerNorm}
         if norm not in norms:
             raise ConfigError(f"model.norm={norm!r} is unknown; choose one of: {', '.join(norms)}.")
+        if not isinstance(zero_init, bool):
+            raise ConfigError(f"model.zero_init={zero_init!r} must be true or false.")
         self.norm = nn.Identity() if norm == "none" else nn.LayerNorm(width)
         self.act = act_layer()
         self.fc = nn.Linear(width, width)

@@ -10,6 +10,8 @@ from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric
 from torchmetrics.classification import MulticlassAccuracy
 
+from highwaylab.errors import ConfigError
+
 
 class ClassifierModule(LightningModule):
     """Trains ``net`` (``(N, ...) -> (N, num_classes)`` logits) with cross-entropy.
@@ -88,9 +90,13 @@ class ClassifierModule(LightningModule):
             self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
 
     def configure_optimizers(self) -> dict:
-        optimizer = self.optimizer(params=self.parameters())
-        if self.scheduler is None:
+        try:
+            optimizer = self.optimizer(params=self.parameters())
+            scheduler = None if self.scheduler is None else self.scheduler(optimizer=optimizer)
+        except (TypeError, ValueError) as err:  # e.g. lr=-1, a misspelt argument
+            raise ConfigError(f"optim: the optimizer or scheduler rejected its config ({err}); "
+                              "check optim.optimizer.* and optim.scheduler.*") from err
+        if scheduler is None:
             return {"optimizer": optimizer}
-        scheduler = self.scheduler(optimizer=optimizer)
         return {"optimizer": optimizer,
                 "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval}}
