@@ -10,6 +10,7 @@ matplotlib.use("Agg")  # no display on training machines
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str, cbar_label: str,
@@ -79,6 +80,7 @@ def layer_bars(values: np.ndarray, title: str, ylabel: str, baseline: float | No
     if baseline is not None:
         ax.axhline(baseline, color="tab:red", linestyle="--", label=f"no lesion: {baseline:.4f}")
         ax.legend()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("lesioned layer")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

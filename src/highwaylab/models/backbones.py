@@ -229,7 +229,7 @@ def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:
         value = float(gate_bias)
     except (TypeError, ValueError):
         raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
-                          "or 'auto' for -ln(depth - 1).") from None
+                          "or 'auto' for -max(1, ln(depth - 1)).") from None
     if not math.isfinite(value):
         raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
     return value

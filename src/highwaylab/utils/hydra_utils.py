@@ -68,7 +68,7 @@ def print_config_tree(cfg: DictConfig, save_to: Path | None = None) -> None:
         branch = tree.add(str(key), style="bold cyan")
         text = (OmegaConf.to_yaml(value, resolve=True) if isinstance(value, DictConfig)
                 else str(value))
-        branch.add(rich.syntax.Syntax(text, "yaml"))
+        branch.add(rich.syntax.Syntax(text, "yaml", word_wrap=True))  # long paths wrap, not crop
     rich.print(tree)
     if save_to is not None:
         save_to.write_text(OmegaConf.to_yaml(cfg, resolve=True))

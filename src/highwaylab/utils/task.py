@@ -14,10 +14,14 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 
 
-def user_error(err: BaseException | None) -> HighwaylabError | None:
-    """The :class:`HighwaylabError` in ``err``'s chain of causes (Hydra's instantiate wraps them)."""
+def user_error(err: BaseException | None) -> Exception | None:
+    """The user-facing error in ``err``'s chain of causes (Hydra's instantiate wraps them): a
+    :class:`HighwaylabError`, or Lightning's ``MisconfigurationException`` (e.g. trainer=gpu
+    on a machine without one)."""
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
     while err is not None:
-        if isinstance(err, HighwaylabError):
+        if isinstance(err, HighwaylabError | MisconfigurationException):
             return err
         err = err.__cause__ or err.__context__
     return None
