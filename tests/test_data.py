@@ -128,10 +128,21 @@ def test_labels_out_of_range_are_reported(copied_mnist):
     assert str(labels) in str(err.value)
 
 
-def test_val_size_must_leave_training_images(data_dir):
-    with pytest.raises(ConfigError, match="data.val_size=59999 leaves no training images|val_size"):
-        MNISTDataModule(str(data_dir), val_size=60_000).setup()
+def test_val_size_must_leave_training_images(copied_mnist):
+    root, raw = copied_mnist
+    for name, item in (("train-images-idx3-ubyte", 28 * 28), ("train-labels-idx1-ubyte", 1)):
+        path = raw / name
+        data = bytearray(path.read_bytes())
+        header = 16 if item > 1 else 8
+        data[4:8] = (100).to_bytes(4, "big")  # keep a valid file of the first 100 examples
+        path.write_bytes(bytes(data[:header + 100 * item]))
+    with pytest.raises(ConfigError, match="data.val_size=5000 leaves no training images") as err:
+        MNISTDataModule(str(root)).setup()
+    assert "holds 100" in str(err.value)
+    dm = MNISTDataModule(str(root), val_size=20)
+    dm.setup()
+    assert (len(dm.data_train), len(dm.data_val)) == (80, 20)
     with pytest.raises(ConfigError, match="data.num_workers=-1"):
-        MNISTDataModule(str(data_dir), num_workers=-1)
+        MNISTDataModule(str(root), num_workers=-1)
     with pytest.raises(ConfigError, match="data.split_seed='abc'"):
-        MNISTDataModule(str(data_dir), split_seed="abc")
+        MNISTDataModule(str(root), split_seed="abc")

@@ -38,10 +38,3 @@ def read_history(path: str | Path) -> list[dict]:
     """The logged rows (``wandb.log`` calls) of an offline run, in order."""
     return [r["history"]["item"] for r in read_records(path) if r.get("type") == "history"]
 
-
-def read_summary(path: str | Path) -> dict:
-    """The last value of each logged key of an offline run."""
-    summary: dict = {}
-    for row in read_history(path):
-        summary.update(row)
-    return summary
