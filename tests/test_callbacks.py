@@ -29,7 +29,7 @@ def fit(overrides, tmp_path, extra_callbacks=(), before_fit=None):
     parts = build(compose_cfg(ANALYSIS + overrides, tmp_path))
     parts.trainer.callbacks.extend(extra_callbacks)
     if before_fit:
-        before_fit(parts.net)
+        before_fit(parts.module.backbone)
     parts.trainer.fit(parts.module, datamodule=parts.datamodule)
     return parts
 

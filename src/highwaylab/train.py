@@ -40,7 +40,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     output_dir.mkdir(parents=True, exist_ok=True)
     print_config_tree(cfg, save_to=output_dir / "config_resolved.yaml")
     ckpt_path = cfg.get("ckpt_path")
-    datamodule, net, module, loggers, trainer = build(cfg)
+    datamodule, module, loggers, trainer = build(cfg)
+    net = module.backbone
     if ckpt_path:
         check_checkpoint(ckpt_path, module)
 
@@ -84,8 +85,7 @@ class Built(NamedTuple):
     """What :func:`build` makes from a config."""
 
     datamodule: L.LightningDataModule
-    net: torch.nn.Module
-    module: L.LightningModule
+    module: L.LightningModule  # its backbone is module.backbone
     loggers: list[Logger]
     trainer: L.Trainer
 
@@ -112,7 +112,7 @@ def build(cfg: DictConfig) -> Built:
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
 
-    return Built(datamodule, net, module, loggers, trainer)
+    return Built(datamodule, module, loggers, trainer)
 
 
 def check_checkpoint(path: str, module: torch.nn.Module) -> None:
