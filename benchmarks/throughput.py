@@ -49,7 +49,7 @@ def lightning_run(steps: int, output_dir: Path, extra: tuple[str, ...] = ()) -> 
 def bare_run(block: str, steps: int, loader) -> float:
     """Samples/s of a plain loop: forward, cross-entropy, backward, clip to norm 1, SGD step."""
     torch.manual_seed(0)
-    net = FCBackbone(block, depth=100, width=50, in_features=784, num_classes=10)
+    net = FCBackbone(block, depth=100, width=50, input_shape=784, num_classes=10)
     opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     seen, done = 0, 0
     start = time.perf_counter()

@@ -21,7 +21,7 @@ def zero_gate_weights(net: FCBackbone) -> None:
 @pytest.mark.parametrize("bias", [-3.0, -1.0, 0.5])
 def test_gate_means_at_init_equal_sigmoid_of_the_bias(bias):
     torch.manual_seed(0)
-    net = FCBackbone("highway", depth=6, width=10, in_features=7, num_classes=3, gate_bias=bias)
+    net = FCBackbone("highway", depth=6, width=10, input_shape=7, num_classes=3, gate_bias=bias)
     zero_gate_weights(net)
     with torch.no_grad():
         _, internals = net.forward_internals(torch.randn(32, 7))
@@ -43,7 +43,7 @@ def test_class_difference_is_class_mean_minus_overall_mean():
 
 def test_forward_from_continues_the_forward_pass():
     torch.manual_seed(0)
-    net = FCBackbone("highway", depth=5, width=6, in_features=4, num_classes=3, gate_bias=0.0)
+    net = FCBackbone("highway", depth=5, width=6, input_shape=4, num_classes=3, gate_bias=0.0)
     x = torch.randn(8, 4)
     with torch.no_grad():
         logits, internals = net.forward_internals(x)
@@ -60,7 +60,7 @@ def test_forward_from_continues_the_forward_pass():
 
 def test_lesion_errors_against_a_direct_computation():
     torch.manual_seed(0)
-    net = FCBackbone("highway", depth=6, width=8, in_features=5, num_classes=3, gate_bias=0.5)
+    net = FCBackbone("highway", depth=6, width=8, input_shape=5, num_classes=3, gate_bias=0.5)
     x, y = torch.randn(300, 5), torch.randint(0, 3, (300,))
     baseline, errors = lesion_errors(net, x, y, batch_size=128)
     with torch.no_grad():
@@ -75,7 +75,7 @@ def test_lesion_errors_against_a_direct_computation():
 
 def test_lesioning_a_closed_gate_layer_changes_nothing():
     torch.manual_seed(0)
-    net = FCBackbone("highway", depth=8, width=12, in_features=10, num_classes=4, gate_bias=-30.0)
+    net = FCBackbone("highway", depth=8, width=12, input_shape=10, num_classes=4, gate_bias=-30.0)
     x, y = torch.randn(200, 10), torch.randint(0, 4, (200,))
     baseline, errors = lesion_errors(net, x, y, batch_size=64)
     assert errors.shape == (7,)

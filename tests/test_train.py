@@ -58,7 +58,7 @@ def test_every_config_group_option_composes_and_instantiates(tmp_path, data_dir)
         cfg = compose_cfg(overrides, tmp_path)
         dm = instantiate(cfg.data)
         assert isinstance(dm, MNISTDataModule)
-        net = instantiate(cfg.model, in_features=784, num_classes=10)
+        net = instantiate(cfg.model, input_shape=784, num_classes=10)
         module = instantiate(cfg.module, net=net, num_classes=10)
         assert module.configure_optimizers()["optimizer"] is not None
         with open_dict(cfg):

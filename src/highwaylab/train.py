@@ -103,7 +103,7 @@ def build(cfg: DictConfig) -> Built:
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
     datamodule = instantiate(cfg.data)
     log.info(f"Instantiating backbone <{cfg.model._target_}>")
-    net = instantiate(cfg.model, in_features=datamodule.in_features,
+    net = instantiate(cfg.model, input_shape=datamodule.input_shape,
                       num_classes=datamodule.num_classes)
     log.info(f"Instantiating module <{cfg.module._target_}>")
     module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes)

@@ -1,7 +1,9 @@
 """Transform-gate statistics [TVDN sec. 4, Figures 2 and 3].
 
-Inputs are the per-layer gates of :meth:`FCBackbone.forward_internals`: a list of L tensors
-``T (N, D)`` with values in (0, 1), one per highway layer; ``T -> 0`` is carry, ``T -> 1`` transform.
+Inputs are the per-layer gates of ``forward_internals``: a list of L entries, ``T (N, D)`` (fully
+connected) or ``T (N, C, H, W)`` (convolutional) with values in (0, 1), or ``None`` for a layer
+without gates; ``T -> 0`` is carry, ``T -> 1`` transform. Conv gates are averaged over positions
+for the maps (see :mod:`highwaylab.analysis.layer_maps`); layers without gates give NaN.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from highwaylab.analysis.layer_maps import layer_unit_map
+
 
 @dataclass
 class GateStats:
-    """Gate statistics over N examples, for L highway layers of D blocks.
+    """Gate statistics over N examples, for L layers of at most D blocks (channels).
 
     Attributes:
-        mean_map: ``(L, D)`` mean of T over the examples (Figure 2, column 2).
-        mean: ``(L,)`` mean of T over examples and blocks.
-        closed: ``(L,)`` fraction of (example, block) pairs with ``T < closed_below`` (carry).
+        mean_map: ``(L, D)`` mean of T over the examples (and positions) (Figure 2, column 2).
+        mean: ``(L,)`` mean of T over examples, blocks (and positions).
+        closed: ``(L,)`` fraction of gate values with ``T < closed_below`` (carry).
         open: ``(L,)`` fraction with ``T > open_above`` (transform).
     """
 
@@ -29,21 +33,23 @@ class GateStats:
     open: Tensor
 
 
-def gate_stats(gates: list[Tensor], closed_below: float = 0.1, open_above: float = 0.9) -> GateStats:
-    """Per-layer gate statistics of one batch; ``gates`` is L tensors ``(N, D)``."""
-    t = torch.stack(gates)  # (L, N, D)
-    mean_map = t.mean(dim=1)  # (L, D)
-    return GateStats(mean_map=mean_map, mean=mean_map.mean(dim=1),
-                     closed=(t < closed_below).float().mean(dim=(1, 2)),
-                     open=(t > open_above).float().mean(dim=(1, 2)))
+def gate_stats(gates: list[Tensor | None], closed_below: float = 0.1, open_above: float = 0.9) -> GateStats:
+    """Per-layer gate statistics of one batch; NaN for the layers whose entry is ``None``."""
+    mean_map = layer_unit_map(gates).mean(dim=1)  # (L, N, D) -> (L, D)
+
+    def fraction(test) -> Tensor:  # over every example, block and position of each layer
+        return torch.tensor([float("nan") if t is None else test(t).float().mean().item() for t in gates])
+
+    return GateStats(mean_map=mean_map, mean=mean_map.nanmean(dim=1),
+                     closed=fraction(lambda t: t < closed_below), open=fraction(lambda t: t > open_above))
 
 
-def class_gate_difference(gates: list[Tensor], labels: Tensor, num_classes: int) -> Tensor:
+def class_gate_difference(gates: list[Tensor | None], labels: Tensor, num_classes: int) -> Tensor:
     """Mean T of each class minus the mean T over all examples, ``(num_classes, L, D)`` [Figure 3].
 
     A class with no example in ``labels`` gets NaN.
     """
-    t = torch.stack(gates)  # (L, N, D)
+    t = layer_unit_map(gates)  # (L, N, D)
     overall = t.mean(dim=1)  # (L, D)
     per_class = torch.stack([t[:, labels == c].mean(dim=1) for c in range(num_classes)])  # (C, L, D)
     return per_class - overall

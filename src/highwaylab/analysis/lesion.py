@@ -1,9 +1,11 @@
 """Lesioning [TVDN sec. 4.1, Figure 4]: close all transform gates of one layer, measure the error.
 
-A layer whose transform gates are all closed (T = 0) copies its input: y = x [HN eq. 3]. So the
-network with layer k lesioned computes ``head(layers[L](...layers[k+1](states[k-1])))``: the
-states up to layer k's input are shared by every lesion and computed once, and each lesion only
-reruns the layers above it (L^2 / 2 layer evaluations for all L lesions instead of L^2).
+A layer whose transform gates are all closed (T = 0) copies its input: y = x [HN eq. 3] (a conv
+layer that ends a stage also max-pools it: ``layer.carry(x)``). So the network with layer k lesioned
+computes ``head(layers[L](...layers[k+1](carry_k(states[k-1]))))``: the states up to layer k's input
+are shared by every lesion and computed once, and each lesion only reruns the layers above it
+(L^2 / 2 layer evaluations for all L lesions instead of L^2). A layer that changes the shape (a plain
+conv transition between stages) cannot copy its input: its error is NaN.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 
                   ) -> tuple[float, Tensor]:
     """Error with no lesion, and error with each layer k = 1 .. L lesioned in turn, ``(L,)`` float64.
 
-    Errors are fractions of the N examples ``x (N, ...)``, ``y (N,)`` misclassified. ``net`` must
-    offer ``forward_internals`` and ``forward_from`` (:class:`FCBackbone`). Runs in eval mode;
-    the mode is restored after.
+    Errors are fractions of the N examples ``x (N, ...)``, ``y (N,)`` misclassified; NaN for a layer
+    that cannot be lesioned. ``net`` is a :class:`highwaylab.models.Backbone` (``forward_internals``,
+    ``forward_from``, ``layers[k].carry``). Runs in eval mode; the mode is restored after.
     """
     was_training = net.training
     net.eval()
@@ -31,9 +33,14 @@ def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 
             logits, internals = net.forward_internals(xb)
             wrong[0] += int((logits.argmax(dim=1) != yb).sum())
             for k in range(1, num_layers + 1):
-                lesioned = net.forward_from(k + 1, internals.states[k - 1])  # layer k: y = x
+                carried = net.layers[k - 1].carry(internals.states[k - 1])  # layer k with T = 0: y = x
+                if carried is None:
+                    wrong[k] = -1
+                    continue
+                lesioned = net.forward_from(k + 1, carried)
                 wrong[k] += int((lesioned.argmax(dim=1) != yb).sum())
     finally:
         net.train(was_training)
     errors = wrong.double() / len(y)
+    errors[wrong < 0] = float("nan")
     return float(errors[0]), errors[1:]

@@ -28,9 +28,9 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
     fig.subplots_adjust(left=0.7 / width, right=1 - 1.2 / width, top=1 - 0.7 / height,
                         bottom=0.5 / height, wspace=0.3, hspace=0.45)
     if vmin is None:
-        vmin = float(np.nanmin([m.min() for m in maps]))
+        vmin = float(np.nanmin([np.nanmin(m) for m in maps]))  # NaN: a layer without that value
     if vmax is None:
-        vmax = float(np.nanmax([m.max() for m in maps]))
+        vmax = float(np.nanmax([np.nanmax(m) for m in maps]))
     for ax in axes.flat[len(maps):]:
         ax.set_visible(False)
     for ax, m, title in zip(axes.flat, maps, titles, strict=False):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from highwaylab.models.blocks import get_activation
+from highwaylab.models.fc_blocks import get_activation
 
 # the stacks of the published table: (activation, form, weight scale)
 PUBLISHED = [("sigmoid", "plain", 1.0), ("tanh", "plain", 1.0), ("tanh", "plain", 3.0),

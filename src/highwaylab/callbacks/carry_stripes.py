@@ -6,6 +6,7 @@ import lightning as L
 import torch
 
 from highwaylab.analysis.gates import class_gate_difference
+from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.callbacks.media import log_figures
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
@@ -19,8 +20,9 @@ class CarryStripeMonitor(L.Callback):
     image slider then steps through the epochs:
 
     - ``stripes/outputs``: for each of the ``num_examples`` examples, the layer x block map of the
-      layer outputs (Figure 2, column 4). Values constant down a column over many layers are the
-      "carry stripes": blocks that copy their input. Applies to every backbone.
+      layer outputs (Figure 2, column 4); for conv nets layer x channel, averaged over positions.
+      Values constant down a column over many layers are the "carry stripes": blocks that copy
+      their input. Applies to every backbone.
     - ``stripes/gates`` (highway only): the layer x block map of the transform-gate outputs T of
       the same examples (Figure 2, column 3).
     - ``gates/class_difference`` (highway only), once at the end of fitting: for each class, the
@@ -55,7 +57,7 @@ class CarryStripeMonitor(L.Callback):
         net = backbone_of(pl_module)
         x, y = training_examples(trainer, pl_module, self.num_examples, self.seed)
         _, internals = internals_in_eval(net, x)
-        self.outputs = torch.stack(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
+        self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         when = f"epoch {trainer.current_epoch}, step {trainer.global_step}"
         titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
         bound = _abs_max(self.outputs)
@@ -65,7 +67,7 @@ class CarryStripeMonitor(L.Callback):
             captions=[f"layer x block outputs, examples {', '.join(titles)}"])
         if not net.has_gates:
             return
-        self.gates = torch.stack(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
+        self.gates = layer_unit_map(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         log_figures(trainer, "stripes/gates", [layer_maps(
             list(self.gates.numpy()), titles, f"Transform gates T of fixed examples ({when})", "T",
             vmin=0, vmax=1)], captions=[f"layer x block T, examples {', '.join(titles)}"])

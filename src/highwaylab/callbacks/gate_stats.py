@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import lightning as L
-import torch
 from lightning.pytorch.utilities import rank_zero_info
 
 from highwaylab.analysis.gates import GateStats, gate_stats
+from highwaylab.analysis.layer_maps import stack_layers
 from highwaylab.analysis.plots import layer_lines, layer_maps
 from highwaylab.callbacks.media import log_figures, log_scalars
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
@@ -19,7 +21,8 @@ class GateStatsMonitor(L.Callback):
     Every ``every_n_steps`` training steps and at the end of each validation (sanity check
     skipped), on rank zero, logs for each highway layer ``k`` (``XXX`` = ``k`` in 3 digits):
 
-    - ``gates/mean/layer_XXX``: mean transform-gate output T over examples and blocks, in (0, 1);
+    - ``gates/mean/layer_XXX``: mean transform-gate output T over examples and blocks (and
+      positions, for conv layers), in (0, 1);
     - ``gates/bias/layer_XXX``: mean gate bias b_T over the blocks (logit units);
     - ``gates/closed/layer_XXX`` / ``gates/open/layer_XXX``: fraction of gates with
       T < ``closed_below`` (carry) / T > ``open_above`` (transform), in [0, 1].
@@ -27,8 +30,8 @@ class GateStatsMonitor(L.Callback):
     At the end of each validation it also logs three figures: ``gates/mean_by_layer`` (line plot of
     mean T against layer), ``gates/bias_map`` and ``gates/mean_map`` (layer x block heat maps of
     b_T and of the mean T: Figure 2, columns 1 and 2). Plain and residual backbones have no gates:
-    the callback then does nothing. The last statistics are kept in ``self.stats`` and
-    ``self.biases`` (``(L, D)``).
+    the callback then does nothing; a conv net's plain transition layers are skipped (NaN rows in
+    the maps). The last statistics are kept in ``self.stats`` and ``self.biases`` (``(L, D)``).
 
     Args:
         every_n_steps: step cadence of the scalars; 0 logs them at validation ends only.
@@ -87,11 +90,12 @@ class GateStatsMonitor(L.Callback):
         net = backbone_of(pl_module)
         _, internals = internals_in_eval(net, self._probe[0])
         self.stats = gate_stats(internals.gates, self.closed_below, self.open_above)
-        self.biases = torch.stack(net.gate_biases())  # (L, D)
+        self.biases = stack_layers(net.gate_biases())  # (L, D), NaN rows for layers without gates
         metrics = {}
-        per_layer = {"mean": self.stats.mean, "bias": self.biases.mean(dim=1),
+        per_layer = {"mean": self.stats.mean, "bias": self.biases.nanmean(dim=1),
                      "closed": self.stats.closed, "open": self.stats.open}
         for name, values in per_layer.items():
             for k, value in enumerate(values.tolist(), start=1):
-                metrics[f"gates/{name}/layer_{k:03d}"] = value
+                if not math.isnan(value):  # a plain transition layer of a conv net has no gates
+                    metrics[f"gates/{name}/layer_{k:03d}"] = value
         return metrics

@@ -16,10 +16,11 @@ class LesionMonitor(L.Callback):
     """At the end of fitting, lesion each layer in turn and measure the training-set error.
 
     Lesioning layer k sets all its transform gates to T = 0, so that it copies its input
-    (residual: F = 0). On rank zero it logs ``lesion/baseline_error`` (no lesion) and
-    ``lesion/max_error``, the bar plot ``lesion/error_by_layer`` and the table ``lesion/table``
-    (columns ``layer``, ``error``; errors are fractions in [0, 1]). Kept on ``self``:
-    ``baseline`` and ``errors`` (``(L,)``).
+    (residual: F = 0; a conv layer ending a stage still max-pools). A plain conv transition that
+    changes the shape cannot copy its input: its error is NaN. On rank zero it logs
+    ``lesion/baseline_error`` (no lesion) and ``lesion/max_error``, the bar plot
+    ``lesion/error_by_layer`` and the table ``lesion/table`` (columns ``layer``, ``error``; errors
+    are fractions in [0, 1]). Kept on ``self``: ``baseline`` and ``errors`` (``(L,)``).
 
     The paper measures the whole training set (55,000 images here): ``num_examples: null``.
     The cost grows as examples x depth^2 / 2 layer evaluations; the default of 2,000 fixed
@@ -52,9 +53,15 @@ class LesionMonitor(L.Callback):
         x, y = training_examples(trainer, pl_module, n, self.seed)
         self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size)
         log_scalars(trainer, {"lesion/baseline_error": self.baseline,
-                              "lesion/max_error": float(self.errors.max()) if len(self.errors) else 0.0})
+                              "lesion/max_error": _nanmax(self.errors)})
         rows = [[k, e] for k, e in enumerate(self.errors.tolist(), start=1)]
         log_table(trainer, "lesion/table", ["layer", "error"], rows)
         log_figures(trainer, "lesion/error_by_layer", [layer_bars(
             self.errors.numpy(), f"Training error with one layer lesioned ({n} training examples)",
             "error (fraction)", baseline=self.baseline)])
+
+
+def _nanmax(errors: torch.Tensor) -> float:
+    """The largest error, ignoring the NaN of layers that cannot be lesioned; 0.0 if there is none."""
+    valid = errors[~errors.isnan()]
+    return float(valid.max()) if len(valid) else 0.0

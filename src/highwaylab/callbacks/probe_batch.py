@@ -24,9 +24,16 @@ def backbone_of(pl_module: L.LightningModule) -> torch.nn.Module:
 
 def training_examples(trainer: L.Trainer, pl_module: L.LightningModule, n: int, seed: int
                       ) -> tuple[Tensor, Tensor]:
-    """``n`` fixed training examples (seeded), moved to the module's device."""
+    """``n`` fixed training examples (seeded), moved to the module's device.
+
+    A datamodule that keeps raw examples and prepares batches on the device (CIFAR: uint8 images,
+    normalised in ``on_after_batch_transfer``) offers ``transform_batch(x, train)``; the examples go
+    through it with ``train=False``: normalised like an evaluation batch, not augmented.
+    """
     x, y = fixed_examples(trainer.train_dataloader.dataset, n, seed)
-    return x.to(pl_module.device), y.to(pl_module.device)
+    x, y = x.to(pl_module.device), y.to(pl_module.device)
+    transform = getattr(trainer.datamodule, "transform_batch", None)
+    return (x if transform is None else transform(x, train=False)), y
 
 
 @torch.no_grad()

@@ -9,13 +9,14 @@ is layer k + 1 of the paper's count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from highwaylab.errors import ConfigError
-from highwaylab.models.blocks import BLOCKS, get_activation
+from highwaylab.models.base import Backbone
+from highwaylab.models.fc_blocks import BLOCKS, get_activation
 
 # Weight initialisations of the Linear layers; "default" keeps PyTorch's (Kaiming-uniform with
 # a = sqrt(5): weights ~ U(+-1/sqrt(fan_in)), variance 1 / (3 fan_in)).
@@ -61,29 +62,15 @@ def matched_width(block: str, like: str, like_width: int, **block_kwargs) -> int
     return lo if target - below <= above - target else lo + 1
 
 
-@dataclass
-class Internals:
-    """Per-layer hidden states and gates of one forward pass.
-
-    Attributes:
-        states: ``depth`` tensors of shape ``(N, D)``: ``states[0]`` is the stem's output and
-            ``states[k]`` the output of layer k; so layer k's input is ``states[k - 1]``.
-        gates: the transform gate T ``(N, D)`` of each highway layer k at ``gates[k - 1]``;
-            empty for plain and residual backbones.
-    """
-
-    states: list[Tensor] = field(default_factory=list)
-    gates: list[Tensor] = field(default_factory=list)
-
-
-class FCBackbone(nn.Module):
+class FCBackbone(Backbone):
     """Stem + ``depth - 1`` layers + head; ``(N, *input_shape) -> (N, num_classes)`` logits.
 
     Args:
         block: ``"plain"``, ``"residual"`` or ``"highway"`` (``"highway_naive"``: the reference layer).
         depth: layers counted as in the paper: 1 stem + ``depth - 1`` blocks (>= 1).
         width: units per layer (>= 1); for highway, the number of blocks per layer.
-        in_features: flattened input size (784 for MNIST).
+        input_shape: shape of one example, e.g. ``(1, 28, 28)`` for MNIST, or the flattened size
+            (784); the stem flattens it.
         num_classes: number of classes (10 for MNIST).
         activation: name of a torch.nn activation, used by the stem and every layer.
         match_params: ``None``, or a block name (``"highway"``): then the width is chosen so that each
@@ -97,7 +84,7 @@ class FCBackbone(nn.Module):
         ConfigError: non-positive depth or width, unknown block, activation or block option.
     """
 
-    def __init__(self, block: str, depth: int, width: int, in_features: int, num_classes: int,
+    def __init__(self, block: str, depth: int, width: int, input_shape: int | Sequence[int], num_classes: int,
                  activation: str = "relu", match_params: str | None = None,
                  gate_bias: float | str | None = None, init: str = "default", **block_kwargs) -> None:
         super().__init__()
@@ -110,6 +97,7 @@ class FCBackbone(nn.Module):
         if match_params is not None and match_params not in BLOCKS:
             raise ConfigError(f"model.match_params={match_params!r} is unknown; "
                               f"choose null or one of: {', '.join(BLOCKS)}.")
+        in_features = input_shape if isinstance(input_shape, int) else math.prod(input_shape)
         _check_size(depth, width, in_features, num_classes)
         if BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, depth)
@@ -151,58 +139,6 @@ class FCBackbone(nn.Module):
         for layer in self.layers:
             layer.init_weights()
 
-    def ordered_layers(self) -> list[tuple[str, nn.Module]]:
-        """All layers in forward order with their names: ``stem``, ``layer_001`` ... , ``head``."""
-        named = [(f"layer_{k:03d}", layer) for k, layer in enumerate(self.layers, start=1)]
-        return [("stem", self.stem), *named, ("head", self.head)]
-
-    @property
-    def has_gates(self) -> bool:
-        """Whether the layers are highway layers with transform gates."""
-        return BLOCKS[self.block].has_gate
-
-    def gate_biases(self) -> list[Tensor]:
-        """b_T of each highway layer, ``(D,)`` each, detached; empty for plain and residual."""
-        return [layer.transform_bias.detach() for layer in self.layers] if self.has_gates else []
-
-    def forward_from(self, k: int, h: Tensor) -> Tensor:
-        """Run layers k .. L and the head on ``h``, the input of layer k: ``(N, D) -> (N, num_classes)``.
-
-        ``forward_from(1, stem(x)) == forward(x)``; ``k = L + 1`` runs the head alone. Lesioning
-        layer k (it copies its input, y = x: all its transform gates closed, T = 0 [TVDN sec. 4.1])
-        is ``forward_from(k + 1, states[k - 1])`` with the states of :meth:`forward_internals`.
-
-        Raises:
-            IndexError: k is not in 1 .. L + 1.
-        """
-        if not 1 <= k <= len(self.layers) + 1:
-            raise IndexError(f"layer {k} is not in 1 .. {len(self.layers) + 1}")
-        for layer in self.layers[k - 1:]:
-            h = layer(h)
-        return self.head(h)
-
-    def forward(self, x: Tensor) -> Tensor:
-        """``(N, *input_shape) -> (N, num_classes)``; keeps no per-layer state."""
-        h = self.stem(x)  # (N, in_features) -> (N, D)
-        for layer in self.layers:
-            h = layer(h)  # (N, D) -> (N, D)
-        return self.head(h)  # (N, D) -> (N, num_classes)
-
-    def forward_internals(self, x: Tensor) -> tuple[Tensor, Internals]:
-        """Like :meth:`forward`, and also return every layer's output and gate (see :class:`Internals`).
-
-        The caller decides about autograd: wrap in ``torch.no_grad()`` for statistics, or keep the
-        graph and call ``retain_grad()`` on ``states`` for gradients with respect to layer inputs.
-        """
-        h = self.stem(x)
-        out = Internals(states=[h])
-        for layer in self.layers:
-            h, gate = layer.forward_internals(h)
-            out.states.append(h)
-            if gate is not None:
-                out.gates.append(gate)
-        return self.head(h), out
-
 
 def _check_positive_int(key: str, value, hint: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -225,11 +161,20 @@ def _check_size(depth: int, width: int, in_features: int, num_classes: int) -> N
 def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:
     if gate_bias is None or gate_bias == "auto":
         return auto_gate_bias(depth - 1)
+    return resolve_gate_bias(gate_bias)
+
+
+def resolve_gate_bias(gate_bias: float | str) -> float:
+    """``model.gate_bias`` as a finite float.
+
+    Raises:
+        ConfigError: not a number, or not finite.
+    """
     try:
         value = float(gate_bias)
     except (TypeError, ValueError):
         raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
-                          "or 'auto' for -max(1, ln(depth - 1)).") from None
+                          "or 'auto' for the depth-aware default.") from None
     if not math.isfinite(value):
         raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
     return value

@@ -56,6 +56,10 @@ class Block(nn.Module):
         """Return the block output ``(N, D)`` and its transform gate ``(N, D)``, or ``None``."""
         return self(x), None
 
+    def carry(self, x: Tensor) -> Tensor:
+        """The output with the transform path switched off (T = 0, F = 0): the input, ``y = x``."""
+        return x
+
     def init_weights(self) -> None:
         """Apply the block's own initialisation on top of PyTorch's default (Kaiming-uniform)."""
 

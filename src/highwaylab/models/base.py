@@ -1,0 +1,94 @@
+"""What every backbone shares: stem -> layers -> head, and the internals interface of the analysis.
+
+A backbone has ``stem`` (a plain layer that maps the input to the working width), ``layers``
+(the ``depth - 1`` plain, residual or highway layers, numbered 1 .. L) and ``head`` (the classifier
+whose logits go to the cross-entropy loss). Depth is counted as in [TVDN sec. 3.1]: the stem plus
+the layers; the head is not counted. Analysis callbacks reach the internals only through the
+methods below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import Tensor, nn
+
+
+@dataclass
+class Internals:
+    """Per-layer hidden states and gates of one forward pass.
+
+    Attributes:
+        states: ``depth`` tensors: ``states[0]`` is the stem's output and ``states[k]`` the output of
+            layer k, so layer k's input is ``states[k - 1]``. Shapes ``(N, D)`` (fully connected) or
+            ``(N, C, H, W)`` (convolutional; C and H, W may change between stages).
+        gates: one entry per layer k at ``gates[k - 1]``: the transform gate T of a highway layer,
+            shaped like its input (one gate per block, or per channel and position), or ``None``
+            for a layer without gates (plain, residual, a plain transition between conv stages).
+    """
+
+    states: list[Tensor] = field(default_factory=list)
+    gates: list[Tensor] = field(default_factory=list)
+
+
+class Backbone(nn.Module):
+    """Base class: subclasses build ``stem``, ``layers`` (an ``nn.ModuleList``), ``head`` and ``depth``.
+
+    Every layer offers ``forward_internals(x) -> (y, T or None)`` and ``carry(x)`` (its output
+    with the transform path off, for lesioning), and highway layers ``transform_bias``.
+    """
+
+    stem: nn.Module
+    layers: nn.ModuleList
+    head: nn.Module
+    depth: int
+
+    def ordered_layers(self) -> list[tuple[str, nn.Module]]:
+        """All layers in forward order with their names: ``stem``, ``layer_001`` ... , ``head``."""
+        named = [(f"layer_{k:03d}", layer) for k, layer in enumerate(self.layers, start=1)]
+        return [("stem", self.stem), *named, ("head", self.head)]
+
+    @property
+    def has_gates(self) -> bool:
+        """Whether any layer is a highway layer with transform gates."""
+        return any(layer.has_gate for layer in self.layers)
+
+    def gate_biases(self) -> list[Tensor | None]:
+        """b_T of each layer k at index k - 1: ``(D,)`` or ``(C,)``, detached; ``None`` without gates."""
+        return [layer.transform_bias.detach() if layer.has_gate else None for layer in self.layers]
+
+    def forward_from(self, k: int, h: Tensor) -> Tensor:
+        """Run layers k .. L and the head on ``h``, the input of layer k; returns the logits.
+
+        ``forward_from(1, stem(x)) == forward(x)``; ``k = L + 1`` runs the head alone. Lesioning
+        layer k [TVDN sec. 4.1] is ``forward_from(k + 1, layers[k - 1].carry(states[k - 1]))``.
+
+        Raises:
+            IndexError: k is not in 1 .. L + 1.
+        """
+        if not 1 <= k <= len(self.layers) + 1:
+            raise IndexError(f"layer {k} is not in 1 .. {len(self.layers) + 1}")
+        for layer in self.layers[k - 1:]:
+            h = layer(h)
+        return self.head(h)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``(N, *input_shape) -> (N, num_classes)`` logits; keeps no per-layer state."""
+        h = self.stem(x)
+        for layer in self.layers:
+            h = layer(h)
+        return self.head(h)
+
+    def forward_internals(self, x: Tensor) -> tuple[Tensor, Internals]:
+        """Like :meth:`forward`, and also return every layer's output and gate (:class:`Internals`).
+
+        The caller decides about autograd: wrap in ``torch.no_grad()`` for statistics, or keep the
+        graph and differentiate with respect to ``states`` for gradients at layer inputs.
+        """
+        h = self.stem(x)
+        out = Internals(states=[h])
+        for layer in self.layers:
+            h, gate = layer.forward_internals(h)
+            out.states.append(h)
+            out.gates.append(gate)
+        return self.head(h), out

@@ -1,0 +1,203 @@
+"""Convolutional deep networks: a plain stem, stages of conv highway, residual or plain layers, a GAP head.
+
+An architecture is a list of stages, each ``{channels, layers, kernel_size}`` [TVDN sec. 3.2 and
+supplementary; Fitnets]. Built in order:
+
+- stem: a plain conv layer ``in_channels -> stages[0].channels`` (kernel ``stem_kernel``);
+- each stage i > 0 starts with a transition: with ``downsample="maxpool"`` the last layer of stage
+  i - 1 ends with a 2 x 2 max-pool, and a plain conv layer (kernel ``transition_kernel``) changes the
+  channel count if it differs; with ``downsample="conv"`` a plain stride-2 conv layer does both;
+- then ``layers`` blocks of the chosen type, with ``kernel_size`` an odd int or a list cycled over
+  the stage's layers (``[3, 1]`` alternates 3 x 3 and 1 x 1 receptive fields: Highway C);
+- head: global average pooling over positions and a Linear classifier ``(N, C) -> (N, num_classes)``.
+
+Depth counts the conv layers: stem + transitions + blocks (the head is not counted). The papers'
+conv tables count the softmax layer too: their "10-layer" MNIST net is depth 9 here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from highwaylab.errors import ConfigError
+from highwaylab.models.base import Backbone
+from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvHighwayBlock, ConvPlainBlock
+from highwaylab.models.fc_backbone import MAX_PARAMS, WEIGHT_INITS, resolve_gate_bias
+from highwaylab.models.fc_blocks import get_activation
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: ``layers`` blocks of ``channels`` channels; ``kernels`` is cycled over the layers."""
+
+    channels: int
+    layers: int
+    kernels: tuple[int, ...]
+
+    def kernel(self, j: int) -> int:
+        """Kernel size of the stage's j-th block (0-based)."""
+        return self.kernels[j % len(self.kernels)]
+
+
+def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
+    """Read ``[{channels: 16, layers: 4, kernel_size: 3}, ...]`` from the config.
+
+    Raises:
+        ConfigError: an empty list, a missing or unknown key, or a non-positive value; the message
+            names the stage (``model.stages[i]``).
+    """
+    if isinstance(stages, (str, bytes)) or not isinstance(stages, Sequence) or not len(stages):
+        raise ConfigError("model.stages must be a non-empty list of {channels, layers, kernel_size}.")
+    parsed = []
+    for i, stage in enumerate(stages):
+        key = f"model.stages[{i}]"
+        if not isinstance(stage, Mapping) or set(stage) - {"channels", "layers", "kernel_size"} \
+                or "channels" not in stage or "layers" not in stage:
+            raise ConfigError(f"{key}={stage!r} must be a mapping with channels, layers and optional "
+                              "kernel_size, e.g. {channels: 16, layers: 4, kernel_size: 3}.")
+        channels, layers = stage["channels"], stage["layers"]
+        kernels = stage.get("kernel_size", 3)
+        kernels = tuple(kernels) if isinstance(kernels, Sequence) and not isinstance(kernels, str) \
+            else (kernels,)
+        for name, value, low in (("channels", channels, 1), ("layers", layers, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{key}.{name}={value!r} must be an integer >= {low}.")
+        if not kernels or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 or k % 2 == 0
+                              for k in kernels):
+            raise ConfigError(f"{key}.kernel_size={stage.get('kernel_size')!r} must be an odd positive "
+                              "integer or a list of them, e.g. 3 or [3, 1].")
+        parsed.append(Stage(channels, layers, kernels))
+    return parsed
+
+
+def auto_conv_gate_bias(depth: int) -> float:
+    """``b_T = -max(1, round(depth / 10))``: -1, -2, -3 for conv nets of about 10, 20 and 30 layers,
+    as [TVDN sec. 2] suggests."""
+    return -float(max(1, round(depth / 10)))
+
+
+class ConvBackbone(Backbone):
+    """Stem + stages of conv layers + GAP head; ``(N, C_in, H, W) -> (N, num_classes)`` logits.
+
+    Args:
+        block: ``"highway"``, ``"residual"`` or ``"plain"``: the type of the stages' blocks.
+        stages: list of ``{channels, layers, kernel_size}`` (see :func:`parse_stages`).
+        input_shape: ``(C_in, H, W)`` of one example, e.g. ``(3, 32, 32)``.
+        num_classes: number of classes.
+        activation: name of a torch.nn activation, used by every layer (ReLU in the papers).
+        batch_norm: batch norm in every conv layer (before the activation; highway: on H only).
+        downsample: ``"maxpool"`` or ``"conv"`` (plain stride-2 layer) between stages.
+        stem_kernel, transition_kernel: kernel sizes of the stem and of channel-changing layers.
+        gate_bias: highway only: b_T as a number, or ``"auto"`` for :func:`auto_conv_gate_bias`.
+        init: ``"default"`` (PyTorch's), ``"glorot"`` or ``"he"`` for every conv and Linear weight;
+            the fused highway convolution is initialised as two separate ones (W_H, W_T).
+        **block_kwargs: residual: ``form`` (``"post"`` [RN] or ``"pre"`` [PA]), ``zero_init``.
+
+    Attributes:
+        depth: conv layers: stem + transitions + blocks.
+        width: the largest channel count.
+
+    Raises:
+        ConfigError: unknown block, activation, downsample, init or block option; bad stages;
+            a network too large to build.
+    """
+
+    def __init__(self, block: str, stages: Sequence[Mapping], input_shape: Sequence[int], num_classes: int,
+                 activation: str = "relu", batch_norm: bool = False, downsample: str = "maxpool",
+                 stem_kernel: int = 3, transition_kernel: int = 3, gate_bias: float | str | None = None,
+                 init: str = "he", **block_kwargs) -> None:
+        super().__init__()
+        if block not in CONV_BLOCKS:
+            raise ConfigError(f"model.block={block!r} is unknown for conv backbones; choose one of: "
+                              f"{', '.join(CONV_BLOCKS)}.")
+        if downsample not in ("maxpool", "conv"):
+            raise ConfigError(f"model.downsample={downsample!r} is unknown; choose maxpool or conv.")
+        if init not in WEIGHT_INITS:
+            raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
+        if not isinstance(batch_norm, bool):
+            raise ConfigError(f"model.batch_norm={batch_norm!r} must be true or false.")
+        if len(input_shape) != 3:
+            raise ConfigError(f"conv backbones need images (C, H, W); the data gives {tuple(input_shape)}.")
+        specs = parse_stages(stages)
+        plan, stage_ends = _plan(block, specs, downsample, transition_kernel)
+        _check_size(input_shape[0], stem_kernel, specs[0].channels, plan)
+        self.block, self.depth = block, 1 + len(plan)
+        self.width = max(s.channels for s in specs)
+        act_layer = get_activation(activation)
+        if CONV_BLOCKS[block].has_gate:
+            block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, self.depth)
+        elif gate_bias is not None:
+            raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
+        self.gate_bias = block_kwargs.get("gate_bias")
+
+        # maxpool: the last layer of every stage but the final one ends with a 2 x 2 max-pool
+        pooled = set(stage_ends[:-1]) if downsample == "maxpool" else set()
+        self.stem = ConvPlainBlock(specs[0].channels, stem_kernel, act_layer, batch_norm=batch_norm,
+                                   in_channels=input_shape[0], pool=-1 in pooled)
+        layers = []
+        for j, (kind, channels, kernel, extra) in enumerate(plan):
+            kwargs = extra if kind == "plain" else block_kwargs
+            try:
+                layers.append(CONV_BLOCKS[kind](channels, kernel, act_layer, batch_norm=batch_norm,
+                                                pool=j in pooled, **kwargs))
+            except TypeError as err:  # an option this block does not take, e.g. form= for highway
+                raise ConfigError(f"model: {kind!r} conv layers do not accept one of {sorted(kwargs)} "
+                                  f"({err}); remove that key.") from err
+        self.layers = nn.ModuleList(layers)
+        self.head = nn.Sequential(  # global average pooling [TVDN Table 3; Lin et al. 2014]
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(specs[-1].channels, num_classes))
+        self.init_weights(init)
+
+    def init_weights(self, scheme: str = "he") -> None:
+        """Initialise every conv and Linear weight with ``scheme`` (biases 0), then each block's own
+        initialisation (b_T, residual zero-init). A highway ``proj`` is two convolutions in one:
+        its W_H and W_T halves (output channels ``[:C]``, ``[C:]``) are initialised separately."""
+        weight_init = WEIGHT_INITS[scheme]
+        if weight_init is not None:
+            fused = {id(layer.proj) for layer in self.layers if isinstance(layer, ConvHighwayBlock)}
+            with torch.no_grad():
+                for module in self.modules():
+                    if isinstance(module, (nn.Conv2d, nn.Linear)):
+                        parts = 2 if id(module) in fused else 1
+                        for weight in module.weight.chunk(parts):  # (C_out / parts, C_in, k, k)
+                            weight_init(weight)
+                        if module.bias is not None:
+                            nn.init.zeros_(module.bias)
+        for layer in self.layers:
+            layer.init_weights()
+
+
+def _plan(block: str, specs: list[Stage], downsample: str, transition_kernel: int
+          ) -> tuple[list[tuple[str, int, int, dict]], list[int]]:
+    """The layers after the stem as ``(kind, channels, kernel, plain-layer options)``, in order, and
+    the index of each stage's last layer in that list (-1: the stem)."""
+    plan, ends = [], []
+    for i, stage in enumerate(specs):
+        previous = specs[i - 1].channels if i else stage.channels
+        if i and (downsample == "conv" or stage.channels != previous):
+            stride = 2 if downsample == "conv" else 1
+            plan.append(("plain", stage.channels, transition_kernel,
+                         {"in_channels": previous, "stride": stride}))
+        plan.extend((block, stage.channels, stage.kernel(j), {}) for j in range(stage.layers))
+        ends.append(len(plan) - 1)
+    return plan, ends
+
+
+def _check_size(in_channels: int, stem_kernel: int, channels: int, plan: list) -> None:
+    """Refuse, before building anything, a network too large to build (e.g. channels: 100000)."""
+    estimate = stem_kernel ** 2 * in_channels * channels  # weights only; highway/residual: 2 convs
+    for kind, c, k, extra in plan:
+        estimate += (1 if kind == "plain" else 2) * k * k * c * extra.get("in_channels", c)
+    if estimate > MAX_PARAMS:
+        raise ConfigError(f"model.stages would need about {estimate:.2g} parameters (more than "
+                          f"{MAX_PARAMS:.0e}); reduce channels or layers.")
+
+
+def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:
+    if gate_bias is None or gate_bias == "auto":
+        return auto_conv_gate_bias(depth)
+    return resolve_gate_bias(gate_bias)
