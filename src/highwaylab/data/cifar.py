@@ -1,0 +1,324 @@
+"""CIFAR-10 and CIFAR-100 as a LightningDataModule: uint8 images in memory, normalised and augmented
+a whole batch at a time on the training device."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from pathlib import Path
+from typing import Any
+
+import kornia.augmentation as K
+import torch
+from lightning import LightningDataModule
+from torch import Tensor, nn
+from torch.utils.data import DataLoader
+from torchvision.datasets import CIFAR10, CIFAR100
+from torchvision.datasets.utils import check_md5
+
+from highwaylab.data.memory import InMemoryBatches, batch_loader
+from highwaylab.errors import ConfigError, DataError
+
+GCN_EPS = 1e-8  # the smallest divisor of global contrast normalisation
+
+
+class CIFAR10NoMD5(CIFAR10):
+    """torchvision's CIFAR10 with ``None`` md5 sums, so that ``check_integrity(path, None)`` only
+    checks that each file exists."""
+
+    train_list = [[name, None] for name, _ in CIFAR10.train_list]
+    test_list = [[name, None] for name, _ in CIFAR10.test_list]
+    meta = {**CIFAR10.meta, "md5": None}
+
+
+class CIFAR100NoMD5(CIFAR100):
+    """torchvision's CIFAR100 with ``None`` md5 sums, so that ``check_integrity(path, None)`` only
+    checks that each file exists."""
+
+    train_list = [[name, None] for name, _ in CIFAR100.train_list]
+    test_list = [[name, None] for name, _ in CIFAR100.test_list]
+    meta = {**CIFAR100.meta, "md5": None}
+
+
+DATASETS: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10, "cifar100": CIFAR100}
+DATASETS_NO_MD5: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10NoMD5, "cifar100": CIFAR100NoMD5}
+NUM_CLASSES = {"cifar10": 10, "cifar100": 100}
+NORMALISE = ("channel", "gcn")
+TRAIN_IMAGES = 50_000  # official training images of either dataset
+
+
+class CIFARDataModule(LightningDataModule):
+    """CIFAR-10 or CIFAR-100 held in memory as uint8 ``(N, 3, 32, 32)`` tensors; batches are normalised
+    and augmented on the training device by :meth:`transform_batch`.
+
+    The 50,000 official training images are split, with ``split_seed``, into ``50,000 - val_size``
+    for training and ``val_size`` for validation (45,000 / 5,000 by default); the test set is the
+    official 10,000. The data are read with torchvision's ``CIFAR10`` / ``CIFAR100`` from the python
+    version of the archives: ``<data_dir>/cifar-10-batches-py/`` (``data_batch_1`` .. ``data_batch_5``,
+    ``test_batch``, ``batches.meta``) or ``<data_dir>/cifar-100-python/`` (``train``, ``test``, ``meta``).
+
+    Every batch leaves the DataLoader as uint8 and is turned into float32 after it reached the
+    device, in :meth:`on_after_batch_transfer` (which calls :meth:`transform_batch`):
+
+    - ``normalise="channel"``: pixels scaled to [0, 1], then standardised per channel with the
+      mean and standard deviation of the training split.
+    - ``normalise="gcn"``: global contrast normalisation of each image [Goodfellow et al. 2013,
+      Maxout Networks; TVDN Table 3]: with ``x`` the image's 3 x 32 x 32 values scaled to [0, 1],
+      ``x' = (x - mean(x)) / max(eps, std(x))``, mean and (unbiased) std over all pixels and
+      channels of that image, ``eps = 1e-8``.
+    - ``augment`` (training batches only): each image, after normalisation, is padded with ``pad``
+      zeros on every side (zero is the mean, so the border is "average"), randomly cropped back to
+      32 x 32 (a random translation by up to ``pad`` pixels in each direction), and mirrored
+      horizontally with probability 0.5, independently per example (kornia ``RandomCrop`` and
+      ``RandomHorizontalFlip``, drawn from torch's global random generator). Labels are untouched.
+
+    Args:
+        data_dir: the folder holding ``cifar-10-batches-py/`` or ``cifar-100-python/``.
+        dataset: ``"cifar10"`` or ``"cifar100"``.
+        batch_size: examples per batch (per device under DDP).
+        val_size: validation images taken from the official training set.
+        split_seed: seed of the train/validation split (independent of the run's ``seed``).
+        normalise: ``"channel"`` or ``"gcn"`` (see above).
+        augment: translate and mirror training images (see above).
+        pad: largest translation in pixels (0: mirroring only).
+        verify_md5: check every file against torchvision's md5 sums of the official archive. Set it
+            to False for other files in the same format (test fixtures, a subset): torchvision then
+            reads them through :class:`CIFAR10NoMD5` / :class:`CIFAR100NoMD5`, whose ``None`` md5
+            sums only make it check that each file exists; they are still checked for consistency.
+        download: let torchvision download and extract missing files (needs internet access).
+        num_workers, pin_memory: DataLoader options.
+
+    Raises:
+        ConfigError: an unknown dataset or normalisation, non-positive batch size, or a val_size,
+            pad or flag out of range.
+        DataError: a missing, corrupt or inconsistent data file (the message names it and the fix).
+    """
+
+    input_shape = (3, 32, 32)
+
+    def __init__(self, data_dir: str, dataset: str = "cifar10", batch_size: int = 128,
+                 val_size: int = 5000, split_seed: int = 0, normalise: str = "channel",
+                 augment: bool = True, pad: int = 4, verify_md5: bool = True, download: bool = False,
+                 num_workers: int = 0, pin_memory: bool = False) -> None:
+        super().__init__()
+        if dataset not in DATASETS:
+            raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
+        if not isinstance(val_size, int) or not 1 <= val_size < TRAIN_IMAGES:
+            raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {TRAIN_IMAGES - 1}.")
+        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
+            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+        if normalise not in NORMALISE:
+            raise ConfigError(f"data.normalise={normalise!r} is unknown; "
+                              f"choose one of: {', '.join(NORMALISE)}.")
+        for key, value in (("augment", augment), ("verify_md5", verify_md5), ("download", download)):
+            if not isinstance(value, bool):
+                raise ConfigError(f"data.{key}={value!r} must be true or false.")
+        if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad <= 32:
+            raise ConfigError(f"data.pad={pad!r} must be an integer in 0 .. 32.")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
+        self.save_hyperparameters(logger=False)
+        self.data_train: InMemoryBatches | None = None
+        self.data_val: InMemoryBatches | None = None
+        self.data_test: InMemoryBatches | None = None
+        self.class_names: list[str] | None = None
+        self.channel_mean: Tensor | None = None  # (3,), of the training split scaled to [0, 1]
+        self.channel_std: Tensor | None = None
+        self._stats_on: dict[torch.device, tuple[Tensor, Tensor]] = {}  # (1, 3, 1, 1) copies per device
+        steps: list[nn.Module] = [K.RandomCrop((32, 32), padding=pad, cropping_mode="slice")] if pad else []
+        self.augmentation = nn.Sequential(*steps, K.RandomHorizontalFlip()) if augment else None
+
+    @property
+    def num_classes(self) -> int:
+        return NUM_CLASSES[self.hparams.dataset]
+
+    @property
+    def in_features(self) -> int:
+        return math.prod(self.input_shape)
+
+    @property
+    def data_folder(self) -> Path:
+        return Path(self.hparams.data_dir) / DATASETS[self.hparams.dataset].base_folder
+
+    @property
+    def file_names(self) -> list[str]:
+        """The files torchvision reads: training batches, test batch, meta file."""
+        cls = DATASETS[self.hparams.dataset]
+        return [name for name, _ in cls.train_list + cls.test_list] + [cls.meta["filename"]]
+
+    def prepare_data(self) -> None:
+        """Download and extract the archive, only if ``download`` is set and files are missing."""
+        if not self.hparams.download or all((self.data_folder / f).is_file() for f in self.file_names):
+            return
+        cls = DATASETS[self.hparams.dataset]
+        try:
+            cls(self.hparams.data_dir, train=True, download=True)
+        except Exception as err:  # torchvision raises RuntimeError / URLError / OSError
+            raise DataError(f"Downloading {cls.url} into {self.hparams.data_dir} failed ({err}). "
+                            f"{self._fix_hint()}") from err
+
+    def setup(self, stage: str | None = None) -> None:
+        """Load the files once into memory and split; calling it again does nothing."""
+        if self.data_train is not None:
+            return
+        if not self.data_folder.is_dir():
+            raise DataError(f"Data folder missing: {self.data_folder}. {self._fix_hint()}")
+        for name in self.file_names:  # torchvision needs all of them, whichever split it reads
+            if not (self.data_folder / name).is_file():
+                raise DataError(f"Data file missing: {self.data_folder / name}. {self._fix_hint()}")
+        x_fit, y_fit = self._load(train=True)  # (50000, 3, 32, 32) uint8, (50000,) int64
+        x_test, y_test = self._load(train=False)  # (10000, 3, 32, 32), (10000,)
+        if not self.hparams.val_size < len(y_fit):
+            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
+                              f"{self.data_folder} holds {len(y_fit)}; set data.val_size below that.")
+        generator = torch.Generator().manual_seed(self.hparams.split_seed)
+        perm = torch.randperm(len(y_fit), generator=generator)
+        val_idx, train_idx = perm[: self.hparams.val_size], perm[self.hparams.val_size:]
+        self.channel_mean, self.channel_std = channel_stats(x_fit[train_idx])
+        self._stats_on = {}
+        self.data_train = InMemoryBatches(x_fit[train_idx], y_fit[train_idx])
+        self.data_val = InMemoryBatches(x_fit[val_idx], y_fit[val_idx])
+        self.data_test = InMemoryBatches(x_test, y_test)
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.data_train, shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.data_val, shuffle=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader(self.data_test, shuffle=False)
+
+    def on_after_batch_transfer(self, batch: Any, dataloader_idx: int) -> Any:
+        """Normalise (and, while training, augment) a batch that is already on the device.
+
+        ``(x, y)`` batches give ``(transform_batch(x), y)``; a bare uint8 tensor is transformed
+        alone; anything else (a model's float ``example_input_array``) passes unchanged.
+        """
+        train = self.trainer is not None and self.trainer.training
+        if isinstance(batch, Tensor):
+            return self.transform_batch(batch, train=train) if batch.dtype == torch.uint8 else batch
+        x, y = batch
+        return self.transform_batch(x, train=train), y
+
+    def transform_batch(self, x: Tensor, train: bool) -> Tensor:
+        """uint8 images ``(N, 3, 32, 32)`` on any device -> normalised float32 on that device,
+        augmented only when ``train`` and ``augment`` are both true (see the class docstring)."""
+        if x.dtype != torch.uint8 or x.dim() != 4 or tuple(x.shape[1:]) != self.input_shape:
+            raise ValueError(f"transform_batch expects uint8 images (N, 3, 32, 32), got {x.dtype} "
+                             f"{tuple(x.shape)}")
+        x = x.float().div_(255)
+        if self.hparams.normalise == "gcn":
+            mean = x.mean(dim=(1, 2, 3), keepdim=True)
+            std = x.std(dim=(1, 2, 3), keepdim=True)
+            x = x.sub_(mean).div_(std.clamp_min(GCN_EPS))
+        else:
+            mean, std = self._channel_stats_on(x.device)
+            x = x.sub_(mean).div_(std)
+        if train and self.augmentation is not None:
+            x = self.augmentation(x)
+        return x
+
+    def _channel_stats_on(self, device: torch.device) -> tuple[Tensor, Tensor]:
+        if self.channel_mean is None or self.channel_std is None:
+            raise RuntimeError("call setup() before transform_batch(): the channel statistics come from "
+                               "the training split")
+        if device not in self._stats_on:
+            self._stats_on[device] = (self.channel_mean.view(1, 3, 1, 1).to(device),
+                                      self.channel_std.view(1, 3, 1, 1).to(device))
+        return self._stats_on[device]
+
+    def _loader(self, data: InMemoryBatches | None, shuffle: bool) -> DataLoader:
+        if data is None:
+            raise RuntimeError("call setup() before asking for a dataloader")
+        return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
+                            self.hparams.pin_memory)
+
+    def _load(self, train: bool) -> tuple[Tensor, Tensor]:
+        table = DATASETS if self.hparams.verify_md5 else DATASETS_NO_MD5
+        cls = table[self.hparams.dataset]
+        try:
+            ds = cls(self.hparams.data_dir, train=train, download=False)
+        except Exception as err:  # md5 mismatch (RuntimeError), unpickling, reshape, missing key
+            raise self._corrupt_error(err) from err
+        x = torch.from_numpy(ds.data).permute(0, 3, 1, 2).contiguous()  # (N, 32, 32, 3) -> (N, 3, 32, 32)
+        y = torch.as_tensor(ds.targets, dtype=torch.long)
+        if len(x) != len(y) or (len(y) and not 0 <= int(y.min()) <= int(y.max()) < self.num_classes):
+            raise self._corrupt_error(None)
+        self.class_names = list(ds.classes)
+        return x, y
+
+    def _corrupt_error(self, err: Exception | None) -> DataError:
+        """A DataError naming the first file that fails a check (md5, unpickling, format, labels)."""
+        cls = DATASETS[self.hparams.dataset]
+        md5s = dict(cls.train_list + cls.test_list) | {cls.meta["filename"]: cls.meta["md5"]}
+        label_key = "labels" if self.hparams.dataset == "cifar10" else "fine_labels"
+        again = f"Delete it and download or copy it again. {self._fix_hint()}"
+        if self.hparams.verify_md5:
+            for name in self.file_names:
+                path = self.data_folder / name
+                if not check_md5(path, md5s[name]):
+                    return DataError(
+                        f"Data file corrupt: {path} fails its md5 check (torchvision expects {md5s[name]}). "
+                        f"If it is deliberately not the official file (a test fixture, a subset), set "
+                        f"data.verify_md5=false to check only that the files exist. {again}")
+        for name in self.file_names:
+            path = self.data_folder / name
+            try:
+                with path.open("rb") as f:
+                    entry = pickle.load(f, encoding="latin1")
+            except Exception as load_err:
+                return DataError(f"Data file corrupt: {path} could not be unpickled "
+                                 f"({type(load_err).__name__}: {load_err}). {again}")
+            problem = _format_problem(entry, cls.meta["key"] if name == cls.meta["filename"] else label_key,
+                                      is_meta=name == cls.meta["filename"], num_classes=self.num_classes)
+            if problem:
+                return DataError(f"Data file corrupt: {path} {problem}. {again}")
+        why = f" ({err})" if err is not None else ""
+        return DataError(f"torchvision could not read {cls.__name__} from {self.data_folder}{why}. "
+                         f"{self._fix_hint()}")
+
+    def _fix_hint(self) -> str:
+        cls = DATASETS[self.hparams.dataset]
+        return (f"Expected the python version of {cls.__name__}: {', '.join(self.file_names)} in "
+                f"{self.data_folder}. Fix: on a machine with internet access download {cls.url}, "
+                f"extract it (tar -xzf {cls.filename}) into data.data_dir (now {self.hparams.data_dir}; "
+                f"or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it holds "
+                f"{cls.base_folder}/, or set data.download=true on a machine with internet access.")
+
+
+def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> str | None:
+    """What is wrong with one unpickled CIFAR file, or None."""
+    if not isinstance(entry, dict) or key not in entry:
+        return f"is not a CIFAR pickle: no {key!r} entry"
+    if is_meta:
+        return None
+    data, labels = entry.get("data"), entry[key]
+    shape = getattr(data, "shape", None)
+    if shape is None or len(shape) != 2 or shape[1] != 3072 or str(getattr(data, "dtype", "")) != "uint8":
+        return f"has no uint8 'data' array of (N, 3072) rows (got {type(data).__name__} {shape})"
+    if shape[0] != len(labels):
+        return f"holds {shape[0]} images but {len(labels)} labels"
+    if len(labels) and not 0 <= min(labels) <= max(labels) < num_classes:
+        return f"has labels outside 0 .. {num_classes - 1} (min {min(labels)}, max {max(labels)})"
+    return None
+
+
+def channel_stats(x: Tensor) -> tuple[Tensor, Tensor]:
+    """Per-channel mean and (unbiased) std of uint8 images ``x (N, C, H, W)`` scaled to [0, 1].
+
+    Exact, from a 256-bin histogram per channel, without a float copy of the images.
+    Returns two float32 tensors of shape ``(C,)``.
+    """
+    values = torch.arange(256, dtype=torch.float64) / 255
+    means, stds = [], []
+    for c in range(x.shape[1]):
+        hist = torch.bincount(x[:, c].reshape(-1), minlength=256).double()
+        n = hist.sum()
+        mean = (hist * values).sum() / n
+        var = (hist * (values - mean) ** 2).sum() / (n - 1).clamp_min(1)
+        means.append(mean)
+        stds.append(var.sqrt().clamp_min(GCN_EPS))
+    return torch.stack(means).float(), torch.stack(stds).float()
