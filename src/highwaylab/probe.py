@@ -14,7 +14,7 @@ from pathlib import Path
 
 from highwaylab.analysis.plots import layer_lines
 from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
-from highwaylab.models.blocks import ACTIVATIONS
+from highwaylab.models.fc_blocks import ACTIVATIONS
 
 
 def main(argv: list[str] | None = None) -> None:
