@@ -16,10 +16,11 @@ import lightning as L
 import torch
 from hydra.utils import instantiate
 from lightning.pytorch.loggers import Logger, WandbLogger
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
+from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     output_dir.mkdir(parents=True, exist_ok=True)
     print_config_tree(cfg, save_to=output_dir / "config_resolved.yaml")
     ckpt_path = cfg.get("ckpt_path")
+    if ckpt_path:
+        continue_wandb_run(cfg, ckpt_path)
     datamodule, module, loggers, trainer = build(cfg)
     net = module.backbone
     if ckpt_path:
@@ -111,6 +114,12 @@ def build(cfg: DictConfig) -> Built:
     loggers = instantiate_group(cfg.get("logger"))
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+    external = trainer.strategy.cluster_environment.creates_processes_externally  # SLURM, torchrun
+    if in_multirun() and trainer.world_size > 1 and not external:
+        raise ConfigError(
+            f"trainer: {trainer.world_size} processes in a local multirun: Lightning would start each "
+            "rank by rerunning the whole sweep. Run DDP jobs one at a time (without -m), or sweep "
+            "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)
 
@@ -140,6 +149,30 @@ def check_checkpoint(path: str, module: torch.nn.Module) -> None:
             f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). Resume with the model, "
             "depth and width of the run that wrote it (its .hydra/config.yaml lists them).")
+
+
+def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
+    """Point ``cfg.logger.wandb`` at the W&B run that wrote ``ckpt_path`` (``id``, ``resume: allow``),
+    so that the resumed run's charts continue that run; an ``id`` set by the user wins.
+
+    The run id comes from the checkpoint's ``logger_versions`` (:meth:`ClassifierModule.on_save_checkpoint`).
+    Returns the id, or ``None`` when there is no W&B logger, no id in the checkpoint, or the file
+    cannot be read (:func:`check_checkpoint` reports that later).
+    """
+    wandb_cfg = (cfg.get("logger") or {}).get("wandb")
+    if wandb_cfg is None or wandb_cfg.get("id"):
+        return None
+    try:
+        versions = torch.load(ckpt_path, map_location="cpu", weights_only=True).get("logger_versions", {})
+    except Exception:
+        return None
+    run_id = versions.get(WandbLogger.__name__)
+    if run_id:
+        with open_dict(cfg):
+            wandb_cfg.id = run_id
+            wandb_cfg.resume = "allow"
+        log.info(f"Continuing W&B run {run_id} of {ckpt_path}")
+    return run_id
 
 
 def _floats(metrics: dict) -> dict[str, float]:

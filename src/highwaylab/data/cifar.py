@@ -234,7 +234,7 @@ class CIFARDataModule(LightningDataModule):
         if data is None:
             raise RuntimeError("call setup() before asking for a dataloader")
         return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
-                            self.hparams.pin_memory)
+                            self.hparams.pin_memory, trainer=self.trainer)
 
     def _load(self, train: bool) -> tuple[Tensor, Tensor]:
         table = DATASETS if self.hparams.verify_md5 else DATASETS_NO_MD5

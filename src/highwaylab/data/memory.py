@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import torch
 from torch import Tensor
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 
 class InMemoryBatches(Dataset):
@@ -37,8 +39,20 @@ def keep_batch(batch: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
 
 
 def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_workers: int = 0,
-                 pin_memory: bool = False) -> DataLoader:
-    """A DataLoader over ``data`` that fetches each batch with one indexing."""
-    return DataLoader(data, batch_size=batch_size, shuffle=shuffle, collate_fn=keep_batch,
-                      num_workers=num_workers, pin_memory=pin_memory,
+                 pin_memory: bool = False, trainer=None) -> DataLoader:
+    """A DataLoader over ``data`` that fetches each batch with one indexing.
+
+    Shuffled batches of a single-process run follow a permutation seeded by the run's seed
+    (``PL_GLOBAL_SEED``, set by ``seed_everything``) and the epoch: a one-replica
+    ``DistributedSampler``, whose ``set_epoch`` Lightning calls at every epoch. So a run resumed
+    from a checkpoint sees the same batches as one that was never interrupted. Under DDP
+    (``trainer.world_size > 1``) Lightning puts its own ``DistributedSampler`` in, with the same
+    seed, and each rank gets its shard.
+    """
+    sampler = None
+    if shuffle and (trainer is None or trainer.world_size == 1):
+        sampler = DistributedSampler(data, num_replicas=1, rank=0, shuffle=True,
+                                     seed=int(os.environ.get("PL_GLOBAL_SEED", 0)))
+    return DataLoader(data, batch_size=batch_size, shuffle=shuffle and sampler is None, sampler=sampler,
+                      collate_fn=keep_batch, num_workers=num_workers, pin_memory=pin_memory,
                       persistent_workers=num_workers > 0)

@@ -120,7 +120,7 @@ class MNISTDataModule(LightningDataModule):
         if data is None:
             raise RuntimeError("call setup() before asking for a dataloader")
         return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
-                            self.hparams.pin_memory)
+                            self.hparams.pin_memory, trainer=self.trainer)
 
     def _load(self, train: bool) -> tuple[torch.Tensor, torch.Tensor]:
         cls = DATASETS[self.hparams.dataset]

@@ -18,8 +18,8 @@ class ClassifierModule(LightningModule):
 
     Logged keys (per epoch, synchronised across processes by torchmetrics): ``train/loss``,
     ``train/acc``, ``val/loss``, ``val/acc``, ``val/acc_best``, ``test/loss``, ``test/acc``;
-    and ``train/loss_step`` every ``trainer.log_every_n_steps`` steps. Losses are in nats per
-    example, accuracies are fractions in [0, 1].
+    and ``train/loss_step`` every ``trainer.log_every_n_steps`` steps (averaged over processes).
+    Losses are in nats per example, accuracies are fractions in [0, 1].
 
     Args:
         net: the backbone, e.g. :class:`highwaylab.models.FCBackbone`.
@@ -45,6 +45,7 @@ class ClassifierModule(LightningModule):
                                                                   validate_args=False)
                                    for s in stages})
         self.val_acc_best = MaxMetric()
+        self.val_acc_best.persistent(True)  # saved in checkpoints: a resumed run keeps its best
 
     @property
     def backbone(self) -> nn.Module:
@@ -72,7 +73,7 @@ class ClassifierModule(LightningModule):
 
     def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
         loss = self._step(batch, "train")
-        self.log("train/loss_step", loss.detach(), on_step=True, on_epoch=False)
+        self.log("train/loss_step", loss.detach(), on_step=True, on_epoch=False, sync_dist=True)
         return loss
 
     def validation_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
@@ -81,13 +82,16 @@ class ClassifierModule(LightningModule):
     def test_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
         self._step(batch, "test")
 
-    def on_train_start(self) -> None:
-        self.val_acc_best.reset()  # the sanity check must not count as the best epoch
-
     def on_validation_epoch_end(self) -> None:
         if not self.trainer.sanity_checking:
             self.val_acc_best(self.accs["val_acc"].compute())
             self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        """Store each logger's version (W&B: the run id) as ``checkpoint["logger_versions"]``, so that a
+        run resumed from this checkpoint continues the same W&B run."""
+        checkpoint["logger_versions"] = {type(lg).__name__: str(lg.version) for lg in self.loggers
+                                         if lg.version is not None}
 
     def configure_optimizers(self) -> dict:
         try:

@@ -27,10 +27,28 @@ def sweep_group() -> str | None:
     return f"sweep-{Path(hc.sweep.dir).name}" if hc.mode == RunMode.MULTIRUN else None
 
 
+def run_tags(*, _root_: DictConfig) -> list[str]:
+    """W&B tags of this run: the config's ``tags``, then ``model:<choice>``, ``depth:<depth>``
+    (fully connected models), ``seed:<seed>`` and, when one is chosen, ``experiment:<name>``, so
+    that the runs of a sweep can be filtered by each swept value."""
+    tags = [str(t) for t in _root_.get("tags") or []]
+    choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
+    tags.append(f"model:{choices.get('model', _root_.model.get('block'))}")
+    if "stages" not in _root_.model:  # conv models are set by their stages, not by `depth`
+        tags.append(f"depth:{_root_.get('depth')}")
+    tags.append(f"seed:{_root_.get('seed')}")
+    if choices.get("experiment"):
+        tags.append(f"experiment:{choices['experiment']}")
+    return tags
+
+
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}``; call before the config is composed (safe to call twice)."""
+    """Register ``${sweep_group:}`` and ``${run_tags:}``; call before the config is composed
+    (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
+    if not OmegaConf.has_resolver("run_tags"):
+        OmegaConf.register_new_resolver("run_tags", run_tags)
 
 
 def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str | Path,

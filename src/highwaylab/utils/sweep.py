@@ -1,0 +1,62 @@
+"""The summary of a multirun: one JSON line per finished or failed job in ``<sweep dir>/summary.jsonl``.
+
+Every job appends its own line when it ends (one small ``write`` in append mode, so jobs of a
+parallel launcher do not interleave), whether it succeeded or failed; ``python -m highwaylab.report``
+reads it with the jobs' ``metrics.json`` files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+
+log = logging.getLogger(__name__)
+SUMMARY = "summary.jsonl"
+
+
+def in_multirun() -> bool:
+    """Whether this process runs a job of a Hydra multirun (``-m``)."""
+    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
+
+
+def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | None = None) -> Path | None:
+    """Append this job's line to ``<sweep dir>/summary.jsonl``; does nothing outside a multirun.
+
+    The line holds ``job`` (Hydra's job number), ``overrides`` (the job's command-line overrides),
+    ``output_dir``, ``status`` (``"ok"`` or ``"failed"``), ``error`` (one line, or null), and the
+    job's final ``metrics`` (NaN and infinity written as null).
+
+    Returns:
+        The summary file, or ``None`` outside a multirun.
+    """
+    if not in_multirun():
+        return None
+    hc = HydraConfig.get()
+    line = {"job": hc.job.num, "overrides": list(hc.overrides.task), "output_dir": hc.runtime.output_dir,
+            "status": status, "error": error,
+            "metrics": {k: _json_value(v) for k, v in (metrics or {}).items()}}
+    path = Path(hc.sweep.dir) / SUMMARY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(line) + "\n")
+    return path
+
+
+def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
+    """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none."""
+    path = Path(sweep_dir) / SUMMARY
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
