@@ -24,8 +24,9 @@ register_resolvers()
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> float | None:
-    """Train; in a multirun, record the job in the sweep's summary.jsonl, and let a failed job
-    return NaN (the sweep, or the Optuna search, goes on) instead of raising."""
+    """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
+    summary.jsonl; a failed job is recorded with its error, then raised, and Hydra's launcher goes
+    on with the other jobs (the Optuna sweeper marks the trial failed: see hparams_search/)."""
     try:
         metrics = train(cfg)
     except Exception as err:
@@ -34,15 +35,17 @@ def main(cfg: DictConfig) -> float | None:
         message = f"{user or repr(err)}" + (f" [config key: {where}]" if where else "")
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])
-            # a bug (not a user error) keeps its traceback in the job's log
-            log.error(f"highwaylab: job failed, the sweep goes on: {message}", exc_info=user is None)
-            return math.nan
+            log.error(f"highwaylab: job failed, the sweep goes on: {message}")
+            raise
         if user is None:
             raise
         log.error(f"highwaylab: {message}")
         sys.exit(1)
     record_job("ok", metrics)
-    return optimized_metric(cfg, metrics)
+    value = optimized_metric(cfg, metrics)
+    if value is not None and math.isnan(value) and in_multirun():
+        return None  # a NaN objective: the Optuna sweeper marks the trial failed, and goes on
+    return value
 
 
 if __name__ == "__main__":

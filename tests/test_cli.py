@@ -117,26 +117,3 @@ def test_analysis_callbacks_write_keys_and_images_into_the_offline_wandb_run(tmp
     assert len(stripes) == 2
     assert "example 0: label" in stripes[0]["stripes/gates.captions"][0]
     assert any("lesion/table.path" in row for row in history)
-
-
-@pytest.mark.slow
-def test_multirun_gives_one_finished_wandb_run_per_job_grouped_by_sweep(tmp_path, data_dir):
-    args = [a for a in SMALL if not a.startswith("trainer.max_epochs")] + ["trainer.max_epochs=1"]
-    env = os.environ | {"HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", "model=plain,highway",
-                           *args, f"paths.log_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/sweep"],
-                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    jobs = sorted(p for p in (tmp_path / "sweep").iterdir() if p.is_dir())
-    assert [p.name for p in jobs] == ["0_plain-d3-s0", "1_highway-d3-s0"]
-    runs = []
-    for job in jobs:
-        assert (job / "metrics.json").is_file()
-        records = read_records(job / "wandb")
-        run = next(r["run"] for r in records if r.get("type") == "run")
-        exit_rec = next(r["exit"] for r in records if r.get("type") == "exit")
-        assert exit_rec.get("exit_code", 0) == 0
-        runs.append(run)
-    assert runs[0]["run_id"] != runs[1]["run_id"]
-    assert runs[0]["run_group"] == runs[1]["run_group"] == "sweep-sweep"
-    assert [r["display_name"] for r in runs] == ["plain-d3-s0", "highway-d3-s0"]

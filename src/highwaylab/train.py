@@ -114,11 +114,12 @@ def build(cfg: DictConfig) -> Built:
     loggers = instantiate_group(cfg.get("logger"))
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
-    external = trainer.strategy.cluster_environment.creates_processes_externally  # SLURM, torchrun
-    if in_multirun() and trainer.world_size > 1 and not external:
+    environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
+    if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(
             f"trainer: {trainer.world_size} processes in a local multirun: Lightning would start each "
-            "rank by rerunning the whole sweep. Run DDP jobs one at a time (without -m), or sweep "
+            "rank by rerunning the whole sweep (SLURM and torchrun start the ranks themselves). "
+            "Run DDP jobs one at a time (without -m), or sweep "
             "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)

@@ -1,0 +1,88 @@
+"""Depth report of a multirun: ``python -m highwaylab.report outputs/multiruns/<date>_<time>``.
+
+Writes into ``<sweep dir>/report/`` (or ``--out``):
+
+- ``depth.png``: final training loss and test accuracy against depth, one line per model, the
+  seeds as mean +- standard deviation and dots [TVDN Figure 1];
+- ``loss_curves.png``: the training-loss curves, one panel per depth;
+- ``table.md`` and ``table.csv``: the same numbers (and the failed jobs, with their errors).
+
+It also logs them to a W&B run of ``job_type`` ``report`` in the sweep's group
+(``sweep-<sweep folder name>``): offline unless ``WANDB_MODE`` says otherwise, so that it works
+from the files alone, without network; ``--no-wandb`` skips it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+from pathlib import Path
+
+from highwaylab.analysis.plots import to_rgb
+from highwaylab.analysis.sweep_report import (
+    aggregate,
+    collect_jobs,
+    curves_figure,
+    depth_figure,
+    markdown_table,
+    table_rows,
+)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(prog="python -m highwaylab.report", description=__doc__.split("\n")[0])
+    example = "outputs/multiruns/<date>_<time>"
+    parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {example}")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: <sweep_dir>/report)")
+    parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
+    parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
+    args = parser.parse_args(argv)
+    if not args.sweep_dir.is_dir():
+        parser.error(f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
+    try:
+        jobs = collect_jobs(args.sweep_dir)
+    except FileNotFoundError as err:
+        parser.error(str(err))
+    out = args.out or args.sweep_dir / "report"
+    out.mkdir(parents=True, exist_ok=True)
+
+    points = aggregate(jobs)
+    rows = table_rows(points)
+    figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
+    for name, fig in figures.items():
+        fig.savefig(out / f"{name}.png", dpi=120)
+    (out / "table.md").write_text(markdown_table(rows, jobs))
+    with (out / "table.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model", "depth"])
+        writer.writeheader()
+        writer.writerows(rows)
+    print((out / "table.md").read_text())
+    print(f"Report written to {out}")
+    if not args.no_wandb:
+        log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
+    return out
+
+
+def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jobs: list,
+                 project: str) -> None:
+    """One W&B run (``job_type="report"``, group ``sweep-<folder>``) with the figures and the tables."""
+    import wandb
+
+    run = wandb.init(project=project, group=f"sweep-{sweep_dir.resolve().name}", job_type="report",
+                     name=f"report-{sweep_dir.resolve().name}", dir=str(out),
+                     mode=os.environ.get("WANDB_MODE", "offline"))
+    try:
+        run.log({f"report/{name}": wandb.Image(to_rgb(fig)) for name, fig in figures.items()})
+        columns = list(rows[0]) if rows else ["model", "depth"]
+        run.log({"report/table": wandb.Table(columns=columns, data=[list(r.values()) for r in rows]),
+                 "report/jobs": wandb.Table(columns=["job", "model", "depth", "seed", "status", "error"],
+                                            data=[[j.folder.name, j.model, j.depth, j.seed, j.status,
+                                                   j.error or ""] for j in jobs])})
+        print(f"W&B report run: {run.dir}")
+    finally:
+        run.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Sweeps and scale-out as users run them (subprocesses of train.py): a 2 x 2 multirun and its depth
+report, a failing job, the Optuna sweeper, DDP on 2 CPU processes, the submitit launcher, and a
+run killed with SIGKILL that resumes to the same metrics."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from highwaylab.report import main as report_main
+from highwaylab.utils.sweep import read_summary
+from highwaylab.utils.wandb_offline import read_records
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+# an MNIST subset: a few batches of each split
+SUBSET = ["width=16", "trainer.max_epochs=1", "trainer.limit_train_batches=6",
+          "trainer.limit_val_batches=2", "trainer.limit_test_batches=2", "trainer.log_every_n_steps=2",
+          "~callbacks.rich_progress_bar", "~callbacks.model_summary"]
+
+
+def train_py(args: list[str], cwd: Path, timeout: int = 600, popen: bool = False):
+    cmd = [sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={cwd}/outputs"]
+    env = os.environ | {"HYDRA_FULL_ERROR": "1"}
+    if popen:
+        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+
+
+def wandb_run(job: Path) -> tuple[dict, dict]:
+    """The run record and the exit record of the offline W&B run in ``job``."""
+    records = read_records(job / "wandb")
+    return (next(r["run"] for r in records if r.get("type") == "run"),
+            next(r["exit"] for r in records if r.get("type") == "exit"))
+
+
+def test_2x2_multirun_four_finished_wandb_runs_in_one_group_and_the_report(tmp_path, data_dir):
+    proc = train_py(["-m", "model=plain,highway", "depth=3,5", *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"],
+                    tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sweep = tmp_path / "sweep"
+    jobs = sorted((p for p in sweep.iterdir() if p.is_dir()), key=lambda p: int(p.name.split("_")[0]))
+    assert [p.name for p in jobs] == ["0_plain-d3-s0", "1_plain-d5-s0", "2_highway-d3-s0", "3_highway-d5-s0"]
+    metrics = {p.name: json.loads((p / "metrics.json").read_text()) for p in jobs}
+    runs = []
+    for job in jobs:
+        run, exit_rec = wandb_run(job)
+        assert exit_rec.get("exit_code", 0) == 0  # finished
+        runs.append(run)
+    assert len({r["run_id"] for r in runs}) == 4  # no W&B run reused between the jobs of one process
+    assert {r["run_group"] for r in runs} == {"sweep-sweep"}
+    assert runs[3]["display_name"] == "highway-d5-s0"
+    assert {"model:highway", "depth:5", "seed:0"} <= set(runs[3]["tags"])
+    assert [line["status"] for line in read_summary(sweep)] == ["ok"] * 4
+
+    out = report_main([str(sweep)])
+    with (out / "table.csv").open() as f:
+        rows = {(r["model"], int(r["depth"])): r for r in csv.DictReader(f)}
+    assert sorted(rows) == [("highway", 3), ("highway", 5), ("plain", 3), ("plain", 5)]  # the 4 points
+    for name, m in metrics.items():
+        model, depth = name.split("_")[1].split("-d")[0], int(name.split("-d")[1].split("-")[0])
+        assert float(rows[(model, depth)]["train_loss_mean"]) == pytest.approx(m["train/loss"])
+        assert float(rows[(model, depth)]["test_acc_mean"]) == pytest.approx(m["test/acc"])
+    assert (out / "depth.png").stat().st_size > 10_000 and (out / "loss_curves.png").is_file()
+    report_run = next(r["run"] for r in read_records(out / "wandb") if r.get("type") == "run")
+    assert report_run["run_group"] == "sweep-sweep" and report_run["job_type"] == "report"
+
+
+def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path, data_dir):
+    proc = train_py(["-m", "depth=0,3", "logger=csv", *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"], tmp_path)
+    assert proc.returncode != 0  # Hydra re-raises the first failure once every job has run
+    summary = {line["job"]: line for line in read_summary(tmp_path / "sweep")}
+    assert summary[0]["status"] == "failed"
+    assert summary[0]["error"].startswith("depth=0 is invalid: it must be a positive integer")
+    assert summary[1]["status"] == "ok" and summary[1]["metrics"]["depth"] == 3
+    assert (tmp_path / "sweep" / "1_highway-d3-s0" / "metrics.json").is_file()
+
+
+GRID_WITH_FAILURE = """# @package _global_
+defaults:
+  - override /hydra/sweeper: optuna
+  - override /hydra/sweeper/sampler: random
+hydra:
+  mode: MULTIRUN
+  sweeper:
+    direction: maximize
+    n_trials: 3
+    max_failure_rate: 1.0
+    sampler:
+      seed: 1
+    params:
+      optim.optimizer.lr: choice(0.1, -1.0, 0.05)
+"""
+
+
+def test_optuna_sweeper_completes_three_trials_with_one_forced_failure(tmp_path, data_dir):
+    # optuna's random sampler with seed 1 draws lr = -1.0, 0.1, 0.05: the optimiser refuses -1.0
+    search = tmp_path / "extra" / "hparams_search"
+    search.mkdir(parents=True)
+    (search / "grid_with_failure.yaml").write_text(GRID_WITH_FAILURE)
+    proc = train_py([f"hydra.searchpath=[file://{tmp_path}/extra]", "hparams_search=grid_with_failure",
+                     "depth=3", "logger=csv", *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = read_summary(tmp_path / "sweep")
+    assert sorted(line["status"] for line in summary) == ["failed", "ok", "ok"]
+    failed = next(line for line in summary if line["status"] == "failed")
+    assert "Invalid learning rate: -1.0" in failed["error"]
+    results = yaml.safe_load((tmp_path / "sweep" / "optimization_results.yaml").read_text())
+    ok = {float(next(o for o in line["overrides"] if o.startswith("optim.optimizer.lr=")).split("=")[1]):
+          line["metrics"]["val/acc_best"] for line in summary if line["status"] == "ok"}
+    assert results["best_value"] == pytest.approx(max(ok.values()))
+    assert results["best_params"]["optim.optimizer.lr"] == max(ok, key=ok.get)
+
+
+@pytest.mark.parametrize(("name", "sampler"), [("mnist_tpe", "TPESampler"),
+                                               ("mnist_random", "RandomSampler")])
+def test_hparams_search_configs_hold_the_papers_search_space(name, sampler):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("train", overrides=[f"hparams_search={name}"], return_hydra_config=True)
+    sweeper = cfg.hydra.sweeper
+    assert sweeper._target_.endswith("OptunaSweeper") and sweeper.sampler._target_.endswith(sampler)
+    assert sweeper.max_failure_rate == 1.0  # a failed trial does not end the search
+    assert dict(sweeper.params) == {
+        "optim.optimizer.lr": "tag(log, interval(0.001, 1.0))",
+        "optim.optimizer.momentum": "interval(0.5, 0.99)",
+        "optim.scheduler.gamma": "interval(0.5, 1.0)", "model.activation": "choice(relu, tanh)",
+        "model.gate_bias": "range(-10, -1)"}
+
+
+def test_ddp_cpu_one_run_folder_one_wandb_run_and_the_single_process_metrics(tmp_path, data_dir):
+    common = ["depth=4", "width=16", "trainer.max_epochs=1", "trainer.limit_train_batches=20",
+              "trainer.limit_val_batches=5", "trainer.limit_test_batches=5", "~callbacks.rich_progress_bar"]
+    ddp = train_py(["trainer=ddp_cpu", "data.batch_size=64", *common, f"hydra.run.dir={tmp_path}/ddp"],
+                   tmp_path)
+    assert ddp.returncode == 0, ddp.stderr[-3000:]
+    single = train_py(["trainer=cpu", "data.batch_size=128", "logger=csv", *common,
+                       f"hydra.run.dir={tmp_path}/single"], tmp_path)
+    assert single.returncode == 0, single.stderr[-3000:]
+    # no run folders from the child rank
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["ddp", "single"]
+    assert len(list((tmp_path / "ddp" / "wandb").glob("offline-run-*"))) == 1  # one W&B run, rank 0's
+    m_ddp = json.loads((tmp_path / "ddp" / "metrics.json").read_text())
+    m_single = json.loads((tmp_path / "single" / "metrics.json").read_text())
+    # each rank takes every other example of the same seeded permutation: the same 128 examples per
+    # step as the single process, gradients averaged: the same run up to float rounding
+    assert m_ddp["global_step"] == m_single["global_step"] == 20
+    for key in ("train/loss", "val/loss", "test/loss"):
+        assert m_ddp[key] == pytest.approx(m_single[key], rel=1e-3), key
+    for key in ("val/acc", "test/acc"):
+        assert m_ddp[key] == pytest.approx(m_single[key], abs=2 / 640), key
+
+
+def test_submitit_local_launcher_runs_two_jobs(tmp_path, data_dir):
+    proc = train_py(["-m", "hydra/launcher=submitit_local", "model=plain,highway", "depth=3", "logger=csv",
+                     *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = read_summary(tmp_path / "sweep")
+    assert sorted(line["job"] for line in summary) == [0, 1]
+    assert all(line["status"] == "ok" for line in summary)
+    assert list((tmp_path / "sweep" / ".submitit").iterdir())  # submitit's own job folders
+    for job in ("0_plain-d3-s0", "1_highway-d3-s0"):
+        assert json.loads((tmp_path / "sweep" / job / "metrics.json").read_text())["global_step"] == 6
+
+
+def test_run_killed_mid_epoch_resumes_to_the_metrics_of_an_uninterrupted_run(tmp_path, data_dir):
+    args = ["depth=20", "width=32", "trainer.max_epochs=3", "trainer.limit_train_batches=60",
+            "trainer.limit_val_batches=4", "trainer.limit_test_batches=4", "~callbacks.rich_progress_bar",
+            "seed=3"]
+    straight = train_py([*args, "logger=csv", f"hydra.run.dir={tmp_path}/straight"], tmp_path)
+    assert straight.returncode == 0, straight.stderr[-3000:]
+    run = tmp_path / "killed"
+    proc = train_py([*args, f"hydra.run.dir={run}"], tmp_path, popen=True)
+    deadline = time.time() + 300
+    while not (run / "checkpoints" / "last.ckpt").exists() and time.time() < deadline:  # epoch 0 done
+        time.sleep(0.2)
+    time.sleep(1.0)  # into epoch 1
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (run / "metrics.json").exists(), "the run finished before it was killed: make it longer"
+    resumed = train_py([*args, f"ckpt_path={run}/checkpoints/last.ckpt", f"hydra.run.dir={run}"], tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    m_resumed = json.loads((run / "metrics.json").read_text())
+    m_straight = json.loads((tmp_path / "straight" / "metrics.json").read_text())
+    for key in ("global_step", "epochs", "train/loss", "val/acc", "val/acc_best", "test/acc", "test/loss"):
+        assert m_resumed[key] == pytest.approx(m_straight[key], rel=1e-6), key
+    # the resumed run continues the killed run's W&B run: the same run id in both offline folders
+    folders = sorted((run / "wandb").glob("offline-run-*"))
+    assert len(folders) == 2 and folders[0].name.split("-")[-1] == folders[1].name.split("-")[-1]
