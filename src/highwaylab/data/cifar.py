@@ -10,13 +10,11 @@ from typing import Any
 
 import kornia.augmentation as K
 import torch
-from lightning import LightningDataModule
 from torch import Tensor, nn
-from torch.utils.data import DataLoader
 from torchvision.datasets import CIFAR10, CIFAR100
 from torchvision.datasets.utils import check_md5
 
-from highwaylab.data.memory import InMemoryBatches, batch_loader
+from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
 GCN_EPS = 1e-8  # the smallest divisor of global contrast normalisation
@@ -47,7 +45,7 @@ NORMALISE = ("channel", "gcn")
 TRAIN_IMAGES = 50_000  # official training images of either dataset
 
 
-class CIFARDataModule(LightningDataModule):
+class CIFARDataModule(InMemoryDataModule):
     """CIFAR-10 or CIFAR-100 held in memory as uint8 ``(N, 3, 32, 32)`` tensors; batches are normalised
     and augmented on the training device by :meth:`transform_batch`.
 
@@ -103,12 +101,7 @@ class CIFARDataModule(LightningDataModule):
         super().__init__()
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
-        if not isinstance(val_size, int) or not 1 <= val_size < TRAIN_IMAGES:
-            raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {TRAIN_IMAGES - 1}.")
-        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
-            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+        self.check_loader_args(batch_size, val_size, split_seed, num_workers, TRAIN_IMAGES)
         if normalise not in NORMALISE:
             raise ConfigError(f"data.normalise={normalise!r} is unknown; "
                               f"choose one of: {', '.join(NORMALISE)}.")
@@ -117,12 +110,7 @@ class CIFARDataModule(LightningDataModule):
                 raise ConfigError(f"data.{key}={value!r} must be true or false.")
         if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad <= 32:
             raise ConfigError(f"data.pad={pad!r} must be an integer in 0 .. 32.")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
         self.save_hyperparameters(logger=False)
-        self.data_train: InMemoryBatches | None = None
-        self.data_val: InMemoryBatches | None = None
-        self.data_test: InMemoryBatches | None = None
         self.class_names: list[str] | None = None
         self.channel_mean: Tensor | None = None  # (3,), of the training split scaled to [0, 1]
         self.channel_std: Tensor | None = None
@@ -170,26 +158,12 @@ class CIFARDataModule(LightningDataModule):
                 raise DataError(f"Data file missing: {self.data_folder / name}. {self._fix_hint()}")
         x_fit, y_fit = self._load(train=True)  # (50000, 3, 32, 32) uint8, (50000,) int64
         x_test, y_test = self._load(train=False)  # (10000, 3, 32, 32), (10000,)
-        if not self.hparams.val_size < len(y_fit):
-            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
-                              f"{self.data_folder} holds {len(y_fit)}; set data.val_size below that.")
-        generator = torch.Generator().manual_seed(self.hparams.split_seed)
-        perm = torch.randperm(len(y_fit), generator=generator)
-        val_idx, train_idx = perm[: self.hparams.val_size], perm[self.hparams.val_size:]
+        train_idx, val_idx = self.split(len(y_fit), self.data_folder)
         self.channel_mean, self.channel_std = channel_stats(x_fit[train_idx])
         self._stats_on = {}
         self.data_train = InMemoryBatches(x_fit[train_idx], y_fit[train_idx])
         self.data_val = InMemoryBatches(x_fit[val_idx], y_fit[val_idx])
         self.data_test = InMemoryBatches(x_test, y_test)
-
-    def train_dataloader(self) -> DataLoader:
-        return self._loader(self.data_train, shuffle=True)
-
-    def val_dataloader(self) -> DataLoader:
-        return self._loader(self.data_val, shuffle=False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader(self.data_test, shuffle=False)
 
     def on_after_batch_transfer(self, batch: Any, dataloader_idx: int) -> Any:
         """Normalise (and, while training, augment) a batch that is already on the device.
@@ -229,12 +203,6 @@ class CIFARDataModule(LightningDataModule):
             self._stats_on[device] = (self.channel_mean.view(1, 3, 1, 1).to(device),
                                       self.channel_std.view(1, 3, 1, 1).to(device))
         return self._stats_on[device]
-
-    def _loader(self, data: InMemoryBatches | None, shuffle: bool) -> DataLoader:
-        if data is None:
-            raise RuntimeError("call setup() before asking for a dataloader")
-        return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
-                            self.hparams.pin_memory, trainer=self.trainer)
 
     def _load(self, train: bool) -> tuple[Tensor, Tensor]:
         table = DATASETS if self.hparams.verify_md5 else DATASETS_NO_MD5

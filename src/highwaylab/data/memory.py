@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import torch
+from lightning import LightningDataModule
 from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+from highwaylab.errors import ConfigError
 
 
 class InMemoryBatches(Dataset):
@@ -56,3 +60,62 @@ def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_work
     return DataLoader(data, batch_size=batch_size, shuffle=shuffle and sampler is None, sampler=sampler,
                       collate_fn=keep_batch, num_workers=num_workers, pin_memory=pin_memory,
                       persistent_workers=num_workers > 0)
+
+
+class InMemoryDataModule(LightningDataModule):
+    """Base of the DataModules that hold a whole dataset in memory as :class:`InMemoryBatches`.
+
+    Subclasses fill ``data_train``, ``data_val`` and ``data_test`` in ``setup()`` (with
+    :meth:`split` for the validation set) and keep ``batch_size``, ``val_size``, ``split_seed``,
+    ``num_workers`` and ``pin_memory`` in ``hparams``.
+    """
+
+    data_train: InMemoryBatches | None = None
+    data_val: InMemoryBatches | None = None
+    data_test: InMemoryBatches | None = None
+
+    @staticmethod
+    def check_loader_args(batch_size: int, val_size: int, split_seed: int, num_workers: int,
+                          train_examples: int) -> None:
+        """Check the arguments every in-memory DataModule shares.
+
+        Raises:
+            ConfigError: naming ``data.<key>``: a non-positive batch size, a ``val_size`` outside
+                1 .. ``train_examples`` - 1, a non-integer ``split_seed``, negative ``num_workers``.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
+        if isinstance(val_size, bool) or not isinstance(val_size, int) or not 1 <= val_size < train_examples:
+            raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {train_examples - 1}.")
+        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
+            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
+
+    def split(self, n: int, source: Path) -> tuple[Tensor, Tensor]:
+        """Indices ``(train, validation)`` of ``n`` official training examples: ``val_size`` of them,
+        drawn with ``split_seed``, for validation, the rest for training.
+
+        Raises:
+            ConfigError: ``val_size`` leaves no training example (``source`` is named).
+        """
+        if not self.hparams.val_size < n:
+            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
+                              f"{source} holds {n}; set data.val_size below that.")
+        perm = torch.randperm(n, generator=torch.Generator().manual_seed(self.hparams.split_seed))
+        return perm[self.hparams.val_size:], perm[: self.hparams.val_size]
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.data_train, shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.data_val, shuffle=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader(self.data_test, shuffle=False)
+
+    def _loader(self, data: InMemoryBatches | None, shuffle: bool) -> DataLoader:
+        if data is None:
+            raise RuntimeError("call setup() before asking for a dataloader")
+        return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
+                            self.hparams.pin_memory, trainer=self.trainer)

@@ -6,11 +6,9 @@ import math
 from pathlib import Path
 
 import torch
-from lightning import LightningDataModule
-from torch.utils.data import DataLoader
 from torchvision.datasets import MNIST, FashionMNIST
 
-from highwaylab.data.memory import InMemoryBatches, batch_loader
+from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
 DATASETS: dict[str, type[MNIST]] = {"mnist": MNIST, "fashion_mnist": FashionMNIST}
@@ -18,7 +16,7 @@ RAW_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
              "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 
 
-class MNISTDataModule(LightningDataModule):
+class MNISTDataModule(InMemoryDataModule):
     """MNIST or Fashion-MNIST held in memory as normalised ``(N, 1, 28, 28)`` float tensors.
 
     The 60,000 official training images are split, with ``split_seed``, into ``60,000 - val_size``
@@ -49,18 +47,8 @@ class MNISTDataModule(LightningDataModule):
         super().__init__()
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
-        if not isinstance(val_size, int) or not 1 <= val_size < 60_000:
-            raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. 59999.")
-        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
-            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
+        self.check_loader_args(batch_size, val_size, split_seed, num_workers, 60_000)
         self.save_hyperparameters(logger=False)
-        self.data_train: InMemoryBatches | None = None
-        self.data_val: InMemoryBatches | None = None
-        self.data_test: InMemoryBatches | None = None
 
     @property
     def in_features(self) -> int:
@@ -90,37 +78,17 @@ class MNISTDataModule(LightningDataModule):
             check_idx_file(self.raw_folder / name, self._fix_hint())
         x_fit, y_fit = self._load(train=True)  # (60000, 1, 28, 28) uint8, (60000,)
         x_test, y_test = self._load(train=False)  # (10000, 1, 28, 28), (10000,)
-        if not self.hparams.val_size < len(y_fit):
-            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
-                              f"{self.raw_folder} holds {len(y_fit)}; set data.val_size below that.")
         scaled = x_fit.float().div_(255)
         mean, std = scaled.mean(), scaled.std()
 
         def normalise(x: torch.Tensor) -> torch.Tensor:
             return (x.float() / 255 - mean) / std
 
-        generator = torch.Generator().manual_seed(self.hparams.split_seed)
-        perm = torch.randperm(len(y_fit), generator=generator)
-        val_idx, train_idx = perm[: self.hparams.val_size], perm[self.hparams.val_size:]
+        train_idx, val_idx = self.split(len(y_fit), self.raw_folder)
         x_fit = normalise(x_fit)
         self.data_train = InMemoryBatches(x_fit[train_idx], y_fit[train_idx])
         self.data_val = InMemoryBatches(x_fit[val_idx], y_fit[val_idx])
         self.data_test = InMemoryBatches(normalise(x_test), y_test)
-
-    def train_dataloader(self) -> DataLoader:
-        return self._loader(self.data_train, shuffle=True)
-
-    def val_dataloader(self) -> DataLoader:
-        return self._loader(self.data_val, shuffle=False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader(self.data_test, shuffle=False)
-
-    def _loader(self, data: InMemoryBatches | None, shuffle: bool) -> DataLoader:
-        if data is None:
-            raise RuntimeError("call setup() before asking for a dataloader")
-        return batch_loader(data, self.hparams.batch_size, shuffle, self.hparams.num_workers,
-                            self.hparams.pin_memory, trainer=self.trainer)
 
     def _load(self, train: bool) -> tuple[torch.Tensor, torch.Tensor]:
         cls = DATASETS[self.hparams.dataset]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
 from torch import Tensor, nn
 
 
@@ -29,6 +30,28 @@ class Internals:
 
     states: list[Tensor] = field(default_factory=list)
     gates: list[Tensor] = field(default_factory=list)
+
+
+class FusedGate:
+    """Gate-bias methods of a highway layer whose ``proj`` computes H and T in one go (a Linear or a
+    convolution with 2D outputs): outputs ``[:D]`` are H's, ``[D:]`` are T's, its bias ``[b_H; b_T]``.
+    Mixed into the fully connected and the conv highway layer, which set ``proj`` and ``gate_bias``."""
+
+    proj: nn.Module
+    gate_bias: float
+
+    def init_weights(self) -> None:
+        self.init_gate_bias(self.gate_bias)
+
+    def init_gate_bias(self, value: float) -> None:
+        """Set every transform-gate bias b_T to ``value`` [HN sec. 2; TVDN sec. 2]."""
+        with torch.no_grad():
+            self.transform_bias.fill_(value)
+
+    @property
+    def transform_bias(self) -> Tensor:
+        """b_T, shape ``(D,)`` (or ``(C,)``): a view into ``proj.bias``."""
+        return self.proj.bias[self.proj.bias.shape[0] // 2:]
 
 
 class Backbone(nn.Module):

@@ -24,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from highwaylab.errors import ConfigError
+from highwaylab.models.base import FusedGate
 
 
 def _norm(batch_norm: bool, channels: int) -> nn.Module:
@@ -90,7 +91,7 @@ class ConvPlainBlock(ConvBlock):
         return self.pool(x) if self.shape_preserving else None
 
 
-class ConvHighwayBlock(ConvBlock):
+class ConvHighwayBlock(FusedGate, ConvBlock):
     """Conv highway layer [HN eq. 3; TVDN sec. 2]; ``(N, C, H, W) -> (N, C, H, W)`` (halved by ``pool``).
 
     ``proj`` is one ``Conv2d(C, 2C, k)``: output channels ``[:C]`` are W_H, ``[C:]`` are W_T, so
@@ -119,19 +120,6 @@ class ConvHighwayBlock(ConvBlock):
         self.norm = _norm(batch_norm, channels)
         self.act = act_layer()
         self.init_weights()
-
-    def init_weights(self) -> None:
-        self.init_gate_bias(self.gate_bias)
-
-    def init_gate_bias(self, value: float) -> None:
-        """Set every transform-gate bias b_T to ``value`` [HN sec. 2; TVDN sec. 2]."""
-        with torch.no_grad():
-            self.proj.bias[self.channels:].fill_(value)
-
-    @property
-    def transform_bias(self) -> Tensor:
-        """b_T, shape ``(C,)``: a view into ``proj.bias``."""
-        return self.proj.bias[self.channels:]
 
     def _gate_and_output(self, x: Tensor) -> tuple[Tensor, Tensor]:
         h, t = self.proj(x).chunk(2, dim=1)  # (N, 2C, H, W) -> H pre-act (N, C, H, W), T logits (N, C, H, W)

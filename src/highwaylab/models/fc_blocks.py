@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from highwaylab.errors import ConfigError
+from highwaylab.models.base import FusedGate
 
 # Element-wise activations of torch.nn, by lower-case name ("relu", "tanh", "gelu", "leakyrelu"...).
 # Excluded: modules that need arguments, change the shape, or act across features.
@@ -116,7 +117,7 @@ class ResidualBlock(Block):
         return x + self.fc(self.act(self.norm(x)))
 
 
-class HighwayBlock(Block):
+class HighwayBlock(FusedGate, Block):
     """Highway layer with a coupled carry gate, H and T from one matmul [HN eq. 3]; ``(N, D) -> (N, D)``.
 
     ``proj`` is ``Linear(D, 2D)``: its weight stacks ``[W_H; W_T]`` and its bias ``[b_H; b_T]``.
@@ -137,19 +138,6 @@ class HighwayBlock(Block):
         self.proj = nn.Linear(width, 2 * width)
         self.act = act_layer()
         self.init_weights()
-
-    def init_weights(self) -> None:
-        self.init_gate_bias(self.gate_bias)
-
-    def init_gate_bias(self, value: float) -> None:
-        """Set every transform-gate bias b_T to ``value`` [HN sec. 2; TVDN sec. 2]."""
-        with torch.no_grad():
-            self.proj.bias[self.width:].fill_(value)
-
-    @property
-    def transform_bias(self) -> Tensor:
-        """b_T, shape ``(D,)``: a view into ``proj.bias``."""
-        return self.proj.bias[self.width:]
 
     def _transform(self, x: Tensor) -> tuple[Tensor, Tensor]:
         h, t = self.proj(x).chunk(2, dim=-1)  # (N, 2D) -> H pre-activation (N, D), T logits (N, D)
