@@ -153,8 +153,9 @@ def check_checkpoint(path: str, module: torch.nn.Module) -> None:
 
 
 def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
-    """Point ``cfg.logger.wandb`` at the W&B run that wrote ``ckpt_path`` (``id``, ``resume: allow``),
-    so that the resumed run's charts continue that run; an ``id`` set by the user wins.
+    """Point ``cfg.logger.wandb`` at the W&B run that wrote ``ckpt_path`` (``id``, ``resume: allow``,
+    and its ``group`` when none is set), so that the resumed run's charts continue that run; an
+    ``id`` set by the user wins.
 
     The run id comes from the checkpoint's ``logger_versions`` (:meth:`ClassifierModule.on_save_checkpoint`).
     Returns the id, or ``None`` when there is no W&B logger, no id in the checkpoint, or the file
@@ -164,15 +165,17 @@ def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     try:
-        versions = torch.load(ckpt_path, map_location="cpu", weights_only=True).get("logger_versions", {})
+        checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
     except Exception:
         return None
-    run_id = versions.get(WandbLogger.__name__)
+    run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     if run_id:
         with open_dict(cfg):
             wandb_cfg.id = run_id
             wandb_cfg.resume = "allow"
-        log.info(f"Continuing W&B run {run_id} of {ckpt_path}")
+            if not wandb_cfg.get("group") and checkpoint.get("wandb_group"):
+                wandb_cfg.group = checkpoint["wandb_group"]  # a sweep's job resumed on its own
+        log.info(f"Continuing W&B run {run_id} (group {wandb_cfg.get('group')}) of {ckpt_path}")
     return run_id
 
 

@@ -20,6 +20,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from highwaylab.utils.sweep import read_summary  # noqa: E402
@@ -59,7 +60,7 @@ def collect_jobs(sweep_dir: str | Path, curves: bool = True) -> list[Job]:
         metrics_file = folder / "metrics.json"
         metrics = json.loads(metrics_file.read_text()) if metrics_file.is_file() else {}
         status = "ok" if metrics else ("failed" if folder.name in errors else "incomplete")
-        depth = int(metrics.get("depth", cfg.depth))  # the backbone's own depth when it finished
+        depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         job = Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics,
                   errors.get(folder.name))
         if curves:
@@ -72,13 +73,17 @@ def collect_jobs(sweep_dir: str | Path, curves: bool = True) -> list[Job]:
 
 
 def loss_curve(folder: Path) -> list[tuple[int, float]]:
-    """``(step, train/loss_step)`` of every offline W&B run in ``folder`` (a resumed job has several)."""
-    points = {}
+    """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several):
+    the per-batch ``train/loss_step`` (logged every ``trainer.log_every_n_steps`` steps), or, for a
+    job too short to log it, the per-epoch ``train/loss``."""
+    per_step, per_epoch = {}, {}
     for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb")):
         for row in read_history(run_file):
-            if LOSS + "_step" in row and STEP in row:
-                points[int(row[STEP])] = float(row[LOSS + "_step"])
-    return sorted(points.items())
+            if STEP in row:
+                for key, points in ((LOSS + "_step", per_step), (LOSS, per_epoch)):
+                    if key in row:
+                        points[int(row[STEP])] = float(row[key])
+    return sorted((per_step or per_epoch).items())
 
 
 @dataclass
@@ -139,6 +144,7 @@ def depth_figure(points: list[Point]) -> Figure:
         ax.set_xlabel("depth (layers)")
         ax.set_xscale("log")
         ax.set_xticks(sorted({p.depth for p in points}), [str(d) for d in sorted({p.depth for p in points})])
+        ax.xaxis.set_minor_formatter(NullFormatter())  # only the swept depths are labelled
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle("Depth against final training loss and test accuracy (mean +- std over seeds)")
@@ -148,7 +154,12 @@ def depth_figure(points: list[Point]) -> Figure:
 
 def curves_figure(jobs: list[Job]) -> Figure:
     """Training-loss curves (``train/loss_step``), one panel per depth, one line per model and seed."""
-    depths = sorted({j.depth for j in jobs if j.curve}) or [0]  # [0]: one empty panel
+    depths = sorted({j.depth for j in jobs if j.curve})
+    if not depths:  # no job logged a training loss
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.text(0.5, 0.5, "no training loss in the jobs' W&B runs", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
     fig, axes = plt.subplots(1, len(depths), figsize=(3.2 * len(depths) + 1, 3.6), squeeze=False,
                              sharey=True)
     colours = {m: f"C{i}" for i, m in enumerate(sorted({j.model for j in jobs}))}
@@ -162,7 +173,7 @@ def curves_figure(jobs: list[Job]) -> Figure:
         ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    axes[0][0].set_ylabel("training loss (per batch)")
+    axes[0][0].set_ylabel("training loss")
     fig.tight_layout()
     return fig
 

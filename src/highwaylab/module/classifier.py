@@ -88,10 +88,15 @@ class ClassifierModule(LightningModule):
             self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
-        """Store each logger's version (W&B: the run id) as ``checkpoint["logger_versions"]``, so that a
-        run resumed from this checkpoint continues the same W&B run."""
+        """Store each logger's version (W&B: the run id) as ``checkpoint["logger_versions"]``, and the
+        W&B group as ``checkpoint["wandb_group"]``, so that a run resumed from this checkpoint
+        continues the same W&B run, in the same group."""
         checkpoint["logger_versions"] = {type(lg).__name__: str(lg.version) for lg in self.loggers
                                          if lg.version is not None}
+        for lg in self.loggers:
+            group = getattr(getattr(lg, "experiment", None), "group", None)
+            if isinstance(group, str) and group:
+                checkpoint["wandb_group"] = group
 
     def configure_optimizers(self) -> dict:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ def sweep_group() -> str | None:
     return f"sweep-{Path(hc.sweep.dir).name}" if hc.mode == RunMode.MULTIRUN else None
 
 
-def run_tags(*, _root_: DictConfig) -> list[str]:
+def run_tags(*, _root_: DictConfig) -> ListConfig:
     """W&B tags of this run: the config's ``tags``, then ``model:<choice>``, ``depth:<depth>``
     (fully connected models), ``seed:<seed>`` and, when one is chosen, ``experiment:<name>``, so
     that the runs of a sweep can be filtered by each swept value."""
@@ -39,16 +40,24 @@ def run_tags(*, _root_: DictConfig) -> list[str]:
     tags.append(f"seed:{_root_.get('seed')}")
     if choices.get("experiment"):
         tags.append(f"experiment:{choices['experiment']}")
-    return tags
+    return ListConfig(tags)  # a config node: `--cfg job --resolve` cannot hold a bare list
+
+
+def config_subdir(ckpt_path: str | None) -> str:
+    """Hydra's ``output_subdir``: ``.hydra``, or for a run resumed from ``ckpt_path`` (usually in the
+    same folder) ``.hydra/resumed_<date>_<time>``, so that the original run's record is kept."""
+    return ".hydra" if not ckpt_path else f".hydra/resumed_{datetime.now():%Y-%m-%d_%H-%M-%S}"
 
 
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}`` and ``${run_tags:}``; call before the config is composed
-    (safe to call twice)."""
+    """Register ``${sweep_group:}``, ``${run_tags:}`` and ``${config_subdir:}``; call before the
+    config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
         OmegaConf.register_new_resolver("run_tags", run_tags)
+    if not OmegaConf.has_resolver("config_subdir"):
+        OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
 
 
 def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str | Path,
