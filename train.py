@@ -25,10 +25,12 @@ register_resolvers()
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> float | None:
     """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
-    summary.jsonl; a failed job is recorded with its error, then raised, and Hydra's launcher goes
-    on with the other jobs (the Optuna sweeper marks the trial failed: see hparams_search/)."""
+    summary.jsonl; a job that fails on bad input is recorded with its error and returns nothing, so
+    that the launcher goes on (the Optuna sweeper marks the trial failed); the sweep then ends with
+    a list of the failed jobs and exit status 1 (``SweepSummary``). A bug is raised with its traceback."""
     try:
         metrics = train(cfg)
+        value = optimized_metric(cfg, metrics)
     except Exception as err:
         user = user_error(err)
         where = str(err).split("full_key: ")[-1].strip() if "full_key: " in str(err) else ""
@@ -36,13 +38,14 @@ def main(cfg: DictConfig) -> float | None:
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])
             log.error(f"highwaylab: job failed, the sweep goes on: {message}")
-            raise
+            if user is None:
+                raise
+            return None
         if user is None:
             raise
         log.error(f"highwaylab: {message}")
         sys.exit(1)
     record_job("ok", metrics)
-    value = optimized_metric(cfg, metrics)
     if value is not None and math.isnan(value) and in_multirun():
         return None  # a NaN objective: the Optuna sweeper marks the trial failed, and goes on
     return value

@@ -70,6 +70,11 @@ BAD_INPUTS = {
     "not a checkpoint": (["ckpt_path={tmp}/notes.txt"],
                          "ckpt_path={tmp}/notes.txt is not a Lightning checkpoint"),
     "negative lr": (["optim.optimizer.lr=-1"], "optim: the optimizer or scheduler rejected its config"),
+    "gpu without one": (["trainer=gpu"], "Fix: on a machine without a GPU use trainer=cpu"),
+    "even conv kernel": (["model=conv_highway", "model.stages=[{{channels:4,layers:1,kernel_size:2}}]"],
+                         "model.stages[0].kernel_size=2 must be an odd positive integer"),
+    "cifar missing": (["data=cifar10", "model=conv_highway", "data.data_dir={tmp}/empty"],
+                      "Data folder missing: {tmp}/empty/cifar-10-batches-py"),
 }
 
 

@@ -158,7 +158,8 @@ def test_paper_depths_and_gate_biases(experiment, depth, gate_bias, tmp_path):
     ([{"channels": 0, "layers": 1}], r"model.stages\[0\].channels=0"),
     ([{"channels": 8, "layers": 1}, {"channels": 8, "layers": -1}], r"model.stages\[1\].layers=-1"),
     ([{"channels": 8, "layers": 1, "kernel_size": 2}], r"model.stages\[0\].kernel_size=2"),
-    ([{"channels": 8, "layers": 1, "kernels": 3}], r"model.stages\[0\]=.* must be a mapping"),
+    ([{"channels": 8, "layers": 1, "kernels": 3}], r"model.stages\[0\]: unknown key kernels\. A stage has"),
+    (["abc"], r"model.stages\[0\]='abc' must be a mapping"),
     ([{"channels": 100_000, "layers": 100}], "would need about"),
 ])
 def test_bad_stages_name_the_stage(stages, key):
@@ -252,3 +253,16 @@ def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp
         columns = f.readline().strip().split(",")
     assert "gates/mean/layer_004" in columns and "gates/mean/layer_003" not in columns  # the transition
     assert "grad_norm/input/layer_003" in columns
+
+
+def test_stages_that_pool_the_input_away_or_oversized_kernels_are_refused():
+    six = [{"channels": 4, "layers": 1}] * 6  # 28 -> 14 -> 7 -> 3 -> 1 -> 0
+    with pytest.raises(ConfigError, match=r"6 stages with 2x2 max-pooling between them shrink the 28x28"):
+        ConvBackbone("highway", six, (1, 28, 28), 10)
+    assert ConvBackbone("highway", six, (1, 28, 28), 10, downsample="conv").depth == 12  # strided: fine
+    with pytest.raises(ConfigError, match=r"model.stages\[0\].kernel_size=99 is larger than the 28x28 maps"):
+        ConvBackbone("highway", [{"channels": 4, "layers": 1, "kernel_size": 99}], (1, 28, 28), 10)
+    with pytest.raises(ConfigError, match=r"model.stem_kernel=4 must be an odd positive integer"):
+        ConvBackbone("highway", STAGES, (3, 8, 8), 2, stem_kernel=4)
+    with pytest.raises(ConfigError, match=r"model.stages\[0\]: unknown key chanels; missing channels"):
+        ConvBackbone("highway", [{"chanels": 4, "layers": 1}], (3, 8, 8), 2)

@@ -77,7 +77,10 @@ def test_2x2_multirun_four_finished_wandb_runs_in_one_group_and_the_report(tmp_p
 
 def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path, data_dir):
     proc = train_py(["-m", "depth=0,3", "logger=csv", *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"], tmp_path)
-    assert proc.returncode != 0  # Hydra re-raises the first failure once every job has run
+    # every job ran; the sweep ends with the list of failed jobs and exit status 1, no traceback
+    assert proc.returncode == 1
+    assert "1 of 2 jobs finished" in proc.stderr + proc.stdout
+    assert "job 0 (depth=0" in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
     summary = {line["job"]: line for line in read_summary(tmp_path / "sweep")}
     assert summary[0]["status"] == "failed"
     assert summary[0]["error"].startswith("depth=0 is invalid: it must be a positive integer")
@@ -109,7 +112,8 @@ def test_optuna_sweeper_completes_three_trials_with_one_forced_failure(tmp_path,
     (search / "grid_with_failure.yaml").write_text(GRID_WITH_FAILURE)
     proc = train_py([f"hydra.searchpath=[file://{tmp_path}/extra]", "hparams_search=grid_with_failure",
                      "depth=3", "logger=csv", *SUBSET, f"hydra.sweep.dir={tmp_path}/sweep"], tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == 1, proc.stderr[-3000:]  # the search ran to the end, then lists the failure
+    assert "2 of 3 jobs finished" in proc.stderr + proc.stdout
     summary = read_summary(tmp_path / "sweep")
     assert sorted(line["status"] for line in summary) == ["failed", "ok", "ok"]
     failed = next(line for line in summary if line["status"] == "failed")
@@ -194,6 +198,37 @@ def test_run_killed_mid_epoch_resumes_to_the_metrics_of_an_uninterrupted_run(tmp
     m_straight = json.loads((tmp_path / "straight" / "metrics.json").read_text())
     for key in ("global_step", "epochs", "train/loss", "val/acc", "val/acc_best", "test/acc", "test/loss"):
         assert m_resumed[key] == pytest.approx(m_straight[key], rel=1e-6), key
+    # the original record of the run is kept; the resumed run writes its own beside it
+    assert "ckpt_path" not in (run / ".hydra" / "overrides.yaml").read_text()
+    assert "ckpt_path" in next((run / ".hydra").glob("resumed_*/overrides.yaml")).read_text()
     # the resumed run continues the killed run's W&B run: the same run id in both offline folders
     folders = sorted((run / "wandb").glob("offline-run-*"))
     assert len(folders) == 2 and folders[0].name.split("-")[-1] == folders[1].name.split("-")[-1]
+
+
+def fake_job(sweep: Path, name: str, model: str, depth: int, metrics: str | None) -> Path:
+    """A job folder as a multirun leaves it: Hydra's record, and metrics.json when it finished."""
+    job = sweep / name
+    (job / ".hydra").mkdir(parents=True)
+    (job / ".hydra" / "config.yaml").write_text(f"depth: {depth}\nseed: 0\n")
+    (job / ".hydra" / "hydra.yaml").write_text(f"hydra:\n  runtime:\n    choices:\n      model: {model}\n")
+    if metrics is not None:
+        (job / "metrics.json").write_text(metrics)
+    return job
+
+
+def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_path, capsys):
+    sweep = tmp_path / "sweep"
+    fake_job(sweep, "0_plain-d3-s0", "plain", 3, json.dumps({"train/loss": 0.5, "test/acc": 0.9, "depth": 3}))
+    fake_job(sweep, "1_highway-d3-s0", "highway", 3, '{"train/loss": 0.')  # killed while writing
+    (sweep / "summary.jsonl").write_text('{"job": 0, "status": "ok"')  # a half-written line
+    out = report_main([str(sweep), "--no-wandb"])
+    table = (out / "table.md").read_text()
+    assert "| plain | 3 | 1 | 0.5 ± 0 | 0.9000 ± 0.0000 |" in table
+    assert "1_highway-d3-s0: incomplete: metrics.json cannot be read" in table
+
+    empty = tmp_path / "failed"
+    fake_job(empty, "0_plain-d3-s0", "plain", 3, None)
+    with pytest.raises(SystemExit) as err:
+        report_main([str(empty), "--no-wandb"])
+    assert err.value.code == 1 and "nothing to plot" in capsys.readouterr().err

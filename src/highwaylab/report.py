@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> Path:
         writer.writerows(rows)
     print((out / "table.md").read_text())
     print(f"Report written to {out}")
+    if not points:
+        parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot.\n")
     if not args.no_wandb:
         log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
     return out

@@ -39,8 +39,11 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     """
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    print_config_tree(cfg, save_to=output_dir / "config_resolved.yaml")
     ckpt_path = cfg.get("ckpt_path")
+    resolved = output_dir / "config_resolved.yaml"
+    if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
+        resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
+    print_config_tree(cfg, save_to=resolved)
     if ckpt_path:
         continue_wandb_run(cfg, ckpt_path)
     datamodule, module, loggers, trainer = build(cfg)
@@ -79,7 +82,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
     }
     if trainer.is_global_zero:
-        (output_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        tmp = output_dir / "metrics.json.tmp"  # then renamed: a reader never sees half a file
+        tmp.write_text(json.dumps(metrics, indent=2))
+        tmp.replace(output_dir / "metrics.json")
         log.info(f"Metrics: {json.dumps(metrics)}")
     return metrics
 
@@ -113,7 +118,14 @@ def build(cfg: DictConfig) -> Built:
     callbacks = instantiate_group(cfg.get("callbacks"))
     loggers = instantiate_group(cfg.get("logger"))
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
-    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+    try:
+        trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+    except Exception as err:
+        cause = err.__cause__ or err
+        if type(cause).__name__ == "MisconfigurationException" and "gpu" in str(cause).lower():
+            raise ConfigError(f"trainer: {cause} Fix: on a machine without a GPU use trainer=cpu, or "
+                              "trainer=ddp_cpu for 2 CPU processes.") from err
+        raise
     environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
     if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(
@@ -138,8 +150,9 @@ def check_checkpoint(path: str, module: torch.nn.Module) -> None:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
     except Exception as err:
+        first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise ConfigError(f"ckpt_path={path} is not a Lightning checkpoint ({type(err).__name__}: "
-                          f"{err}); give the path of a .ckpt file, {hint}") from None
+                          f"{first_line}); give the path of a .ckpt file, {hint}") from None
     expected = module.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
@@ -149,7 +162,8 @@ def check_checkpoint(path: str, module: torch.nn.Module) -> None:
         raise ConfigError(
             f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). Resume with the model, "
-            "depth and width of the run that wrote it (its .hydra/config.yaml lists them).")
+            "depth and width (conv models: model.stages) of the run that wrote it (its "
+            ".hydra/config.yaml lists them).")
 
 
 def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
@@ -184,9 +198,16 @@ def _floats(metrics: dict) -> dict[str, float]:
 
 
 def optimized_metric(cfg: DictConfig, metrics: dict[str, Any]) -> float | None:
-    """The value of ``cfg.optimized_metric`` for sweepers (NaN when it was never logged)."""
+    """The value of ``cfg.optimized_metric`` for sweepers (NaN when it was never logged).
+
+    Raises:
+        ConfigError: in a multirun, the metric is not among ``metrics`` (a misspelt name).
+    """
     name = cfg.get("optimized_metric")
     if not name:
         return None
+    if name not in metrics and in_multirun():  # a sweeper would get nothing to optimise
+        numeric = sorted(k for k, v in metrics.items() if isinstance(v, float))
+        raise ConfigError(f"optimized_metric={name} was not logged; choose one of: {', '.join(numeric)}")
     value = metrics.get(name)
     return float(value) if value is not None else math.nan

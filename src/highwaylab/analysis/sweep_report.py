@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,14 +56,22 @@ def collect_jobs(sweep_dir: str | Path, curves: bool = True) -> list[Job]:
     jobs = []
     for config in sorted(sweep_dir.glob("*/.hydra/config.yaml"), key=_job_number):
         folder = config.parent.parent
-        cfg = OmegaConf.load(config)
-        choices = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra.runtime.choices
-        metrics_file = folder / "metrics.json"
-        metrics = json.loads(metrics_file.read_text()) if metrics_file.is_file() else {}
+        try:
+            cfg = OmegaConf.load(config)
+            choices = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra.runtime.choices
+        except Exception as err:  # a damaged record: the job cannot be placed on the plot
+            warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
+                          stacklevel=2)
+            continue
+        metrics, error = {}, errors.get(folder.name)
+        if (folder / "metrics.json").is_file():
+            try:
+                metrics = json.loads((folder / "metrics.json").read_text())
+            except json.JSONDecodeError as err:
+                error = f"metrics.json cannot be read ({err})"
         status = "ok" if metrics else ("failed" if folder.name in errors else "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
-        job = Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics,
-                  errors.get(folder.name))
+        job = Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error)
         if curves:
             job.curve = loss_curve(folder)
         jobs.append(job)

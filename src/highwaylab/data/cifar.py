@@ -211,6 +211,9 @@ class CIFARDataModule(InMemoryDataModule):
             ds = cls(self.hparams.data_dir, train=train, download=False)
         except Exception as err:  # md5 mismatch (RuntimeError), unpickling, reshape, missing key
             raise self._corrupt_error(err) from err
+        if ds.data.dtype.name != "uint8":  # the official files hold bytes; a float array is not CIFAR
+            raise DataError(f"Data file corrupt: the images in {self.data_folder} are {ds.data.dtype}, "
+                            f"not uint8 bytes as in the CIFAR python files. {self._fix_hint()}")
         x = torch.from_numpy(ds.data).permute(0, 3, 1, 2).contiguous()  # (N, 32, 32, 3) -> (N, 3, 32, 32)
         y = torch.as_tensor(ds.targets, dtype=torch.long)
         if len(x) != len(y) or (len(y) and not 0 <= int(y.min()) <= int(y.max()) < self.num_classes):

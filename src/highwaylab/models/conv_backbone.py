@@ -25,7 +25,7 @@ from torch import nn
 
 from highwaylab.errors import ConfigError
 from highwaylab.models.base import Backbone
-from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvHighwayBlock, ConvPlainBlock
+from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvHighwayBlock, ConvPlainBlock, check_kernel
 from highwaylab.models.fc_backbone import MAX_PARAMS, WEIGHT_INITS, resolve_gate_bias
 from highwaylab.models.fc_blocks import get_activation
 
@@ -55,10 +55,17 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
     parsed = []
     for i, stage in enumerate(stages):
         key = f"model.stages[{i}]"
-        if not isinstance(stage, Mapping) or set(stage) - {"channels", "layers", "kernel_size"} \
-                or "channels" not in stage or "layers" not in stage:
+        example = "e.g. {channels: 16, layers: 4, kernel_size: 3}"
+        if not isinstance(stage, Mapping):
             raise ConfigError(f"{key}={stage!r} must be a mapping with channels, layers and optional "
-                              "kernel_size, e.g. {channels: 16, layers: 4, kernel_size: 3}.")
+                              f"kernel_size, {example}.")
+        unknown = sorted(set(stage) - {"channels", "layers", "kernel_size"})
+        missing = [k for k in ("channels", "layers") if k not in stage]
+        problems = ([f"unknown key {', '.join(unknown)}"] if unknown else []) + \
+            ([f"missing {', '.join(missing)}"] if missing else [])
+        if problems:
+            raise ConfigError(f"{key}: {'; '.join(problems)}. A stage has channels, layers and optional "
+                              f"kernel_size, {example}.")
         channels, layers = stage["channels"], stage["layers"]
         kernels = stage.get("kernel_size", 3)
         kernels = tuple(kernels) if isinstance(kernels, Sequence) and not isinstance(kernels, str) \
@@ -122,6 +129,9 @@ class ConvBackbone(Backbone):
             raise ConfigError(f"model.batch_norm={batch_norm!r} must be true or false.")
         if len(input_shape) != 3:
             raise ConfigError(f"conv backbones need images (C, H, W); the data gives {tuple(input_shape)}.")
+        for key, kernel in (("model.stem_kernel", stem_kernel),
+                            ("model.transition_kernel", transition_kernel)):
+            check_kernel(kernel, key)
         specs = parse_stages(stages)
         plan, stage_ends = _plan(block, specs, downsample, transition_kernel)
         _check_size(input_shape[0], stem_kernel, specs[0].channels, plan)
@@ -136,6 +146,7 @@ class ConvBackbone(Backbone):
 
         # maxpool: the last layer of every stage but the final one ends with a 2 x 2 max-pool
         pooled = set(stage_ends[:-1]) if downsample == "maxpool" else set()
+        _check_maps(tuple(input_shape[1:]), stem_kernel, plan, stage_ends, pooled)
         self.stem = ConvPlainBlock(specs[0].channels, stem_kernel, act_layer, batch_norm=batch_norm,
                                    in_channels=input_shape[0], pool=-1 in pooled)
         layers = []
@@ -195,6 +206,34 @@ def _check_size(in_channels: int, stem_kernel: int, channels: int, plan: list) -
     if estimate > MAX_PARAMS:
         raise ConfigError(f"model.stages would need about {estimate:.2g} parameters (more than "
                           f"{MAX_PARAMS:.0e}); reduce channels or layers.")
+
+
+def _check_maps(size: tuple[int, int], stem_kernel: int, plan: list, stage_ends: list[int],
+                pooled: set[int]) -> None:
+    """Follow the feature-map size through the layers; refuse a max-pool that would leave no pixel,
+    and a kernel larger than 3 x 3 that is larger than its map (a slow net of mostly padding).
+
+    Raises:
+        ConfigError: naming ``model.stem_kernel``, ``model.transition_kernel`` or ``model.stages[i]``.
+    """
+    h, w = size
+    input_size = f"{h}x{w}"
+    layers = [("model.stem_kernel", stem_kernel, 1, -1 in pooled)]
+    for j, (_, _, kernel, extra) in enumerate(plan):
+        stage = next(i for i, end in enumerate(stage_ends) if j <= end)
+        key = "model.transition_kernel" if "in_channels" in extra else f"model.stages[{stage}].kernel_size"
+        layers.append((key, kernel, extra.get("stride", 1), j in pooled))
+    for key, kernel, stride, pool in layers:
+        if kernel > 3 and kernel > min(h, w):
+            raise ConfigError(f"{key}={kernel} is larger than the {h}x{w} maps it would slide over; "
+                              f"use a kernel of at most {max(3, min(h, w))}.")
+        h, w = ((h - 1) // stride + 1, (w - 1) // stride + 1)  # "same" padding, stride 1 or 2
+        if pool:
+            h, w = h // 2, w // 2
+            if min(h, w) < 1:
+                raise ConfigError(f"model.stages: {len(stage_ends)} stages with 2x2 max-pooling between "
+                                  f"them shrink the {input_size} input to nothing; use fewer stages, or "
+                                  "model.downsample=conv.")
 
 
 def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:

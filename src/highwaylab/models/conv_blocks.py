@@ -31,11 +31,11 @@ def _norm(batch_norm: bool, channels: int) -> nn.Module:
     return nn.BatchNorm2d(channels) if batch_norm else nn.Identity()
 
 
-def _check_kernel(kernel_size: int) -> None:
+def check_kernel(kernel_size: int, key: str = "model.stages[...].kernel_size") -> None:
     if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 \
             or kernel_size % 2 == 0:
-        raise ConfigError(f"kernel_size={kernel_size!r} must be an odd positive integer (1, 3, 5, ...) "
-                          "so that 'same' padding keeps the size; check model.stages.")
+        raise ConfigError(f"{key}={kernel_size!r} must be an odd positive integer (1, 3, 5, ...) "
+                          "so that 'same' padding keeps the size.")
 
 
 class ConvBlock(nn.Module):
@@ -76,7 +76,7 @@ class ConvPlainBlock(ConvBlock):
                  batch_norm: bool = False, pool: bool = False, in_channels: int | None = None,
                  stride: int = 1) -> None:
         super().__init__(pool)
-        _check_kernel(kernel_size)
+        check_kernel(kernel_size)
         in_channels = channels if in_channels is None else in_channels
         self.shape_preserving = in_channels == channels and stride == 1
         self.conv = nn.Conv2d(in_channels, channels, kernel_size, stride, kernel_size // 2,
@@ -113,7 +113,7 @@ class ConvHighwayBlock(FusedGate, ConvBlock):
     def __init__(self, channels: int, kernel_size: int = 3, act_layer: type[nn.Module] = nn.ReLU, *,
                  batch_norm: bool = False, pool: bool = False, gate_bias: float = -1.0) -> None:
         super().__init__(pool)
-        _check_kernel(kernel_size)
+        check_kernel(kernel_size)
         self.channels = channels
         self.gate_bias = float(gate_bias)
         self.proj = nn.Conv2d(channels, 2 * channels, kernel_size, padding=kernel_size // 2)
@@ -155,7 +155,7 @@ class ConvResidualBlock(ConvBlock):
                  batch_norm: bool = False, pool: bool = False, form: str = "pre",
                  zero_init: bool = False) -> None:
         super().__init__(pool)
-        _check_kernel(kernel_size)
+        check_kernel(kernel_size)
         if form not in ("post", "pre"):
             raise ConfigError(f"model.form={form!r} is unknown; choose post [RN] or pre [PA].")
         self.form, self.zero_init = form, zero_init

@@ -145,7 +145,7 @@ def _check_positive_int(key: str, value, hint: str) -> None:
         raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
 
 
-MAX_PARAMS = 2_000_000_000  # 8 GB of float32 weights, before gradients and optimizer state
+MAX_PARAMS = 500_000_000  # 2 GB of float32 weights; with gradients and momentum 6 GB
 
 
 def _check_size(depth: int, width: int, in_features: int, num_classes: int) -> None:

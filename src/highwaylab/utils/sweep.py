@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
+from hydra.experimental.callback import Callback
 from hydra.types import RunMode
+from omegaconf import DictConfig
 
 log = logging.getLogger(__name__)
 SUMMARY = "summary.jsonl"
@@ -49,14 +52,41 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
 
 
 def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
-    """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none."""
+    """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none.
+    A line that is not JSON (a job killed while writing it) is skipped with a warning."""
     path = Path(sweep_dir) / SUMMARY
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = []
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError:
+            log.warning(f"{path}, line {number}: not JSON (a job killed while writing it?); skipped")
+    return lines
 
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+class SweepSummary(Callback):
+    """Hydra callback: at the end of a multirun, log how many jobs finished and each failed job with
+    its error (from ``summary.jsonl``), and exit with status 1 if any failed.
+
+    Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.sweep_summary``).
+    """
+
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        lines = read_summary(config.hydra.sweep.dir)
+        failed = [line for line in lines if line["status"] != "ok"]
+        log.info(f"Sweep {config.hydra.sweep.dir}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
+                 f"(summary.jsonl)")
+        for line in failed:
+            log.error(f"job {line['job']} ({' '.join(line['overrides'])}) failed: {line['error']}")
+        if failed:
+            sys.exit(1)
