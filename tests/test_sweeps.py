@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
 from highwaylab.report import main as report_main
@@ -31,8 +32,9 @@ SUBSET = ["width=16", "trainer.max_epochs=1", "trainer.limit_train_batches=6",
 def train_py(args: list[str], cwd: Path, timeout: int = 600, popen: bool = False):
     cmd = [sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={cwd}/outputs"]
     env = os.environ | {"HYDRA_FULL_ERROR": "1"}
-    if popen:
-        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    if popen:  # in a process group of its own, to be killed with its helpers (wandb-core)
+        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd,
+                                start_new_session=True)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
 
 
@@ -178,7 +180,7 @@ def test_submitit_local_launcher_runs_two_jobs(tmp_path, data_dir):
 
 
 def test_run_killed_mid_epoch_resumes_to_the_metrics_of_an_uninterrupted_run(tmp_path, data_dir):
-    args = ["depth=20", "width=32", "trainer.max_epochs=3", "trainer.limit_train_batches=60",
+    args = ["depth=20", "width=32", "trainer.max_epochs=3", "trainer.limit_train_batches=250",
             "trainer.limit_val_batches=4", "trainer.limit_test_batches=4", "~callbacks.rich_progress_bar",
             "seed=3"]
     straight = train_py([*args, "logger=csv", f"hydra.run.dir={tmp_path}/straight"], tmp_path)
@@ -188,10 +190,11 @@ def test_run_killed_mid_epoch_resumes_to_the_metrics_of_an_uninterrupted_run(tmp
     deadline = time.time() + 300
     while not (run / "checkpoints" / "last.ckpt").exists() and time.time() < deadline:  # epoch 0 done
         time.sleep(0.2)
-    time.sleep(1.0)  # into epoch 1
-    proc.send_signal(signal.SIGKILL)
+    time.sleep(0.5)  # into epoch 1 (an epoch takes seconds)
+    os.killpg(proc.pid, signal.SIGKILL)  # as a scheduler kills a job: the process and its children
     proc.wait()
-    assert not (run / "metrics.json").exists(), "the run finished before it was killed: make it longer"
+    saved = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
+    assert saved["epoch"] == 0 and not (run / "metrics.json").exists(), "not killed in epoch 1"
     resumed = train_py([*args, f"ckpt_path={run}/checkpoints/last.ckpt", f"hydra.run.dir={run}"], tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     m_resumed = json.loads((run / "metrics.json").read_text())

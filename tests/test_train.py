@@ -73,6 +73,7 @@ def test_checkpoint_of_another_depth_is_refused_with_the_fix(tmp_path):
     last = tmp_path / "first" / "checkpoints" / "last.ckpt"
     with pytest.raises(ConfigError, match=r"was saved from another model: 2 missing, 0 unexpected") as err:
         train(compose_cfg(TINY + ["depth=5", f"ckpt_path={last}"], tmp_path / "deeper"))
-    assert "Resume with the model, depth and width of the run that wrote it" in str(err.value)
+    assert "Resume with the model, depth and width (conv models: model.stages) of the run that wrote it" \
+        in str(err.value)
     with pytest.raises(ConfigError, match="is a folder"):
         train(compose_cfg(TINY + [f"ckpt_path={tmp_path}"], tmp_path / "folder"))

@@ -56,7 +56,14 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     hparams = {"cfg": OmegaConf.to_container(cfg, resolve=True), "params": params,
                "width_effective": net.width, "gate_bias_effective": getattr(net, "gate_bias", None)}
     for logger in loggers:
-        logger.log_hyperparams(hparams)
+        try:
+            logger.log_hyperparams(hparams)  # the first use of a W&B logger starts its run
+        except Exception as err:
+            if "is in use" not in str(err):
+                raise
+            raise ConfigError(f"logger.wandb: {err}: the W&B run is still held by the process that was "
+                              "interrupted (its wandb-core helper). Wait until that process has exited, "
+                              "or kill it, then resume again.") from err
 
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
