@@ -40,6 +40,13 @@ def data_dir() -> Path:
     return DATA_DIR
 
 
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment of a ``train.py`` subprocess: this one's, without the address of the W&B
+    service that an in-process ``wandb.init`` of this pytest process started (``WANDB_SERVICE``);
+    a child would otherwise share it, and a killed child's run would stay "in use" there."""
+    return {k: v for k, v in os.environ.items() if k != "WANDB_SERVICE"} | extra
+
+
 def compose_cfg(overrides: list[str], output_dir: Path) -> DictConfig:
     """Compose conf/train.yaml with the Hydra config set, as ``python train.py <overrides>`` would."""
     return compose_config(ROOT / "conf", overrides, output_dir)

@@ -1,7 +1,6 @@
 """``python train.py ...`` as a user runs it: an offline W&B run end to end, and bad input."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -9,7 +8,7 @@ import pytest
 
 from highwaylab.utils.wandb_offline import read_history, read_records
 
-from .conftest import ROOT
+from .conftest import ROOT, subprocess_env
 
 SMALL = ["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=2",
          "trainer.limit_train_batches=3", "trainer.limit_val_batches=2",
@@ -17,7 +16,7 @@ SMALL = ["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=2",
 
 
 def run_train(args: list[str], tmp_path, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = os.environ | {"HYDRA_FULL_ERROR": "0"}
+    env = subprocess_env(HYDRA_FULL_ERROR="0")
     return subprocess.run([sys.executable, str(ROOT / "train.py"), *args,
                            f"paths.log_dir={tmp_path}", f"hydra.run.dir={tmp_path}/run"],
                           capture_output=True, text=True, timeout=timeout, env=env, cwd=tmp_path)

@@ -19,7 +19,7 @@ from highwaylab.report import main as report_main
 from highwaylab.utils.sweep import read_summary
 from highwaylab.utils.wandb_offline import read_records
 
-from .conftest import ROOT
+from .conftest import ROOT, subprocess_env
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ SUBSET = ["width=16", "trainer.max_epochs=1", "trainer.limit_train_batches=6",
 
 def train_py(args: list[str], cwd: Path, timeout: int = 600, popen: bool = False):
     cmd = [sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={cwd}/outputs"]
-    env = os.environ | {"HYDRA_FULL_ERROR": "1"}
+    env = subprocess_env(HYDRA_FULL_ERROR="1")
     if popen:  # in a process group of its own, to be killed with its helpers (wandb-core)
         return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd,
                                 start_new_session=True)
