@@ -172,6 +172,7 @@ def test_bad_conv_options_name_their_key():
                         ({"downsample": "avg"}, "model.downsample='avg'"),
                         ({"block": "plain", "gate_bias": -2}, "model.gate_bias is for highway"),
                         ({"block": "highway", "form": "pre"}, "do not accept one of"),
+                        ({"block": "plain", "form": "pre"}, r"plain conv layers do not accept \['form'\]"),
                         ({"input_shape": (784,)}, "conv backbones need images")):
         args = {"block": "highway", "stages": STAGES, "input_shape": (3, 8, 8), "num_classes": 2} | kwargs
         with pytest.raises(ConfigError, match=key):

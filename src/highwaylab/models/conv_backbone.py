@@ -138,6 +138,8 @@ class ConvBackbone(Backbone):
         self.block, self.depth = block, 1 + len(plan)
         self.width = max(s.channels for s in specs)
         act_layer = get_activation(activation)
+        if block == "plain" and block_kwargs:
+            raise ConfigError(f"model: plain conv layers do not accept {sorted(block_kwargs)}; remove them.")
         if CONV_BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, self.depth)
         elif gate_bias is not None:
