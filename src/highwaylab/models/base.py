@@ -9,10 +9,40 @@ methods below.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
+
+from highwaylab.errors import ConfigError
+
+# Weight initialisations of the Linear and conv layers; "default" keeps PyTorch's (Kaiming-uniform
+# with a = sqrt(5): weights ~ U(+-1/sqrt(fan_in)), variance 1 / (3 fan_in)).
+WEIGHT_INITS = {
+    "default": None,
+    "glorot": nn.init.xavier_uniform_,  # variance 2 / (fan_in + fan_out) [Glorot & Bengio 2010]
+    "he": lambda w: nn.init.kaiming_normal_(w, nonlinearity="relu"),  # variance 2 / fan_in [He 2015]
+}
+
+
+def resolve_gate_bias(gate_bias: float | str | None, auto: float) -> float:
+    """``model.gate_bias`` as a finite float; ``None`` or ``"auto"`` give ``auto`` (the backbone's
+    depth-aware default).
+
+    Raises:
+        ConfigError: not a number, or not finite.
+    """
+    if gate_bias is None or gate_bias == "auto":
+        return auto
+    try:
+        value = float(gate_bias)
+    except (TypeError, ValueError):
+        raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
+                          "or 'auto' for the depth-aware default.") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
+    return value
 
 
 @dataclass
@@ -65,6 +95,26 @@ class Backbone(nn.Module):
     layers: nn.ModuleList
     head: nn.Module
     depth: int
+
+    def init_weights(self, scheme: str = "default") -> None:
+        """Initialise every Linear and conv weight with ``scheme`` (see ``WEIGHT_INITS``), biases at
+        0; then each layer's own initialisation: b_T of highway layers, residual zero-init.
+
+        A fused highway ``proj`` stacks ``[W_H; W_T]`` along its outputs: each half is initialised
+        as the separate matrix (or convolution) it stands for.
+        """
+        weight_init = WEIGHT_INITS[scheme]
+        if weight_init is not None:
+            fused = {id(layer.proj) for layer in self.layers if isinstance(layer, FusedGate)}
+            with torch.no_grad():
+                for module in self.modules():
+                    if isinstance(module, (nn.Linear, nn.Conv2d)):
+                        for weight in module.weight.chunk(2 if id(module) in fused else 1):  # W_H, W_T
+                            weight_init(weight)
+                        if module.bias is not None:
+                            nn.init.zeros_(module.bias)
+        for layer in self.layers:
+            layer.init_weights()
 
     def ordered_layers(self) -> list[tuple[str, nn.Module]]:
         """All layers in forward order with their names: ``stem``, ``layer_001`` ... , ``head``."""

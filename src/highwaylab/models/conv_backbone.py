@@ -20,13 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import torch
 from torch import nn
 
 from highwaylab.errors import ConfigError
-from highwaylab.models.base import Backbone
-from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvHighwayBlock, ConvPlainBlock, check_kernel
-from highwaylab.models.fc_backbone import MAX_PARAMS, WEIGHT_INITS, resolve_gate_bias
+from highwaylab.models.base import WEIGHT_INITS, Backbone, resolve_gate_bias
+from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvPlainBlock, check_kernel
+from highwaylab.models.fc_backbone import MAX_PARAMS
 from highwaylab.models.fc_blocks import get_activation
 
 
@@ -141,7 +140,7 @@ class ConvBackbone(Backbone):
         if block == "plain" and block_kwargs:
             raise ConfigError(f"model: plain conv layers do not accept {sorted(block_kwargs)}; remove them.")
         if CONV_BLOCKS[block].has_gate:
-            block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, self.depth)
+            block_kwargs["gate_bias"] = resolve_gate_bias(gate_bias, auto_conv_gate_bias(self.depth))
         elif gate_bias is not None:
             raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
         self.gate_bias = block_kwargs.get("gate_bias")
@@ -164,24 +163,6 @@ class ConvBackbone(Backbone):
         self.head = nn.Sequential(  # global average pooling [TVDN Table 3; Lin et al. 2014]
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(specs[-1].channels, num_classes))
         self.init_weights(init)
-
-    def init_weights(self, scheme: str = "he") -> None:
-        """Initialise every conv and Linear weight with ``scheme`` (biases 0), then each block's own
-        initialisation (b_T, residual zero-init). A highway ``proj`` is two convolutions in one:
-        its W_H and W_T halves (output channels ``[:C]``, ``[C:]``) are initialised separately."""
-        weight_init = WEIGHT_INITS[scheme]
-        if weight_init is not None:
-            fused = {id(layer.proj) for layer in self.layers if isinstance(layer, ConvHighwayBlock)}
-            with torch.no_grad():
-                for module in self.modules():
-                    if isinstance(module, (nn.Conv2d, nn.Linear)):
-                        parts = 2 if id(module) in fused else 1
-                        for weight in module.weight.chunk(parts):  # (C_out / parts, C_in, k, k)
-                            weight_init(weight)
-                        if module.bias is not None:
-                            nn.init.zeros_(module.bias)
-        for layer in self.layers:
-            layer.init_weights()
 
 
 def _plan(block: str, specs: list[Stage], downsample: str, transition_kernel: int
@@ -236,9 +217,3 @@ def _check_maps(size: tuple[int, int], stem_kernel: int, plan: list, stage_ends:
                 raise ConfigError(f"model.stages: {len(stage_ends)} stages with 2x2 max-pooling between "
                                   f"them shrink the {input_size} input to nothing; use fewer stages, or "
                                   "model.downsample=conv.")
-
-
-def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:
-    if gate_bias is None or gate_bias == "auto":
-        return auto_conv_gate_bias(depth)
-    return resolve_gate_bias(gate_bias)

@@ -11,20 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import torch
 from torch import nn
 
 from highwaylab.errors import ConfigError
-from highwaylab.models.base import Backbone
+from highwaylab.models.base import WEIGHT_INITS, Backbone, resolve_gate_bias
 from highwaylab.models.fc_blocks import BLOCKS, get_activation
-
-# Weight initialisations of the Linear layers; "default" keeps PyTorch's (Kaiming-uniform with
-# a = sqrt(5): weights ~ U(+-1/sqrt(fan_in)), variance 1 / (3 fan_in)).
-WEIGHT_INITS = {
-    "default": None,
-    "glorot": nn.init.xavier_uniform_,  # variance 2 / (fan_in + fan_out) [Glorot & Bengio 2010]
-    "he": lambda w: nn.init.kaiming_normal_(w, nonlinearity="relu"),  # variance 2 / fan_in [He 2015]
-}
 
 
 def auto_gate_bias(num_layers: int) -> float:
@@ -100,7 +91,7 @@ class FCBackbone(Backbone):
         in_features = input_shape if isinstance(input_shape, int) else math.prod(input_shape)
         _check_size(depth, width, in_features, num_classes)
         if BLOCKS[block].has_gate:
-            block_kwargs["gate_bias"] = _resolve_gate_bias(gate_bias, depth)
+            block_kwargs["gate_bias"] = resolve_gate_bias(gate_bias, auto_gate_bias(depth - 1))
         elif gate_bias is not None:
             raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
         act_layer = get_activation(activation)
@@ -121,24 +112,6 @@ class FCBackbone(Backbone):
         self.head = nn.Linear(self.width, num_classes)
         self.init_weights(init)
 
-    def init_weights(self, scheme: str = "default") -> None:
-        """Initialise every Linear layer with ``scheme`` (see ``WEIGHT_INITS``), biases at 0; then
-        each block's own initialisation: b_T of highway layers, the zero-init of residual blocks.
-
-        A fused highway ``proj`` stacks ``[W_H; W_T]``: each D x D half is initialised as the
-        separate matrix it stands for.
-        """
-        weight_init = WEIGHT_INITS[scheme]
-        if weight_init is not None:
-            with torch.no_grad():
-                for module in self.modules():
-                    if isinstance(module, nn.Linear):
-                        for matrix in module.weight.split(module.in_features):  # rows of W_H, W_T
-                            weight_init(matrix)
-                        nn.init.zeros_(module.bias)
-        for layer in self.layers:
-            layer.init_weights()
-
 
 def _check_positive_int(key: str, value, hint: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -156,28 +129,6 @@ def _check_size(depth: int, width: int, in_features: int, num_classes: int) -> N
     if estimate > MAX_PARAMS:
         raise ConfigError(f"depth={depth} and width={width} would need about {estimate:.2g} parameters "
                           f"(more than {MAX_PARAMS:.0e}); reduce depth or width.")
-
-
-def _resolve_gate_bias(gate_bias: float | str | None, depth: int) -> float:
-    if gate_bias is None or gate_bias == "auto":
-        return auto_gate_bias(depth - 1)
-    return resolve_gate_bias(gate_bias)
-
-
-def resolve_gate_bias(gate_bias: float | str) -> float:
-    """``model.gate_bias`` as a finite float.
-
-    Raises:
-        ConfigError: not a number, or not finite.
-    """
-    try:
-        value = float(gate_bias)
-    except (TypeError, ValueError):
-        raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
-                          "or 'auto' for the depth-aware default.") from None
-    if not math.isfinite(value):
-        raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
-    return value
 
 
 def _sized_kwargs(block_kwargs: dict) -> dict:
