@@ -14,7 +14,9 @@ from typing import Any, NamedTuple
 
 import lightning as L
 import torch
+from hydra.errors import InstantiationException
 from hydra.utils import instantiate
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import Logger, WandbLogger
 from omegaconf import DictConfig, OmegaConf, open_dict
 
@@ -44,12 +46,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
         resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
     print_config_tree(cfg, save_to=resolved)
-    if ckpt_path:
-        continue_wandb_run(cfg, ckpt_path)
+    checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
+    if checkpoint is not None:
+        continue_wandb_run(cfg, checkpoint, ckpt_path)
     datamodule, module, loggers, trainer = build(cfg)
     net = module.backbone
-    if ckpt_path:
-        check_checkpoint(ckpt_path, module)
+    if checkpoint is not None:
+        check_checkpoint(checkpoint, ckpt_path, module)
 
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
@@ -127,12 +130,11 @@ def build(cfg: DictConfig) -> Built:
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     try:
         trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
-    except Exception as err:
-        cause = err.__cause__ or err
-        if type(cause).__name__ == "MisconfigurationException" and "gpu" in str(cause).lower():
-            raise ConfigError(f"trainer: {cause} Fix: on a machine without a GPU use trainer=cpu, or "
-                              "trainer=ddp_cpu for 2 CPU processes.") from err
-        raise
+    except InstantiationException as err:
+        if not isinstance(err.__cause__, MisconfigurationException):
+            raise
+        raise ConfigError(f"trainer: {err.__cause__} Fix: on a machine without a GPU use trainer=cpu, "
+                          "or trainer=ddp_cpu for 2 CPU processes; otherwise check trainer.*.") from err
     environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
     if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(
@@ -144,22 +146,34 @@ def build(cfg: DictConfig) -> Built:
     return Built(datamodule, module, loggers, trainer)
 
 
-def check_checkpoint(path: str, module: torch.nn.Module) -> None:
-    """Check that ``path`` is a Lightning checkpoint whose weights fit ``module``.
+def read_checkpoint(path: str) -> dict:
+    """The Lightning checkpoint at ``path``, loaded on the CPU (weights only).
 
     Raises:
-        ConfigError: the file is missing, a folder, not a checkpoint, or saved from another model.
+        ConfigError: the file is missing, a folder, or not a Lightning checkpoint.
     """
-    hint = "e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
+    hint = "give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
     if not Path(path).is_file():
         what = "is a folder" if Path(path).is_dir() else "does not exist"
-        raise ConfigError(f"ckpt_path={path} {what}; give the path of a .ckpt file, {hint}")
+        raise ConfigError(f"ckpt_path={path} {what}; {hint}")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
+            raise ValueError("no state_dict in it")
     except Exception as err:
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise ConfigError(f"ckpt_path={path} is not a Lightning checkpoint ({type(err).__name__}: "
-                          f"{first_line}); give the path of a .ckpt file, {hint}") from None
+                          f"{first_line}); {hint}") from None
+    return checkpoint
+
+
+def check_checkpoint(checkpoint: dict, path: str, module: torch.nn.Module) -> None:
+    """Check that the weights of ``checkpoint`` (read from ``path``) fit ``module``.
+
+    Raises:
+        ConfigError: the checkpoint was saved from another model.
+    """
+    state = checkpoint["state_dict"]
     expected = module.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
@@ -173,21 +187,16 @@ def check_checkpoint(path: str, module: torch.nn.Module) -> None:
             ".hydra/config.yaml lists them).")
 
 
-def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
-    """Point ``cfg.logger.wandb`` at the W&B run that wrote ``ckpt_path`` (``id``, ``resume: allow``,
+def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
+    """Point ``cfg.logger.wandb`` at the W&B run that wrote ``checkpoint`` (``id``, ``resume: allow``,
     and its ``group`` when none is set), so that the resumed run's charts continue that run; an
     ``id`` set by the user wins.
 
     The run id comes from the checkpoint's ``logger_versions`` (:meth:`ClassifierModule.on_save_checkpoint`).
-    Returns the id, or ``None`` when there is no W&B logger, no id in the checkpoint, or the file
-    cannot be read (:func:`check_checkpoint` reports that later).
+    Returns the id, or ``None`` when there is no W&B logger or no id in the checkpoint.
     """
     wandb_cfg = (cfg.get("logger") or {}).get("wandb")
     if wandb_cfg is None or wandb_cfg.get("id"):
-        return None
-    try:
-        checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-    except Exception:
         return None
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     if run_id:
@@ -196,7 +205,7 @@ def continue_wandb_run(cfg: DictConfig, ckpt_path: str) -> str | None:
             wandb_cfg.resume = "allow"
             if not wandb_cfg.get("group") and checkpoint.get("wandb_group"):
                 wandb_cfg.group = checkpoint["wandb_group"]  # a sweep's job resumed on its own
-        log.info(f"Continuing W&B run {run_id} (group {wandb_cfg.get('group')}) of {ckpt_path}")
+        log.info(f"Continuing W&B run {run_id} (group {wandb_cfg.get('group')}) of {path}")
     return run_id
 
 
