@@ -37,8 +37,13 @@ def gate_stats(gates: list[Tensor | None], closed_below: float = 0.1, open_above
     """Per-layer gate statistics of one batch; NaN for the layers whose entry is ``None``."""
     mean_map = layer_unit_map(gates).mean(dim=1)  # (L, N, D) -> (L, D)
 
+    present = [k for k, t in enumerate(gates) if t is not None]
+
     def fraction(test) -> Tensor:  # over every example, block and position of each layer
-        return torch.tensor([float("nan") if t is None else test(t).float().mean().item() for t in gates])
+        out = torch.full((len(gates),), float("nan"))
+        if present:  # one transfer from the device for all layers
+            out[present] = torch.stack([test(gates[k]).float().mean() for k in present]).cpu()
+        return out
 
     return GateStats(mean_map=mean_map, mean=mean_map.nanmean(dim=1),
                      closed=fraction(lambda t: t < closed_below), open=fraction(lambda t: t > open_above))

@@ -28,6 +28,7 @@ def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 
     try:
         num_layers = len(net.layers)
         wrong = torch.zeros(num_layers + 1, dtype=torch.long)  # [no lesion, layer 1, ..., layer L]
+        cannot = torch.zeros(num_layers + 1, dtype=torch.bool)  # layers that change the shape
         for start in range(0, len(y), batch_size):
             xb, yb = x[start:start + batch_size], y[start:start + batch_size]
             logits, internals = net.forward_internals(xb)
@@ -35,12 +36,12 @@ def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 
             for k in range(1, num_layers + 1):
                 carried = net.layers[k - 1].carry(internals.states[k - 1])  # layer k with T = 0: y = x
                 if carried is None:
-                    wrong[k] = -1
+                    cannot[k] = True
                     continue
                 lesioned = net.forward_from(k + 1, carried)
                 wrong[k] += int((lesioned.argmax(dim=1) != yb).sum())
     finally:
         net.train(was_training)
     errors = wrong.double() / len(y)
-    errors[wrong < 0] = float("nan")
+    errors[cannot] = float("nan")
     return float(errors[0]), errors[1:]

@@ -44,7 +44,7 @@ class Job:
     curve: list[tuple[int, float]] = field(default_factory=list)  # (step, train/loss_step)
 
 
-def collect_jobs(sweep_dir: str | Path, curves: bool = True) -> list[Job]:
+def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     """Every job folder under ``sweep_dir`` (those with a ``.hydra/config.yaml``), in job order.
 
     Raises:
@@ -71,10 +71,8 @@ def collect_jobs(sweep_dir: str | Path, curves: bool = True) -> list[Job]:
                 error = f"metrics.json cannot be read ({err})"
         status = "ok" if metrics else ("failed" if folder.name in errors else "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
-        job = Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error)
-        if curves:
-            job.curve = loss_curve(folder)
-        jobs.append(job)
+        jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
+                        loss_curve(folder)))
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>")
