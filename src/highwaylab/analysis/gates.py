@@ -36,7 +36,6 @@ class GateStats:
 def gate_stats(gates: list[Tensor | None], closed_below: float = 0.1, open_above: float = 0.9) -> GateStats:
     """Per-layer gate statistics of one batch; NaN for the layers whose entry is ``None``."""
     mean_map = layer_unit_map(gates).mean(dim=1)  # (L, N, D) -> (L, D)
-
     present = [k for k, t in enumerate(gates) if t is not None]
 
     def fraction(test) -> Tensor:  # over every example, block and position of each layer
