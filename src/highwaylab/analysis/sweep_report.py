@@ -174,6 +174,7 @@ def curves_figure(jobs: list[Job]) -> Figure:
         for job in (j for j in jobs if j.depth == depth and j.curve):
             steps, losses = zip(*job.curve, strict=True)
             ax.plot(steps, losses, color=colours[job.model], alpha=0.9 if job.seed == 0 else 0.5,
+                    marker="o" if len(steps) < 5 else None,  # a single epoch mean stays visible
                     label=f"{job.model} s{job.seed}")
         ax.set_title(f"depth {depth}")
         ax.set_xlabel("step")
