@@ -1,40 +1,517 @@
-"""Read an offline W&B run from its files, with wandb's own reader (``wandb leet inspect``)."""
+"""Read an offline W&B run back from its files, and summarize its history keys.
+
+Command line (``--help`` for the options)::
+
+    python -m highwaylab.utils.wandb_offline outputs/runs/<run>            # a table of the keys
+    python -m highwaylab.utils.wandb_offline outputs/runs/<run> --json     # the same, as JSON
+
+``<run>`` is a run folder, its ``wandb/`` folder, the ``offline-run-*`` folder, or the
+``run-<id>.wandb`` file itself. It prints the run's id, name, group and tags, then one line per
+history key (a metric, or a media key such as an image or a table): its kind, the number of rows
+that hold it, how many of them lack ``trainer/global_step``, the range of ``trainer/global_step``
+and of W&B's ``_step`` over those rows, and the number of images; and last
+``N distinct history keys (M scalar, K media)``. W&B's own bookkeeping keys (``_step``,
+``_runtime``, ``_timestamp``: every key that starts with ``_``) are not counted. Bad input (no
+run there, an empty or corrupt file) prints one line to stderr, naming the path, and exits with 2;
+a folder with several runs lists them and exits with 2 too.
+
+In Python, :func:`summarize` returns the same as a :class:`RunSummary`, and
+:func:`check_key_budget` and :func:`check_rows_have_step` turn it into test assertions.
+
+**The reader: wandb's own, ``wandb leet inspect --json``.** The ``.wandb`` file is a LevelDB-style
+log of protobuf records, whose format belongs to wandb and changes with it, so the tools that
+wandb ships to read it are the way to stay correct across its versions. The Python reader of
+older releases (``wandb.sdk.internal.datastore``) is gone from wandb 0.31, the one installed
+here, and it was never a public API; the public ``wandb.Api`` reads runs from a server, which
+offline runs never reached. ``wandb leet inspect --json`` (documented in its ``--help``) prints
+each record as one JSON line, checks the log's checksums, and says on stderr when the file ends
+early (a run still active, or killed) or holds corrupt data. Running it as a subprocess also
+keeps this module light: it imports neither wandb nor torch. Two facts of its output shape this
+module: a logged media object (an image, a table, a histogram...) is spread over
+``<key>._type``, ``<key>.path`` etc. and is gathered back under ``<key>`` here; and a logged
+nested dict also appears as dotted keys (``a.b``), which stay separate keys, as in the W&B UI.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from highwaylab.errors import HighwaylabError
+
+STEP_KEY = "trainer/global_step"
+"""Lightning's x-axis: WandbLogger logs it with every row, ``define_metric`` makes it the step."""
+KEY_BUDGET = 40
+"""The most distinct history keys (metrics and media) a default run should log."""
+
+IMAGE_TYPES = frozenset({"image-file", "images/separated", "images"})
+INSPECT_TIMEOUT_S = 300
+
+
+class RunReadError(HighwaylabError):
+    """An offline W&B run cannot be read: the message is one line and names the path."""
+
+
+class NoRunError(RunReadError, FileNotFoundError):
+    """No ``.wandb`` file at or under the path."""
+
+
+class SeveralRunsError(NoRunError):
+    """A folder with more than one run, where one was needed: ``runs`` lists their files."""
+
+    def __init__(self, message: str, runs: list[Path]):
+        super().__init__(message)
+        self.runs = runs
+
+
+# ---------------------------------------------------------------------------------------------
+# finding and reading the .wandb file
+# ---------------------------------------------------------------------------------------------
+
+def find_run_files(path: str | Path) -> list[Path]:
+    """Every ``run-<id>.wandb`` log at or under ``path`` (a file is taken as is), sorted.
+
+    Raises:
+        NoRunError: ``path`` does not exist, or holds no ``run-*.wandb`` file.
+    """
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.exists():
+        raise NoRunError(f"{path}: no such file or folder")
+    found: dict[Path, Path] = {}
+    for file in sorted(path.rglob("run-*.wandb")):  # `**` does not enter the latest-run link
+        if file.is_file():
+            found.setdefault(file.resolve(), file)
+    if not found:
+        raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below)")
+    return sorted(found.values())
 
 
 def find_run_file(path: str | Path) -> Path:
     """The ``run-<id>.wandb`` log of a run: ``path`` is the file, its run folder, or a folder above.
 
     Raises:
-        FileNotFoundError: no ``.wandb`` file under ``path``, or more than one.
+        NoRunError: no ``.wandb`` file under ``path``.
+        SeveralRunsError: more than one (both are ``FileNotFoundError``).
     """
-    path = Path(path)
-    if path.suffix == ".wandb":
-        return path
-    found = sorted(path.rglob("run-*.wandb"))
-    if len(found) != 1:
-        raise FileNotFoundError(f"expected one run-*.wandb file under {path}, found {len(found)}")
-    return found[0]
+    files = find_run_files(path)
+    if len(files) > 1:
+        raise SeveralRunsError(f"{path}: {len(files)} W&B runs in this folder, pass one of them", files)
+    return files[0]
+
+
+def _wandb_exe() -> str:
+    exe = shutil.which("wandb", path=str(Path(sys.executable).parent)) or shutil.which("wandb")
+    if exe is None:
+        raise RunReadError("the `wandb` command is not installed in this environment (pip install wandb)")
+    return exe
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _inspect(file: Path) -> tuple[list[dict], list[str]]:
+    """``wandb leet inspect --json file``: its records, and its notes on stderr (one per line)."""
+    try:
+        proc = subprocess.run([_wandb_exe(), "leet", "inspect", "--json", str(file)],
+                              capture_output=True, text=True, timeout=INSPECT_TIMEOUT_S)
+    except subprocess.TimeoutExpired as err:
+        raise RunReadError(f"{file}: wandb leet inspect took more than {INSPECT_TIMEOUT_S} s") from err
+    notes = [_one_line(line.removeprefix("wandb leet inspect:").removeprefix("Error:"))
+             for line in proc.stderr.splitlines() if line.strip()]
+    if proc.returncode != 0:
+        raise RunReadError(f"{file}: not a readable W&B run: {'; '.join(notes) or f'exit {proc.returncode}'}")
+    records = []
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise RunReadError(f"{file}: wandb leet inspect printed a line that is not JSON "
+                                   f"({err})") from err
+    return records, notes
 
 
 def read_records(path: str | Path) -> list[dict]:
-    """All records of an offline run's transaction log, as dicts (``{"type": "history", ...}``)."""
-    exe = shutil.which("wandb", path=str(Path(sys.executable).parent)) or shutil.which("wandb")
-    if exe is None:
-        raise FileNotFoundError("the `wandb` command is not installed in this environment")
-    out = subprocess.run([exe, "leet", "inspect", "--json", str(find_run_file(path))],
-                         check=True, capture_output=True, text=True, timeout=120).stdout
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    """All records of an offline run's transaction log, as dicts (``{"type": "history", ...}``).
+
+    Lenient: what wandb could read of an incomplete or partly corrupt file (see :func:`summarize`
+    for the strict reading).
+    """
+    return _inspect(find_run_file(path))[0]
 
 
 def read_history(path: str | Path) -> list[dict]:
     """The logged rows (``wandb.log`` calls) of an offline run, in order."""
     return [r["history"]["item"] for r in read_records(path) if r.get("type") == "history"]
 
+
+# ---------------------------------------------------------------------------------------------
+# the summary
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class KeyInfo:
+    """One history key over the run.
+
+    ``kind``: ``scalar`` (numbers, booleans, NaN and infinities), ``image``, ``table``, ``media``
+    (another W&B media type, named in ``media_type``: ``histogram``, ``html-file``...), ``other``
+    (text, lists, None), or ``mixed`` (different kinds in different rows). ``step_min`` and
+    ``step_max`` are the range of the step key (``trainer/global_step``) over the rows that hold
+    this key and it; ``rows_without_step`` counts the others. ``wandb_step_min`` and
+    ``wandb_step_max`` are the range of W&B's own row counter ``_step``. ``images``: the number
+    of images logged under the key (a list of images counts each).
+    """
+
+    kind: str
+    rows: int = 0
+    rows_without_step: int = 0
+    step_min: int | float | None = None
+    step_max: int | float | None = None
+    wandb_step_min: int | float | None = None
+    wandb_step_max: int | float | None = None
+    images: int = 0
+    media_type: str | None = None
+
+    @property
+    def is_media(self) -> bool:
+        return self.kind in ("image", "table", "media")
+
+
+@dataclass
+class RunSummary:
+    """What an offline run logged: who it is, and each of its history keys (:class:`KeyInfo`)."""
+
+    path: Path
+    run_id: str | None = None
+    name: str | None = None
+    group: str | None = None
+    tags: list[str] = field(default_factory=list)
+    project: str | None = None
+    job_type: str | None = None
+    exit_code: int | None = None
+    """None when the file has no exit record (a run still active, or killed)."""
+    rows: int = 0
+    """The number of history rows (``wandb.log`` calls)."""
+    step_key: str = STEP_KEY
+    keys: dict[str, KeyInfo] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """What wandb's reader said on stderr, e.g. that the file ends early."""
+
+    @property
+    def finished(self) -> bool:
+        return self.exit_code is not None
+
+    def keys_of_kind(self, *kinds: str) -> list[str]:
+        return [k for k, info in self.keys.items() if info.kind in kinds]
+
+    @property
+    def scalar_keys(self) -> list[str]:
+        return self.keys_of_kind("scalar")
+
+    @property
+    def media_keys(self) -> list[str]:
+        return self.keys_of_kind("image", "table", "media")
+
+    @property
+    def images(self) -> int:
+        return sum(info.images for info in self.keys.values())
+
+    @property
+    def count_line(self) -> str:
+        """``N distinct history keys (M scalar, K media)`` (``, J other`` when there are some)."""
+        n, m, k = len(self.keys), len(self.scalar_keys), len(self.media_keys)
+        other = f", {n - m - k} other" if n - m - k else ""
+        return f"{n} distinct history keys ({m} scalar, {k} media{other})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what ``--json`` prints)."""
+        return {"path": str(self.path), "run_id": self.run_id, "name": self.name, "group": self.group,
+                "tags": self.tags, "project": self.project, "job_type": self.job_type,
+                "exit_code": self.exit_code, "finished": self.finished, "rows": self.rows,
+                "step_key": self.step_key, "notes": self.notes,
+                "counts": {"keys": len(self.keys), "scalar": len(self.scalar_keys),
+                           "media": len(self.media_keys),
+                           "other": len(self.keys) - len(self.scalar_keys) - len(self.media_keys),
+                           "images": self.images},
+                "keys": {k: asdict(info) for k, info in self.keys.items()}}
+
+
+def _is_scalar(value: Any) -> bool:
+    if isinstance(value, bool | int | float):
+        return True
+    return value in ("NaN", "Infinity", "-Infinity")  # how the reader prints non-finite floats
+
+
+def _number(value: Any) -> int | float | None:
+    """A step value as a number (``19.0`` -> ``19``), or None if it is none."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer():
+            return int(value)
+    return value
+
+
+def _media_kind(media_type: str) -> str:
+    if media_type in IMAGE_TYPES:
+        return "image"
+    return "table" if "table" in media_type else "media"
+
+
+def _image_count(fields: dict[str, Any], media_type: str) -> int:
+    if media_type not in IMAGE_TYPES:
+        return 0
+    if isinstance(fields.get("count"), int):
+        return fields["count"]
+    if isinstance(fields.get("filenames"), list):
+        return len(fields["filenames"])
+    return 1
+
+
+def split_row(item: dict[str, Any]) -> dict[str, tuple[str, str | None, Any]]:
+    """A history row as ``{key: (kind, media type, value)}``, without W&B's ``_`` keys: the
+    fields of a media object (``img._type``, ``img.path``...) gathered under its key (``img``),
+    with the value the dict of those fields."""
+    prefixes = {k.removesuffix("._type") for k, v in item.items()
+                if k.endswith("._type") and isinstance(v, str) and not k.startswith("_")}
+    media: dict[str, dict[str, Any]] = {p: {} for p in prefixes}
+    out: dict[str, tuple[str, str | None, Any]] = {}
+    for key, value in item.items():
+        if key.startswith("_"):
+            continue
+        owner = None
+        if prefixes:  # the longest media key that `key` is a field of
+            dots = [i for i, c in enumerate(key) if c == "."]
+            owner = next((key[:i] for i in reversed(dots) if key[:i] in prefixes), None)
+        if owner is not None:
+            media[owner][key[len(owner) + 1:]] = value
+        else:
+            out[key] = ("scalar" if _is_scalar(value) else "other", None, value)
+    for prefix, fields in media.items():
+        out[prefix] = (_media_kind(fields["_type"]), fields["_type"], fields)
+    return out
+
+
+def _extend(lo: Any, hi: Any, value: Any) -> tuple[Any, Any]:
+    if value is None:
+        return lo, hi
+    return (value if lo is None else min(lo, value)), (value if hi is None else max(hi, value))
+
+
+def summarize_records(records: list[dict], path: str | Path = "", step_key: str = STEP_KEY) -> RunSummary:
+    """The :class:`RunSummary` of records as :func:`read_records` returns them."""
+    summary = RunSummary(path=Path(path), step_key=step_key)
+    for rec in records:
+        kind = rec.get("type")
+        if kind == "run":  # a resumed or updated run has several: the later ones win
+            run = rec.get("run", {})
+            summary.run_id = run.get("run_id") or summary.run_id
+            summary.name = run.get("display_name") or summary.name
+            summary.group = run.get("run_group") or summary.group
+            summary.tags = list(run.get("tags") or summary.tags)
+            summary.project = run.get("project") or summary.project
+            summary.job_type = run.get("job_type") or summary.job_type
+        elif kind == "exit":
+            summary.exit_code = int(rec.get("exit", {}).get("exit_code", 0))
+        elif kind == "history":
+            item = rec.get("history", {}).get("item", {})
+            summary.rows += 1
+            step, wandb_step = _number(item.get(step_key)), _number(item.get("_step"))
+            for key, (key_kind, media_type, value) in split_row(item).items():
+                info = summary.keys.get(key)
+                if info is None:
+                    info = summary.keys[key] = KeyInfo(kind=key_kind, media_type=media_type)
+                elif info.kind != key_kind:
+                    info.kind = "mixed"
+                if media_type is not None and info.media_type != media_type:
+                    info.media_type = media_type if info.media_type is None else "mixed"
+                info.rows += 1
+                if step is None:
+                    info.rows_without_step += 1
+                info.step_min, info.step_max = _extend(info.step_min, info.step_max, step)
+                info.wandb_step_min, info.wandb_step_max = _extend(info.wandb_step_min,
+                                                                   info.wandb_step_max, wandb_step)
+                if media_type is not None:
+                    info.images += _image_count(value, media_type)
+    summary.keys = dict(sorted(summary.keys.items()))
+    return summary
+
+
+def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
+    """Summarize the offline W&B run at ``path`` (a run folder, its ``wandb/`` folder, the
+    ``offline-run-*`` folder or the ``.wandb`` file).
+
+    A file that ends early (a run still active, or killed) is summarized as far as it goes, and
+    wandb's note on it kept in ``notes``.
+
+    Raises:
+        NoRunError: no run there. SeveralRunsError: more than one.
+        RunReadError: the file is empty or corrupt, or wandb cannot read it.
+    """
+    file = find_run_file(path)
+    records, notes = _inspect(file)
+    corrupt = [n for n in notes if "corrupt" in n.lower()]
+    if corrupt:
+        raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
+    if not records:
+        raise RunReadError(f"{file}: no W&B records in it (an empty file, or not a .wandb log)")
+    summary = summarize_records(records, file, step_key)
+    summary.notes = notes
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# assertions for tests
+# ---------------------------------------------------------------------------------------------
+
+def keys_by_prefix(summary: RunSummary) -> Counter[str]:
+    """How many history keys start with each prefix: the part up to the first ``/``."""
+    return Counter(k.split("/", 1)[0] + "/" if "/" in k else k for k in summary.keys)
+
+
+def check_key_budget(summary: RunSummary | str | Path, max_keys: int = KEY_BUDGET) -> RunSummary:
+    """Assert that a run logged at most ``max_keys`` distinct history keys (metrics and media,
+    W&B's ``_`` keys aside), e.g. ``check_key_budget(run_dir)`` in a test.
+
+    Raises:
+        AssertionError: more keys, with the count by prefix (``grad_norm/: 40, ...``).
+    """
+    if not isinstance(summary, RunSummary):
+        summary = summarize(summary)
+    if len(summary.keys) > max_keys:
+        prefixes = ", ".join(f"{p}: {n}" for p, n in keys_by_prefix(summary).most_common())
+        raise AssertionError(f"{summary.path}: {summary.count_line}, more than the budget of "
+                             f"{max_keys}; by prefix: {prefixes}")
+    return summary
+
+
+def check_rows_have_step(summary: RunSummary | str | Path) -> RunSummary:
+    """Assert that every history row that logs a key also carries the step key
+    (``trainer/global_step``), so that W&B plots each key against it.
+
+    Raises:
+        AssertionError: naming the keys with rows without it, and how many.
+    """
+    if not isinstance(summary, RunSummary):
+        summary = summarize(summary)
+    missing = {k: info.rows_without_step for k, info in summary.keys.items() if info.rows_without_step}
+    if missing:
+        raise AssertionError(f"{summary.path}: rows without {summary.step_key}: "
+                             + ", ".join(f"{k} ({n} of {summary.keys[k].rows})" for k, n in missing.items()))
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line
+# ---------------------------------------------------------------------------------------------
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _range(lo: Any, hi: Any) -> str:
+    if lo is None:
+        return "-"
+    return str(lo) if lo == hi else f"{lo}..{hi}"
+
+
+def format_summary(summary: RunSummary) -> str:
+    """The text that the command line prints."""
+    if summary.finished:
+        state = f"finished, exit code {summary.exit_code}"
+    else:
+        state = "no exit record (the run is still active, or was killed)"
+    project = summary.project or "-"
+    if summary.job_type:
+        project += f"  (job type {summary.job_type})"
+    out = [f"run      {summary.run_id or '-'}  {summary.name or ''}".rstrip(),
+           f"group    {summary.group or '-'}",
+           f"tags     {', '.join(summary.tags) if summary.tags else '-'}",
+           f"project  {project}",
+           f"file     {summary.path}",
+           f"state    {state}",
+           f"history  {_n(summary.rows, 'row')}"]
+    out += [f"note     {n}" for n in summary.notes]
+    header = ("key", "kind", "rows", "no step", summary.step_key, "_step", "images")
+    table = [header]
+    for key, info in summary.keys.items():
+        kind = info.kind if info.kind != "media" else f"media:{info.media_type}"
+        table.append((key, kind, str(info.rows), str(info.rows_without_step),
+                      _range(info.step_min, info.step_max), _range(info.wandb_step_min, info.wandb_step_max),
+                      str(info.images) if info.kind == "image" else ""))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    right = {2, 3, 6}
+    out.append("")
+    for row in table:
+        cells = [c.rjust(w) if i in right else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        out.append("  ".join(cells).rstrip())
+    out.append("")
+    out.append(summary.count_line)
+    if summary.media_keys:
+        parts = [f"{_n(len(summary.keys_of_kind('image')), 'image key')} with "
+                 f"{_n(summary.images, 'image')}"]
+        for kind in ("table", "media"):
+            if summary.keys_of_kind(kind):
+                parts.append(_n(len(summary.keys_of_kind(kind)),
+                                "table key" if kind == "table" else "other media key"))
+        out.append(f"media: {', '.join(parts)}")
+    return "\n".join(out)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m highwaylab.utils.wandb_offline",
+        description="Summarize the history keys of an offline W&B run: for each metric and media key, "
+                    "its kind, its rows, and the range of trainer/global_step and _step over them. "
+                    "Reads the .wandb file with wandb's own reader (wandb leet inspect).",
+        epilog="Exit status: 0, or 2 for bad input (no run at the path, several runs, an empty or "
+               "corrupt file), with one line on stderr.")
+    parser.add_argument("run", help="a run folder (outputs/runs/<run>), its wandb/ folder, the "
+                                    "offline-run-* folder, or the run-<id>.wandb file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--step-key", default=STEP_KEY, metavar="KEY",
+                        help=f"the step key whose range is shown (default: {STEP_KEY})")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        summary = summarize(args.run, step_key=args.step_key)
+    except SeveralRunsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"runs": [str(r) for r in err.runs]}, indent=2))
+        else:
+            print("\n".join(str(r) for r in err.runs))
+        return 2
+    except RunReadError as err:
+        print(f"error: {_one_line(str(err))}", file=sys.stderr)
+        return 2
+    for note in summary.notes:
+        print(f"warning: {summary.path}: {note}", file=sys.stderr)
+    print(json.dumps(summary.to_dict(), indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # `... | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

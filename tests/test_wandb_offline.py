@@ -1,0 +1,243 @@
+"""``highwaylab.utils.wandb_offline``: the summary of an offline W&B run's history keys, and its
+command line ``python -m highwaylab.utils.wandb_offline <run>``."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from highwaylab.utils.wandb_offline import (
+    NoRunError,
+    RunReadError,
+    SeveralRunsError,
+    check_key_budget,
+    check_rows_have_step,
+    find_run_file,
+    keys_by_prefix,
+    summarize,
+    summarize_records,
+)
+
+from .conftest import ROOT, subprocess_env
+
+STEP = "trainer/global_step"
+EPOCHS, BATCHES = 2, 20
+TINY_RUN = ["trainer=cpu", "depth=6", "width=16", f"trainer.max_epochs={EPOCHS}",
+            f"trainer.limit_train_batches={BATCHES}", "trainer.limit_val_batches=4",
+            "trainer.limit_test_batches=4", "~callbacks.rich_progress_bar", "seed=3"]
+COUNT_LINE = re.compile(r"^(\d+) distinct history keys \((\d+) scalar, (\d+) media(?:, (\d+) other)?\)$",
+                        re.MULTILINE)
+
+
+def cli(*args, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "highwaylab.utils.wandb_offline", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=subprocess_env(), cwd=ROOT)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# the summary of records (no run needed)
+# ---------------------------------------------------------------------------------------------
+
+def _row(step_num, item):
+    return {"type": "history", "history": {"item": {"_step": step_num, "_runtime": 1.0,
+                                                    "_timestamp": 2.0, **item}}}
+
+
+RECORDS = [
+    {"type": "header"},
+    {"type": "run", "run": {"run_id": "abc123", "display_name": "nm", "run_group": "g",
+                            "tags": ["model:highway"], "project": "p", "job_type": "train"}},
+    _row(0, {"lr": 0.1, STEP: 0}),
+    _row(1, {"train/loss": 2.0, "train/acc": "NaN", "epoch": 0, STEP: 9.0}),
+    _row(2, {"imgs._type": "images/separated", "imgs.count": 3, "imgs.filenames": ["a", "b", "c"],
+             "img._type": "image-file", "img.path": "x.png", "nested.a": 1, STEP: 10}),
+    _row(3, {"tab._type": "table-file", "tab.nrows": 2, "hist._type": "histogram", "hist.bins": [1, 2],
+             "note": "text", STEP: 19}),
+    _row(4, {"train/loss": 1.0, "imgs._type": "images/separated", "imgs.count": 2}),  # no step
+    {"type": "exit", "exit": {}},
+]
+
+
+def test_summary_gathers_media_fields_and_counts_rows_and_steps():
+    s = summarize_records(RECORDS, "x.wandb")
+    assert (s.run_id, s.name, s.group, s.tags, s.project, s.job_type) == \
+        ("abc123", "nm", "g", ["model:highway"], "p", "train")
+    assert s.finished and s.exit_code == 0 and s.rows == 5
+    assert set(s.keys) == {"lr", "train/loss", "train/acc", "epoch", "imgs", "img", "nested.a", "tab",
+                           "hist", "note", STEP}  # no _step, _runtime, _timestamp; no imgs.count
+    kinds = {k: info.kind for k, info in s.keys.items()}
+    assert kinds == {"lr": "scalar", "train/loss": "scalar", "train/acc": "scalar", "epoch": "scalar",
+                     "imgs": "image", "img": "image", "nested.a": "scalar", "tab": "table",
+                     "hist": "media", "note": "other", STEP: "scalar"}
+    assert s.keys["hist"].media_type == "histogram" and s.keys["imgs"].media_type == "images/separated"
+    loss = s.keys["train/loss"]
+    assert (loss.rows, loss.rows_without_step, loss.step_min, loss.step_max) == (2, 1, 9, 9)
+    assert (loss.wandb_step_min, loss.wandb_step_max) == (1, 4)
+    assert isinstance(loss.step_min, int)  # 9.0 -> 9
+    assert s.keys["imgs"].images == 5 and s.keys["img"].images == 1 and s.keys["tab"].images == 0
+    assert s.images == 6
+    assert (s.keys[STEP].rows, s.keys[STEP].step_min, s.keys[STEP].step_max) == (4, 0, 19)
+    assert s.count_line == "11 distinct history keys (6 scalar, 4 media, 1 other)"
+    assert keys_by_prefix(s)["train/"] == 2
+    json.dumps(s.to_dict())
+
+
+def test_check_helpers_assert_the_key_budget_and_the_step_on_every_row():
+    s = summarize_records(RECORDS, "x.wandb")
+    assert check_key_budget(s, max_keys=11) is s
+    with pytest.raises(AssertionError, match=r"11 distinct history keys .* more than the budget of 10; "
+                                             r"by prefix: train/: 2"):
+        check_key_budget(s, max_keys=10)
+    with pytest.raises(AssertionError, match=r"rows without trainer/global_step: imgs \(1 of 2\), "
+                                             r"train/loss \(1 of 2\)"):
+        check_rows_have_step(s)
+    assert check_rows_have_step(summarize_records(RECORDS[:-2])).rows == 4
+
+
+def test_an_unfinished_run_has_no_exit_code():
+    s = summarize_records(RECORDS[:-1])
+    assert not s.finished and s.exit_code is None
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------------
+
+def test_help_does_not_import_torch_or_wandb():
+    code = ("import runpy, sys\nsys.argv = ['wandb_offline', '--help']\n"
+            "try:\n    runpy.run_module('highwaylab.utils.wandb_offline', run_name='__main__')\n"
+            "except SystemExit as e:\n    assert e.code == 0\n"
+            "print('heavy:', sorted({'torch', 'lightning', 'wandb'} & set(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env=subprocess_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "--json" in proc.stdout and "heavy: []" in proc.stdout
+
+
+def test_bad_paths_exit_2_with_one_line_naming_the_path(tmp_path):
+    assert_one_line_error(cli(tmp_path / "nowhere"), str(tmp_path / "nowhere"), "no such file")
+    (tmp_path / "empty_dir").mkdir()
+    assert_one_line_error(cli(tmp_path / "empty_dir"), "empty_dir", "no W&B run")
+    (tmp_path / "run-empty.wandb").write_bytes(b"")
+    assert_one_line_error(cli(tmp_path / "run-empty.wandb"), "run-empty.wandb", "no W&B records")
+    (tmp_path / "run-junk.wandb").write_bytes(bytes(range(256)) * 20)
+    assert_one_line_error(cli(tmp_path / "run-junk.wandb"), "run-junk.wandb", "not a readable W&B run")
+    with pytest.raises(NoRunError):
+        summarize(tmp_path / "empty_dir")
+    with pytest.raises(FileNotFoundError):  # as before: find_run_file's errors are FileNotFoundError
+        find_run_file(tmp_path / "nowhere")
+    with pytest.raises(RunReadError, match="no W&B records"):
+        summarize(tmp_path / "run-empty.wandb")
+
+
+# ---------------------------------------------------------------------------------------------
+# a real run of train.py
+# ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory, data_dir):
+    """The folder of a tiny default run (2 epochs x 20 batches, CPU) with its offline W&B run."""
+    tmp = tmp_path_factory.mktemp("wandb_offline")
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY_RUN, f"paths.log_dir={tmp}",
+                           f"hydra.run.dir={tmp}/run"], capture_output=True, text=True, timeout=600,
+                          env=subprocess_env(HYDRA_FULL_ERROR="0"), cwd=tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp / "run"
+
+
+@pytest.mark.slow
+def test_summary_of_a_real_run(run_dir):
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    s = summarize(run_dir)
+    assert s.run_id == metrics["wandb_run_path"].split("/")[-1] and s.project == "highwaylab"
+    assert s.name and {"model:highway", "depth:6", "seed:3"} <= set(s.tags)
+    assert s.finished and s.exit_code == 0 and not s.notes
+    for key in ("train/loss", "val/acc", STEP):
+        assert s.keys[key].kind == "scalar", key
+    assert s.keys["val/acc"].rows == EPOCHS and s.keys["train/loss"].rows == EPOCHS
+    assert s.keys[STEP].rows == s.rows  # Lightning logs the step with every row
+    assert s.keys[STEP].step_max == metrics["global_step"] == EPOCHS * BATCHES
+    for key, info in s.keys.items():  # every row: a step of this run, and W&B's row counter
+        assert 0 <= info.step_min <= info.step_max <= EPOCHS * BATCHES, (key, info)
+        assert 0 <= info.wandb_step_min <= info.wandb_step_max < s.rows, (key, info)
+        assert info.rows <= s.rows
+    assert s.keys["test/acc"].step_min == EPOCHS * BATCHES  # tested after the last step
+    check_rows_have_step(s)
+    assert len(s.keys) == len(s.scalar_keys) + len(s.media_keys) + s.to_dict()["counts"]["other"]
+    assert s.images == sum(s.keys[k].images for k in s.keys_of_kind("image"))
+    # the same run, from each of the paths that lead to it
+    file = find_run_file(run_dir)
+    for path in (run_dir / "wandb", file.parent, file):
+        assert summarize(path).keys == s.keys
+
+
+@pytest.mark.slow
+def test_cli_prints_the_run_the_keys_and_the_count_line(run_dir):
+    s = summarize(run_dir)
+    proc = cli(run_dir)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert re.search(rf"^run +{s.run_id} +{re.escape(s.name)}$", out, re.MULTILINE), out
+    assert re.search(r"^tags +.*model:highway", out, re.MULTILINE), out
+    assert re.search(rf"^key +kind +rows +no step +{STEP} +_step +images$", out, re.MULTILINE), out
+    train_loss = s.keys["train/loss"]
+    assert re.search(rf"^train/loss +scalar +{EPOCHS} +0 +{train_loss.step_min}\.\.{train_loss.step_max} ",
+                     out, re.MULTILINE), out
+    assert re.search(rf"^val/acc +scalar +{EPOCHS} +0 ", out, re.MULTILINE), out
+    assert re.search(rf"^{STEP} +scalar +{s.rows} +0 +0\.\.{EPOCHS * BATCHES} ", out, re.MULTILINE), out
+    for key in s.keys:
+        assert re.search(rf"^{re.escape(key)} ", out, re.MULTILINE), key
+    counts = COUNT_LINE.findall(out)
+    assert len(counts) == 1 and s.count_line in out
+    n, m, k, _ = counts[0]
+    assert (int(n), int(m), int(k)) == (len(s.keys), len(s.scalar_keys), len(s.media_keys))
+
+
+@pytest.mark.slow
+def test_cli_json(run_dir):
+    proc = cli(run_dir, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    s = summarize(run_dir)
+    assert data == json.loads(json.dumps(s.to_dict()))
+    assert data["counts"]["keys"] == len(data["keys"]) == len(s.keys)
+    assert data["keys"]["val/acc"]["kind"] == "scalar" and data["keys"]["val/acc"]["rows"] == EPOCHS
+    assert data["keys"][STEP]["step_max"] == EPOCHS * BATCHES
+
+
+@pytest.mark.slow
+def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
+    file = find_run_file(run_dir)
+    data = bytearray(file.read_bytes())
+    data[len(data) // 4: len(data) // 4 + 16] = b"\xff" * 16
+    (tmp_path / "run-corrupt.wandb").write_bytes(bytes(data))
+    assert_one_line_error(cli(tmp_path / "run-corrupt.wandb"), "run-corrupt.wandb", "corrupt")
+    with pytest.raises(RunReadError, match="corrupt"):
+        summarize(tmp_path / "run-corrupt.wandb")
+    # a file that ends early (a killed run): summarized as far as it goes, with a warning
+    (tmp_path / "run-cut.wandb").write_bytes(file.read_bytes()[: len(data) // 2])
+    proc = cli(tmp_path / "run-cut.wandb")
+    assert proc.returncode == 0 and "warning:" in proc.stderr and "no exit record" in proc.stdout
+    assert not summarize(tmp_path / "run-cut.wandb").finished
+    # a folder with two runs: their files listed, exit 2
+    for job in ("0", "1"):
+        shutil.copytree(run_dir / "wandb", tmp_path / "sweep" / job / "wandb", symlinks=True)
+    proc = cli(tmp_path / "sweep")
+    assert_one_line_error(proc, "sweep", "2 W&B runs")
+    assert len(proc.stdout.splitlines()) == 2 and all(line.endswith(".wandb") for line in
+                                                      proc.stdout.splitlines())
+    with pytest.raises(SeveralRunsError) as err:
+        summarize(tmp_path / "sweep")
+    assert len(err.value.runs) == 2
