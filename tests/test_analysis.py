@@ -1,13 +1,18 @@
 """Analysis against known values: gate statistics, lesioning, the gradient-norm probe."""
 
 import math
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
 from highwaylab.analysis.gates import class_gate_difference, gate_stats
+from highwaylab.analysis.history import LayerHistory, named_layers, named_scalars
 from highwaylab.analysis.lesion import lesion_errors
+from highwaylab.analysis.plots import layer_maps, layer_step_map
 from highwaylab.analysis.probe import Stack, input_grad_norms
+from highwaylab.callbacks.media import log_figure
 from highwaylab.models import FCBackbone
 from highwaylab.probe import main as probe_main
 
@@ -100,3 +105,41 @@ def test_probe_command_prints_the_table_and_saves_a_plot(tmp_path, capsys):
     assert plot.stat().st_size > 10_000
     with pytest.raises(SystemExit):
         probe_main(["--activation", "nope"])
+
+
+def test_a_figure_that_fails_to_draw_is_skipped_with_a_warning(tmp_path):
+    trainer = SimpleNamespace(loggers=[object()], default_root_dir=str(tmp_path))  # a logger without images
+    all_nan = np.full((3, 4), np.nan)
+    with pytest.warns(UserWarning, match=r"figure gates/mean_map at step 7 skipped: ValueError: .*every value is NaN"):
+        assert log_figure(trainer, "gates/mean_map", lambda: layer_maps([all_nan], ["T"], "t", "T"), 7) is None
+    assert not (tmp_path / "figures").exists()
+    path = log_figure(trainer, "gates/mean_map", lambda: layer_maps([np.ones((3, 4))], ["T"], "t", "T"), 7)
+    assert path == tmp_path / "figures" / "gates_mean_map" / "step_0000007.png"
+
+
+def test_layer_step_map_keeps_its_fixed_log_range_layer_1_on_top_and_marks_the_initial_value():
+    steps, values = [0, 200, 430], np.array([[0.01, 0.01], [0.02, 0.3], [0.05, 0.5]])  # (S, L)
+    fig = layer_step_map(steps, values, "mean T", "mean T", vmin=1e-3, vmax=1.0, log=True,
+                         cbar_marks=[(0.01, "initial mean 0.01")])
+    ax, cbar = fig.axes
+    mesh = ax.collections[0]
+    assert (mesh.norm.vmin, mesh.norm.vmax) == (1e-3, 1.0)
+    assert ax.get_ylim() == (2.5, 0.5)  # layer 1 on top
+    assert ax.get_xlim() == (-100.0, 545.0)  # columns reach halfway to the next measurement
+    assert "initial mean 0.01" in cbar.get_ylabel() and len(cbar.lines) == 1
+    np.testing.assert_array_equal(mesh.get_array().reshape(2, 3), values.T)
+    with pytest.raises(ValueError, match="no value to draw"):
+        layer_step_map(steps, np.zeros((3, 2)), "norms", "norm", log=True)
+
+
+def test_layer_history_and_named_layers():
+    history = LayerHistory()
+    history.add(0, torch.tensor([1.0, 2.0, 3.0]))
+    history.add(5, torch.tensor([4.0, 5.0, 6.0]))
+    history.add(5, torch.tensor([7.0, 8.0, 9.0]))  # the same step again: replaces
+    assert history.steps == [0, 5] and history.array().tolist() == [[1, 2, 3], [7, 8, 9]]
+    values = torch.tensor([float("nan"), 0.1, 0.2, float("nan"), 0.4])  # layers 1, 4 have no gate
+    assert named_layers(values) == {"first": 2, "middle": 3, "last": 5}
+    assert named_scalars("gates/mean", values) == pytest.approx(
+        {"gates/mean/first": 0.1, "gates/mean/middle": 0.2, "gates/mean/last": 0.4})
+    assert named_layers(torch.arange(1.0, 100.0)) == {"first": 1, "middle": 50, "last": 99}

@@ -38,9 +38,10 @@ def callback(trainer, cls):
     return next(cb for cb in trainer.callbacks if isinstance(cb, cls))
 
 
-def logged_columns(tmp_path) -> set[str]:
+def logged_rows(tmp_path) -> list[dict[str, str]]:
+    """The rows of the CSV logger's metrics.csv (empty strings where a key was not logged)."""
     with next(tmp_path.rglob("metrics.csv")).open() as f:
-        return set(next(csv.reader(f)))
+        return list(csv.DictReader(f))
 
 
 def test_gate_statistics_at_init_equal_sigmoid_of_the_bias(tmp_path, data_dir):
@@ -57,16 +58,54 @@ def test_gate_statistics_at_init_equal_sigmoid_of_the_bias(tmp_path, data_dir):
     torch.testing.assert_close(gates.stats.mean, torch.full((4,), sigmoid))
     torch.testing.assert_close(gates.biases, torch.full((4, 16), -2.0))
     assert gates.stats.closed.tolist() == [0.0] * 4  # sigmoid(-2) = 0.119 > 0.1
-    columns = logged_columns(tmp_path)
-    for key in ("gates/mean/layer_001", "gates/bias/layer_004", "gates/closed/layer_002",
-                "gates/open/layer_003", "grad_norm/params/layer_001", "grad_norm/input/layer_004",
-                "grad_norm/global", "lesion/baseline_error"):
+    rows = logged_rows(tmp_path)
+    last = [r for r in rows if r.get("gates/mean/first")][-1]
+    assert float(last["gates/mean/first"]) == pytest.approx(sigmoid, rel=1e-6)
+    assert float(last["gates/mean/last"]) == pytest.approx(sigmoid, rel=1e-6)
+    columns = set(rows[0])
+    for key in ("gates/mean/first", "gates/mean/middle", "gates/mean/last", "gates/closed", "gates/open",
+                "grad_norm/input/first", "grad_norm/input/middle", "grad_norm/input/last",
+                "grad_norm/global", "lesion/baseline_error", "lesion/max_error"):
         assert key in columns, key
-    for key in ("gates_mean_map", "gates_bias_map", "gates_mean_by_layer", "stripes_gates",
-                "stripes_outputs", "gates_class_difference", "grad_norm_by_layer",
-                "lesion_error_by_layer"):
+    assert not [c for c in columns if "layer_" in c]  # per-layer scalar keys are opt-in
+    for key in ("gates_mean_map", "gates_bias_map", "gates_mean_by_layer", "gates_mean_by_step",
+                "stripes_gates", "stripes_outputs", "gates_class_difference", "grad_norm_by_layer",
+                "grad_norm_by_step", "lesion_error_by_layer"):
         assert list((tmp_path / "figures" / key).glob("*.png")), key
-    assert list((tmp_path / "figures" / "lesion_table").glob("*.csv"))
+    for key in ("lesion_table", "gates_table", "grad_norm_table"):
+        assert list((tmp_path / "figures" / key).glob("*.csv")), key
+    with next((tmp_path / "figures" / "gates_table").glob("*.csv")).open() as f:
+        table = list(csv.DictReader(f))
+    assert [int(r["layer"]) for r in table] == [1, 2, 3, 4]
+    assert float(table[0]["mean_T_initial"]) == pytest.approx(sigmoid, rel=1e-6)
+    assert float(table[3]["b_T"]) == pytest.approx(-2.0)
+
+
+def test_measurements_share_lightnings_step_axis(tmp_path, data_dir):
+    # 4 batches an epoch, 2 epochs, every 2 steps: measured before steps 0, 2, 4, 6 and at the two
+    # epoch ends, which Lightning logs at the index of the epoch's last batch: 3 and 7
+    parts = fit(["trainer.max_epochs=2"], tmp_path)
+    gates = callback(parts.trainer, GateStatsMonitor)
+    assert gates.history.steps == [0, 2, 3, 4, 6, 7]
+    assert callback(parts.trainer, LayerGradNormMonitor).param_history.steps == [0, 2, 4, 6]
+    rows = logged_rows(tmp_path)
+    val_steps = sorted({int(r["step"]) for r in rows if r.get("val/acc")})
+    gate_steps = sorted({int(r["step"]) for r in rows if r.get("gates/mean/first")})
+    assert val_steps == [3, 7] and gate_steps == [0, 2, 3, 4, 6, 7]
+    assert sorted(int(p.stem.split("_")[1]) for p in (tmp_path / "figures" / "gates_mean_map").glob("*.png")) \
+        == val_steps  # an epoch's images carry the step of its validation metrics
+    assert len(gates.history.array()) == 6  # the layer x step map has one column per measurement
+
+
+def test_per_layer_scalar_keys_are_opt_in(tmp_path, data_dir):
+    fit(["depth=4", "callbacks.gate_stats.per_layer_scalars=true",
+         "callbacks.grad_norms.per_layer_scalars=true", "~callbacks.lesion"], tmp_path)
+    columns = set(logged_rows(tmp_path)[0])
+    for k in (1, 2, 3):
+        for key in (f"gates/mean/layer_{k:03d}", f"gates/bias/layer_{k:03d}", f"gates/closed/layer_{k:03d}",
+                    f"gates/open/layer_{k:03d}", f"grad_norm/params/layer_{k:03d}",
+                    f"grad_norm/input/layer_{k:03d}"):
+            assert key in columns, key
 
 
 def test_stripe_images_of_a_depth_50_width_50_net_have_49_rows_and_50_columns(tmp_path, data_dir):

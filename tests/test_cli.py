@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from highwaylab.utils.wandb_offline import read_history, read_records
+from highwaylab.utils.wandb_offline import check_key_budget, check_rows_have_step, read_history, read_records
 
 from .conftest import ROOT, subprocess_env
 
@@ -37,7 +37,9 @@ def test_train_py_writes_metrics_checkpoint_and_offline_wandb_run(tmp_path, data
     assert val_acc[-1] == pytest.approx(metrics["val/acc"])
     assert any(row.get("test/acc") == pytest.approx(metrics["test/acc"]) for row in history)
     run = next(r["run"] for r in read_records(run_dir / "wandb") if r.get("type") == "run")
-    assert run["display_name"] == "highway-d3-s7" and run["project"] == "highwaylab"
+    assert run["display_name"] == "mnist-highway-d3-relu-sgd-s7" and run["project"] == "highwaylab"
+    assert {"data:mnist", "model:highway", "depth:3", "activation:relu", "optim:sgd",
+            "seed:7"} <= set(run["tags"])
     assert metrics["wandb_run_path"].split("/")[-2:] == ["highwaylab", run["run_id"]]
     exit_rec = next(r for r in read_records(run_dir / "wandb") if r.get("type") == "exit")
     assert exit_rec["exit"].get("exit_code", 0) == 0
@@ -96,28 +98,37 @@ def test_bad_input_exits_nonzero_with_one_clear_message(case, tmp_path, data_dir
 
 
 @pytest.mark.slow
-def test_analysis_callbacks_write_keys_and_images_into_the_offline_wandb_run(tmp_path, data_dir):
-    proc = run_train(SMALL + ["depth=6", "callbacks=analysis", "callbacks.gate_stats.every_n_steps=2",
-                              "callbacks.grad_norms.every_n_steps=2",
-                              "callbacks.lesion.num_examples=300"], tmp_path)
+@pytest.mark.parametrize("callbacks", ["default", "analysis"])
+def test_a_depth_100_run_shows_every_family_in_at_most_40_wandb_keys_on_one_step_axis(
+        callbacks, tmp_path, data_dir):
+    proc = run_train(SMALL + ["depth=100", f"callbacks={callbacks}", "callbacks.gate_stats.every_n_steps=2",
+                              "callbacks.grad_norms.every_n_steps=2", "callbacks.carry_stripes.class_examples=300"]
+                     + (["callbacks.lesion.num_examples=300"] if callbacks == "analysis" else []), tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = check_key_budget(tmp_path / "run", max_keys=40)
+    check_rows_have_step(summary)  # every row, images included, carries trainer/global_step
+    keys = summary.keys
+    scalars = {"gates/mean/first", "gates/mean/middle", "gates/mean/last", "gates/closed", "gates/open",
+               "grad_norm/global", "grad_norm/input/first", "grad_norm/input/last", "train/loss", "val/acc"}
+    images = {"stripes/gates", "stripes/outputs", "gates/mean_map", "gates/bias_map", "gates/mean_by_layer",
+              "gates/mean_by_step", "gates/class_difference", "grad_norm/by_layer", "grad_norm/by_step"}
+    tables = {"gates/table", "grad_norm/table"}
+    if callbacks == "analysis":
+        scalars |= {"lesion/baseline_error", "lesion/max_error"}
+        images.add("lesion/error_by_layer")
+        tables.add("lesion/table")
+    else:
+        assert not [k for k in keys if k.startswith("lesion/")]
+    assert scalars <= set(summary.scalar_keys), scalars - set(summary.scalar_keys)
+    assert {k for k in keys if keys[k].kind == "image"} == images
+    assert {k for k in keys if keys[k].kind == "table"} == tables
+    # 2 epochs of 3 batches: the epoch's images sit at the step of its validation metrics (2 and 5)
+    for key in images - {"gates/class_difference", "lesion/error_by_layer"}:
+        assert (keys[key].rows, keys[key].step_min, keys[key].step_max) == (2, 2, 5), key
+    assert (keys["val/acc"].step_min, keys["val/acc"].step_max) == (2, 5)
+    assert (keys["gates/mean/first"].step_min, keys["gates/mean/first"].step_max) == (0, 5)
     history = read_history(tmp_path / "run" / "wandb")
-    keys = set().union(*history)
-    for k in range(1, 6):  # the 5 highway layers after the stem
-        for key in (f"gates/mean/layer_{k:03d}", f"gates/bias/layer_{k:03d}", f"gates/open/layer_{k:03d}",
-                    f"gates/closed/layer_{k:03d}", f"grad_norm/params/layer_{k:03d}",
-                    f"grad_norm/input/layer_{k:03d}"):
-            assert key in keys, key
-    assert "grad_norm/global" in keys and "lesion/baseline_error" in keys
-    for media in ("stripes/gates", "stripes/outputs", "gates/mean_map", "gates/bias_map",
-                  "gates/mean_by_layer", "gates/class_difference", "grad_norm/by_layer",
-                  "lesion/error_by_layer"):
-        rows = [row for row in history if f"{media}.filenames" in row]
-        assert rows, media
-        for name in rows[-1][f"{media}.filenames"]:  # the image files are in the run's folder
-            assert list((tmp_path / "run" / "wandb").rglob(f"files/{name}")), name
-    # one image per validation epoch, each with a caption naming the examples
     stripes = [row for row in history if "stripes/gates.filenames" in row]
-    assert len(stripes) == 2
     assert "example 0: label" in stripes[0]["stripes/gates.captions"][0]
-    assert any("lesion/table.path" in row for row in history)
+    for name in stripes[-1]["stripes/gates.filenames"]:  # the image files are in the run's folder
+        assert list((tmp_path / "run" / "wandb").rglob(f"files/{name}")), name

@@ -237,6 +237,8 @@ def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp
                        "trainer=cpu", "trainer.max_epochs=1", "callbacks=analysis", "logger=csv",
                        "~callbacks.rich_progress_bar", "~callbacks.model_summary",
                        "callbacks.gate_stats.every_n_steps=2", "callbacks.grad_norms.every_n_steps=2",
+                       "callbacks.gate_stats.per_layer_scalars=true",
+                       "callbacks.grad_norms.per_layer_scalars=true",
                        "callbacks.carry_stripes.class_examples=100", "callbacks.lesion.num_examples=100",
                        "model.stages=[{channels:4,layers:2},{channels:6,layers:1}]"], tmp_path)
     parts = build(cfg)
@@ -254,6 +256,8 @@ def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp
         columns = f.readline().strip().split(",")
     assert "gates/mean/layer_004" in columns and "gates/mean/layer_003" not in columns  # the transition
     assert "grad_norm/input/layer_003" in columns
+    torch.testing.assert_close(gates.history.values[-1][[0, 3]],  # first and last gated layer
+                               torch.tensor([float(gates.stats.mean[0]), float(gates.stats.mean[3])]))
 
 
 def test_stages_that_pool_the_input_away_or_oversized_kernels_are_refused():

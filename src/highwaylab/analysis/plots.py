@@ -1,4 +1,9 @@
-"""Matplotlib figures of per-layer quantities. Layer 1 is at the top of every layer x block image."""
+"""Matplotlib figures of per-layer quantities. Layer 1 is at the top of every layer x block image.
+
+Every figure says what it shows and when in its title, labels its colour bar, and keeps its colour
+range or axis fixed where the quantity has a natural one (T in [0, 1]) or centred on a marked
+reference (the initial gate bias), so that noise never fills the scale.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +14,39 @@ import matplotlib
 matplotlib.use("Agg")  # no display on training machines
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str, cbar_label: str,
                cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
-               xlabel: str = "block", ncols: int = 5) -> Figure:
-    """Layer x block heat maps ``(L, D)``, ``ncols`` a row, sharing one colour scale and colour bar."""
+               xlabel: str = "block", ncols: int = 5, cbar_marks: Sequence[tuple[float, str]] = ()
+               ) -> Figure:
+    """Layer x block heat maps ``(L, D)``, ``ncols`` a row, sharing one colour scale and colour bar.
+
+    ``cbar_marks``: ``(value, label)`` pairs drawn as black lines across the colour bar, with the
+    label in its legend text (e.g. the initial gate bias).
+
+    Raises:
+        ValueError: every value is NaN (nothing to draw).
+    """
     maps = [np.asarray(m, dtype=float) for m in maps]
+    if all(np.isnan(m).all() for m in maps):
+        raise ValueError(f"{suptitle!r}: every value is NaN")
     n_layers = maps[0].shape[0]
     ncols = min(ncols, len(maps))
     nrows = -(-len(maps) // ncols)
     # a fixed layout in inches (constrained layout would double the drawing time, paid every epoch):
-    # 0.7 in left of the maps, 2.3 in per map, 1.2 in right of them for the colour bar and its labels
-    width, height = max(6.0, 1.9 + 2.3 * ncols), 0.7 + 3.2 * nrows
+    # 0.8 in left of the maps, 2.3 in per map, 1.5 in right of them for the colour bar and its labels
+    width, height = max(6.0, 2.3 + 2.3 * ncols), 0.8 + 3.2 * nrows
     fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
-    fig.subplots_adjust(left=0.7 / width, right=1 - 1.2 / width, top=1 - 0.7 / height,
-                        bottom=0.5 / height, wspace=0.3, hspace=0.45)
+    fig.subplots_adjust(left=0.8 / width, right=1 - 1.5 / width, top=1 - 0.7 / height,
+                        bottom=0.55 / height, wspace=0.3, hspace=0.45)
     if vmin is None:
-        vmin = float(np.nanmin([np.nanmin(m) for m in maps]))  # NaN: a layer without that value
+        vmin = float(np.nanmin([np.nanmin(m) for m in maps if not np.isnan(m).all()]))
     if vmax is None:
-        vmax = float(np.nanmax([np.nanmax(m) for m in maps]))
+        vmax = float(np.nanmax([np.nanmax(m) for m in maps if not np.isnan(m).all()]))
     for ax in axes.flat[len(maps):]:
         ax.set_visible(False)
     for ax, m, title in zip(axes.flat, maps, titles, strict=False):
@@ -41,10 +57,67 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
         ax.set_yticks(_layer_ticks(n_layers))
     for row in axes:
         row[0].set_ylabel("layer")
-    fig.colorbar(image, cax=fig.add_axes((1 - 1.0 / width, 0.5 / height, 0.12 / width, 1 - 1.2 / height)),
-                 label=cbar_label)
+    cbar = fig.colorbar(image, cax=fig.add_axes((1 - 1.3 / width, 0.55 / height, 0.12 / width,
+                                                 1 - 1.25 / height)))
+    _mark_colorbar(cbar, cbar_label, cbar_marks)
     fig.suptitle(suptitle, fontsize=10)
     return fig
+
+
+def layer_step_map(steps: Sequence[int], values: np.ndarray, title: str, cbar_label: str,
+                   cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
+                   log: bool = False, cbar_marks: Sequence[tuple[float, str]] = ()) -> Figure:
+    """Layer x training-step heat map of ``values (S, L)`` measured at ``steps (S,)``; see
+    :func:`layer_step_maps`."""
+    return layer_step_maps(steps, {"": values}, title, cbar_label, cmap, vmin, vmax, log, cbar_marks)
+
+
+def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: str, cbar_label: str,
+                    cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
+                    log: bool = False, cbar_marks: Sequence[tuple[float, str]] = ()) -> Figure:
+    """Layer x training-step heat maps, side by side on one colour scale: each ``(S, L)`` array of
+    ``maps`` (titled by its key) holds per-layer values measured at ``steps (S,)``, one column per
+    measurement (reaching halfway to the next), layer 1 on top. ``log``: a logarithmic colour scale
+    (non-positive values are left blank); ``vmin``/``vmax`` default to the data's range.
+
+    Raises:
+        ValueError: an array is not ``(len(steps), L)``, or every value is NaN (or, with ``log``,
+            not positive).
+    """
+    steps = np.asarray(steps, dtype=float)
+    arrays = {name: np.asarray(a, dtype=float) for name, a in maps.items()}
+    for a in arrays.values():
+        if a.ndim != 2 or a.shape[0] != len(steps) or len(steps) == 0:
+            raise ValueError(f"{title!r}: values {a.shape} do not match {len(steps)} steps")
+    shown = {name: np.where(a > 0, a, np.nan) if log else a for name, a in arrays.items()}
+    if all(np.isnan(a).all() for a in shown.values()):
+        raise ValueError(f"{title!r}: no value to draw")
+    vmin = float(np.nanmin([np.nanmin(a) for a in shown.values()])) if vmin is None else vmin
+    vmax = float(np.nanmax([np.nanmax(a) for a in shown.values()])) if vmax is None else vmax
+    norm = LogNorm(vmin=vmin, vmax=vmax) if log else plt.Normalize(vmin=vmin, vmax=vmax)
+    gaps = np.diff(steps) if len(steps) > 1 else np.array([1.0])  # the last column as wide as the one before
+    edges = np.concatenate([[steps[0] - gaps[0] / 2], steps[:-1] + gaps / 2, [steps[-1] + gaps[-1] / 2]])
+    fig, axes = plt.subplots(1, len(shown), figsize=(1.5 + 5.5 * len(shown), 4.2), layout="constrained",
+                             squeeze=False, sharey=True)
+    for ax, (name, a) in zip(axes.flat, shown.items(), strict=True):
+        mesh = ax.pcolormesh(edges, np.arange(0.5, a.shape[1] + 1), a.T, cmap=cmap, norm=norm, shading="flat")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("training step (trainer/global_step)")
+        if name:
+            ax.set_title(name, fontsize=9)
+    n_layers = next(iter(shown.values())).shape[1]
+    axes[0, 0].set_ylim(n_layers + 0.5, 0.5)  # layer 1 on top
+    axes[0, 0].set_yticks(_layer_ticks(n_layers))
+    axes[0, 0].set_ylabel("layer")
+    _mark_colorbar(fig.colorbar(mesh, ax=axes), cbar_label, cbar_marks)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def _mark_colorbar(cbar, label: str, marks: Sequence[tuple[float, str]]) -> None:
+    for value, _ in marks:
+        cbar.ax.axhline(value, color="black", linewidth=1.5)
+    cbar.set_label(label + "".join(f"\n(line: {text})" for _, text in marks))
 
 
 def _layer_ticks(n_layers: int) -> list[int]:
@@ -53,43 +126,68 @@ def _layer_ticks(n_layers: int) -> list[int]:
     return sorted({1, *range(step, n_layers + 1, step), n_layers})
 
 
-def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: bool = False) -> Figure:
-    """Line plot of per-layer values (layer 1 .. L on the x axis), one line per entry."""
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
-    for label, values in series.items():
+def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: bool = False,
+                ylim: tuple[float, float] | None = None,
+                reference: dict[str, np.ndarray] | None = None) -> Figure:
+    """Line plot of per-layer values (layer 1 .. L on the x axis), one line per entry of ``series``;
+    ``reference`` lines (e.g. the values at initialisation) are drawn dashed and grey. ``ylim`` fixes
+    the y axis (e.g. ``(0, 1)`` for gate values). The legend sits below the axes, never over data.
+
+    Raises:
+        ValueError: every value is NaN (or, with ``log``, not positive).
+    """
+    fig, ax = plt.subplots(figsize=(6.5, 4.2), layout="constrained")
+    drawn = 0
+    styles = [(label, values, {"marker": "."}) for label, values in series.items()]
+    styles += [(label, values, {"linestyle": "--", "color": "grey"})
+               for label, values in (reference or {}).items()]
+    for label, values, style in styles:
         values = np.asarray(values, dtype=float)
-        ax.plot(np.arange(1, len(values) + 1), values, marker=".", label=label)
+        visible = values > 0 if log else ~np.isnan(values)
+        drawn += int(visible.sum())
+        ax.plot(np.arange(1, len(values) + 1), values, label=label, **style)
+    if not drawn:
+        raise ValueError(f"{title!r}: no value to draw")
     if log:
         ax.set_yscale("log")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0.5, max(len(np.asarray(v)) for _, v, _ in styles) + 0.5)
     ax.set_xlabel("layer")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if len(series) > 1:
-        ax.legend()
+    if len(styles) > 1:
+        fig.legend(loc="outside lower center", ncols=min(len(styles), 3), fontsize=8)
     return fig
 
 
-def layer_bars(values: np.ndarray, title: str, ylabel: str, baseline: float | None = None) -> Figure:
-    """Bar plot of one value per layer (1 .. L), with an optional horizontal baseline."""
+def layer_bars(values: np.ndarray, title: str, ylabel: str) -> Figure:
+    """Bar plot of one value per layer, layers 1 .. L on the x axis (NaN: no bar).
+
+    Raises:
+        ValueError: every value is NaN.
+    """
     values = np.asarray(values, dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
-    ax.bar(np.arange(1, len(values) + 1), values, color="tab:blue")
-    if baseline is not None:
-        ax.axhline(baseline, color="tab:red", linestyle="--", label=f"no lesion: {baseline:.4f}")
-        ax.legend()
+    if np.isnan(values).all():
+        raise ValueError(f"{title!r}: every value is NaN")
+    fig, ax = plt.subplots(figsize=(6.5, 4.0), layout="constrained")
+    ax.bar(np.arange(1, len(values) + 1), np.nan_to_num(values), color="tab:blue", width=0.8)
+    ax.axhline(0, color="black", linewidth=0.8)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0.4, len(values) + 0.6)
     ax.set_xlabel("lesioned layer")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
     return fig
 
 
 def to_rgb(fig: Figure) -> np.ndarray:
     """Render a figure to an ``(H, W, 3)`` uint8 array and close it."""
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
-    plt.close(fig)
-    return rgb
+    try:
+        fig.canvas.draw()
+        return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+    finally:
+        plt.close(fig)

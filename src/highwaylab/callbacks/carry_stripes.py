@@ -8,16 +8,16 @@ import torch
 from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
-from highwaylab.callbacks.media import log_figures
+from highwaylab.callbacks.media import log_figure, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 from highwaylab.errors import ConfigError
 
 
 class CarryStripeMonitor(L.Callback):
-    """Images of what each layer does to a few fixed training examples, every validation end.
+    """Images of what each layer does to a few fixed training examples, at every epoch end.
 
-    On rank zero, after each validation (sanity check skipped), logs one figure per key; W&B's
-    image slider then steps through the epochs:
+    On rank zero, at each training-epoch end (at the ``trainer/global_step`` of Lightning's epoch
+    metrics), logs one figure per key; W&B's image slider then steps through the epochs:
 
     - ``stripes/outputs``: for each of the ``num_examples`` examples, the layer x block map of the
       layer outputs (Figure 2, column 4); for conv nets layer x channel, averaged over positions.
@@ -51,26 +51,27 @@ class CarryStripeMonitor(L.Callback):
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
         self.outputs = self.gates = self.class_difference = None
 
-    def on_validation_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        if trainer.sanity_checking or not trainer.is_global_zero:
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not trainer.is_global_zero:
             return
         net = backbone_of(pl_module)
         x, y = training_examples(trainer, pl_module, self.num_examples, self.seed)
         _, internals = internals_in_eval(net, x)
         self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
-        when = f"epoch {trainer.current_epoch}, step {trainer.global_step}"
+        step = step_of(trainer)
+        moment = when(trainer, step)
         titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
+        caption = f"{moment}; examples {', '.join(titles)}"
         bound = _abs_max(self.outputs)
-        log_figures(trainer, "stripes/outputs", [layer_maps(
-            list(self.outputs.numpy()), titles, f"Layer outputs of fixed examples ({when})",
-            "output", cmap="RdBu_r", vmin=-bound, vmax=bound)],
-            captions=[f"layer x block outputs, examples {', '.join(titles)}"])
+        log_figure(trainer, "stripes/outputs", lambda: layer_maps(
+            list(self.outputs.numpy()), titles, f"Layer outputs of fixed training examples ({moment})",
+            "layer output", cmap="RdBu_r", vmin=-bound, vmax=bound), step, caption=caption)
         if not net.has_gates:
             return
         self.gates = layer_unit_map(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
-        log_figures(trainer, "stripes/gates", [layer_maps(
-            list(self.gates.numpy()), titles, f"Transform gates T of fixed examples ({when})", "T",
-            vmin=0, vmax=1)], captions=[f"layer x block T, examples {', '.join(titles)}"])
+        log_figure(trainer, "stripes/gates", lambda: layer_maps(
+            list(self.gates.numpy()), titles, f"Transform gates T of fixed training examples ({moment})",
+            "T", vmin=0, vmax=1), step, caption=caption)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         net = backbone_of(pl_module)
@@ -81,11 +82,12 @@ class CarryStripeMonitor(L.Callback):
         num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
         self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
         bound = _abs_max(self.class_difference)
-        log_figures(trainer, "gates/class_difference", [layer_maps(
+        step = step_of(trainer)
+        log_figure(trainer, "gates/class_difference", lambda: layer_maps(
             list(self.class_difference.numpy()), [f"class {c}" for c in range(num_classes)],
-            f"Mean T of each class minus the mean over all {len(y)} examples (epoch "
-            f"{trainer.current_epoch}, step {trainer.global_step})",
-            "difference in T", cmap="RdBu_r", vmin=-bound, vmax=bound)])
+            f"Mean T of each class minus the mean over all {len(y)} examples (end of fitting, "
+            f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
+            vmin=-bound, vmax=bound), step)
 
 
 def _abs_max(t: torch.Tensor) -> float:

@@ -5,56 +5,77 @@ from __future__ import annotations
 import math
 
 import lightning as L
+import numpy as np
+import torch
 from lightning.pytorch.utilities import rank_zero_info
 
 from highwaylab.analysis.gates import GateStats, gate_stats
+from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_scalars
 from highwaylab.analysis.layer_maps import stack_layers
-from highwaylab.analysis.plots import layer_lines, layer_maps
-from highwaylab.callbacks.media import log_figures, log_scalars
+from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map
+from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 from highwaylab.errors import ConfigError
 
 
 class GateStatsMonitor(L.Callback):
-    """Measure the transform gates on a fixed probe batch of training examples.
+    """Measure the transform gates T on a fixed probe batch of training examples.
 
-    Every ``every_n_steps`` training steps and at the end of each validation (sanity check
-    skipped), on rank zero, logs for each highway layer ``k`` (``XXX`` = ``k`` in 3 digits):
+    Measures at step 0 and every ``every_n_steps`` training steps (before that step's update), and
+    at each training-epoch end; logs on rank zero, at the ``trainer/global_step`` of the moment:
 
-    - ``gates/mean/layer_XXX``: mean transform-gate output T over examples and blocks (and
-      positions, for conv layers), in (0, 1);
-    - ``gates/bias/layer_XXX``: mean gate bias b_T over the blocks (logit units);
-    - ``gates/closed/layer_XXX`` / ``gates/open/layer_XXX``: fraction of gates with
-      T < ``closed_below`` (carry) / T > ``open_above`` (transform), in [0, 1].
+    - ``gates/mean/first``, ``gates/mean/middle``, ``gates/mean/last``: mean T (over examples,
+      blocks, and positions of conv layers; in (0, 1)) of the first, middle and last highway layer;
+    - ``gates/closed`` / ``gates/open``: fraction of all gate values with T < ``closed_below``
+      (carry) / T > ``open_above`` (transform), in [0, 1], averaged over the highway layers;
+    - with ``per_layer_scalars=True`` also ``gates/{mean,bias,closed,open}/layer_XXX`` for every
+      layer k (``XXX`` = k in 3 digits; b_T in logit units): 4 keys per layer, opt-in.
 
-    At the end of each validation it also logs three figures: ``gates/mean_by_layer`` (line plot of
-    mean T against layer), ``gates/bias_map`` and ``gates/mean_map`` (layer x block heat maps of
-    b_T and of the mean T: Figure 2, columns 1 and 2). Plain and residual backbones have no gates:
-    the callback then does nothing; a conv net's plain transition layers are skipped (NaN rows in
-    the maps). The last statistics are kept in ``self.stats`` and ``self.biases`` (``(L, D)``).
+    At each training-epoch end, four images (one media key each, whatever the depth):
+
+    - ``gates/mean_by_step``: layer x training-step map of the mean T, growing with the run; log
+      colour scale from a decade below the initial mean to 1, the initial mean marked;
+    - ``gates/mean_by_layer``: mean T against layer now, the initial profile dashed (log axis, top 1);
+    - ``gates/bias_map``: layer x block map of b_T (Figure 2, column 1), a diverging scale centred
+      on the initial b_T (marked) and at least +-1 wide, so that noise stays pale;
+    - ``gates/mean_map``: layer x block map of the mean T (Figure 2, column 2), scale [0, 1].
+
+    At the end of fitting, the table ``gates/table`` (one row per layer: ``layer``, ``mean_T``,
+    ``mean_T_initial``, ``b_T``, ``b_T_initial``, ``closed``, ``open``).
+
+    Plain and residual backbones have no gates: the callback then does nothing. A conv net's plain
+    transition layers have no gates (NaN rows, blank in the maps, no key). Kept on ``self``:
+    ``stats`` (:class:`GateStats`), ``biases`` (``(L, D)``), ``history`` (mean T per layer over
+    steps) and ``bias_history`` (mean b_T per layer over steps).
 
     Args:
-        every_n_steps: step cadence of the scalars; 0 logs them at validation ends only.
+        every_n_steps: step cadence of the measurements; 0: at epoch ends only.
         num_examples: size of the probe batch (seeded choice of training examples).
         seed: seed of that choice.
         closed_below, open_above: thresholds of the closed / open fractions.
+        per_layer_scalars: also log the per-layer scalar keys (``4 x (depth - 1)`` keys).
 
     Raises:
         ConfigError: negative ``every_n_steps``, ``num_examples < 1``, or thresholds not in (0, 1).
     """
 
-    def __init__(self, every_n_steps: int = 50, num_examples: int = 1000, seed: int = 0,
-                 closed_below: float = 0.1, open_above: float = 0.9) -> None:
+    def __init__(self, every_n_steps: int = 200, num_examples: int = 1000, seed: int = 0,
+                 closed_below: float = 0.1, open_above: float = 0.9, per_layer_scalars: bool = False
+                 ) -> None:
         if every_n_steps < 0:
-            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 0 (0: validation ends only)")
+            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 0 (0: epoch ends only)")
         if num_examples < 1:
             raise ConfigError(f"num_examples={num_examples} must be >= 1")
         if not 0 < closed_below <= open_above < 1:
             raise ConfigError(f"need 0 < closed_below ({closed_below}) <= open_above ({open_above}) < 1")
         self.every_n_steps, self.num_examples, self.seed = every_n_steps, num_examples, seed
         self.closed_below, self.open_above = closed_below, open_above
+        self.per_layer_scalars = per_layer_scalars
         self.stats: GateStats | None = None
-        self.biases = None
+        self.biases: torch.Tensor | None = None
+        self.history = LayerHistory()
+        self.bias_history = LayerHistory()
+        self._initial_map: np.ndarray | None = None  # (L, D) b_T at the first measurement
         self._probe = None
         self._active = False
 
@@ -66,36 +87,69 @@ class GateStatsMonitor(L.Callback):
         if self._active:
             self._probe = training_examples(trainer, pl_module, self.num_examples, self.seed)
 
-    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if self._active and self.every_n_steps and trainer.global_step % self.every_n_steps == 0:
-            log_scalars(trainer, self._measure(pl_module))
+            self._measure(trainer, pl_module, step_of(trainer, before_optimizer_step=True))
 
-    def on_validation_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        if not self._active or trainer.sanity_checking:
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not self._active:
             return
-        log_scalars(trainer, self._measure(pl_module))
-        epoch = f"epoch {trainer.current_epoch}, step {trainer.global_step}"
-        log_figures(trainer, "gates/mean_by_layer", [layer_lines(
-            {"mean T": self.stats.mean.cpu().numpy()}, f"Mean transform gate by layer ({epoch})",
-            "mean T")])
-        log_figures(trainer, "gates/bias_map", [layer_maps(
-            [self.biases.cpu().numpy()], ["b_T"], f"Transform-gate biases ({epoch})", "b_T",
-            cmap="viridis")])
-        log_figures(trainer, "gates/mean_map", [layer_maps(
-            [self.stats.mean_map.cpu().numpy()], ["mean T"],
-            f"Mean transform gate over {self.num_examples} training examples ({epoch})", "T",
-            vmin=0, vmax=1)])
+        step = step_of(trainer)
+        self._measure(trainer, pl_module, step)
+        moment = when(trainer, step)
+        initial = self.history.initial.numpy()
+        bias0 = self._initial_bias(pl_module)
+        low = 10 ** math.floor(math.log10(max(np.nanmin(initial), 1e-6))) if len(initial) else 1e-3
+        log_figure(trainer, "gates/mean_by_step", lambda: layer_step_map(
+            self.history.steps, self.history.array(),
+            f"Mean transform gate T by layer and step ({self.num_examples} training examples; {moment})",
+            "mean T (log scale)", vmin=low, vmax=1.0, log=True,
+            cbar_marks=[(float(np.nanmean(initial)), f"initial mean {np.nanmean(initial):.3g}")]), step)
+        log_figure(trainer, "gates/mean_by_layer", lambda: layer_lines(
+            {f"mean T, {moment}": self.stats.mean.numpy()},
+            f"Mean transform gate T by layer ({moment})", "mean T (log scale)", log=True,
+            ylim=(low, 1.0), reference={f"at step {self.history.steps[0]}": initial}), step)
+        spread = max(1.0, float(np.nanmax(np.abs(self.biases.numpy() - bias0))))
+        log_figure(trainer, "gates/bias_map", lambda: layer_maps(
+            [self.biases.numpy()], ["b_T"], f"Transform-gate biases b_T ({moment})", "b_T (logit)",
+            cmap="RdBu_r", vmin=bias0 - spread, vmax=bias0 + spread,
+            cbar_marks=[(bias0, f"initial {bias0:.3g}")]), step)
+        log_figure(trainer, "gates/mean_map", lambda: layer_maps(
+            [self.stats.mean_map.numpy()], ["mean T"],
+            f"Mean transform gate T over {self.num_examples} training examples ({moment})", "mean T",
+            vmin=0, vmax=1), step)
 
-    def _measure(self, pl_module: L.LightningModule) -> dict[str, float]:
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not self._active or self.stats is None:
+            return
+        columns = ["layer", "mean_T", "mean_T_initial", "b_T", "b_T_initial", "closed", "open"]
+        per_layer = [self.history.values[-1], self.history.initial, self.bias_history.values[-1],
+                     self.bias_history.initial, self.stats.closed, self.stats.open]
+        rows = [[k, *values] for k, values in enumerate(zip(*(v.tolist() for v in per_layer)), start=1)
+                if not math.isnan(values[0])]
+        log_table(trainer, "gates/table", columns, rows, step_of(trainer))
+
+    def _initial_bias(self, pl_module: L.LightningModule) -> float:
+        """The b_T the run started from: the backbone's configured value, else the first measurement."""
+        value = getattr(backbone_of(pl_module), "gate_bias", None)
+        return float(value) if isinstance(value, int | float) else float(np.nanmean(self._initial_map))
+
+    def _measure(self, trainer: L.Trainer, pl_module: L.LightningModule, step: int) -> None:
         net = backbone_of(pl_module)
         _, internals = internals_in_eval(net, self._probe[0])
-        self.stats = gate_stats(internals.gates, self.closed_below, self.open_above)
-        self.biases = stack_layers(net.gate_biases())  # (L, D), NaN rows for layers without gates
-        metrics = {}
-        per_layer = {"mean": self.stats.mean, "bias": self.biases.nanmean(dim=1),
-                     "closed": self.stats.closed, "open": self.stats.open}
-        for name, values in per_layer.items():
-            for k, value in enumerate(values.tolist(), start=1):
-                if not math.isnan(value):  # a plain transition layer of a conv net has no gates
-                    metrics[f"gates/{name}/layer_{k:03d}"] = value
-        return metrics
+        stats = gate_stats(internals.gates, self.closed_below, self.open_above)
+        self.stats = GateStats(*(t.cpu() for t in (stats.mean_map, stats.mean, stats.closed, stats.open)))
+        self.biases = stack_layers(net.gate_biases()).detach().cpu()  # (L, D), NaN rows without gates
+        if self._initial_map is None:
+            self._initial_map = self.biases.numpy().copy()
+        bias_means = self.biases.nanmean(dim=1)
+        self.history.add(step, self.stats.mean)
+        self.bias_history.add(step, bias_means)
+        metrics = named_scalars("gates/mean", self.stats.mean)
+        metrics["gates/closed"] = float(self.stats.closed.nanmean())
+        metrics["gates/open"] = float(self.stats.open.nanmean())
+        if self.per_layer_scalars:
+            for name, values in (("mean", self.stats.mean), ("bias", bias_means),
+                                 ("closed", self.stats.closed), ("open", self.stats.open)):
+                metrics.update(per_layer_scalars(f"gates/{name}", values))
+        log_scalars(trainer, metrics, step)

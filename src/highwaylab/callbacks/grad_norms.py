@@ -7,41 +7,49 @@ import torch
 from lightning.pytorch.utilities import grad_norm, rank_zero_warn
 from torch import Tensor
 
-from highwaylab.analysis.plots import layer_lines
-from highwaylab.callbacks.media import log_figures, log_scalars
+from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_scalars
+from highwaylab.analysis.plots import layer_lines, layer_step_maps
+from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of
 from highwaylab.errors import ConfigError
 
 
 class LayerGradNormMonitor(L.Callback):
-    """L2 gradient norms per layer, every ``every_n_steps`` steps, measured before clipping.
+    """L2 gradient norms per layer, at step 0 and every ``every_n_steps`` steps, before clipping.
 
-    Logged on rank zero (``XXX`` = layer k in 3 digits, layers 1 .. depth - 1 after the stem):
+    Two profiles over the layers k = 1 .. depth - 1 after the stem, from the training batch of
+    that step:
 
-    - ``grad_norm/params/layer_XXX``: norm of the loss gradient with respect to all parameters of
-      layer k together (sqrt of the sum of squares over its tensors), from the training step's
-      own gradients in ``on_before_optimizer_step``: after AMP unscaling, before clipping;
-    - ``grad_norm/input/layer_XXX``: norm of the gradient with respect to layer k's input
-      activations ``(N, D)`` for the same batch, from a separate forward/backward through
-      ``forward_internals`` (the training step itself keeps no activations);
-    - ``grad_norm/global``: the norm of the whole gradient before clipping.
+    - *params*: norm of the loss gradient with respect to all parameters of layer k together (sqrt
+      of the sum of squares over its tensors), the training step's own gradients, read in
+      ``on_before_optimizer_step``: after AMP unscaling, before clipping;
+    - *input*: norm of the gradient with respect to layer k's input activations ``(N, D)``, from a
+      separate forward/backward through ``forward_internals`` (the training step keeps none).
 
-    At each training-epoch end, ``grad_norm/by_layer`` plots both profiles against layer on a
-    log scale. When ``params`` norm of layer 1 over that of the last layer drops below
+    Logged on rank zero at the step's ``trainer/global_step``: ``grad_norm/global`` (the whole
+    gradient's norm before clipping) and ``grad_norm/input/first``, ``/middle``, ``/last`` (the
+    input profile at the first, middle and last layer); with ``per_layer_scalars=True`` also
+    ``grad_norm/params/layer_XXX`` and ``grad_norm/input/layer_XXX`` for every layer (opt-in).
+    At each training-epoch end, two images: ``grad_norm/by_step`` (layer x step maps of both
+    profiles, log colour scale, growing with the run) and ``grad_norm/by_layer`` (both profiles
+    against layer at the last measurement, log axis, the first measurement dashed). At the end of
+    fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, and each relative to
+    the last layer). When the params norm of layer 1 over that of the last layer drops below
     ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
     the head where the ratio was first passed. Kept on ``self``: ``param_norms``, ``input_norms``
-    (``(L,)`` tensors) and ``global_norm``.
+    (``(L,)`` tensors), ``global_norm``, and the histories ``param_history``, ``input_history``.
 
     Args:
         every_n_steps: cadence in optimizer steps (>= 1).
         vanishing_ratio, exploding_ratio: thresholds of the first/last-layer ratio.
+        per_layer_scalars: also log the per-layer scalar keys (``2 x (depth - 1)`` keys).
 
     Raises:
         ConfigError: ``every_n_steps < 1`` or ``not 0 < vanishing_ratio < 1 < exploding_ratio``.
     """
 
-    def __init__(self, every_n_steps: int = 50, vanishing_ratio: float = 1e-3,
-                 exploding_ratio: float = 1e3) -> None:
+    def __init__(self, every_n_steps: int = 200, vanishing_ratio: float = 1e-3,
+                 exploding_ratio: float = 1e3, per_layer_scalars: bool = False) -> None:
         if every_n_steps < 1:
             raise ConfigError(f"every_n_steps={every_n_steps} must be >= 1")
         if not 0 < vanishing_ratio < 1 < exploding_ratio:
@@ -49,9 +57,12 @@ class LayerGradNormMonitor(L.Callback):
                              f"({exploding_ratio})")
         self.every_n_steps = every_n_steps
         self.vanishing_ratio, self.exploding_ratio = vanishing_ratio, exploding_ratio
+        self.per_layer_scalars = per_layer_scalars
         self.param_norms: Tensor | None = None
         self.input_norms: Tensor | None = None
         self.global_norm: float | None = None
+        self.param_history = LayerHistory()
+        self.input_history = LayerHistory()
         self._batch = None
         self._warned = False
 
@@ -72,22 +83,42 @@ class LayerGradNormMonitor(L.Callback):
         self.global_norm = float(torch.tensor(list(totals.values())).norm())
         self.input_norms = input_grad_norms(net, pl_module.criterion, *self._batch)
         self._batch = None
-        metrics = {"grad_norm/global": self.global_norm}
-        for k, (p, i) in enumerate(zip(self.param_norms.tolist(), self.input_norms.tolist(),
-                                       strict=True), start=1):
-            metrics[f"grad_norm/params/layer_{k:03d}"] = p
-            metrics[f"grad_norm/input/layer_{k:03d}"] = i
-        log_scalars(trainer, metrics)
+        step = step_of(trainer, before_optimizer_step=True)
+        self.param_history.add(step, self.param_norms)
+        self.input_history.add(step, self.input_norms)
+        metrics = {"grad_norm/global": self.global_norm, **named_scalars("grad_norm/input", self.input_norms)}
+        if self.per_layer_scalars:
+            metrics.update(per_layer_scalars("grad_norm/params", self.param_norms))
+            metrics.update(per_layer_scalars("grad_norm/input", self.input_norms))
+        log_scalars(trainer, metrics, step)
         self._check_ratio(trainer)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
             return
-        log_figures(trainer, "grad_norm/by_layer", [layer_lines(
+        step = step_of(trainer)
+        last = f"measured at step {self.param_history.steps[-1]}"
+        log_figure(trainer, "grad_norm/by_step", lambda: layer_step_maps(
+            self.param_history.steps, {"parameters of layer k": self.param_history.array(),
+                                       "input activations of layer k": self.input_history.array()},
+            f"Gradient norm by layer and step ({when(trainer, step)})",
+            "L2 norm of the gradient (log scale)", cmap="magma", log=True), step)
+        log_figure(trainer, "grad_norm/by_layer", lambda: layer_lines(
             {"parameters of layer k": self.param_norms.numpy(),
              "input activations of layer k": self.input_norms.numpy()},
-            f"Gradient norm by layer (epoch {trainer.current_epoch}, step {trainer.global_step})",
-            "L2 norm of the gradient", log=True)])
+            f"Gradient norm by layer ({when(trainer, step)}; {last})", "L2 norm of the gradient",
+            log=True, reference={f"input, step {self.input_history.steps[0]}": self.input_history.initial.numpy()}),
+            step)
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
+            return
+        params, inputs = self.param_norms, self.input_norms
+        rows = [[k, p, i, p / float(params[-1]) if params[-1] > 0 else float("nan"),
+                 i / float(inputs[-1]) if inputs[-1] > 0 else float("nan")]
+                for k, (p, i) in enumerate(zip(params.tolist(), inputs.tolist(), strict=True), start=1)]
+        log_table(trainer, "grad_norm/table", ["layer", "params", "input", "params_vs_last", "input_vs_last"],
+                  rows, step_of(trainer))
 
     def _check_ratio(self, trainer: L.Trainer) -> None:
         norms = self.param_norms

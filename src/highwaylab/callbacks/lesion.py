@@ -7,7 +7,7 @@ import torch
 
 from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
-from highwaylab.callbacks.media import log_figures, log_scalars, log_table
+from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of
 from highwaylab.callbacks.probe_batch import backbone_of, training_examples
 from highwaylab.errors import ConfigError
 
@@ -18,9 +18,11 @@ class LesionMonitor(L.Callback):
     Lesioning layer k sets all its transform gates to T = 0, so that it copies its input
     (residual: F = 0; a conv layer ending a stage still max-pools). A plain conv transition that
     changes the shape cannot copy its input: its error is NaN. On rank zero it logs
-    ``lesion/baseline_error`` (no lesion) and ``lesion/max_error``, the bar plot
-    ``lesion/error_by_layer`` and the table ``lesion/table`` (columns ``layer``, ``error``; errors
-    are fractions in [0, 1]). Kept on ``self``: ``baseline`` and ``errors`` (``(L,)``).
+    ``lesion/baseline_error`` (no lesion) and ``lesion/max_error`` (fractions in [0, 1]), the table
+    ``lesion/table`` (columns ``layer``, ``error``, ``increase``: the error and its increase over
+    the baseline, fractions) and the bar plot ``lesion/error_by_layer``: the increase in percentage
+    points for layers 1 .. L, the baseline error in the title, so that a lesion that changes
+    nothing has no bar. Kept on ``self``: ``baseline`` and ``errors`` (``(L,)``).
 
     The paper measures the whole training set (55,000 images here): ``num_examples: null``.
     The cost grows as examples x depth^2 / 2 layer evaluations; the default of 2,000 fixed
@@ -52,13 +54,17 @@ class LesionMonitor(L.Callback):
         n = len(dataset) if self.num_examples is None else min(self.num_examples, len(dataset))
         x, y = training_examples(trainer, pl_module, n, self.seed)
         self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size)
+        step = step_of(trainer)
         log_scalars(trainer, {"lesion/baseline_error": self.baseline,
-                              "lesion/max_error": _nanmax(self.errors)})
-        rows = [[k, e] for k, e in enumerate(self.errors.tolist(), start=1)]
-        log_table(trainer, "lesion/table", ["layer", "error"], rows)
-        log_figures(trainer, "lesion/error_by_layer", [layer_bars(
-            self.errors.numpy(), f"Training error with one layer lesioned ({n} training examples)",
-            "error (fraction)", baseline=self.baseline)])
+                              "lesion/max_error": _nanmax(self.errors)}, step)
+        increase = self.errors - self.baseline
+        rows = [[k, e, d] for k, (e, d) in enumerate(zip(self.errors.tolist(), increase.tolist(),
+                                                         strict=True), start=1)]
+        log_table(trainer, "lesion/table", ["layer", "error", "increase"], rows, step)
+        log_figure(trainer, "lesion/error_by_layer", lambda: layer_bars(
+            100 * increase.numpy(), f"Training error with one layer lesioned (T = 0), minus the\n"
+            f"error of the whole net ({100 * self.baseline:.2f}%), on {n} training examples, step {step}",
+            "increase in error (percentage points)"), step)
 
 
 def _nanmax(errors: torch.Tensor) -> float:

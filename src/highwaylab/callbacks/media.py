@@ -1,61 +1,92 @@
-"""Send scalars, figures and tables to every logger of a Trainer, on rank zero only.
+"""Send scalars, figures and tables to every logger of a Trainer, on rank zero only, on one step axis.
 
-W&B gets ``wandb.Image`` lists (with captions) and ``wandb.Table``; TensorBoard gets
-``add_figure``; any other logger (CSV) gets PNG and CSV files under ``<run dir>/figures/``.
+W&B gets ``wandb.Image`` (with a caption) and ``wandb.Table``; TensorBoard gets ``add_image`` and
+``add_text`` (tables, as markdown); any other logger (CSV) gets PNG and CSV files under
+``<run dir>/figures/``.
+
+**The step axis.** Every row is logged with ``step=``, which Lightning's loggers record as
+``trainer/global_step`` (W&B's x-axis for every key, through ``define_metric``). Lightning logs the
+metrics of a training batch, and the epoch-end metrics after that batch, at the batch's index: the
+number of optimizer steps taken *before* it. :func:`step_of` gives the callbacks the same value, so
+that an image and the scalars of the same moment share one ``trainer/global_step``.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import lightning as L
-import numpy as np
 from lightning.pytorch.loggers import TensorBoardLogger, WandbLogger
-from lightning.pytorch.utilities import rank_zero_only
+from lightning.pytorch.utilities import rank_zero_only, rank_zero_warn
 from matplotlib.figure import Figure
 
 from highwaylab.analysis.plots import to_rgb
 
 
-@rank_zero_only
-def log_scalars(trainer: L.Trainer, metrics: dict[str, float]) -> None:
-    """Log ``metrics`` at ``trainer.global_step`` to every logger."""
-    for logger in trainer.loggers:
-        logger.log_metrics(metrics, step=trainer.global_step)
+def step_of(trainer: L.Trainer, before_optimizer_step: bool = False) -> int:
+    """The ``trainer/global_step`` of the current moment, as Lightning's own logging counts it.
 
-
-@rank_zero_only
-def log_figures(trainer: L.Trainer, key: str, figures: Sequence[Figure],
-                captions: Sequence[str] | None = None) -> list[Path]:
-    """Log figures under ``key`` (one W&B media key: its slider steps through the epochs).
-
-    Returns the PNG files written for loggers without image support (empty otherwise).
+    ``before_optimizer_step=True`` in ``on_train_batch_start`` and ``on_before_optimizer_step``
+    (``trainer.global_step`` optimizer steps were taken before this batch); ``False`` in hooks that
+    run after a batch's optimizer step (``on_train_batch_end``, validation and epoch ends,
+    ``on_fit_end``): the step of the batch just trained, ``trainer.global_step - 1``.
     """
-    written: list[Path] = []
-    images = [to_rgb(fig) for fig in figures]  # renders and closes every figure
-    captions = list(captions or [f"{key}, epoch {trainer.current_epoch}, step {trainer.global_step}"]
-                    * len(images))
+    return trainer.global_step if before_optimizer_step else max(trainer.global_step - 1, 0)
+
+
+def when(trainer: L.Trainer, step: int, fit_ended: bool = False) -> str:
+    """``"epoch E, step S"`` for titles and captions: E counted from 0 like the progress bar's
+    ``Epoch E/…``; at the end of fitting, the last epoch trained (Lightning has counted past it)."""
+    epoch = max(trainer.current_epoch - 1, 0) if fit_ended else trainer.current_epoch
+    return f"epoch {epoch}, step {step}"
+
+
+@rank_zero_only
+def log_scalars(trainer: L.Trainer, metrics: dict[str, float], step: int) -> None:
+    """Log ``metrics`` at ``step`` (see :func:`step_of`) to every logger."""
+    for logger in trainer.loggers:
+        logger.log_metrics(metrics, step=step)
+
+
+@rank_zero_only
+def log_figure(trainer: L.Trainer, key: str, make: Callable[[], Figure], step: int,
+               caption: str | None = None) -> Path | None:
+    """Draw ``make()`` and log it under ``key`` at ``step`` (one W&B media key: its slider steps
+    through the run). A figure that fails to draw (e.g. every value NaN) is skipped with a warning:
+    a figure never stops a run.
+
+    Returns:
+        The PNG written for loggers without image support, else ``None``.
+    """
+    try:
+        image = to_rgb(make())  # renders and closes the figure
+    except Exception as err:  # noqa: BLE001 - any drawing failure skips the figure, nothing else
+        rank_zero_warn(f"highwaylab: figure {key} at step {step} skipped: {type(err).__name__}: {err}")
+        return None
+    written = None
     for logger in trainer.loggers:
         if isinstance(logger, WandbLogger):
-            logger.log_image(key, images=images, step=trainer.global_step, caption=captions)
+            logger.log_image(key, images=[image], step=step, caption=[caption or f"{key}, step {step}"])
         elif isinstance(logger, TensorBoardLogger):
-            for i, image in enumerate(images):
-                logger.experiment.add_image(f"{key}/{i}", image, trainer.global_step, dataformats="HWC")
+            logger.experiment.add_image(key, image, step, dataformats="HWC")
         else:
-            written += _save_pngs(trainer, key, images)
+            written = _save_png(trainer, key, image, step)
     return written
 
 
 @rank_zero_only
-def log_table(trainer: L.Trainer, key: str, columns: list[str], rows: list[list]) -> None:
-    """Log a table: ``wandb.Table`` for W&B, a CSV file under ``<run dir>/figures/`` otherwise."""
+def log_table(trainer: L.Trainer, key: str, columns: list[str], rows: list[list], step: int) -> None:
+    """Log a table: ``wandb.Table`` for W&B (sortable and filterable there), markdown text for
+    TensorBoard (its Text tab), a CSV file under ``<run dir>/figures/`` otherwise."""
     for logger in trainer.loggers:
         if isinstance(logger, WandbLogger):
-            logger.log_table(key, columns=columns, data=rows, step=trainer.global_step)
+            logger.log_table(key, columns=columns, data=rows, step=step)
+        elif isinstance(logger, TensorBoardLogger):  # a markdown table in TensorBoard's Text tab
+            logger.experiment.add_text(key, _markdown_table(columns, rows), step)
         else:
-            path = _figure_dir(trainer, key) / f"step_{trainer.global_step:07d}.csv"
+            path = _figure_dir(trainer, key) / f"step_{step:07d}.csv"
             with path.open("w", newline="") as f:
                 csv.writer(f).writerows([columns, *rows])
 
@@ -66,12 +97,18 @@ def _figure_dir(trainer: L.Trainer, key: str) -> Path:
     return folder
 
 
-def _save_pngs(trainer: L.Trainer, key: str, images: Sequence[np.ndarray]) -> list[Path]:
+def _save_png(trainer: L.Trainer, key: str, image, step: int) -> Path:
     import matplotlib.image
 
-    paths = []
-    for i, image in enumerate(images):
-        path = _figure_dir(trainer, key) / f"step_{trainer.global_step:07d}_{i}.png"
-        matplotlib.image.imsave(path, image)
-        paths.append(path)
-    return paths
+    path = _figure_dir(trainer, key) / f"step_{step:07d}.png"
+    matplotlib.image.imsave(path, image)
+    return path
+
+
+def _markdown_table(columns: list[str], rows: list[list]) -> str:
+    """``columns`` and ``rows`` as a markdown table, floats to 4 significant digits."""
+    def cell(value) -> str:
+        return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+    lines = ["| " + " | ".join(map(str, columns)) + " |", "|" + " --- |" * len(columns)]
+    return "\n".join(lines + ["| " + " | ".join(map(cell, row)) + " |" for row in rows])
