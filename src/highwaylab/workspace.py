@@ -1,0 +1,208 @@
+"""A saved W&B workspace for highwaylab runs: Metrics, Gates, Stripes, Gradients and Lesion sections.
+
+Built with W&B's ``wandb-workspaces`` library (``wandb_workspaces.workspaces`` for the workspace
+and its sections, the panels of ``wandb_workspaces.reports.v2``): line plots of the scalars against
+``trainer/global_step``, a media panel per image key, a table panel per ``wandb.Table``.
+
+    python -m highwaylab.workspace --entity E --project P [--name "highwaylab depth"]   # save it to W&B
+    python -m highwaylab.workspace --out workspace.json     # write the layout (JSON), no network
+
+Saving needs a W&B API key (``wandb login`` or ``WANDB_API_KEY``); without one it stops with one
+line and exit status 2. ``--out FILE`` (or ``--offline``, to ``wandb_workspace.json``) writes the
+workspace model that ``save()`` would send, as JSON, and touches no network.
+
+The keys are listed once, in :data:`SECTIONS`, each with the module that logs it (whose docstring
+names it); ``tests/test_workspace.py`` checks them against those modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # wandb_workspaces imports wandb: imported only when a workspace is built
+    import wandb_workspaces.workspaces as ws
+
+X_AXIS = "trainer/global_step"
+DEFAULT_NAME = "highwaylab depth"
+DEFAULT_OFFLINE_FILE = "wandb_workspace.json"
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Keys logged by one module (``source``, dotted): scalars, images and tables."""
+
+    source: str
+    lines: tuple[str, ...] = ()
+    media: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return self.lines + self.media + self.tables
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """One workspace section: its panels are the groups' line plots, then their media, then tables."""
+
+    name: str
+    groups: tuple[Keys, ...]
+    log_y: bool = False  # line plots on a log y axis
+
+    def keys(self, kind: str) -> tuple[str, ...]:
+        return tuple(k for g in self.groups for k in getattr(g, kind))
+
+
+CLASSIFIER = "highwaylab.module.classifier"
+GATE_STATS = "highwaylab.callbacks.gate_stats"
+CARRY_STRIPES = "highwaylab.callbacks.carry_stripes"
+GRAD_NORMS = "highwaylab.callbacks.grad_norms"
+LESION = "highwaylab.callbacks.lesion"
+
+#: The layout, in order: the one place that names the logged keys.
+SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("Metrics", (
+        Keys(CLASSIFIER, lines=("train/loss", "train/loss_step", "val/loss", "train/acc", "val/acc",
+                                "val/acc_best", "train/lr")),
+    )),
+    SectionSpec("Gates", (
+        Keys(GATE_STATS,
+             lines=("gates/mean/first", "gates/mean/middle", "gates/mean/last", "gates/closed", "gates/open"),
+             media=("gates/mean_by_step", "gates/mean_by_layer", "gates/bias_map", "gates/mean_map"),
+             tables=("gates/table",)),
+        Keys(CARRY_STRIPES, media=("gates/class_difference",)),
+    )),
+    SectionSpec("Stripes", (
+        Keys(CARRY_STRIPES, media=("stripes/outputs", "stripes/gates")),
+    )),
+    SectionSpec("Gradients", (
+        Keys(GRAD_NORMS,
+             lines=("grad_norm/global", "grad_norm/input/first", "grad_norm/input/middle",
+                    "grad_norm/input/last"),
+             media=("grad_norm/by_step", "grad_norm/by_layer"),
+             tables=("grad_norm/table",)),
+    ), log_y=True),
+    SectionSpec("Lesion", (
+        Keys(LESION, lines=("lesion/baseline_error", "lesion/max_error"),
+             media=("lesion/error_by_layer",), tables=("lesion/table",)),
+    )),
+)
+
+
+class WorkspaceError(Exception):
+    """A user-facing failure of the command line: printed as one line, exit status 2."""
+
+
+def build_workspace(entity: str, project: str, name: str = DEFAULT_NAME) -> ws.Workspace:
+    """The workspace object (nothing is sent: ``.save()`` does that)."""
+    import wandb_workspaces.reports.v2 as wr
+    import wandb_workspaces.workspaces as ws
+
+    sections = []
+    for spec in SECTIONS:
+        panels = [wr.LinePlot(title=key, x=X_AXIS, y=[key], log_y=spec.log_y or None)
+                  for key in spec.keys("lines")]
+        panels += [wr.MediaBrowser(title=key, media_keys=[key], num_columns=1) for key in spec.keys("media")]
+        panels += [wr.WeavePanelSummaryTable(table_name=key, layout=wr.Layout(w=24, h=12))
+                   for key in spec.keys("tables")]
+        sections.append(ws.Section(
+            name=spec.name, panels=panels, is_open=True,
+            layout_settings=ws.SectionLayoutSettings(columns=3, rows=max(2, math.ceil(len(panels) / 3))),
+            panel_settings=ws.SectionPanelSettings(x_axis=X_AXIS)))
+    return ws.Workspace(entity=entity, project=project, name=name, sections=sections,
+                        settings=ws.WorkspaceSettings(x_axis=X_AXIS))
+
+
+def workspace_json(workspace: ws.Workspace) -> str:
+    """The workspace as the library serialises it (its ``View`` model: entity, project,
+    ``displayName`` and the ``spec`` that ``save()`` uploads), as indented JSON."""
+    return workspace._to_model().model_dump_json(by_alias=True, exclude_none=True, indent=1)
+
+
+def has_credentials() -> bool:
+    """Whether wandb finds an API key for its server (``WANDB_API_KEY``, an identity-token file,
+    the netrc written by ``wandb login``, or wandb's settings), without prompting or the network."""
+    try:
+        from wandb.sdk import wandb_setup
+        from wandb.sdk.lib import wbauth
+    except ImportError:  # another wandb layout: the key or any netrc entry of a W&B host
+        import netrc
+
+        try:
+            hosts = netrc.netrc(os.environ.get("NETRC")).hosts
+        except (OSError, netrc.NetrcParseError):
+            hosts = {}
+        return bool(os.environ.get("WANDB_API_KEY")) or any("wandb" in h or "coreweave" in h for h in hosts)
+    base_url = wandb_setup.singleton().settings.base_url
+    auth = wbauth.authenticate_session(host=base_url, source="highwaylab.workspace", prompt=False,
+                                       update_session=False)
+    return auth is not None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m highwaylab.workspace",
+        description="Create the highwaylab W&B workspace (sections Metrics, Gates, Stripes, Gradients, "
+                    "Lesion) in a project, or write its layout to a JSON file.")
+    parser.add_argument("--entity", default=os.environ.get("WANDB_ENTITY"),
+                        help="W&B entity (user or team); default $WANDB_ENTITY")
+    parser.add_argument("--project", default=os.environ.get("WANDB_PROJECT", "highwaylab"),
+                        help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
+    parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
+    parser.add_argument("--out", type=Path, metavar="FILE",
+                        help="write the layout as JSON to FILE instead of saving it to W&B (no network)")
+    parser.add_argument("--offline", action="store_true",
+                        help=f"same as --out, to {DEFAULT_OFFLINE_FILE} unless --out is given")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.out is not None or args.offline:
+        out = args.out or Path(DEFAULT_OFFLINE_FILE)
+        text = workspace_json(build_workspace(args.entity or "", args.project, args.name))
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n")
+        except OSError as err:
+            raise WorkspaceError(f"cannot write {out}: {err.strerror or err}") from None
+        print(f"wrote the workspace layout ({len(SECTIONS)} sections) to {out}")
+        return 0
+    if not args.entity:
+        raise WorkspaceError("no W&B entity: pass --entity (or set WANDB_ENTITY), "
+                             "or write the layout to a file with --out FILE")
+    try:
+        found = has_credentials()
+    except Exception as err:  # noqa: BLE001 - e.g. a malformed key: wandb's AuthenticationError
+        raise WorkspaceError(f"W&B credentials unusable ({_one_line(err)}): run `wandb login`, "
+                             "or write the layout to a file with --out FILE") from None
+    if not found:
+        raise WorkspaceError("no W&B API key found: run `wandb login` (or set WANDB_API_KEY), "
+                             "or write the layout to a file with --out FILE")
+    workspace = build_workspace(args.entity, args.project, args.name)
+    try:
+        workspace.save()
+    except Exception as err:  # noqa: BLE001 - network, permission, unknown project: one line
+        raise WorkspaceError(f"saving the workspace to {args.entity}/{args.project} failed: "
+                             f"{_one_line(err)}") from None
+    print(f"saved workspace {args.name!r}: {workspace.url}")
+    return 0
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except WorkspaceError as err:
+        print(f"highwaylab: {err}", file=sys.stderr)
+        sys.exit(2)
