@@ -51,7 +51,8 @@ def test_2x2_multirun_four_finished_wandb_runs_in_one_group_and_the_report(tmp_p
     assert proc.returncode == 0, proc.stderr[-3000:]
     sweep = tmp_path / "sweep"
     jobs = sorted((p for p in sweep.iterdir() if p.is_dir()), key=lambda p: int(p.name.split("_")[0]))
-    assert [p.name for p in jobs] == ["0_plain-d3-s0", "1_plain-d5-s0", "2_highway-d3-s0", "3_highway-d5-s0"]
+    assert [p.name for p in jobs] == ["0_mnist-plain-d3-relu-sgd-s0", "1_mnist-plain-d5-relu-sgd-s0",
+                                      "2_mnist-highway-d3-relu-sgd-s0", "3_mnist-highway-d5-relu-sgd-s0"]
     metrics = {p.name: json.loads((p / "metrics.json").read_text()) for p in jobs}
     runs = []
     for job in jobs:
@@ -60,8 +61,9 @@ def test_2x2_multirun_four_finished_wandb_runs_in_one_group_and_the_report(tmp_p
         runs.append(run)
     assert len({r["run_id"] for r in runs}) == 4  # no W&B run reused between the jobs of one process
     assert {r["run_group"] for r in runs} == {"sweep-sweep"}
-    assert runs[3]["display_name"] == "highway-d5-s0"
-    assert {"model:highway", "depth:5", "seed:0"} <= set(runs[3]["tags"])
+    assert runs[3]["display_name"] == "mnist-highway-d5-relu-sgd-s0"
+    assert {"data:mnist", "model:highway", "depth:5", "activation:relu", "optim:sgd",
+            "seed:0"} <= set(runs[3]["tags"])
     assert [line["status"] for line in read_summary(sweep)] == ["ok"] * 4
 
     out = report_main([str(sweep)])
@@ -69,7 +71,8 @@ def test_2x2_multirun_four_finished_wandb_runs_in_one_group_and_the_report(tmp_p
         rows = {(r["model"], int(r["depth"])): r for r in csv.DictReader(f)}
     assert sorted(rows) == [("highway", 3), ("highway", 5), ("plain", 3), ("plain", 5)]  # the 4 points
     for name, m in metrics.items():
-        model, depth = name.split("_")[1].split("-d")[0], int(name.split("-d")[1].split("-")[0])
+        # <n>_<data>-<model>-d<depth>-<activation>-<optim>-s<seed>
+        model, depth = name.split("-")[1], int(name.split("-d")[1].split("-")[0])
         assert float(rows[(model, depth)]["train_loss_mean"]) == pytest.approx(m["train/loss"])
         assert float(rows[(model, depth)]["test_acc_mean"]) == pytest.approx(m["test/acc"])
     assert (out / "depth.png").stat().st_size > 10_000 and (out / "loss_curves.png").is_file()
@@ -87,7 +90,7 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path, data_dir):
     assert summary[0]["status"] == "failed"
     assert summary[0]["error"].startswith("depth=0 is invalid: it must be a positive integer")
     assert summary[1]["status"] == "ok" and summary[1]["metrics"]["depth"] == 3
-    assert (tmp_path / "sweep" / "1_highway-d3-s0" / "metrics.json").is_file()
+    assert (tmp_path / "sweep" / "1_mnist-highway-d3-relu-sgd-s0" / "metrics.json").is_file()
 
 
 GRID_WITH_FAILURE = """# @package _global_
@@ -175,7 +178,7 @@ def test_submitit_local_launcher_runs_two_jobs(tmp_path, data_dir):
     assert sorted(line["job"] for line in summary) == [0, 1]
     assert all(line["status"] == "ok" for line in summary)
     assert list((tmp_path / "sweep" / ".submitit").iterdir())  # submitit's own job folders
-    for job in ("0_plain-d3-s0", "1_highway-d3-s0"):
+    for job in ("0_mnist-plain-d3-relu-sgd-s0", "1_mnist-highway-d3-relu-sgd-s0"):
         assert json.loads((tmp_path / "sweep" / job / "metrics.json").read_text())["global_step"] == 6
 
 
@@ -227,7 +230,7 @@ def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_p
     (sweep / "summary.jsonl").write_text('{"job": 0, "status": "ok"')  # a half-written line
     out = report_main([str(sweep), "--no-wandb"])
     table = (out / "table.md").read_text()
-    assert "| plain | 3 | 1 | 0.5 ± 0 | 0.9000 ± 0.0000 |" in table
+    assert "| plain | 3 | 1 | 0.5 ± 0 | 90.00 ± 0.00 |" in table
     assert "1_highway-d3-s0: incomplete: metrics.json cannot be read" in table
 
     empty = tmp_path / "failed"

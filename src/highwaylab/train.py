@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,11 +18,16 @@ import torch
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from lightning.fabric.utilities.exceptions import MisconfigurationException
+from lightning.pytorch.callbacks import ProgressBar
 from lightning.pytorch.loggers import Logger, WandbLogger
+from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+from highwaylab.callbacks import EpochLogger, LesionMonitor
 from highwaylab.errors import ConfigError
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
+from highwaylab.utils.loggers import check_log_dirs
+from highwaylab.utils.quiet import quiet_known_notices
 from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
@@ -42,22 +48,28 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     ckpt_path = cfg.get("ckpt_path")
-    resolved = output_dir / "config_resolved.yaml"
-    if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
-        resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
-    print_config_tree(cfg, save_to=resolved)
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)
     datamodule, module, loggers, trainer = build(cfg)
     net = module.backbone
+    record_values_used(cfg, net)  # before the config is written and logged: it holds what was built
+    resolved = output_dir / "config_resolved.yaml"
+    if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
+        resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
+    if rank_zero_only.rank == 0:  # once per run, not once per DDP process
+        print_config_tree(cfg, save_to=resolved, show=not in_multirun())  # a sweep: one line per job
+        if in_multirun():
+            log.info(f"Config: {resolved}")
     if checkpoint is not None:
         check_checkpoint(checkpoint, ckpt_path, module)
 
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
-    hparams = {"cfg": OmegaConf.to_container(cfg, resolve=True), "params": params,
-               "width_effective": net.width, "gate_bias_effective": getattr(net, "gate_bias", None)}
+    if not any(isinstance(cb, LesionMonitor) for cb in trainer.callbacks):
+        log.info("Lesioning is off (it costs examples x depth^2 / 2 layer evaluations after fitting): "
+                 "callbacks=analysis adds it [TVDN Figure 4].")
+    hparams = {"cfg": OmegaConf.to_container(cfg, resolve=True), "params": params}
     for logger in loggers:
         try:
             logger.log_hyperparams(hparams)  # the first use of a W&B logger starts its run
@@ -117,6 +129,7 @@ def build(cfg: DictConfig) -> Built:
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int):
         raise ConfigError(f"seed={cfg.seed!r} must be an integer, e.g. seed=0")
     L.seed_everything(cfg.seed, workers=True)
+    quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
     datamodule = instantiate(cfg.data)
@@ -124,12 +137,22 @@ def build(cfg: DictConfig) -> Built:
     net = instantiate(cfg.model, input_shape=datamodule.input_shape,
                       num_classes=datamodule.num_classes)
     log.info(f"Instantiating module <{cfg.module._target_}>")
-    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes)
+    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes,
+                         input_shape=datamodule.input_shape)  # its example input: FLOPs in the summary
     callbacks = instantiate_group(cfg.get("callbacks"))
+    # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
+    callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
     loggers = instantiate_group(cfg.get("logger"))
+    check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
+    progress_bar = {}
+    if not sys.stdout.isatty() or cfg.trainer.get("enable_progress_bar") is False:
+        # a progress bar only on a terminal: in a log file it is noise (EpochLogger says how it goes)
+        callbacks = [cb for cb in callbacks if not isinstance(cb, ProgressBar)]
+        progress_bar = {"enable_progress_bar": False}  # else Lightning adds its own bar
     try:
-        trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
+        trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
+                                         **progress_bar)
     except InstantiationException as err:
         if not isinstance(err.__cause__, MisconfigurationException):
             raise
@@ -144,6 +167,25 @@ def build(cfg: DictConfig) -> Built:
             "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)
+
+
+def record_values_used(cfg: DictConfig, net: torch.nn.Module) -> None:
+    """Write into ``cfg.model`` the width and gate bias that ``net`` was built with, so that the
+    recorded config (``config_resolved.yaml``, the loggers' hyperparameters) holds the values used.
+
+    ``model.width`` becomes the width used; when ``model.match_params`` chose it (plain and residual:
+    71 and 70 units against 50 highway blocks), ``match_params`` becomes ``null``, so that the
+    recorded model config builds the same network again. The top-level ``width`` keeps the value
+    asked for. ``model.gate_bias: auto`` becomes the number it resolved to (e.g. -4.595 at depth 100).
+    Keys the model config does not have (conv models have no ``width``) are left alone.
+    """
+    with open_dict(cfg):
+        if "width" in cfg.model and getattr(net, "width", None) is not None and cfg.model.width != net.width:
+            cfg.model.width = net.width
+            if cfg.model.get("match_params") is not None:
+                cfg.model.match_params = None
+        if cfg.model.get("gate_bias") is not None and getattr(net, "gate_bias", None) is not None:
+            cfg.model.gate_bias = float(net.gate_bias)
 
 
 def read_checkpoint(path: str) -> dict:

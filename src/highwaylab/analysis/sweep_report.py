@@ -137,16 +137,16 @@ def depth_figure(points: list[Point]) -> Figure:
         by_model[p.model].append(p)
     for model, pts in sorted(by_model.items()):
         depths = [p.depth for p in pts]
-        for ax, mean, values in ((ax_loss, "loss_mean", "loss"), (ax_acc, "acc_mean", "acc")):
-            line = ax.errorbar(depths, [getattr(p, mean) for p in pts],
-                               yerr=[Point.spread(getattr(p, values)) for p in pts],
+        for ax, mean, values, scale in ((ax_loss, "loss_mean", "loss", 1), (ax_acc, "acc_mean", "acc", 100)):
+            line = ax.errorbar(depths, [scale * getattr(p, mean) for p in pts],
+                               yerr=[scale * Point.spread(getattr(p, values)) for p in pts],
                                marker="o", capsize=3, label=model)
             for p in pts:  # each seed as a faint dot
-                ax.scatter([p.depth] * len(getattr(p, values)), getattr(p, values), s=10, alpha=0.4,
-                           color=line[0].get_color())
+                ax.scatter([p.depth] * len(getattr(p, values)), [scale * v for v in getattr(p, values)],
+                           s=10, alpha=0.4, color=line[0].get_color())
     ax_loss.set_yscale("log")
     ax_loss.set_ylabel("final training loss (nats, mean over the last epoch)")
-    ax_acc.set_ylabel("test accuracy")
+    ax_acc.set_ylabel("test accuracy (%)")
     for ax in (ax_loss, ax_acc):
         ax.set_xlabel("depth (layers)")
         ax.set_xscale("log")
@@ -195,10 +195,10 @@ def table_rows(points: list[Point]) -> list[dict]:
 
 def markdown_table(rows: list[dict], jobs: list[Job]) -> str:
     """The table as markdown, followed by the jobs that failed or did not finish."""
-    lines = ["| model | depth | seeds | final training loss | test accuracy |", "|---|---|---|---|---|"]
-    for r in rows:
+    lines = ["| model | depth | seeds | final training loss (nats) | test accuracy (%) |", "|---|---|---|---|---|"]
+    for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
         lines.append(f"| {r['model']} | {r['depth']} | {r['seeds']} | {r['train_loss_mean']:.4g} ± "
-                     f"{r['train_loss_std']:.2g} | {r['test_acc_mean']:.4f} ± {r['test_acc_std']:.4f} |")
+                     f"{r['train_loss_std']:.2g} | {100 * r['test_acc_mean']:.2f} ± {100 * r['test_acc_std']:.2f} |")
     for job in (j for j in jobs if j.status != "ok"):
         lines.append(f"\n- {job.folder.name}: {job.status}" + (f": {job.error}" if job.error else ""))
     return "\n".join(lines) + "\n"

@@ -1,10 +1,11 @@
 """Lightning callbacks that look inside the depth; one concern each, logging on rank zero."""
 
 from highwaylab.callbacks.carry_stripes import CarryStripeMonitor
+from highwaylab.callbacks.epoch_log import EpochLogger
 from highwaylab.callbacks.gate_stats import GateStatsMonitor
 from highwaylab.callbacks.grad_norms import LayerGradNormMonitor
 from highwaylab.callbacks.lesion import LesionMonitor
 from highwaylab.callbacks.nonfinite_guard import NonFiniteError, NonFiniteGuard
 
-__all__ = ["CarryStripeMonitor", "GateStatsMonitor", "LayerGradNormMonitor", "LesionMonitor",
+__all__ = ["CarryStripeMonitor", "EpochLogger", "GateStatsMonitor", "LayerGradNormMonitor", "LesionMonitor",
            "NonFiniteError", "NonFiniteGuard"]

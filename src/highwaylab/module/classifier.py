@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from lightning import LightningModule
@@ -28,14 +28,26 @@ class ClassifierModule(LightningModule):
         scheduler: a partial LR scheduler called with the optimiser, or ``None``.
         scheduler_interval: ``"epoch"`` or ``"step"``: when the scheduler steps.
         compile: wrap ``net`` in ``torch.compile`` at fit time.
+        input_shape: the shape of one example, e.g. ``(1, 28, 28)`` (the DataModule's
+            ``input_shape``): sets ``example_input_array`` (a batch of one zero example), with which
+            Lightning's model summary measures the FLOPs and the layers' input and output sizes.
+
+    The learning rate is logged by Lightning's ``LearningRateMonitor`` as ``train/lr`` (the
+    scheduler's ``name``) whatever the optimiser; without a scheduler the learning rate is held by a
+    ``ConstantLR`` of factor 1 named the same way.
     """
+
+    LR_KEY = "train/lr"
 
     def __init__(self, net: nn.Module, num_classes: int, optimizer: Callable[..., torch.optim.Optimizer],
                  scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,
-                 scheduler_interval: str = "epoch", compile: bool = False) -> None:
+                 scheduler_interval: str = "epoch", compile: bool = False,
+                 input_shape: Sequence[int] | None = None) -> None:
         super().__init__()
         # plain values only, so that checkpoints load with torch.load(weights_only=True)
-        self.save_hyperparameters(logger=False, ignore=["net", "optimizer", "scheduler"])
+        self.save_hyperparameters(logger=False, ignore=["net", "optimizer", "scheduler", "input_shape"])
+        if input_shape is not None:
+            self.example_input_array = torch.zeros(1, *input_shape)  # (1, *input_shape)
         self.net = net
         self.optimizer, self.scheduler = optimizer, scheduler
         self.criterion = nn.CrossEntropyLoss()
@@ -105,7 +117,8 @@ class ClassifierModule(LightningModule):
         except (TypeError, ValueError) as err:  # e.g. lr=-1, a misspelt argument
             raise ConfigError(f"optim: the optimizer or scheduler rejected its config ({err}); "
                               "check optim.optimizer.* and optim.scheduler.*") from err
-        if scheduler is None:
-            return {"optimizer": optimizer}
+        if scheduler is None:  # a constant learning rate, so that LearningRateMonitor names it LR_KEY too
+            scheduler = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=0)
         return {"optimizer": optimizer,
-                "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval}}
+                "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval,
+                                 "name": self.LR_KEY}}

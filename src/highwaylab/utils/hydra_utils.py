@@ -29,14 +29,22 @@ def sweep_group() -> str | None:
 
 
 def run_tags(*, _root_: DictConfig) -> ListConfig:
-    """W&B tags of this run: the config's ``tags``, then ``model:<choice>``, ``depth:<depth>``
-    (fully connected models), ``seed:<seed>`` and, when one is chosen, ``experiment:<name>``, so
-    that the runs of a sweep can be filtered by each swept value."""
-    tags = [str(t) for t in _root_.get("tags") or []]
+    """W&B tags of this run: the config's ``tags`` (a list, or one string: ``tags=foo`` is the one
+    tag ``foo``), then ``data:<choice>``, ``model:<choice>``, ``depth:<depth>`` (fully connected
+    models), ``activation:<model.activation>``, ``optim:<choice>``, ``seed:<seed>`` and, when one
+    is chosen, ``experiment:<name>``, so that the runs of a sweep can be filtered by each swept value."""
+    given = _root_.get("tags") or []
+    tags = [str(given)] if isinstance(given, str | int | float) else [str(t) for t in given]
     choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
+    if choices.get("data"):
+        tags.append(f"data:{choices['data']}")
     tags.append(f"model:{choices.get('model', _root_.model.get('block'))}")
     if "stages" not in _root_.model:  # conv models are set by their stages, not by `depth`
         tags.append(f"depth:{_root_.get('depth')}")
+    if _root_.model.get("activation"):
+        tags.append(f"activation:{_root_.model.activation}")
+    if choices.get("optim"):
+        tags.append(f"optim:{choices['optim']}")
     tags.append(f"seed:{_root_.get('seed')}")
     if choices.get("experiment"):
         tags.append(f"experiment:{choices['experiment']}")
@@ -88,14 +96,16 @@ def instantiate_group(cfg: DictConfig | None) -> list[Any]:
     return objects
 
 
-def print_config_tree(cfg: DictConfig, save_to: Path | None = None) -> None:
-    """Print the resolved config as a rich tree, and save it as YAML to ``save_to``."""
-    tree = rich.tree.Tree("CONFIG", style="bold")
-    for key, value in cfg.items():
-        branch = tree.add(str(key), style="bold cyan")
-        text = (OmegaConf.to_yaml(value, resolve=True) if isinstance(value, DictConfig)
-                else str(value))
-        branch.add(rich.syntax.Syntax(text, "yaml", word_wrap=True))  # long paths wrap, not crop
-    rich.print(tree)
+def print_config_tree(cfg: DictConfig, save_to: Path | None = None, show: bool = True) -> None:
+    """Print the resolved config as a rich tree (unless ``show`` is false), and save it as YAML to
+    ``save_to``."""
+    if show:
+        tree = rich.tree.Tree("CONFIG", style="bold")
+        for key, value in cfg.items():
+            branch = tree.add(str(key), style="bold cyan")
+            text = (OmegaConf.to_yaml(value, resolve=True) if isinstance(value, DictConfig)
+                    else str(value))
+            branch.add(rich.syntax.Syntax(text, "yaml", word_wrap=True))  # long paths wrap, not crop
+        rich.print(tree)
     if save_to is not None:
         save_to.write_text(OmegaConf.to_yaml(cfg, resolve=True))

@@ -1,0 +1,122 @@
+"""One log line per epoch, so that a run's log (``train.log``, or stdout sent to a file) says how it goes."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import lightning as L
+from lightning.pytorch.utilities import rank_zero_only
+
+log = logging.getLogger(__name__)
+_process_start_reported = False  # the first training start of the process counts from its start
+
+
+def process_age() -> float | None:
+    """Seconds since this process started (Linux ``/proc``), or ``None`` where that cannot be read."""
+    try:
+        # field 22 of /proc/self/stat, in clock ticks since boot; the fields after the command name
+        # (in parentheses, which may hold spaces) start at field 3
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class EpochLogger(L.Callback):
+    """Log one line at the start of training and one per training epoch, through Python logging
+    (logger ``highwaylab.callbacks.epoch_log``; under Hydra it goes to stdout and ``train.log``), on
+    rank zero, whether or not stdout is a terminal (the progress bar is shown only on a terminal).
+
+    The epoch line holds the epoch in Lightning's 0-based numbering, as the progress bar shows it
+    (``epoch 0/4`` for ``max_epochs=5``), the global step, the epoch means of ``keys`` (the ``val/*``
+    ones only when validation ran in that epoch), the wall time of the epoch (since the previous
+    epoch line, or the epoch's start for the first: validation and the other callbacks' work
+    included, so that the epoch times add up to the time of the fit) and the training throughput
+    (training examples of all processes per second of that time, validation excluded). For example::
+
+        epoch 0/4  step 430  train/loss 0.2891  val/loss 0.1669  val/acc 0.9514  13.2 s  4,282 samples/s
+
+    The start line gives the start-up time to the first training batch: from the start of the
+    process (Linux ``/proc``) for the first run of a process, else (a later job of a multirun, or no
+    ``/proc``) from the creation of this callback, when the job's callbacks were built.
+
+    Args:
+        keys: the metrics to show, in order; a key not logged (yet) is left out.
+    """
+
+    def __init__(self, keys: Sequence[str] = ("train/loss", "val/loss", "val/acc")) -> None:
+        self.keys = list(keys)
+        self._created = time.perf_counter()
+        self._age_at_creation = process_age()
+        self._epoch_start = 0.0
+        self._last_line: float | None = None  # when the previous epoch line was logged
+        self._val_seconds = 0.0
+        self._val_start: float | None = None
+        self._samples = 0
+        self._validated = False
+
+    def _epoch_label(self, trainer: L.Trainer) -> str:
+        last = trainer.max_epochs - 1 if trainer.max_epochs is not None and trainer.max_epochs > 0 else None
+        return f"epoch {trainer.current_epoch}" + (f"/{last}" if last is not None else "")
+
+    @rank_zero_only
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        global _process_start_reported
+        self._last_line = None
+        since_creation = time.perf_counter() - self._created
+        if self._age_at_creation is not None and not _process_start_reported:
+            startup, since = self._age_at_creation + since_creation, "process start"
+            _process_start_reported = True  # a later job of a multirun in this process: see below
+        else:
+            startup, since = since_creation, "the job's callbacks were built"
+        parts = [f"{trainer.num_training_batches} batches per epoch"]
+        if trainer.max_epochs is not None and trainer.max_epochs > 0:
+            parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
+        log.info(f"Training starts: {', '.join(parts)}; start-up {startup:.1f} s (since {since})")
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._epoch_start = self._last_line if self._last_line is not None else time.perf_counter()
+        self._val_seconds = 0.0
+        self._samples = 0
+        self._validated = False
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        labels = batch[-1] if isinstance(batch, list | tuple) else batch
+        self._samples += len(labels)
+
+    def on_validation_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._val_start = time.perf_counter()
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if self._val_start is not None and not trainer.sanity_checking:
+            self._val_seconds += time.perf_counter() - self._val_start
+            self._validated = True
+        self._val_start = None
+
+    @rank_zero_only
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        # Lightning 2.6 runs the epoch's validation before this hook, and has reduced the epoch
+        # means of the training metrics by now (the logger connector's epoch_end_reached)
+        seconds = time.perf_counter() - self._epoch_start
+        metrics = trainer.callback_metrics
+        parts = [self._epoch_label(trainer), f"step {trainer.global_step}"]
+        for key in self.keys:
+            if key in metrics and (self._validated or not key.startswith("val/")):
+                parts.append(f"{key} {_number(float(metrics[key]))}")
+        parts.append(f"{seconds:.1f} s")
+        train_seconds = seconds - self._val_seconds
+        if self._samples and train_seconds > 0:
+            parts.append(f"{self._samples * trainer.world_size / train_seconds:,.0f} samples/s")
+        log.info("  ".join(parts))
+        self._last_line = time.perf_counter()
+
+
+def _number(value: float) -> str:
+    """4 decimals; tiny values, NaN and infinity in 3 significant digits (``2.5e-05``, ``nan``)."""
+    return f"{value:.4f}" if value == 0 or (math.isfinite(value) and abs(value) >= 1e-3) else f"{value:.3g}"

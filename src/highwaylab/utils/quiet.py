@@ -1,0 +1,45 @@
+"""Two narrowly targeted filters for notices that no configuration can switch off.
+
+Everything else Lightning used to say at start-up is avoided at its source, in the config
+(``conf/trainer/default.yaml``: ``enable_model_summary: false`` beside the callbacks' own
+``RichModelSummary``, ``limit_*_batches: null``), in the module (``example_input_array``, so that
+the model summary counts FLOPs) and in :class:`highwaylab.utils.wandb_logger.WandbLogger`. No
+other warning or message is touched: no blanket filter.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+# Lightning 2.6 prints these adverts through ``rank_zero_info`` whenever no ``LitLogger`` is used
+# ("Tip: ... try installing [litlogger] ...", in LoggerConnector.configure_logger) and when no
+# ModelCheckpoint is given ("Tip: ... try installing [litmodels] ...", CallbackConnector). There is
+# no Trainer argument for them.
+_ADVERTS = ("[litlogger](https://pypi.org/project/litlogger/)", "[litmodels](https://pypi.org/project/litmodels/)")
+
+
+class _DropLightningAdverts(logging.Filter):
+    """Drops the "💡 Tip: ... try installing litlogger/litmodels" records, nothing else."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message.startswith("💡 Tip:") and any(advert in message for advert in _ADVERTS))
+
+
+_ADVERT_FILTER = _DropLightningAdverts()
+
+
+def quiet_known_notices() -> None:
+    """Install both filters (idempotent): on the logger that Lightning's ``rank_zero_info`` writes to,
+    a filter dropping its litlogger/litmodels adverts; and a warnings filter for one deprecation that
+    Lightning's own code triggers in torch (see below)."""
+    from lightning_utilities.core import rank_zero
+
+    rank_zero.log.addFilter(_ADVERT_FILTER)  # the emitting logger (lightning.pytorch.utilities.rank_zero)
+    # torch 2.14 deprecates constructing ``LeafSpec()``; Lightning 2.6.6's
+    # lightning/pytorch/utilities/_pytree.py still does, at every fit (a FutureWarning attributed to
+    # that module). Nothing we configure avoids the call; remove this filter once Lightning uses
+    # ``treespec_leaf()``.
+    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated",
+                            category=FutureWarning, module=r"lightning\.pytorch\.utilities\._pytree")

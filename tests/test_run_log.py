@@ -1,0 +1,261 @@
+"""What a run tells: names and tags that tell runs apart, one learning-rate key, the recorded config
+holding the values used, one log line per epoch without a progress bar in a log file, the config
+tree once per run, and no start-up notices that configuration can avoid."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import re
+import subprocess
+import sys
+
+import lightning as L
+import pytest
+import yaml
+from hydra.utils import instantiate
+from lightning.pytorch.callbacks import ProgressBar, RichProgressBar
+
+from highwaylab.callbacks import EpochLogger
+from highwaylab.models import auto_gate_bias
+from highwaylab.train import build, train
+
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+
+MINIMAL = TINY + ["callbacks=minimal"]
+
+
+def tiny(*overrides: str) -> list[str]:
+    """MINIMAL with ``overrides``, which replace its values of the same keys."""
+    keys = {o.split("=")[0] for o in overrides}
+    return [o for o in MINIMAL if o.split("=")[0] not in keys] + list(overrides)
+
+
+EPOCH_LINE = re.compile(r"epoch (\d+)/(\d+)  step (\d+)  train/loss (\S+)  val/loss (\S+)  val/acc (\S+)  "
+                        r"[\d.]+ s  [\d,]+ samples/s$")
+
+
+def wandb_tags(cfg) -> list[str]:
+    return list(cfg.logger.wandb.tags)
+
+
+# 1. names and tags
+
+@pytest.mark.parametrize("overrides, name", [
+    ([], "mnist-highway-d100-relu-sgd-s0"),
+    (["data=fashion_mnist", "model=plain", "depth=10", "model.activation=tanh", "optim=adamw", "seed=3"],
+     "fashion_mnist-plain-d10-tanh-adamw-s3"),
+    (["model=residual", "optim=sgd_step"], "mnist-residual-d100-relu-sgd_step-s0"),
+    (["experiment=paper_mnist_conv16"], "paper_mnist_conv16-s0"),
+    (["experiment=paper_cifar10_highway_b", "seed=2"], "paper_cifar10_highway_b-s2"),
+    (["experiment=paper_mnist_depth", "model=plain", "depth=20"], "mnist-plain-d20-relu-sgd-s0"),
+])
+def test_run_name_names_data_model_depth_activation_optimiser_and_seed(overrides, name, tmp_path):
+    cfg = compose_cfg(overrides, tmp_path)
+    assert cfg.run_name == name
+    assert cfg.logger.wandb.name == name
+
+
+def test_wandb_tags_name_every_choice_and_a_string_tag_is_one_tag(tmp_path):
+    cfg = compose_cfg(["model=plain", "depth=10", "model.activation=tanh", "optim=adamw", "seed=3",
+                       "tags=foo"], tmp_path)
+    assert wandb_tags(cfg) == ["foo", "data:mnist", "model:plain", "depth:10", "activation:tanh",
+                               "optim:adamw", "seed:3"]
+    assert wandb_tags(compose_cfg(["tags=[a,b]"], tmp_path))[:3] == ["a", "b", "data:mnist"]
+    conv = wandb_tags(compose_cfg(["experiment=paper_mnist_conv16"], tmp_path))
+    assert conv == ["paper", "mnist_conv", "table1", "data:mnist", "model:conv_highway", "activation:relu",
+                    "optim:sgd", "seed:0", "experiment:paper_mnist_conv16"]  # no depth: set by the stages
+
+
+# 2. one learning-rate key
+
+def logged_rows(tmp_path) -> list[dict[str, str]]:
+    with next(tmp_path.rglob("metrics.csv")).open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("optim, lr", [(["optim=sgd"], 0.1), (["optim=adamw"], 0.001),
+                                       (["optim=sgd", "optim.scheduler=null"], 0.1),
+                                       (["debug=overfit", "trainer.max_epochs=2"], 0.1)])
+def test_learning_rate_is_logged_as_train_lr_for_every_optimiser(optim, lr, tmp_path, data_dir):
+    parts = build(compose_cfg(tiny("logger=csv", "trainer.max_epochs=2", *optim), tmp_path))
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    rows = logged_rows(tmp_path)
+    assert "train/lr" in rows[0] and not [key for key in rows[0] if key.startswith("lr-")]
+    values = [float(row["train/lr"]) for row in rows if row["train/lr"]]
+    assert len(values) == 2 and values[0] == pytest.approx(lr)  # one per epoch, at its start
+    if "optim.scheduler=null" in optim or "debug=overfit" in optim[0]:
+        assert values[1] == pytest.approx(lr)  # constant
+
+
+# 3. the recorded config holds the values used
+
+def recorded(tmp_path) -> dict:
+    return yaml.safe_load((tmp_path / "config_resolved.yaml").read_text())
+
+
+def test_recorded_config_holds_the_matched_width_and_rebuilds_the_same_net(tmp_path, data_dir):
+    metrics = train(compose_cfg(tiny("model=residual", "logger=csv", "width=50"), tmp_path))
+    config = recorded(tmp_path)
+    assert metrics["width"] == 70  # 70 units with layernorm: as many parameters as 50 highway blocks
+    assert config["width"] == 50  # what was asked for
+    assert config["model"]["width"] == 70 and config["model"]["match_params"] is None  # what was used
+    net = instantiate(config["model"], input_shape=(1, 28, 28), num_classes=10)
+    assert net.width == 70 and sum(p.numel() for p in net.parameters()) == metrics["params"]
+    # the loggers get the same record (the CSV logger writes it to hparams.yaml)
+    hparams = yaml.safe_load(next(tmp_path.rglob("hparams.yaml")).read_text())
+    assert hparams["cfg"]["model"]["width"] == 70 and hparams["cfg"]["model"]["match_params"] is None
+
+
+def test_recorded_config_holds_the_gate_bias_auto_resolved_to(tmp_path, data_dir):
+    train(compose_cfg(tiny("depth=6"), tmp_path))
+    config = recorded(tmp_path)
+    assert config["model"]["gate_bias"] == pytest.approx(auto_gate_bias(5))  # -ln 5 = -1.609
+    assert config["model"]["width"] == 16 and config["model"]["match_params"] is None
+    net = instantiate(config["model"], input_shape=(1, 28, 28), num_classes=10)
+    assert net.gate_bias == config["model"]["gate_bias"]  # the number written builds the same gates
+
+
+# 4. a log that speaks; the progress bar only on a terminal
+
+def test_epoch_logger_logs_the_finished_epochs_metrics_once_per_epoch(tmp_path, data_dir, caplog):
+    parts = build(compose_cfg(tiny("logger=csv", "trainer.max_epochs=3"), tmp_path))
+    with caplog.at_level(logging.INFO, logger="highwaylab.callbacks.epoch_log"):
+        parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    lines = [r.getMessage() for r in caplog.records if r.name == "highwaylab.callbacks.epoch_log"]
+    assert lines[0].startswith("Training starts: epochs 0..2, 4 batches per epoch; start-up ")
+    epochs = [EPOCH_LINE.match(line) for line in lines[1:]]
+    assert len(epochs) == 3 and all(epochs), lines
+    # the values of the epoch just finished, as logged to the CSV file (training and validation rows)
+    rows = logged_rows(tmp_path)
+    for epoch, match in enumerate(epochs):
+        assert match.group(1, 2, 3) == (str(epoch), "2", str(4 * (epoch + 1)))
+        train_row = next(r for r in rows if r["epoch"] == str(epoch) and r["train/loss"])
+        val_row = next(r for r in rows if r["epoch"] == str(epoch) and r["val/loss"])
+        assert float(match.group(4)) == pytest.approx(float(train_row["train/loss"]), abs=1e-4)
+        assert float(match.group(5)) == pytest.approx(float(val_row["val/loss"]), abs=1e-4)
+        assert float(match.group(6)) == pytest.approx(float(val_row["val/acc"]), abs=1e-4)
+
+
+def test_epoch_logger_leaves_out_validation_keys_of_an_epoch_without_validation(tmp_path, data_dir, caplog):
+    parts = build(compose_cfg(tiny("trainer.max_epochs=2", "trainer.check_val_every_n_epoch=2"), tmp_path))
+    with caplog.at_level(logging.INFO, logger="highwaylab.callbacks.epoch_log"):
+        parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("epoch ")]
+    assert "val/" not in lines[0] and "train/loss" in lines[0]
+    assert "val/loss" in lines[1]
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_bar_only_on_a_terminal(tty, tmp_path, monkeypatch, data_dir):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: tty)
+    overrides = [o for o in MINIMAL if o != "~callbacks.rich_progress_bar"]
+    trainer = build(compose_cfg(overrides, tmp_path)).trainer
+    assert isinstance(trainer.progress_bar_callback, RichProgressBar) is tty
+    assert any(isinstance(cb, ProgressBar) for cb in trainer.callbacks) is tty
+    assert any(isinstance(cb, EpochLogger) for cb in trainer.callbacks)
+    # no callbacks at all (debug=fast): Lightning adds its own bar on a terminal only
+    bare = [o for o in tiny("callbacks=none") if not o.startswith("~callbacks.")]
+    assert (build(compose_cfg(bare, tmp_path)).trainer.progress_bar_callback
+            is not None) is tty
+
+
+def train_py_to_file(args: list[str], tmp_path, log_name: str = "run.log") -> tuple[int, str]:
+    """``python train.py <args> > run.log 2>&1``: stdout is a file, not a terminal."""
+    log_file = tmp_path / log_name
+    with log_file.open("w") as out:
+        proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={tmp_path}"],
+                              stdout=out, stderr=subprocess.STDOUT, timeout=600, cwd=tmp_path,
+                              env=subprocess_env(HYDRA_FULL_ERROR="1", WANDB_SILENT="false"))
+    return proc.returncode, log_file.read_text()
+
+
+# notices that configuration avoids (or, the last two, that a targeted filter drops)
+AVOIDED = ["Trainer already configured with model summary callbacks", "was configured so 100%",
+           "Total FLOPs: 0", "The anonymous setting has no effect", "LeafSpec", "💡", "litlogger"]
+
+
+@pytest.mark.slow
+def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_avoidable_notices(
+        tmp_path, data_dir):
+    args = ["depth=6", "width=16", "trainer=cpu", "trainer.max_epochs=2", "trainer.limit_train_batches=20",
+            "trainer.limit_val_batches=4", "trainer.limit_test_batches=4", f"hydra.run.dir={tmp_path}/run"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    epoch_lines = [line for line in text.splitlines() if re.search(r"\] - epoch \d+/\d+  step", line)]
+    assert [line.split("] - ")[1].split("  step")[0] for line in epoch_lines] == ["epoch 0/1", "epoch 1/1"]
+    assert all(EPOCH_LINE.search(line) for line in epoch_lines)
+    assert "Training starts: epochs 0..1, 20 batches per epoch; start-up" in text
+    for bar in ("it/s", "Epoch 0/1", "Epoch 1/1"):  # rich's bar: its rate and its epoch title
+        assert bar not in text, bar
+    assert not re.search(r"━+ \d+/\d+", text)  # a bar and its count (the tables use ━ too)
+    for notice in AVOIDED:
+        assert notice not in text, notice
+    assert "Total FLOPs:" in text and "CONFIG" in text  # the summary, with FLOPs; the config tree once
+    assert text.count("├── model") == 1
+    # the same lines in the run's own log file
+    train_log = (tmp_path / "run" / "train.log").read_text()
+    assert sum(1 for line in train_log.splitlines() if " - epoch " in line) == 2
+
+
+def test_default_trainer_config_says_nothing_at_construction(tmp_path, data_dir):
+    """No "limit_*_batches=1.0 was configured so 100% ..." (they are null, Lightning's default), no
+    "already configured with model summary callbacks", no litlogger tip."""
+    from lightning_utilities.core import rank_zero
+
+    from highwaylab.utils.quiet import quiet_known_notices
+
+    quiet_known_notices()
+    messages: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    rank_zero.log.addHandler(handler)
+    try:
+        cfg = compose_cfg(["trainer=cpu", "callbacks=minimal", "logger=csv"], tmp_path)
+        build(cfg)
+    finally:
+        rank_zero.log.removeHandler(handler)
+    assert not [m for m in messages if "was configured so" in m or "already configured" in m
+                or "Tip" in m], messages
+
+
+# 5. the config tree once per run, not once per sweep job
+
+@pytest.mark.slow
+def test_a_multirun_prints_no_config_tree_and_names_each_jobs_config_file(tmp_path, data_dir):
+    sweep = tmp_path / "sweep"
+    args = ["-m", "depth=3,4", "width=8", "logger=csv", "callbacks=minimal", "trainer=cpu",
+            "trainer.max_epochs=1", "trainer.limit_train_batches=2", "trainer.limit_val_batches=1",
+            "trainer.limit_test_batches=1", f"hydra.sweep.dir={sweep}"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    assert "CONFIG" not in text and "├──" not in text
+    jobs = ["0_mnist-highway-d3-relu-sgd-s0", "1_mnist-highway-d4-relu-sgd-s0"]
+    assert sorted(p.name for p in sweep.iterdir() if p.is_dir()) == jobs
+    for job in jobs:
+        resolved = sweep / job / "config_resolved.yaml"
+        assert text.count(f"Config: {resolved}") == 1
+        assert yaml.safe_load(resolved.read_text())["model"]["gate_bias"] < 0  # written, as used
+    assert len(re.findall(r"\] - epoch 0/0  step 2", text)) == 2  # one epoch line per job
+
+
+def test_epoch_logger_counts_the_epoch_as_the_progress_bar_does():
+    trainer = L.Trainer(max_epochs=5, logger=False, enable_checkpointing=False, enable_progress_bar=False)
+    assert EpochLogger()._epoch_label(trainer) == "epoch 0/4"
+    trainer = L.Trainer(max_steps=10, max_epochs=None, logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False)
+    assert EpochLogger()._epoch_label(trainer) == "epoch 0"
+
+
+def test_console_log_handler_writes_to_stdout_as_it_is_at_each_record(monkeypatch):
+    """Under the rich progress bar, sys.stdout is rich's proxy, which prints above the bar."""
+    import io
+
+    from highwaylab.utils.console import StdoutHandler
+
+    handler = StdoutHandler(stream=sys.stdout)  # as Hydra's job logging builds it
+    record = logging.LogRecord("highwaylab", logging.INFO, __file__, 1, "epoch 0/4", None, None)
+    swapped = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", swapped)
+    handler.emit(record)
+    assert swapped.getvalue() == "epoch 0/4\n"
