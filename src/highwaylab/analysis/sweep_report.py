@@ -38,7 +38,7 @@ class Job:
     model: str
     depth: int
     seed: int
-    status: str  # "ok", "failed" (recorded in summary.jsonl) or "incomplete" (no metrics.json)
+    status: str  # "ok", "failed" or "interrupted" (in summary.jsonl), or "incomplete" (no metrics.json)
     metrics: dict = field(default_factory=dict)
     error: str | None = None
     curve: list[tuple[int, float]] = field(default_factory=list)  # (step, train/loss_step)
@@ -51,8 +51,8 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         FileNotFoundError: ``sweep_dir`` holds no job folder.
     """
     sweep_dir = Path(sweep_dir)
-    errors = {Path(line["output_dir"]).name: line["error"] for line in read_summary(sweep_dir)
-              if line["status"] == "failed"}
+    ended = {Path(line["output_dir"]).name: (line["status"], line["error"])  # failed, or interrupted
+             for line in read_summary(sweep_dir) if line["status"] != "ok"}
     jobs = []
     for config in sorted(sweep_dir.glob("*/.hydra/config.yaml"), key=_job_number):
         folder = config.parent.parent
@@ -63,13 +63,13 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
                           stacklevel=2)
             continue
-        metrics, error = {}, errors.get(folder.name)
+        metrics, (recorded, error) = {}, ended.get(folder.name, (None, None))
         if (folder / "metrics.json").is_file():
             try:
                 metrics = json.loads((folder / "metrics.json").read_text())
             except json.JSONDecodeError as err:
                 error = f"metrics.json cannot be read ({err})"
-        status = "ok" if metrics else ("failed" if folder.name in errors else "incomplete")
+        status = "ok" if metrics else (recorded or "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
                         loss_curve(folder)))
@@ -195,10 +195,12 @@ def table_rows(points: list[Point]) -> list[dict]:
 
 def markdown_table(rows: list[dict], jobs: list[Job]) -> str:
     """The table as markdown, followed by the jobs that failed or did not finish."""
-    lines = ["| model | depth | seeds | final training loss (nats) | test accuracy (%) |", "|---|---|---|---|---|"]
+    lines = ["| model | depth | seeds | final training loss (nats) | test accuracy (%) |",
+             "|---|---|---|---|---|"]
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
         lines.append(f"| {r['model']} | {r['depth']} | {r['seeds']} | {r['train_loss_mean']:.4g} ± "
-                     f"{r['train_loss_std']:.2g} | {100 * r['test_acc_mean']:.2f} ± {100 * r['test_acc_std']:.2f} |")
+                     f"{r['train_loss_std']:.2g} | {100 * r['test_acc_mean']:.2f} ± "
+                     f"{100 * r['test_acc_std']:.2f} |")
     for job in (j for j in jobs if j.status != "ok"):
         lines.append(f"\n- {job.folder.name}: {job.status}" + (f": {job.error}" if job.error else ""))
     return "\n".join(lines) + "\n"

@@ -125,7 +125,8 @@ class GateStatsMonitor(L.Callback):
         columns = ["layer", "mean_T", "mean_T_initial", "b_T", "b_T_initial", "closed", "open"]
         per_layer = [self.history.values[-1], self.history.initial, self.bias_history.values[-1],
                      self.bias_history.initial, self.stats.closed, self.stats.open]
-        rows = [[k, *values] for k, values in enumerate(zip(*(v.tolist() for v in per_layer)), start=1)
+        columns_by_layer = zip(*(v.tolist() for v in per_layer), strict=True)  # one tuple per layer
+        rows = [[k, *values] for k, values in enumerate(columns_by_layer, start=1)
                 if not math.isnan(values[0])]
         log_table(trainer, "gates/table", columns, rows, step_of(trainer))
 

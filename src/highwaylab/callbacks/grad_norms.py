@@ -107,8 +107,8 @@ class LayerGradNormMonitor(L.Callback):
             {"parameters of layer k": self.param_norms.numpy(),
              "input activations of layer k": self.input_norms.numpy()},
             f"Gradient norm by layer ({when(trainer, step)}; {last})", "L2 norm of the gradient",
-            log=True, reference={f"input, step {self.input_history.steps[0]}": self.input_history.initial.numpy()}),
-            step)
+            log=True, reference={f"input, step {self.input_history.steps[0]}":
+                                 self.input_history.initial.numpy()}), step)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
