@@ -14,8 +14,10 @@ from omegaconf import DictConfig
 
 os.environ.setdefault("HIGHWAYLAB_ROOT", str(Path(__file__).resolve().parent))
 
+from highwaylab.errors import RunInterrupted  # noqa: E402
 from highwaylab.train import optimized_metric, train  # noqa: E402
 from highwaylab.utils import register_resolvers, user_error  # noqa: E402
+from highwaylab.utils.resume import prepare_argv  # noqa: E402
 from highwaylab.utils.sweep import in_multirun, record_job  # noqa: E402
 
 log = logging.getLogger("highwaylab")
@@ -27,10 +29,16 @@ def main(cfg: DictConfig) -> float | None:
     """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
     summary.jsonl; a job that fails on bad input is recorded with its error and returns nothing, so
     that the launcher goes on (the Optuna sweeper marks the trial failed); the sweep then ends with
-    a list of the failed jobs and exit status 1 (``SweepSummary``). A bug is raised with its traceback."""
+    a list of the failed jobs and exit status 1 (``SweepSummary``). A bug is raised with its traceback.
+    SIGTERM or SIGINT (``RunInterrupted``, after the state is saved) ends the process, a sweep
+    included, with status 143 or 130; the job is recorded as ``interrupted``."""
     try:
         metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
+    except RunInterrupted as err:
+        record_job("interrupted", error=str(err))
+        log.error(f"highwaylab: {err}")
+        sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)
         where = str(err).split("full_key: ")[-1].strip() if "full_key: " in str(err) else ""
@@ -52,4 +60,7 @@ def main(cfg: DictConfig) -> float | None:
 
 
 if __name__ == "__main__":
+    # resume=<run folder> becomes the run's own overrides, its folder and its last checkpoint; bad
+    # resumes and reused folders stop here, before Hydra writes anything (highwaylab.utils.resume)
+    sys.argv = prepare_argv(sys.argv, Path(__file__).resolve().parent / "conf")
     main()

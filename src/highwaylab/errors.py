@@ -15,3 +15,23 @@ class ConfigError(HighwaylabError, ValueError):
 
 class DataError(HighwaylabError, FileNotFoundError):
     """A data file is missing, truncated or corrupt. The message names the file and the fix."""
+
+
+class RunInterrupted(HighwaylabError):
+    """The run was stopped by a signal (SIGTERM from a scheduler or ``kill``, SIGINT from Ctrl-C).
+
+    Raised by the task wrapper (:mod:`highwaylab.utils.interrupt`) once the run has saved its state
+    and closed its loggers. The message says where the state is; ``train.py`` logs it as one line and
+    exits with :attr:`exit_code`, the shell's code for the signal: ``128 + signum`` (143 for
+    SIGTERM, 130 for SIGINT).
+    """
+
+    def __init__(self, signum: int, message: str) -> None:
+        super().__init__(message)
+        self.signum = signum
+        self.exit_code = 128 + signum
+
+
+class CheckpointWriteError(HighwaylabError, OSError):
+    """A checkpoint could not be written (e.g. a full disk). The message names the file, the disk and
+    its free space; the previous checkpoint at that path is left as it was."""

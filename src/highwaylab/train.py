@@ -23,11 +23,13 @@ from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from highwaylab.callbacks import EpochLogger, LesionMonitor
+from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
 from highwaylab.errors import ConfigError
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
+from highwaylab.utils.checkpoint_io import resumable
 from highwaylab.utils.loggers import check_log_dirs
 from highwaylab.utils.quiet import quiet_known_notices
+from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
 from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         ConfigError: a bad config value (message names the key), e.g. ``depth=0``.
         DataError: a missing or corrupt data file.
     """
+    check_run(cfg)  # run_name stays inside outputs/
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     ckpt_path = cfg.get("ckpt_path")
@@ -52,6 +55,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)
     datamodule, module, loggers, trainer = build(cfg)
+    trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
     record_values_used(cfg, net)  # before the config is written and logged: it holds what was built
     resolved = output_dir / "config_resolved.yaml"
@@ -63,6 +67,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             log.info(f"Config: {resolved}")
     if checkpoint is not None:
         check_checkpoint(checkpoint, ckpt_path, module)
+        check_resume(cfg, ckpt_path, checkpoint)  # another data set or optimiser, or a finished run
 
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
@@ -79,6 +84,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             raise ConfigError(f"logger.wandb: {err}: the W&B run is still held by the process that was "
                               "interrupted (its wandb-core helper). Wait until that process has exited, "
                               "or kill it, then resume again.") from err
+    continue_wandb_steps(loggers)  # a resumed offline W&B run: _step continues the earlier segments
 
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
@@ -142,6 +148,7 @@ def build(cfg: DictConfig) -> Built:
     callbacks = instantiate_group(cfg.get("callbacks"))
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
+    callbacks.append(StopOnSignal())  # SIGTERM/SIGINT: stop at a batch boundary, state saved
     loggers = instantiate_group(cfg.get("logger"))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
@@ -192,7 +199,7 @@ def read_checkpoint(path: str) -> dict:
     """The Lightning checkpoint at ``path``, loaded on the CPU (weights only).
 
     Raises:
-        ConfigError: the file is missing, a folder, or not a Lightning checkpoint.
+        ConfigError: the file is missing, a folder, not a Lightning checkpoint, or weights only.
     """
     hint = "give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
     if not Path(path).is_file():
@@ -206,7 +213,7 @@ def read_checkpoint(path: str) -> dict:
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise ConfigError(f"ckpt_path={path} is not a Lightning checkpoint ({type(err).__name__}: "
                           f"{first_line}); {hint}") from None
-    return checkpoint
+    return resumable(checkpoint, path)  # a full training state; no torch.compile prefixes
 
 
 def check_checkpoint(checkpoint: dict, path: str, module: torch.nn.Module) -> None:

@@ -4,8 +4,9 @@ from highwaylab.callbacks.carry_stripes import CarryStripeMonitor
 from highwaylab.callbacks.epoch_log import EpochLogger
 from highwaylab.callbacks.gate_stats import GateStatsMonitor
 from highwaylab.callbacks.grad_norms import LayerGradNormMonitor
+from highwaylab.callbacks.latest_checkpoint import LatestCheckpoint, StopOnSignal
 from highwaylab.callbacks.lesion import LesionMonitor
 from highwaylab.callbacks.nonfinite_guard import NonFiniteError, NonFiniteGuard
 
-__all__ = ["CarryStripeMonitor", "EpochLogger", "GateStatsMonitor", "LayerGradNormMonitor", "LesionMonitor",
-           "NonFiniteError", "NonFiniteGuard"]
+__all__ = ["CarryStripeMonitor", "EpochLogger", "GateStatsMonitor", "LatestCheckpoint",
+           "LayerGradNormMonitor", "LesionMonitor", "NonFiniteError", "NonFiniteGuard", "StopOnSignal"]

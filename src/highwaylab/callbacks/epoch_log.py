@@ -69,6 +69,7 @@ class EpochLogger(L.Callback):
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         global _process_start_reported
         self._last_line = None
+        self.on_train_epoch_start(trainer, pl_module)  # a resume mid-epoch gets no epoch start
         since_creation = time.perf_counter() - self._created
         if self._age_at_creation is not None and not _process_start_reported:
             startup, since = self._age_at_creation + since_creation, "process start"

@@ -55,8 +55,9 @@ class NonFiniteGuard(L.Callback):
         if self._bad_loss is None and torch.isfinite(torch.nn.utils.get_total_norm(grads)).item():
             return
         layer = _first_nonfinite_layer(pl_module)
-        ckpt = getattr(trainer.checkpoint_callback, "last_model_path", "") or \
-            getattr(trainer.checkpoint_callback, "best_model_path", "")
+        written = [getattr(cb, name, "") for name in ("last_model_path", "best_model_path")
+                   for cb in trainer.checkpoint_callbacks]  # last.ckpt (LatestCheckpoint) first
+        ckpt = next((path for path in written if path), "")
         what = f"the loss is {self._bad_loss}" if self._bad_loss is not None else "the loss is finite"
         raise NonFiniteError(
             f"Non-finite gradient at step {trainer.global_step} (epoch {trainer.current_epoch}): "

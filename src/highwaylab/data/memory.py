@@ -42,6 +42,73 @@ def keep_batch(batch: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
     return batch
 
 
+class ResumableDataLoader(DataLoader):
+    """A DataLoader whose place in the epoch goes into checkpoints, so that a run resumed mid-epoch
+    continues that epoch's batch order.
+
+    ``state_dict()`` holds the sampler's epoch of the current pass and the batches served in it;
+    Lightning saves it with the fit loop (it does so for any loader with ``state_dict`` and
+    ``load_state_dict``). After ``load_state_dict()``, the next pass skips the batches served
+    before, if it is a pass over the same epoch; a pass over the next epoch (the checkpoint was
+    written at an epoch's end) starts at its beginning. The pass starts at its first ``next()``,
+    not at ``iter()``: Lightning calls ``iter()`` before it sets the sampler's epoch.
+    """
+
+    _position: tuple[int | None, int] = (None, 0)  # (sampler epoch, batches served) of the current pass
+    _resume_at: tuple[int | None, int] | None = None  # from load_state_dict, for the next pass
+
+    def __iter__(self) -> _ResumingIterator:
+        return _ResumingIterator(self)
+
+    def state_dict(self) -> dict[str, int | None]:
+        epoch, served = self._position
+        return {"epoch": epoch, "batches": served}
+
+    def load_state_dict(self, state: dict[str, int | None]) -> None:
+        self._resume_at = (state.get("epoch"), int(state.get("batches") or 0))
+
+    def _sampler_epoch(self) -> int | None:
+        for sampler in (self.sampler, getattr(self.batch_sampler, "sampler", None)):
+            if hasattr(sampler, "epoch"):
+                return int(sampler.epoch)
+        return None
+
+    def _start_pass(self):
+        epoch, resume = self._sampler_epoch(), self._resume_at
+        self._resume_at = None
+        iterator = super().__iter__()
+        skip = resume[1] if resume is not None and resume[0] == epoch else 0
+        for _ in range(skip):  # in-memory batches: one indexing each
+            next(iterator)
+        self._position = (epoch, skip)
+        return iterator
+
+
+class _ResumingIterator:
+    """A pass of a :class:`ResumableDataLoader`: counts the batches it serves."""
+
+    def __init__(self, loader: ResumableDataLoader) -> None:
+        self.loader = loader
+        self.iterator = None
+
+    def __iter__(self) -> _ResumingIterator:
+        return self
+
+    def __next__(self):
+        if self.iterator is None:
+            self.iterator = self.loader._start_pass()
+        batch = next(self.iterator)
+        epoch, served = self.loader._position
+        self.loader._position = (epoch, served + 1)
+        return batch
+
+    def __len__(self) -> int:
+        return len(self.loader)
+
+    def __getstate__(self) -> dict:
+        return {"loader": self.loader, "iterator": None}  # a DataLoader's iterator cannot be pickled
+
+
 def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_workers: int = 0,
                  pin_memory: bool = False, trainer=None) -> DataLoader:
     """A DataLoader over ``data`` that fetches each batch with one indexing.
@@ -49,17 +116,19 @@ def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_work
     Shuffled batches of a single-process run follow a permutation seeded by the run's seed
     (``PL_GLOBAL_SEED``, set by ``seed_everything``) and the epoch: a one-replica
     ``DistributedSampler``, whose ``set_epoch`` Lightning calls at every epoch. So a run resumed
-    from a checkpoint sees the same batches as one that was never interrupted. Under DDP
-    (``trainer.world_size > 1``) Lightning puts its own ``DistributedSampler`` in, with the same
-    seed, and each rank gets its shard.
+    from a checkpoint sees the same batches as one that was never interrupted; the shuffled
+    (training) loader is a :class:`ResumableDataLoader`, so a resume from a mid-epoch checkpoint
+    continues that epoch where it stopped. Under DDP (``trainer.world_size > 1``) Lightning puts its
+    own ``DistributedSampler`` in, with the same seed, and each rank gets its shard.
     """
     sampler = None
     if shuffle and (trainer is None or trainer.world_size == 1):
         sampler = DistributedSampler(data, num_replicas=1, rank=0, shuffle=True,
                                      seed=int(os.environ.get("PL_GLOBAL_SEED", 0)))
-    return DataLoader(data, batch_size=batch_size, shuffle=shuffle and sampler is None, sampler=sampler,
-                      collate_fn=keep_batch, num_workers=num_workers, pin_memory=pin_memory,
-                      persistent_workers=num_workers > 0)
+    cls = ResumableDataLoader if shuffle else DataLoader
+    return cls(data, batch_size=batch_size, shuffle=shuffle and sampler is None, sampler=sampler,
+               collate_fn=keep_batch, num_workers=num_workers, pin_memory=pin_memory,
+               persistent_workers=num_workers > 0)
 
 
 class InMemoryDataModule(LightningDataModule):

@@ -27,7 +27,10 @@ class ClassifierModule(LightningModule):
         optimizer: a partial optimiser, called with the parameters (Hydra ``_partial_: true``).
         scheduler: a partial LR scheduler called with the optimiser, or ``None``.
         scheduler_interval: ``"epoch"`` or ``"step"``: when the scheduler steps.
-        compile: wrap ``net`` in ``torch.compile`` at fit time.
+        compile: run ``net`` through ``torch.compile`` at fit time. The compiled callable is kept
+            outside the registered submodules, so the state dict, and so every checkpoint, holds
+            the same keys (``net.*``, never ``net._orig_mod.*``) with or without compile: a
+            checkpoint resumes either way.
         input_shape: the shape of one example, e.g. ``(1, 28, 28)`` (the DataModule's
             ``input_shape``): sets ``example_input_array`` (a batch of one zero example), with which
             Lightning's model summary measures the FLOPs and the layers' input and output sizes.
@@ -38,6 +41,7 @@ class ClassifierModule(LightningModule):
     """
 
     LR_KEY = "train/lr"
+    _compiled: Callable[[Tensor], Tensor] | None = None  # torch.compile(net), set in setup("fit")
 
     def __init__(self, net: nn.Module, num_classes: int, optimizer: Callable[..., torch.optim.Optimizer],
                  scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,
@@ -61,16 +65,18 @@ class ClassifierModule(LightningModule):
 
     @property
     def backbone(self) -> nn.Module:
-        """The backbone itself, unwrapped from ``torch.compile``: what analysis callbacks inspect."""
+        """The backbone itself (never the ``torch.compile`` wrapper): what analysis callbacks inspect."""
         return getattr(self.net, "_orig_mod", self.net)
 
     def forward(self, x: Tensor) -> Tensor:
         """``(N, ...) -> (N, num_classes)`` logits."""
-        return self.net(x)
+        return (self.net if self._compiled is None else self._compiled)(x)
 
     def setup(self, stage: str) -> None:
-        if self.hparams.compile and stage == "fit":
-            self.net = torch.compile(self.net)
+        if self.hparams.compile and stage == "fit" and self._compiled is None:
+            # not registered as a submodule (object.__setattr__): it shares net's parameters, and
+            # the state dict keeps net's own keys
+            object.__setattr__(self, "_compiled", torch.compile(self.net))
 
     def _step(self, batch: tuple[Tensor, Tensor], stage: str) -> Tensor:
         x, y = batch  # (N, ...), (N,)
@@ -109,6 +115,14 @@ class ClassifierModule(LightningModule):
             group = getattr(getattr(lg, "experiment", None), "group", None)
             if isinstance(group, str) and group:
                 checkpoint["wandb_group"] = group
+        save_epoch_metrics(self, checkpoint)
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        """Read checkpoints of runs that wrapped the backbone (``net._orig_mod.*`` keys, written by
+        ``torch.compile`` before it was kept outside the state dict), and restore the running
+        training metrics of a checkpoint written mid-epoch."""
+        checkpoint["state_dict"] = unwrapped_state_dict(checkpoint["state_dict"])
+        load_epoch_metrics(self, checkpoint)
 
     def configure_optimizers(self) -> dict:
         try:
@@ -122,3 +136,41 @@ class ClassifierModule(LightningModule):
         return {"optimizer": optimizer,
                 "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval,
                                  "name": self.LR_KEY}}
+
+
+EPOCH_METRICS_KEY = "train_epoch_metrics"
+_TRAIN_METRICS = ("losses.train_loss", "accs.train_acc")
+
+
+def unwrapped_state_dict(state: dict) -> dict:
+    """``state`` with the ``_orig_mod.`` segments of ``torch.compile`` wrappers taken out of its keys."""
+    return {k.replace("_orig_mod.", ""): v for k, v in state.items()} if any(
+        "_orig_mod." in k for k in state) else state
+
+
+def _mid_epoch(module: LightningModule) -> bool:
+    trainer = module._trainer
+    if trainer is None or trainer.state.fn != "fit":  # TrainerFn.FITTING (a str enum)
+        return False
+    ready = trainer.fit_loop.epoch_loop.batch_progress.current.ready
+    return 0 < ready < trainer.num_training_batches
+
+
+def save_epoch_metrics(module: LightningModule, checkpoint: dict) -> None:
+    """Store the running training metrics (``train/loss``, ``train/acc`` of the epoch so far) in a
+    checkpoint written mid-epoch, as ``checkpoint["train_epoch_metrics"]``: a run resumed from it
+    ends the epoch with the same means as one never interrupted. At an epoch's end they are not
+    stored (they are reset for the next epoch)."""
+    if _mid_epoch(module):
+        checkpoint[EPOCH_METRICS_KEY] = {
+            name: {k: v.detach().clone() if isinstance(v, Tensor) else v
+                   for k, v in module.get_submodule(name).metric_state.items()}
+            for name in _TRAIN_METRICS}
+
+
+def load_epoch_metrics(module: LightningModule, checkpoint: dict) -> None:
+    """Restore what :func:`save_epoch_metrics` stored, if anything."""
+    for name, states in (checkpoint.get(EPOCH_METRICS_KEY) or {}).items():
+        metric = module.get_submodule(name)
+        for key, value in states.items():
+            setattr(metric, key, value.to(module.device) if isinstance(value, Tensor) else value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -57,15 +58,25 @@ def config_subdir(ckpt_path: str | None) -> str:
     return ".hydra" if not ckpt_path else f".hydra/resumed_{datetime.now():%Y-%m-%d_%H-%M-%S}"
 
 
+def folder_suffix() -> str:
+    """4 random hex digits that make a run's (or a sweep's) folder name unique beyond the second:
+    ``${folder_suffix:}`` in ``conf/hydra/default.yaml``. Registered with ``use_cache``, as Hydra's
+    ``${now:}``: one value per composed config, kept by every job of a multirun (Hydra copies the
+    cache into each job's config) and by Lightning's DDP processes (started with ``hydra.run.dir``)."""
+    return secrets.token_hex(2)
+
+
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}``, ``${run_tags:}`` and ``${config_subdir:}``; call before the
-    config is composed (safe to call twice)."""
+    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${config_subdir:}`` and ``${folder_suffix:}``;
+    call before the config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
         OmegaConf.register_new_resolver("run_tags", run_tags)
     if not OmegaConf.has_resolver("config_subdir"):
         OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
+    if not OmegaConf.has_resolver("folder_suffix"):
+        OmegaConf.register_new_resolver("folder_suffix", folder_suffix, use_cache=True)
 
 
 def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str | Path,

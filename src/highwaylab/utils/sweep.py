@@ -32,7 +32,8 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
     """Append this job's line to ``<sweep dir>/summary.jsonl``; does nothing outside a multirun.
 
     The line holds ``job`` (Hydra's job number), ``overrides`` (the job's command-line overrides),
-    ``output_dir``, ``status`` (``"ok"`` or ``"failed"``), ``error`` (one line, or null), and the
+    ``output_dir``, ``status`` (``"ok"``, ``"failed"``, or ``"interrupted"``: stopped by SIGTERM or
+    SIGINT with its state saved, to be resumed), ``error`` (one line, or null), and the
     job's final ``metrics`` (NaN and infinity written as null).
 
     Returns:
@@ -87,6 +88,6 @@ class SweepSummary(Callback):
         log.info(f"Sweep {config.hydra.sweep.dir}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
                  f"(summary.jsonl)")
         for line in failed:
-            log.error(f"job {line['job']} ({' '.join(line['overrides'])}) failed: {line['error']}")
+            log.error(f"job {line['job']} ({' '.join(line['overrides'])}) {line['status']}: {line['error']}")
         if failed:
             sys.exit(1)

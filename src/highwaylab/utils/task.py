@@ -1,4 +1,5 @@
-"""The task wrapper: turns user errors into one message and always closes the loggers."""
+"""The task wrapper: turns user errors into one message, signals into :class:`RunInterrupted`, and
+always closes the loggers."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-from highwaylab.errors import HighwaylabError
+from highwaylab.errors import HighwaylabError, RunInterrupted
+from highwaylab.utils import interrupt
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -27,29 +29,41 @@ def user_error(err: BaseException | None) -> Exception | None:
     return None
 
 
-def close_loggers(failed: bool) -> None:
-    """Finish the W&B run of this process, if any, so that the next job of a sweep gets its own."""
+def close_loggers(failed: bool, interrupted: RunInterrupted | None = None) -> None:
+    """Finish the W&B run of this process, if any, so that the next job of a sweep gets its own: with
+    exit code 0, 1 if ``failed``, or, if ``interrupted``, the signal's code (143, 130) after marking
+    the run as preempted (to be resumed)."""
     wandb = sys.modules.get("wandb")
     if wandb is not None and wandb.run is not None:
         log.info(f"Closing W&B run {wandb.run.name}")
-        wandb.finish(exit_code=1 if failed else 0)
+        if interrupted is not None:
+            wandb.run.mark_preempting()
+        wandb.finish(exit_code=interrupted.exit_code if interrupted is not None else int(failed))
 
 
 def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
-    """Run ``fn``; close the loggers whatever happens; log the failure before re-raising it."""
+    """Run ``fn`` with SIGTERM and SIGINT turned into a saved state and :class:`RunInterrupted`
+    (:mod:`highwaylab.utils.interrupt`); close the loggers whatever happens; log a failure that is
+    not the user's before re-raising it."""
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs) -> R:
-        failed = True
-        try:
-            result = fn(*args, **kwargs)
-            failed = False
-            return result
-        except BaseException as err:
-            if user_error(err) is None:  # user errors are reported by the entry point
-                log.error(f"The run failed: {err!r}")
-            raise
-        finally:
-            close_loggers(failed)
+        failed, interrupted = True, None
+        with interrupt.signals_interrupt():
+            try:
+                result = fn(*args, **kwargs)
+                failed = False
+                return result
+            except BaseException as err:
+                interrupted = interrupt.as_interrupted(err)
+                if interrupted is not None:
+                    if interrupted is err:
+                        raise
+                    raise interrupted from err  # not Lightning's SIGTERMException, a SystemExit
+                if user_error(err) is None:  # user errors are reported by the entry point
+                    log.error(f"The run failed: {err!r}")
+                raise
+            finally:
+                close_loggers(failed, interrupted)
 
     return wrapped

@@ -1,0 +1,164 @@
+"""The resume point: ``checkpoints/last.ckpt`` always holds the latest state of the run."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import lightning as L
+from lightning.pytorch.callbacks import Checkpoint
+from lightning.pytorch.trainer.states import TrainerFn
+from lightning.pytorch.utilities.exceptions import SIGTERMException
+
+from highwaylab.errors import ConfigError
+from highwaylab.utils import interrupt
+
+log = logging.getLogger(__name__)
+
+
+class LatestCheckpoint(Checkpoint):
+    """Write the latest training state to ``<dirpath>/<filename>.ckpt`` (``checkpoints/last.ckpt``):
+
+    - at the end of every training epoch, after its validation if one ran, whatever the monitored
+      metric did (Lightning's ``ModelCheckpoint(save_last=True)`` rewrites its last checkpoint only
+      when it saved a top-k one, and not at all in an epoch without validation);
+    - inside long epochs, once ``every_n_train_steps`` steps or ``every_n_minutes`` minutes have
+      passed since the last save, whichever comes first (``null`` switches either off), so that a
+      kill loses at most that much work; when validation is due after that batch, the save waits
+      for its end, and at the last batch of an epoch the epoch-end save does it;
+    - when a signal stops the run (SIGTERM, SIGINT: :mod:`highwaylab.utils.interrupt`), the state
+      after the last finished batch;
+    - when training ends mid-epoch (``trainer.max_steps``).
+
+    A mid-epoch checkpoint resumes exactly: the training loader continues the epoch's batch order
+    (:class:`highwaylab.data.memory.ResumableDataLoader`) and the module restores the epoch's
+    running training metrics (:class:`highwaylab.module.ClassifierModule`). Every write goes to a
+    temporary file that is then renamed (``AtomicCheckpointIO``), so the previous checkpoint stays
+    whole if a write fails.
+
+    Keep ``save_last`` off in the config's ``ModelCheckpoint``: two writers of ``last.ckpt`` make
+    Lightning's write ``last-v1.ckpt``.
+
+    Args:
+        dirpath: the folder; ``None``: ``<trainer.default_root_dir>/checkpoints``.
+        filename: the file name without ``.ckpt``.
+        every_n_train_steps: save after this many optimizer steps since the last save.
+        every_n_minutes: save after this many minutes since the last save.
+
+    Raises:
+        ConfigError: a non-positive interval.
+    """
+
+    best_model_path = ""  # not a best checkpoint: trainer.checkpoint_callback may be this one
+
+    def __init__(self, dirpath: str | None = None, filename: str = "last",
+                 every_n_train_steps: int | None = 1000, every_n_minutes: float | None = 10.0) -> None:
+        for key, value in (("every_n_train_steps", every_n_train_steps),
+                           ("every_n_minutes", every_n_minutes)):
+            bad = isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+            if value is not None and bad:
+                raise ConfigError(f"callbacks.last_checkpoint.{key}={value!r} must be a positive number "
+                                  "or null")
+        self.dirpath = dirpath
+        self.filename = filename
+        self.every_n_train_steps = every_n_train_steps
+        self.every_n_minutes = every_n_minutes
+        self.last_model_path = ""
+        self.last_saved_step: int | None = None
+        self._last_time = time.monotonic()
+        self._waiting_for_validation = False
+
+    @property
+    def path(self) -> str:
+        return str(Path(self.dirpath or ".") / f"{self.filename}.ckpt")
+
+    def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
+        if self.dirpath is None:
+            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self.last_saved_step = trainer.global_step  # a fresh run at 0, a resumed one at its checkpoint
+        self._last_time = time.monotonic()
+        self._waiting_for_validation = False
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        if not self._due(trainer):
+            return
+        epoch_loop = trainer.fit_loop.epoch_loop
+        if epoch_loop.batch_progress.is_last_batch:
+            return  # the epoch-end save comes after this epoch's validation
+        try:  # validation after this batch: save at its end, so that a resume does not skip it
+            validation_follows = epoch_loop._should_check_val_fx(trainer.fit_loop._data_fetcher)
+        except Exception:  # Lightning's internals changed: the safe choice
+            validation_follows = True
+        if validation_follows:
+            self._waiting_for_validation = True
+        else:
+            self._save(trainer)
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        fitting = trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking
+        if self._waiting_for_validation and fitting:
+            self._waiting_for_validation = False
+            if not trainer.fit_loop.epoch_loop.batch_progress.is_last_batch:
+                self._save(trainer)
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._waiting_for_validation = False
+        self._save(trainer)
+
+    def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if trainer.global_step != self.last_saved_step:  # stopped mid-epoch (max_steps)
+            self._save(trainer)
+
+    def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule,
+                     exception: BaseException) -> None:
+        # Lightning raises SIGTERMException at a batch boundary (after a finished batch, or after an
+        # epoch's end): a consistent state. Not during a validation (Lightning would skip it on
+        # resume) nor for any other error (the state may be half-updated, or non-finite).
+        if (isinstance(exception, SIGTERMException) and trainer.state.fn == TrainerFn.FITTING
+                and not trainer.sanity_checking and not trainer.validating
+                and self.last_saved_step is not None and trainer.global_step != self.last_saved_step):
+            self._save(trainer)
+
+    def _due(self, trainer: L.Trainer) -> bool:
+        steps = self.every_n_train_steps is not None and \
+            trainer.global_step - (self.last_saved_step or 0) >= self.every_n_train_steps
+        minutes = False
+        if self.every_n_minutes is not None:
+            minutes = time.monotonic() - self._last_time >= 60 * self.every_n_minutes
+            if trainer.world_size > 1:  # clocks differ: rank 0 decides for all, as all must save
+                minutes = trainer.strategy.broadcast(minutes)
+        return steps or minutes
+
+    def _save(self, trainer: L.Trainer) -> None:
+        path = self.path
+        trainer.save_checkpoint(path)
+        self.last_model_path = path
+        self.last_saved_step = trainer.global_step
+        self._last_time = time.monotonic()
+        log.debug(f"Saved {path} (epoch {trainer.current_epoch}, step {trainer.global_step})")
+
+
+class StopOnSignal(L.Callback):
+    """Connect a trainer to the signal handlers of :mod:`highwaylab.utils.interrupt`: register it at
+    set-up, keep a signal that came during set-up (Lightning lowers its stop flag when a run
+    starts), and apply a signal that came during ``fit``'s validation when that validation ends.
+    :func:`highwaylab.train.build` adds it to every trainer."""
+
+    def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
+        interrupt.watch(trainer)
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx: int) -> None:
+        interrupt.stop_if_signalled(trainer)
+
+    def on_validation_batch_start(self, trainer, pl_module, batch, batch_idx: int,
+                                  dataloader_idx: int = 0) -> None:
+        interrupt.stop_if_signalled(trainer)
+
+    def on_test_batch_start(self, trainer, pl_module, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
+        interrupt.stop_if_signalled(trainer)
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        interrupt.validation_ended(trainer)

@@ -1,0 +1,183 @@
+"""Signals as interruptions: SIGTERM and SIGINT stop a run at a batch boundary with its state saved,
+and end it with :class:`~highwaylab.errors.RunInterrupted` (exit status 143 or 130), never as a success.
+
+How a signal travels:
+
+1. :func:`signals_interrupt` (entered by the task wrapper for the whole run) installs
+   :func:`_on_signal` for SIGTERM and SIGINT. Lightning's own SIGTERM handler, installed for each
+   ``fit``/``test``, calls it after its own.
+2. While a trainer runs (registered by the :class:`~highwaylab.callbacks.StopOnSignal` callback that
+   :func:`highwaylab.train.build` adds), the handler only raises Lightning's ``received_sigterm``
+   flag: Lightning then raises ``SIGTERMException`` at the next batch boundary, where the training
+   state is consistent. A signal during the validation inside ``fit`` waits until that validation
+   ends (``StopOnSignal.on_validation_end``), so that the epoch's validation is not lost. Outside a
+   trainer run, or at a second signal, the handler raises :class:`RunInterrupted` at once.
+3. ``LatestCheckpoint.on_exception`` saves ``checkpoints/last.ckpt`` (the state after the last
+   finished batch, resumable mid-epoch).
+4. :func:`as_interrupted` turns the ``SIGTERMException`` into :class:`RunInterrupted`, whose
+   message names the signal, the epoch and step, and the checkpoint to resume from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from highwaylab.errors import RunInterrupted
+
+log = logging.getLogger(__name__)
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class _State:
+    """What the handler knows: the trainer that runs, and the signal received (the first one)."""
+
+    def __init__(self) -> None:
+        self.trainer: weakref.ref | None = None
+        self.signum: int | None = None
+        self.pending = False  # received during the validation inside fit: applied when it ends
+
+    def current_trainer(self) -> Any:
+        return self.trainer() if self.trainer is not None else None
+
+
+_state = _State()
+
+
+def watch(trainer: Any) -> None:
+    """Make ``trainer`` the one that a signal stops (at its next batch boundary)."""
+    _state.trainer = weakref.ref(trainer)
+
+
+def signalled() -> int | None:
+    """The signal received in this run, if any."""
+    return _state.signum
+
+
+@contextlib.contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """Within this context, SIGTERM and SIGINT interrupt the run as the module docstring says; the
+    previous handlers come back at its end. Does nothing outside the main thread (where Python
+    cannot install handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    outer = (_state.trainer, _state.signum, _state.pending)
+    _state.trainer, _state.signum, _state.pending = None, None, False
+    for signum in SIGNALS:
+        signal.signal(signum, _on_signal)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        _state.trainer, _state.signum, _state.pending = outer
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    name = signal.Signals(signum).name
+    first = _state.signum is None
+    if first:
+        _state.signum = signum
+    trainer = _state.current_trainer()
+    if not first or trainer is None or not _running(trainer):
+        raise RunInterrupted(signum, _message(signum, trainer, at_once=True))
+    log.warning(f"{name} received: the run stops after the current batch, with its state saved "
+                f"(send {name} again to stop at once, without saving)")
+    if _fitting(trainer) and trainer.validating and not trainer.sanity_checking:
+        _state.pending = True  # let the epoch's validation finish: StopOnSignal.on_validation_end
+        _set_stop(trainer, False)  # Lightning's own SIGTERM handler, called before this one, set it
+    else:
+        _set_stop(trainer, True)
+
+
+def stop_if_signalled(trainer: Any) -> None:
+    """Raise Lightning's stop flag if a signal came and the flag is down (Lightning lowers it when a
+    run starts, so a signal that came during set-up would be lost), unless it waits for the
+    validation to end."""
+    if _state.signum is not None and not _state.pending and not trainer.received_sigterm:
+        _set_stop(trainer, True)
+
+
+def validation_ended(trainer: Any) -> None:
+    """Apply a signal that waited for the validation inside ``fit`` to end."""
+    if _state.pending and not trainer.sanity_checking:
+        _state.pending = False
+        _set_stop(trainer, True)
+
+
+def _set_stop(trainer: Any, value: bool) -> None:
+    trainer._signal_connector.received_sigterm = value  # what Lightning's loops check at batch ends
+
+
+def _running(trainer: Any) -> bool:
+    from lightning.pytorch.trainer.states import TrainerStatus
+
+    return trainer.state.status == TrainerStatus.RUNNING
+
+
+def _fitting(trainer: Any) -> bool:
+    from lightning.pytorch.trainer.states import TrainerFn
+
+    return trainer.state.fn == TrainerFn.FITTING
+
+
+def as_interrupted(err: BaseException) -> RunInterrupted | None:
+    """``err`` as a :class:`RunInterrupted` if a signal caused it: Lightning's ``SIGTERMException``
+    (raised at a batch boundary after SIGTERM, or SIGINT through :func:`_on_signal`), a
+    ``KeyboardInterrupt`` (SIGINT without these handlers; Lightning turns it into ``sys.exit(1)``),
+    or a :class:`RunInterrupted` itself; ``None`` for any other error."""
+    from lightning.pytorch.utilities.exceptions import SIGTERMException
+
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, RunInterrupted):
+            return seen
+        if isinstance(seen, SIGTERMException | KeyboardInterrupt):
+            default = signal.SIGINT if isinstance(seen, KeyboardInterrupt) else signal.SIGTERM
+            signum = _state.signum or int(default)
+            return RunInterrupted(signum, _message(signum, _state.current_trainer(), at_once=False))
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _message(signum: int, trainer: Any, at_once: bool) -> str:
+    name = signal.Signals(signum).name
+    if trainer is None:
+        return f"interrupted by {name} before training started: nothing was saved."
+    where = f"in epoch {trainer.current_epoch} at step {trainer.global_step}"
+    path, step = _latest_checkpoint(trainer)
+    if not path:
+        saved = "no checkpoint was written yet (resuming means starting again)"
+    elif step == trainer.global_step:
+        saved = f"its state at step {step} is saved in {path}; {_resume_hint()}"
+    else:
+        lost = " (stopped at once: the steps after it are lost)" if at_once else ""
+        saved = f"the latest checkpoint is {path}, of step {step}{lost}; {_resume_hint()}"
+    return f"interrupted by {name} {where}: {saved}."
+
+
+def _resume_hint() -> str:
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():  # a run of train.py: its folder
+            return f"resume with: python train.py resume={HydraConfig.get().runtime.output_dir}"
+    except Exception:  # no Hydra run: say where the recipe is
+        pass
+    return "resume from it (README: Resume)"
+
+
+def _latest_checkpoint(trainer: Any) -> tuple[str, int | None]:
+    """The path and step of the last checkpoint written by a ``LatestCheckpoint`` of ``trainer``."""
+    for cb in getattr(trainer, "checkpoint_callbacks", []):
+        path = getattr(cb, "last_model_path", "")
+        if path and hasattr(cb, "last_saved_step"):
+            return path, cb.last_saved_step
+    return "", None

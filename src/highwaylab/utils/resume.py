@@ -1,0 +1,539 @@
+"""Resume a run in place with one command, and keep one run to one folder.
+
+``python train.py resume=<run folder> [overrides]`` continues a run where it stopped: in its own
+folder, from ``<run folder>/checkpoints/last.ckpt``, with its own overrides (the latest record in
+``<run folder>/.hydra/``) and the same W&B run. :func:`prepare_argv` rewrites the command line
+into what that means for Hydra, before ``@hydra.main`` sees it::
+
+    <the run's overrides, less those the extra ones replace> <the extra overrides>
+    hydra.run.dir=<run folder> ckpt_path=<run folder>/checkpoints/last.ckpt
+
+**Why the command line.** Hydra composes the config, chooses the run folder and writes its record
+(``.hydra/``) before ``main()`` runs, and a resume must change all three: the overrides (the run's
+own, e.g. ``model=plain``, are config-group choices, which no resolver or callback can apply after
+composition), the folder (the run's own) and the record (into ``.hydra/resumed_<date>_<time>/``).
+Hydra's own ``--experimental-rerun`` re-runs a pickled config but takes no overrides and no folder.
+Rewriting the arguments also lets every check run *before* Hydra writes anything, so that a
+refused resume leaves no file behind: the same step checks a low-level ``ckpt_path=`` resume and
+an explicit ``hydra.run.dir=`` / ``hydra.sweep.dir=``.
+
+Refused, with one ``highwaylab:`` line (:class:`ResumeError`, exit status 1):
+
+* a ``resume=`` folder that is not a run folder, or has no checkpoint;
+* an extra override that cannot apply to a checkpoint: one that changes ``model``, ``depth``,
+  ``width``, ``optim``, ``data`` (but ``data.data_dir``, ``data.num_workers``...) or
+  ``module`` (but ``module.compile``), e.g. ``optim=adamw``, ``data=fashion_mnist``,
+  ``model.activation=tanh``; and a checkpoint written by a run of another model, optimiser or data
+  set (its run's ``.hydra/config.yaml``);
+* resuming a finished run (its checkpoint is at ``trainer.max_epochs`` or ``trainer.max_steps``)
+  without extending it;
+* a new run in a folder that holds another run's files (``hydra.run.dir=`` given explicitly; the
+  default folder names are unique: ``<date>_<time>_<run_name>_<4 hex digits>``);
+* a ``run_name`` with a path separator or ``..``.
+
+A resumed run whose folder was moved keeps its best score, best checkpoint and top-k list
+(:class:`RunFolderMoved`), and its offline W&B rows continue the ``_step`` axis of the earlier
+segments (:func:`continue_wandb_steps`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from lightning.pytorch.callbacks import Callback, ModelCheckpoint
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from highwaylab.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+LAST_CKPT = Path("checkpoints") / "last.ckpt"
+RECORD = ".hydra"
+# what a run leaves in its folder: a folder with any of them holds a run
+RUN_FILES = (RECORD, "checkpoints", "metrics.json", "wandb", "config_resolved.yaml", "tensorboard")
+# overrides that say where and from what a run resumes: a resume sets its own
+WHERE = ("hydra.run.dir", "hydra.output_subdir", "hydra.job.name", "ckpt_path", "resume")
+# config subtrees a checkpoint is bound to, and the keys in them that may still change on resume
+BOUND = ("model", "depth", "width", "optim", "data", "module")
+FREE = {"data": {"data_dir", "num_workers", "pin_memory", "download", "verify_md5"},
+        "module": {"compile"}}
+# what identifies the run that wrote a checkpoint, compared with its run's .hydra/config.yaml
+IDENTITY = ("data._target_", "data.dataset", "model._target_", "model.block", "model.activation",
+            "model.stages", "depth", "width", "optim.optimizer._target_", "optim.scheduler._target_")
+# Hydra options after which the command is not a run: left alone
+NOT_A_RUN = ("help", "hydra_help", "info", "shell_completion", "experimental_rerun")
+
+
+class ResumeError(ConfigError):
+    """A resume, or a run folder, that cannot work: the message is one line with the fix."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line
+# ---------------------------------------------------------------------------------------------
+
+def prepare_argv(argv: list[str], config_dir: str | Path, config_name: str = "train") -> list[str]:
+    """:func:`rewrite_argv`, or on bad input one ``highwaylab:`` line on stderr and exit status 1."""
+    try:
+        return rewrite_argv(argv, config_dir, config_name)
+    except ResumeError as err:
+        print(f"highwaylab: {err}", file=sys.stderr)
+        sys.exit(1)
+
+
+def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "train") -> list[str]:
+    """The command line ``argv`` (``sys.argv``) as Hydra should see it; see the module's docstring.
+
+    ``resume=<run>`` becomes the run's overrides, the extra ones, ``hydra.run.dir`` and
+    ``ckpt_path``; a ``ckpt_path=`` resume, ``hydra.run.dir=`` and ``hydra.sweep.dir=`` are checked.
+    The ranks that Lightning, torchrun or SLURM start beside the first get ``argv`` unchanged.
+
+    Raises:
+        ResumeError: see the module's docstring.
+    """
+    if _other_rank():
+        return list(argv)
+    from hydra._internal.utils import get_args_parser
+
+    try:
+        args = get_args_parser().parse_args(argv[1:])
+    except SystemExit:  # Hydra's own parser reports it again, with its usage
+        return list(argv)
+    if any(getattr(args, name, None) for name in NOT_A_RUN):
+        return list(argv)
+    if args.config_path:  # relative to train.py, as Hydra reads it
+        config_dir = (Path(config_dir).parent / args.config_path).resolve()
+    config_name = args.config_name or config_name
+    overrides = list(args.overrides)
+    flags = [token for token in argv[1:] if token not in set(overrides)]
+    values = {key: value for key, value in map(_key_value, overrides) if key}
+    if values.get("resume") in ("", "null"):  # resume=null: no resume
+        del values["resume"]
+    for value in _sweep_values(values.get("run_name")):
+        check_run_name(value)
+
+    if "resume" in values:
+        run = resume_folder(values["resume"])
+        if args.multirun:
+            raise ResumeError(f"resume={values['resume']} resumes one run: leave out -m/--multirun "
+                              "(resume each job of a sweep by its folder)")
+        for key in ("ckpt_path", "hydra.run.dir"):
+            if key in values:
+                raise ResumeError(f"resume={values['resume']} and {key}= together: resume= continues "
+                                  f"the run in its own folder from its latest checkpoint; give only "
+                                  f"resume=<run folder> (ckpt_path= alone is the low-level way)")
+        extra = [o for o in overrides if _key_value(o)[0] != "resume"]
+        own = run_overrides(run)
+        ckpt = run / LAST_CKPT
+        where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
+        merged = merge_overrides(own, extra)
+        base_cfg = _compose(config_dir, config_name, own)
+        cfg = _compose(config_dir, config_name, merged)
+        if base_cfg is not None and cfg is not None:
+            check_bound(base_cfg, cfg, extra, run,
+                        compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
+        checkpoint = _read(ckpt, f"resume={run}")
+        if cfg is not None:
+            check_resume(cfg, str(ckpt), checkpoint, resume=True)
+        log.debug(f"resume={run}: {' '.join(merged + where)}")
+        return [argv[0], *flags, *merged, *where]
+
+    if args.multirun:
+        if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
+            check_sweep_folder_free(Path(values["hydra.sweep.dir"]))
+        return list(argv)
+    ckpt_path = values.get("ckpt_path")
+    if ckpt_path and ckpt_path != "null":
+        cfg = _compose(config_dir, config_name, overrides)
+        checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}")
+        if cfg is not None:
+            check_resume(cfg, ckpt_path, checkpoint)
+    if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
+        check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
+    return list(argv)
+
+
+def resume_folder(value: str) -> Path:
+    """The run folder that ``resume=<value>`` names, absolute.
+
+    Raises:
+        ResumeError: no such folder, not a run folder (no ``.hydra/overrides.yaml``), or no checkpoint.
+    """
+    path = Path(value).expanduser()
+    example = "e.g. resume=outputs/runs/<date>_<time>_<run_name>_<hex>"
+    if path.is_file() and path.suffix == ".ckpt":
+        raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
+                          f"resume={_run_of(path) or path.parent.parent}")
+    if not path.is_dir():
+        raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
+    path = path.resolve()
+    if not (path / RECORD / "overrides.yaml").is_file():
+        parent = next((p for p in path.parents if (p / RECORD / "overrides.yaml").is_file()), None)
+        hint = f"resume={parent}" if parent else example
+        raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
+                          f"record train.py writes into every run folder); give the run's folder, {hint}")
+    if not (path / LAST_CKPT).is_file():
+        others = sorted((path / "checkpoints").glob("*.ckpt")) if (path / "checkpoints").is_dir() else []
+        fix = (f"resume from another of its checkpoints with ckpt_path={others[-1]} hydra.run.dir={path}"
+               if others else
+               f"start it again: python train.py {' '.join(run_overrides(path))}".rstrip())
+        raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({LAST_CKPT} is "
+                          f"missing: it stopped before its first checkpoint); {fix}")
+    return path
+
+
+def run_overrides(run: Path) -> list[str]:
+    """The overrides that the latest start of ``run`` was given (``.hydra/overrides.yaml``, or the
+    latest ``.hydra/resumed_*/overrides.yaml``), less where it ran and resumed from (``WHERE``), and
+    its ``hydra.searchpath`` (from ``hydra.yaml``), if any."""
+    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
+    record = [r for r in records if (r / "overrides.yaml").is_file()][-1]
+    overrides = [str(o) for o in yaml.safe_load((record / "overrides.yaml").read_text()) or []]
+    hydra_yaml = record / "hydra.yaml"
+    if hydra_yaml.is_file() and "hydra.searchpath" not in {_key_value(o)[0] for o in overrides}:
+        hydra_overrides = (yaml.safe_load(hydra_yaml.read_text()) or {}).get("hydra", {}) \
+            .get("overrides", {}).get("hydra", []) or []
+        overrides += [str(o) for o in hydra_overrides if _key_value(str(o))[0] == "hydra.searchpath"]
+    return [o for o in overrides if _key_value(o)[0] not in WHERE]
+
+
+def merge_overrides(own: list[str], extra: list[str]) -> list[str]:
+    """``own`` less the overrides whose key one in ``extra`` sets, then ``extra``."""
+    replaced = {_key_value(o)[0] for o in extra}
+    return [o for o in own if _key_value(o)[0] not in replaced] + list(extra)
+
+
+def check_run_name(value: Any) -> None:
+    """Raises ResumeError if ``run_name`` could name a folder outside ``outputs/``."""
+    if value is None:
+        return
+    text = str(value)
+    if "/" in text or "\\" in text or ".." in text:
+        raise ResumeError(f"run_name={text} must be a plain name, without '/', '\\' or '..': it names "
+                          "the run's folder under outputs/ and its W&B run; e.g. run_name=my-run")
+
+
+def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
+    """Raises ResumeError if ``folder`` holds another run's files and this run does not resume it
+    (from a checkpoint inside it)."""
+    found = _run_files(folder)
+    if not found:
+        return
+    if ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder):
+        return  # resuming that very run, in place
+    raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new run "
+                      "there would overwrite its record and mix up its checkpoints. Resume that run "
+                      f"with: python train.py resume={folder}; or give a new folder (or leave "
+                      "hydra.run.dir out: every run gets a folder of its own)")
+
+
+def check_sweep_folder_free(folder: Path) -> None:
+    """Raises ResumeError if the multirun folder ``folder`` holds another sweep's jobs."""
+    if not folder.is_dir():
+        return
+    jobs = sorted(p.name for p in folder.iterdir() if (p / RECORD).is_dir())
+    if jobs or (folder / "summary.jsonl").exists():
+        what = (f"job folders {', '.join(jobs[:3])}{'...' if len(jobs) > 3 else ''}" if jobs
+                else "summary.jsonl")
+        raise ResumeError(f"hydra.sweep.dir={folder} already holds another sweep ({what}): its jobs would "
+                          "be overwritten. Give a new folder (or leave hydra.sweep.dir out: every sweep "
+                          "gets a folder of its own); resume a job of it with resume=<job folder>")
+
+
+def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
+                compose: Callable[[list[str]], DictConfig | None] | None = None) -> None:
+    """Raises ResumeError if the extra overrides change what a checkpoint is bound to (``BOUND``):
+    the config ``cfg`` (the run's overrides and ``extra``) against ``base`` (the run's own). The
+    message names the override: the one whose key covers the changed key, else (e.g.
+    ``experiment=...``) the first that changes it alone (``compose(overrides)``: the run's
+    overrides and these)."""
+    for path, old, new in _differences(base, cfg):
+        override = next((o for o in extra if _covers(_key_value(o)[0], path)), None)
+        if override is None and compose is not None:
+            override = next((o for o in extra if (one := compose([o])) is not None
+                             and any(d[0] == path for d in _differences(base, one))), None)
+        override = override or " ".join(extra)
+        raise ResumeError(
+            f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
+            f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
+            f"data order of the run as it was. Resume without it, or start a new run with it")
+
+
+def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
+    """Raises ResumeError if ``checkpoint`` (read from ``ckpt_path``) was written by a run of another
+    data set, model or optimiser (its run's ``.hydra/config.yaml``), or if the run it resumes has
+    finished: its epoch is ``trainer.max_epochs`` (or its step ``trainer.max_steps``)."""
+    name = f"resume={_run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
+    run = _run_of(Path(ckpt_path))
+    if run is not None:
+        record = OmegaConf.load(run / RECORD / "config.yaml")
+        for key in IDENTITY:
+            old, new = _select(record, key), _select(cfg, key)
+            if old != new and old is not None:
+                raise ResumeError(
+                    f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
+                    f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
+                    f"settings: python train.py resume={run}; or start a new run without ckpt_path")
+    epochs, steps = finished_epochs(checkpoint), int(checkpoint.get("global_step", 0))
+    max_epochs, max_steps = _select(cfg, "trainer.max_epochs"), _select(cfg, "trainer.max_steps")
+    max_steps = -1 if max_steps is None else int(max_steps)
+    if max_epochs is None:
+        max_epochs = 1000 if max_steps == -1 else -1  # Lightning's default
+    max_epochs = int(max_epochs)
+    done_epochs = max_epochs != -1 and epochs >= max_epochs
+    done_steps = max_steps != -1 and steps >= max_steps
+    if done_epochs or done_steps:
+        key, value, more = (("trainer.max_epochs", max_epochs, epochs + 2) if done_epochs
+                            else ("trainer.max_steps", max_steps, steps * 2))
+        again = f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}"
+        raise ResumeError(
+            f"{name}: the run has finished: its checkpoint is at the end of {epochs} epochs (step {steps}), "
+            f"and {key}={value}; nothing would be trained, and metrics.json would lose its train/* and "
+            f"val/* values. To train it further, extend it: python train.py {again} {key}={more}")
+
+
+def check_run(cfg: DictConfig) -> None:
+    """The checks of :func:`rewrite_argv` that a composed config allows (for ``train(cfg)`` called
+    without ``train.py``'s command line): ``run_name``, and no ``resume`` left in the config.
+
+    Raises:
+        ResumeError: see :func:`check_run_name`; ``resume`` set (only ``train.py`` reads it).
+    """
+    check_run_name(cfg.get("run_name"))
+    if cfg.get("resume"):
+        raise ResumeError(f"resume={cfg.resume} is read by train.py's command line (python train.py "
+                          "resume=<run folder>); in Python, set ckpt_path and the run's folder instead")
+
+
+def finished_epochs(checkpoint: dict) -> int:
+    """The epochs that the run of ``checkpoint`` has trained to their end: what Lightning compares
+    with ``max_epochs`` when it resumes (its fit loop's processed epochs; Lightning counts an epoch
+    processed before ``on_train_epoch_end``, where checkpoints are saved)."""
+    try:
+        return int(checkpoint["loops"]["fit_loop"]["epoch_progress"]["current"]["processed"])
+    except (KeyError, TypeError):
+        return int(checkpoint.get("epoch", 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# during the run
+# ---------------------------------------------------------------------------------------------
+
+class RunFolderMoved(Callback):
+    """Keep the best score, best checkpoint and top-k list of a run whose folder has moved.
+
+    Lightning's ``ModelCheckpoint`` keeps them as absolute paths, and drops them on load when its
+    folder (``dirpath``) is not the one it saved from: then the next last checkpoint is written as
+    ``last-v1.ckpt``, and "best" is the best epoch after the resume. When a run resumes from a
+    checkpoint in its own checkpoint folder, this callback rewrites the stored paths from the old
+    folder to the new one first (``on_load_checkpoint`` runs before the callbacks' ``load_state_dict``).
+    A checkpoint from another folder (a fine-tune, or ``ckpt_path`` into a new run) is left alone.
+    """
+
+    def on_load_checkpoint(self, trainer, pl_module, checkpoint: dict[str, Any]) -> None:
+        if not trainer.ckpt_path:
+            return
+        states = checkpoint.get("callbacks") or {}
+        loaded = Path(os.path.realpath(trainer.ckpt_path))
+        for callback in trainer.checkpoint_callbacks:
+            state = states.get(callback.state_key)
+            if not isinstance(callback, ModelCheckpoint) or not state or not callback.dirpath:
+                continue
+            old, new = state.get("dirpath"), str(callback.dirpath)
+            if not old or old == new or loaded.parent != Path(new):
+                continue
+            states[callback.state_key] = _moved(state, old, new)
+            log.info(f"The run's folder has moved: checkpoint paths {old} -> {new}")
+
+
+def _moved(value: Any, old: str, new: str) -> Any:
+    """``value`` with every path under ``old`` moved under ``new`` (dict keys included)."""
+    if isinstance(value, str):
+        return new + value[len(old):] if value == old or value.startswith(old + os.sep) else value
+    if isinstance(value, dict):
+        return {_moved(k, old, new): _moved(v, old, new) for k, v in value.items()}
+    return value
+
+
+def continue_wandb_steps(loggers: list) -> int | None:
+    """Continue W&B's ``_step`` axis after the earlier offline segments of a resumed run.
+
+    Offline, a resumed W&B run (the same id) starts a new folder ``wandb/offline-run-*-<id>`` whose
+    ``_step`` starts at 0 again, as wandb cannot ask the server where the run stopped; uploaded,
+    its rows would overlap the first segment's. Logging nothing at ``step = last _step + 1``
+    (``commit=False``: no row) moves the counter on. Online, wandb already starts at the server's
+    step. ``trainer/global_step``, the charts' x-axis, continues by itself.
+
+    Returns:
+        The first ``_step`` of this segment, or ``None`` when nothing was done.
+    """
+    from lightning.pytorch.loggers import WandbLogger
+
+    from highwaylab.utils.wandb_offline import RunReadError, read_records
+
+    import wandb
+
+    logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
+    run = getattr(logger, "experiment", None) if logger is not None else None
+    # ranks other than zero hold Lightning's _DummyExperiment, whose every attribute is a no-op method
+    if not isinstance(run, wandb.Run) or not run.offline or not run.dir:
+        return None
+    this = Path(getattr(run, "sync_dir", None) or Path(run.dir).parent)  # .../wandb/offline-run-<time>-<id>
+    earlier = [p for p in sorted(this.parent.glob(f"offline-run-*-{run.id}")) if p != this]
+    last = -1
+    for folder in earlier:
+        try:
+            for record in read_records(folder):
+                if record.get("type") == "history":
+                    step = record["history"].get("step", {}).get("num")
+                    step = record["history"].get("item", {}).get("_step", step)
+                    if step is not None:
+                        last = max(last, int(step))
+        except (RunReadError, ValueError, TypeError) as err:
+            log.warning(f"W&B's _step cannot continue after {folder}: {err}")
+    if last < 0 or run.step > last:
+        return None
+    run.log({}, step=last + 1, commit=False)
+    log.info(f"Continuing W&B's _step at {last + 1}, after {len(earlier)} earlier offline segment(s)")
+    return last + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+def _other_rank() -> bool:
+    """Whether this process is a rank other than the first (Lightning's DDP children, torchrun, SLURM)."""
+    return any(os.environ.get(name, "0") not in ("", "0") for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID"))
+
+
+def _key_value(override: str) -> tuple[str, str]:
+    """``("optim", "adamw")`` for ``optim=adamw``, ``++optim=adamw`` or ``~optim``; the key of
+    ``model@x=y`` is ``model``."""
+    text = override.lstrip("~+")
+    key, _, value = text.partition("=")
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":  # a quoted value
+        value = value[1:-1]
+    return key.split("@")[0].strip(), value
+
+
+def _sweep_values(value: str | None) -> list[str]:
+    if value is None:
+        return []
+    return [v for v in value.split(",")] if "," in value and not value.startswith(("[", "{")) else [value]
+
+
+def _quote(path: Path) -> str:
+    """``path`` as an override value: quoted if Hydra's grammar needs it (spaces, '=', ',', ...)."""
+    text = str(path)
+    if any(c in text for c in " =,[]{}()'\"\\:$*?"):
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return text
+
+
+def _compose(config_dir: Path, config_name: str, overrides: list[str]) -> DictConfig | None:
+    """The config of ``train.py <overrides>``, or ``None`` if Hydra refuses it (Hydra says why when
+    it composes it again)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from highwaylab.utils.hydra_utils import register_resolvers
+
+    register_resolvers()
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(Path(config_dir).resolve())):
+            return compose(config_name, overrides=overrides, return_hydra_config=True)
+    except (HydraException, OmegaConfBaseException, ValueError) as err:
+        log.debug(f"not composed ({err}); Hydra reports it")
+        return None
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def _read(ckpt: Path, name: str) -> dict:
+    from highwaylab.train import read_checkpoint
+
+    try:
+        return read_checkpoint(str(ckpt))
+    except ConfigError as err:
+        raise ResumeError(str(err)) from None
+
+
+def _run_of(ckpt: Path) -> Path | None:
+    """The run folder that holds ``ckpt`` as ``<run>/checkpoints/<file>``, if it has a record."""
+    run = Path(ckpt).expanduser().resolve().parent.parent
+    return run if (run / RECORD / "config.yaml").is_file() else None
+
+
+def _run_files(folder: Path) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return [name + ("/" if (folder / name).is_dir() else "") for name in RUN_FILES
+            if (folder / name).exists()]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        Path(path).expanduser().resolve().relative_to(Path(folder).expanduser().resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _select(cfg: DictConfig, key: str) -> Any:
+    """The value at ``key``, resolved when it can be, else as written; ``None`` if missing."""
+    try:
+        value = OmegaConf.select(cfg, key, throw_on_resolution_failure=True)
+    except Exception:
+        value = OmegaConf.select(cfg, key, throw_on_resolution_failure=False)
+    if isinstance(value, DictConfig | ListConfig):
+        return OmegaConf.to_container(value, resolve=False)
+    return value
+
+
+def _plain(cfg: DictConfig, key: str) -> Any:
+    node = OmegaConf.select(cfg, key, throw_on_resolution_failure=False)
+    if isinstance(node, DictConfig | ListConfig):
+        value = OmegaConf.to_container(node, resolve=False)
+    else:
+        value = node
+    if isinstance(value, dict) and key in FREE:
+        value = {k: v for k, v in value.items() if k not in FREE[key]}
+    return value
+
+
+def _differences(base: DictConfig, cfg: DictConfig) -> list[tuple[str, Any, Any]]:
+    """``(dotted key, base value, cfg value)`` for each bound key (``BOUND``) that differs."""
+    found: list[tuple[str, Any, Any]] = []
+
+    def walk(path: str, a: Any, b: Any) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in list(a) + [k for k in b if k not in a]:
+                walk(f"{path}.{k}", a.get(k), b.get(k))
+        elif a != b:
+            found.append((path, a, b))
+
+    for key in BOUND:
+        walk(key, _plain(base, key), _plain(cfg, key))
+    return found
+
+
+def _covers(key: str, path: str) -> bool:
+    """Whether an override of ``key`` (e.g. ``optim``, ``model.activation``) sets ``path``."""
+    key = key.replace("/", ".")
+    return path == key or path.startswith(key + ".") or key.startswith(path + ".")
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."

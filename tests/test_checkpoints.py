@@ -1,0 +1,307 @@
+"""Checkpoints as the resume point: signals that stop a run with its state saved and a non-zero exit
+status, last.ckpt at every epoch end and inside epochs, exact mid-epoch resumes, atomic writes,
+checkpoints independent of torch.compile and DDP, and checkpoints that cannot resume."""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from highwaylab.errors import CheckpointWriteError, ConfigError, RunInterrupted
+from highwaylab.train import train
+from highwaylab.utils import interrupt
+from highwaylab.utils.sweep import read_summary
+from highwaylab.utils.wandb_offline import read_records
+
+from .conftest import ROOT, compose_cfg, subprocess_env
+
+# 10 batches per epoch, so that step 15 is in the middle of epoch 1 (the last)
+RUN = ["trainer=cpu", "callbacks=minimal", "depth=4", "width=16", "seed=3", "trainer.max_epochs=2",
+       "trainer.limit_train_batches=10", "trainer.limit_val_batches=4", "trainer.limit_test_batches=4",
+       "~callbacks.rich_progress_bar", "~callbacks.model_summary"]
+
+
+def args(*extra: str) -> list[str]:
+    """RUN and ``extra`` overrides, an extra one replacing RUN's of the same key."""
+    keys = {e.split("=", 1)[0] for e in extra}
+    return [a for a in RUN if a.split("=", 1)[0] not in keys] + list(extra)
+
+
+COMPARED = ("global_step", "epochs", "train/loss", "train/acc", "val/loss", "val/acc", "val/acc_best",
+            "test/loss", "test/acc")
+
+
+def signal_at(step: int, signum: int) -> list[str]:
+    return ["+callbacks.signal_at._target_=tests.signal_at.SignalAt", f"+callbacks.signal_at.step={step}",
+            f"+callbacks.signal_at.signum={signum}"]
+
+
+def train_py(args: list[str], cwd: Path, python: list[str] | None = None) -> subprocess.CompletedProcess:
+    cmd = [*(python or [sys.executable, str(ROOT / "train.py")]), *args, f"paths.log_dir={cwd}/outputs"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=subprocess_env(), cwd=cwd)
+
+
+def highwaylab_lines(proc: subprocess.CompletedProcess) -> list[str]:
+    return [line.split("] - ", 1)[-1] for line in (proc.stdout + proc.stderr).splitlines()
+            if "] - highwaylab: " in line]
+
+
+def last_ckpt(run: Path) -> dict:
+    return torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
+
+
+def loader_state(checkpoint: dict) -> dict:
+    return checkpoint["loops"]["fit_loop"]["state_dict"]["combined_loader"][0]
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory, data_dir) -> dict:
+    """The metrics of the uninterrupted run of RUN."""
+    return train(compose_cfg(args("logger=none"), tmp_path_factory.mktemp("straight")))
+
+
+def assert_same_metrics(resumed: dict, straight: dict) -> None:
+    for key in COMPARED:
+        assert resumed[key] == pytest.approx(straight[key], rel=1e-6), key
+
+
+@pytest.mark.slow
+def test_sigterm_mid_epoch_saves_the_state_exits_143_and_resumes_exactly(tmp_path, straight):
+    run = tmp_path / "run"
+    proc = train_py([*RUN, *signal_at(15, 15), f"hydra.run.dir={run}"], tmp_path)
+    # before: exit status 0, "The run failed: SIGTERMException()", last.ckpt of epoch 0 (step 10)
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    assert highwaylab_lines(proc) == [
+        f"highwaylab: interrupted by SIGTERM in epoch 1 at step 15: its state at step 15 is saved in "
+        f"{run}/checkpoints/last.ckpt; resume with: python train.py resume={run}."]
+    assert "The run failed" not in proc.stdout + proc.stderr and not (run / "metrics.json").exists()
+    saved = last_ckpt(run)
+    assert (saved["epoch"], saved["global_step"]) == (1, 15)  # mid-epoch: 5 of epoch 1's 10 batches
+    assert loader_state(saved) == {"epoch": 1, "batches": 5}
+    assert "train_epoch_metrics" in saved  # epoch 1's running train/loss and train/acc
+    assert not list((run / "checkpoints").glob("*.tmp"))
+    records = read_records(sorted((run / "wandb").glob("offline-run-*"))[0])
+    exit_record = next(r["exit"] for r in records if r.get("type") == "exit")
+    assert exit_record["exit_code"] == 143  # the W&B run is closed as interrupted, not finished
+    assert any(r.get("type") == "preempting" for r in records)
+
+    resumed = train_py([*RUN, f"ckpt_path={run}/checkpoints/last.ckpt", f"hydra.run.dir={run}"], tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_metrics(json.loads((run / "metrics.json").read_text()), straight)
+
+
+@pytest.mark.slow
+def test_sigint_in_a_multirun_records_the_job_interrupted_and_stops_the_sweep_with_130(tmp_path, data_dir):
+    sweep = tmp_path / "sweep"
+    proc = train_py(["-m", *args("depth=3,4", "logger=csv"), *signal_at(3, 2),
+                     f"hydra.sweep.dir={sweep}"], tmp_path)
+    # before: KeyboardInterrupt, Lightning's sys.exit(1): "failed", and the sweep went on to job 1
+    assert proc.returncode == 130, proc.stderr[-3000:]
+    summary = read_summary(sweep)
+    assert [line["status"] for line in summary] == ["interrupted"]  # job 1 never started
+    assert summary[0]["error"].startswith("interrupted by SIGINT in epoch 0 at step 3: its state at step 3")
+    job = Path(summary[0]["output_dir"])
+    assert (last_ckpt(job)["global_step"], loader_state(last_ckpt(job))) == (3, {"epoch": 0, "batches": 3})
+    assert len(highwaylab_lines(proc)) == 1
+
+
+@pytest.mark.parametrize("overrides", [["trainer.check_val_every_n_epoch=2"], ["optim.optimizer.lr=0.0"]],
+                         ids=["validation-every-2nd-epoch", "val-acc-never-improves"])
+def test_last_ckpt_holds_every_epoch_end(overrides, tmp_path, data_dir):
+    import lightning as L
+
+    seen = []
+
+    class ReadLast(L.Callback):
+        def on_train_epoch_start(self, trainer, pl_module):
+            path = tmp_path / "checkpoints" / "last.ckpt"
+            seen.append(torch.load(path, weights_only=True)["global_step"] if path.exists() else None)
+
+    from highwaylab.train import build
+
+    cfg = compose_cfg(args("logger=none", "trainer.max_epochs=3", *overrides), tmp_path)
+    parts = build(cfg)
+    parts.trainer.callbacks.append(ReadLast())
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    seen.append(last_ckpt(tmp_path)["global_step"])
+    # before: [None, None, 20, 20] with validation every 2nd epoch; [None, 10, 10, 10] when val/acc
+    # never improves (lr 0)
+    assert seen == [None, 10, 20, 30]
+
+
+EVERY = "callbacks.last_checkpoint.every_n_"
+
+
+@pytest.mark.parametrize(("interval", "saved_step"),
+                         [([f"{EVERY}train_steps=4", f"{EVERY}minutes=null"], 4),
+                          ([f"{EVERY}train_steps=null", f"{EVERY}minutes=1e-9"], 6)],
+                         ids=["every-4-steps", "every-moment"])
+def test_a_crash_mid_epoch_loses_at_most_the_interval_and_resumes_exactly(interval, saved_step, tmp_path,
+                                                                           straight):
+    # dies at step 17 (epoch 1, batch 7) without a signal: nothing is saved on the way out
+    crash = ["+callbacks.crash._target_=tests.signal_at.CrashAt", "+callbacks.crash.step=17"]
+    with pytest.raises(RuntimeError, match="crash at step 17"):
+        train(compose_cfg(args("logger=none", *interval, *crash), tmp_path / "run"))
+    saved = last_ckpt(tmp_path / "run")
+    # before: last.ckpt of the end of epoch 0 (step 10)
+    assert saved["global_step"] == 10 + saved_step
+    assert loader_state(saved) == {"epoch": 1, "batches": saved_step}
+    resumed = train(compose_cfg(args("logger=none", f"ckpt_path={tmp_path}/run/checkpoints/last.ckpt"),
+                                tmp_path / "run"))
+    assert_same_metrics(resumed, straight)
+
+
+def test_a_failed_checkpoint_write_keeps_the_previous_one_and_names_path_and_disk(tmp_path, data_dir,
+                                                                                   monkeypatch):
+    import highwaylab.utils.checkpoint_io as cio
+
+    real, writes = cio._write, []
+
+    def full_disk(path: Path, data) -> None:  # the second last.ckpt (epoch 1) finds the disk full
+        writes.append(path.name)
+        if writes.count("last.ckpt.tmp") == 2:
+            path.write_bytes(bytes(data)[: len(data) // 3])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(cio, "_write", full_disk)
+    last = tmp_path / "checkpoints" / "last.ckpt"
+    with pytest.raises(CheckpointWriteError) as err:
+        train(compose_cfg(args("logger=none"), tmp_path))
+    message = str(err.value)
+    assert message.startswith(f"could not write the checkpoint {last} (No space left on device): "
+                              "the disk at /")
+    assert " free of " in message and "the previous checkpoint there is kept" in message
+    assert "\n" not in message
+    # before: a truncated last.ckpt (Lightning's copy from the temp folder); now epoch 0's, whole
+    assert last_ckpt(tmp_path)["global_step"] == 10
+    assert not last.with_name("last.ckpt.tmp").exists()
+
+
+FULL_DISK = """
+import errno, runpy, sys
+import highwaylab.utils.checkpoint_io as cio
+real, seen = cio._write, []
+def full_disk(path, data):
+    seen.append(path.name)
+    if seen.count("last.ckpt.tmp") == 2:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    real(path, data)
+cio._write = full_disk
+sys.argv = [sys.argv[1], *sys.argv[2:]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+def test_train_py_on_a_full_disk_exits_1_with_one_line(tmp_path, data_dir):
+    run = tmp_path / "run"
+    proc = train_py([*args("logger=csv"), f"hydra.run.dir={run}"], tmp_path,
+                    python=[sys.executable, "-c", FULL_DISK, str(ROOT / "train.py")])
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = highwaylab_lines(proc)
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert lines[0].startswith(f"highwaylab: could not write the checkpoint {run}/checkpoints/last.ckpt "
+                               "(No space left on device): the disk at ")
+    assert last_ckpt(run)["global_step"] == 10
+
+
+def test_a_checkpoint_without_training_state_is_refused_in_one_line(tmp_path, data_dir):
+    first = train(compose_cfg(args("logger=none", "trainer.max_epochs=1"), tmp_path / "first"))
+    assert first["global_step"] == 10
+    saved = last_ckpt(tmp_path / "first")
+    weights = tmp_path / "weights.ckpt"
+    torch.save({"state_dict": saved["state_dict"]}, weights)  # what torch.save of a state dict gives
+    # before: KeyError 'pytorch-lightning_version' with a traceback from Lightning
+    with pytest.raises(ConfigError, match=rf"^ckpt_path={weights} holds weights only, not a training state "
+                                          r"\(no pytorch-lightning_version, optimizer_states, loops\)"):
+        train(compose_cfg(args("logger=none", f"ckpt_path={weights}"), tmp_path / "second"))
+    assert not (tmp_path / "second" / "checkpoints").exists()
+
+
+@pytest.mark.slow
+def test_checkpoints_resume_with_or_without_compile(tmp_path, data_dir):
+    train(compose_cfg(args("logger=none", "trainer.max_epochs=1"), tmp_path / "plain"))
+    # an uncompiled run resumed compiled: the saved keys stay net.*
+    last = f"ckpt_path={tmp_path}/plain/checkpoints/last.ckpt"
+    compiled = train(compose_cfg(args("logger=none", "module.compile=true", last), tmp_path / "plain"))
+    assert compiled["global_step"] == 20
+    saved = last_ckpt(tmp_path / "plain")
+    # before: net._orig_mod.* keys, and a resume without compile refused as "another model"
+    assert saved["global_step"] == 20 and not [k for k in saved["state_dict"] if "_orig_mod" in k]
+    # a compiled run's checkpoint resumed without compile
+    again = train(compose_cfg(args("logger=none", "trainer.max_epochs=3", last), tmp_path / "plain"))
+    assert again["global_step"] == 30
+    # a checkpoint written before this fix (net._orig_mod.* keys) still resumes
+    saved["state_dict"] = {k.replace("net.", "net._orig_mod.", 1): v for k, v in saved["state_dict"].items()}
+    torch.save(saved, tmp_path / "old.ckpt")
+    old = train(compose_cfg(args("logger=none", "trainer.max_epochs=3", f"ckpt_path={tmp_path}/old.ckpt"),
+                            tmp_path / "old"))
+    assert old["global_step"] == 30 and old["train/loss"] == pytest.approx(again["train/loss"], rel=1e-6)
+
+
+@pytest.mark.slow
+def test_a_ddp_checkpoint_resumes_in_one_process(tmp_path, straight):
+    proc = train_py([*args("trainer=ddp_cpu", "data.batch_size=64", "trainer.max_epochs=1", "logger=csv"),
+                     f"hydra.run.dir={tmp_path}/ddp"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert last_ckpt(tmp_path / "ddp")["global_step"] == 10
+    resumed = train(compose_cfg(args("logger=none", f"ckpt_path={tmp_path}/ddp/checkpoints/last.ckpt"),
+                                tmp_path / "ddp"))
+    assert (resumed["epochs"], resumed["global_step"]) == (2, 20)
+    # 2 ranks of 64 examples took the single process's 128 per step: the same run up to rounding
+    for key in ("train/loss", "val/loss", "test/loss"):
+        assert resumed[key] == pytest.approx(straight[key], rel=1e-3), key
+
+
+class FakeTrainer:
+    """What the signal handler reads of a trainer in the middle of ``fit``."""
+
+    def __init__(self, validating: bool) -> None:
+        from lightning.pytorch.trainer.states import TrainerFn, TrainerStatus
+
+        self.state = SimpleNamespace(status=TrainerStatus.RUNNING, fn=TrainerFn.FITTING)
+        self.validating, self.sanity_checking = validating, False
+        self._signal_connector = SimpleNamespace(received_sigterm=False)
+        self.current_epoch, self.global_step = 1, 15
+        self.checkpoint_callbacks = [SimpleNamespace(last_model_path="last.ckpt", last_saved_step=10)]
+
+    @property
+    def received_sigterm(self) -> bool:
+        return self._signal_connector.received_sigterm
+
+
+def deliver(signum: int) -> None:
+    os.kill(os.getpid(), signum)
+    time.sleep(0.2)  # Python runs the handler at the next bytecode; this is a margin
+
+
+def test_signal_handlers_stop_at_a_boundary_wait_for_validation_and_stop_at_once_when_repeated():
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    # no trainer running yet: at once, with the signal's exit status
+    with pytest.raises(RunInterrupted) as err, interrupt.signals_interrupt():
+        deliver(signal.SIGTERM)
+    assert err.value.exit_code == 143
+    assert str(err.value) == "interrupted by SIGTERM before training started: nothing was saved."
+    # during fit's validation: the stop flag waits for the validation's end; a second signal stops at once
+    trainer = FakeTrainer(validating=True)
+    with pytest.raises(RunInterrupted) as err, interrupt.signals_interrupt():
+        interrupt.watch(trainer)
+        deliver(signal.SIGINT)
+        assert not trainer.received_sigterm
+        interrupt.validation_ended(trainer)
+        assert trainer.received_sigterm  # Lightning raises at the next batch boundary
+        deliver(signal.SIGINT)
+    assert err.value.exit_code == 130
+    assert str(err.value) == ("interrupted by SIGINT in epoch 1 at step 15: the latest checkpoint is "
+                              "last.ckpt, of step 10 (stopped at once: the steps after it are lost); "
+                              "resume from it (README: Resume).")
+    assert {signum: signal.getsignal(signum) for signum in before} == before  # the handlers came back

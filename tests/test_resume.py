@@ -1,0 +1,359 @@
+"""One-command resume, one run per folder, and W&B continuity (highwaylab.utils.resume).
+
+``python train.py resume=<run folder> [overrides]``: a finished run extended by 2 epochs after its
+folder was moved ends as an uninterrupted 4-epoch run (best checkpoint included), continues its W&B
+run and step axis; every refused resume is one ``highwaylab:`` line, exit status 1, and changes no
+file. Folder names are unique beyond the second; a run does not start in another run's folder, and
+``run_name`` cannot leave ``outputs/``. The README's ``wandb`` commands use flags the installed CLI has.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from highwaylab.utils.resume import ResumeError, check_run, rewrite_argv
+from highwaylab.utils.wandb_offline import read_records
+
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+
+CONF = ROOT / "conf"
+# 2 epochs of 10 batches; W&B offline (the default logger)
+RUN = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=2", "trainer.limit_train_batches=10",
+       "trainer.limit_val_batches=4", "trainer.limit_test_batches=4", "trainer.log_every_n_steps=5",
+       "~callbacks.rich_progress_bar", "~callbacks.model_summary"]
+EPOCH_LINE = re.compile(r"\] - (epoch \d+/\d+)  step (\d+)")
+FOLDER = re.compile(r"^\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_(?P<name>.+)_(?P<hex>[0-9a-f]{4})$")
+
+
+def train_py(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={cwd}/outputs"],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env=subprocess_env(HYDRA_FULL_ERROR="0"))
+
+
+def listing(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder under ``folder``: its size and modification time (ns)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*"))} | {".": (0, folder.stat().st_mtime_ns)}
+
+
+def refused(proc: subprocess.CompletedProcess) -> str:
+    """The one ``highwaylab:`` line of a refused command (exit status 1, no traceback)."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output[-3000:]
+    assert "Traceback" not in output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("highwaylab: "), lines
+    return lines[0]
+
+
+def argv(*args: str) -> list[str]:
+    return rewrite_argv(["train.py", *args], CONF)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, data_dir) -> Path:
+    """A finished 2-epoch run (W&B offline) in its folder; the tests below must not change it."""
+    cwd = tmp_path_factory.mktemp("finished")
+    proc = train_py([*RUN, f"hydra.run.dir={cwd}/run"], cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return cwd / "run"
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. one command to resume
+# ---------------------------------------------------------------------------------------------
+
+def test_resume_rewrites_the_command_into_the_runs_own_overrides_folder_and_last_checkpoint(finished):
+    new = argv(f"resume={finished}", "trainer.max_epochs=4", "seed=0")
+    own = yaml.safe_load((finished / ".hydra" / "overrides.yaml").read_text())
+    # the run's overrides, less the one the extra overrides replace, then those, then where
+    assert new == ["train.py", *[o for o in own if not o.startswith("trainer.max_epochs=")],
+                   "trainer.max_epochs=4", "seed=0", f"hydra.run.dir={finished}",
+                   f"ckpt_path={finished}/checkpoints/last.ckpt"]
+    assert "trainer.max_epochs=2" in own  # replaced, not repeated
+    # allowed extras: where the data is, the logger, compiling; flags stay
+    assert argv("--cfg", "job", f"resume={finished}", "trainer.max_epochs=3", "data.data_dir=/x",
+                "logger=csv", "module.compile=true")[1:3] == ["--cfg", "job"]
+
+
+@pytest.mark.slow
+def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):
+    before = listing(finished)
+    line = refused(train_py([f"resume={finished}"], tmp_path))
+    # before: it ran, and metrics.json was rewritten with test/* only (train/*, val/* lost)
+    assert line == (f"highwaylab: resume={finished}: the run has finished: its checkpoint is at the end of 2 "
+                    f"epochs (step 20), and trainer.max_epochs=2; nothing would be trained, and metrics.json "
+                    f"would lose its train/* and val/* values. To train it further, extend it: "
+                    f"python train.py resume={finished} trainer.max_epochs=4")
+    assert listing(finished) == before  # before: config_resolved.resumed_*.yaml, .hydra/resumed_*/ stayed
+    assert {"train/loss", "val/acc", "val/acc_best", "test/acc"} <= set(
+        json.loads((finished / "metrics.json").read_text()))
+
+
+@pytest.mark.slow
+def test_an_override_that_cannot_apply_to_the_checkpoint_is_one_line_and_writes_nothing(finished, tmp_path):
+    before = listing(finished)
+    # before: a 16-frame KeyError: 'step' from AdamW's step, after the run had written its record
+    line = refused(train_py([f"resume={finished}", "trainer.max_epochs=3", "optim=adamw"], tmp_path))
+    assert line.startswith(f"highwaylab: resume={finished}: optim=adamw cannot apply to the run's "
+                           "checkpoint: it changes optim.optimizer._target_ (torch.optim.SGD -> "
+                           "torch.optim.AdamW)")
+    assert line.endswith("Resume without it, or start a new run with it")
+    assert listing(finished) == before
+
+
+BAD_EXTRAS = {  # an extra override -> the key the refusal names
+    "data=fashion_mnist": "data.dataset (mnist -> fashion_mnist)",  # before: trained on, on the wrong data
+    "model=plain": "changes model.",
+    "model.activation=tanh": "model.activation (relu -> tanh)",
+    "depth=5": "depth (4 -> 5)",
+    "width=8": "width (16 -> 8)",
+    "optim.optimizer._target_=torch.optim.Adam":
+        "optim.optimizer._target_ (torch.optim.SGD -> torch.optim.Adam)",
+    "optim.optimizer.lr=0.5": "optim.optimizer.lr (0.1 -> 0.5)",  # the checkpoint's lr would win silently
+    "data.batch_size=64": "data.batch_size (128 -> 64)",
+    "experiment=paper_mnist_conv16": "changes model.",
+}
+
+
+@pytest.mark.parametrize("extra", sorted(BAD_EXTRAS))
+def test_extra_overrides_bound_to_the_checkpoint_are_refused_naming_the_key(extra, finished):
+    before = listing(finished)
+    with pytest.raises(ResumeError) as err:
+        argv(f"resume={finished}", "trainer.max_epochs=3", extra)
+    assert f"resume={finished}: {extra} cannot apply to the run's checkpoint: it changes " in str(err.value)
+    assert BAD_EXTRAS[extra] in str(err.value)
+    assert listing(finished) == before
+
+
+def test_bad_resume_folders_are_refused_naming_the_path_and_the_fix(finished, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    no_ckpt = tmp_path / "no_ckpt"
+    shutil.copytree(finished / ".hydra", no_ckpt / ".hydra")
+    cases = {
+        f"resume={tmp_path}/nowhere": f"resume={tmp_path}/nowhere: no such folder; give the folder of a run",
+        f"resume={empty}": f"resume={empty} is not a run folder: it has no .hydra/overrides.yaml",
+        f"resume={finished}/checkpoints": f"is not a run folder: it has no .hydra/overrides.yaml (the record "
+                                          f"train.py writes into every run folder); give the run's folder, "
+                                          f"resume={finished}",
+        f"resume={finished}/checkpoints/last.ckpt": f"is a checkpoint: resume= takes the run's folder, "
+                                                    f"resume={finished}",
+        f"resume={no_ckpt}": f"resume={no_ckpt}: the run has no checkpoint to resume from "
+                             "(checkpoints/last.ckpt is missing: it stopped before its first checkpoint); "
+                             "start it again: python train.py trainer=cpu depth=4",
+    }
+    before = listing(finished), listing(tmp_path)
+    for arg, expected in cases.items():
+        with pytest.raises(ResumeError, match=re.escape(expected)):
+            argv(arg)
+    for args, expected in ([("-m", f"resume={finished}"), "resumes one run: leave out -m/--multirun"],
+                           [(f"resume={finished}", f"hydra.run.dir={tmp_path}"),
+                            "and hydra.run.dir= together"],
+                           [(f"resume={finished}", "ckpt_path=x.ckpt"), "and ckpt_path= together"]):
+        with pytest.raises(ResumeError, match=re.escape(expected)):
+            argv(*args)
+    assert (listing(finished), listing(tmp_path)) == before
+
+
+def test_a_checkpoint_of_another_data_set_or_optimiser_is_refused_also_through_ckpt_path(finished):
+    ckpt = finished / "checkpoints" / "last.ckpt"
+    for extra, key in (["data=fashion_mnist", "data.dataset=mnist"],
+                       ["optim=adamw", "optim.optimizer._target_"], ["model=plain", "model.block"]):
+        with pytest.raises(ResumeError) as err:
+            argv(f"ckpt_path={ckpt}", "trainer.max_epochs=3", *RUN[1:3], extra)
+        assert str(err.value).startswith(f"ckpt_path={ckpt}: the checkpoint was written by a run with {key}")
+        assert f"Resume it with its own settings: python train.py resume={finished}" in str(err.value)
+    argv(f"ckpt_path={ckpt}", "trainer.max_epochs=3", *RUN[1:3])  # its own settings: accepted
+
+
+def test_in_process_train_refuses_a_finished_checkpoint(finished, tmp_path):
+    from highwaylab.train import train
+
+    cfg = compose_cfg([*TINY[:3], "trainer.max_epochs=2", f"ckpt_path={finished}/checkpoints/last.ckpt"],
+                      tmp_path)
+    with pytest.raises(ResumeError, match="the run has finished: its checkpoint is at the end of 2 epochs"):
+        train(cfg)
+
+
+@pytest.mark.slow
+def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_in_its_wandb_run(
+        tmp_path, data_dir):
+    first = train_py([*RUN, f"hydra.run.dir={tmp_path}/a"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    moved = tmp_path / "moved" / "b"
+    moved.parent.mkdir()
+    (tmp_path / "a").rename(moved)
+    resumed = train_py([f"resume={moved}", "trainer.max_epochs=4"], tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    straight = train_py([*RUN, "trainer.max_epochs=4", "logger=csv", f"hydra.run.dir={tmp_path}/straight"],
+                        tmp_path)
+    assert straight.returncode == 0, straight.stderr[-3000:]
+
+    # the epoch lines count to the new end (Lightning's max_epochs is the extended one)
+    assert EPOCH_LINE.findall(resumed.stdout) == [("epoch 2/3", "30"), ("epoch 3/3", "40")]
+    m = json.loads((moved / "metrics.json").read_text())
+    m_straight = json.loads((tmp_path / "straight" / "metrics.json").read_text())
+    # every key again (before: test/* only after a resume of a finished run)
+    assert set(m_straight) - {"wandb_run_path", "wandb_dir"} <= set(m)
+    for key in ("global_step", "epochs", "train/loss", "val/acc", "val/acc_best", "test/acc", "test/loss"):
+        assert m[key] == pytest.approx(m_straight[key], rel=1e-6), key
+    # best checkpoint and top-k kept through the move (before: last-v1.ckpt, and "best" of epochs 2-3 only)
+    assert Path(m["best_ckpt"]).name == Path(m_straight["best_ckpt"]).name
+    assert Path(m["best_ckpt"]).parent == moved / "checkpoints"
+    names = sorted(p.name for p in (moved / "checkpoints").iterdir())
+    assert "last.ckpt" in names and not [n for n in names if "-v" in n], names
+    state = torch.load(moved / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
+    mc = next(v for k, v in state["callbacks"].items() if k.startswith("ModelCheckpoint"))
+    assert mc["best_model_score"].item() == pytest.approx(m_straight["val/acc_best"])
+    paths = [p for p in (mc["dirpath"], mc["last_model_path"], mc["best_model_path"], *mc["best_k_models"])
+             if p]  # last_model_path: "" when another callback writes last.ckpt
+    assert len(paths) >= 3 and all(p.startswith(str(moved)) for p in paths), paths
+
+    # the Hydra record: the original kept, the resume's beside it, naming the run's overrides
+    resumed_record = next((moved / ".hydra").glob("resumed_*/overrides.yaml"))
+    assert "trainer.max_epochs=4" in resumed_record.read_text()
+    assert "trainer.max_epochs=2" in (moved / ".hydra" / "overrides.yaml").read_text()
+
+    # one W&B run in two offline segments; the second continues trainer/global_step and _step
+    segments = sorted((moved / "wandb").glob("offline-run-*"))
+    assert len(segments) == 2 and len({s.name.split("-")[-1] for s in segments}) == 1
+    rows = [[r["history"] for r in read_records(s) if r.get("type") == "history"] for s in segments]
+    steps = [[int(h["item"]["_step"]) for h in seg] for seg in rows]
+    global_steps = [[h["item"]["trainer/global_step"] for h in seg if "trainer/global_step" in h["item"]]
+                    for seg in rows]
+    assert min(steps[1]) == max(steps[0]) + 1  # before: 0, overlapping the first segment's rows
+    assert steps[1] == sorted(steps[1])
+    assert max(global_steps[0]) <= 20 <= min(global_steps[1]) and max(global_steps[1]) == 40
+
+    # the README's upload command, as far as offline allows: both segments, in one sync
+    sync = subprocess.run([str(Path(sys.executable).parent / "wandb"), "sync", "--dry-run",
+                           *map(str, segments)], capture_output=True, text=True, timeout=120,
+                          env=subprocess_env())
+    assert sync.returncode == 0, sync.stderr
+    assert "Would sync 2 run(s)" in sync.stdout + sync.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. one run, one folder
+# ---------------------------------------------------------------------------------------------
+
+def test_run_and_sweep_folders_are_unique_beyond_the_second(tmp_path):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.utils import setup_globals
+
+    from highwaylab.utils import register_resolvers
+
+    register_resolvers()
+    setup_globals()  # Hydra's ${now:}
+    folders = []
+    for _ in range(2):
+        GlobalHydra.instance().clear()
+        with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
+            cfg = compose("train", overrides=[f"paths.log_dir={tmp_path}"], return_hydra_config=True)
+        run, sweep = Path(cfg.hydra.run.dir), Path(cfg.hydra.sweep.dir)
+        assert run.parent == tmp_path / "runs" and sweep.parent == tmp_path / "multiruns"
+        match = FOLDER.match(run.name)
+        assert match and match["name"] == "mnist-highway-d100-relu-sgd-s0", run.name
+        assert re.match(r"^\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_[0-9a-f]{4}$", sweep.name), sweep.name
+        assert cfg.hydra.run.dir == str(run)  # one value per config: resolved again, the same
+        folders.append(run.name)
+    GlobalHydra.instance().clear()
+    assert folders[0] != folders[1]  # before: equal within the same second
+
+
+@pytest.mark.slow
+def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(finished, tmp_path):
+    before = listing(finished)
+    # before: it ran, overwrote .hydra/ and metrics.json and wrote last-v1.ckpt, epoch_000-v1.ckpt
+    line = refused(train_py(["depth=5", f"hydra.run.dir={finished}"], tmp_path))
+    assert line == (f"highwaylab: hydra.run.dir={finished} already holds another run (.hydra/, "
+                    "checkpoints/, metrics.json, wandb/, config_resolved.yaml): a new run there would "
+                    "overwrite its record and mix up its checkpoints. Resume that run with: python train.py "
+                    f"resume={finished}; or give a new folder (or leave hydra.run.dir out: every run gets a "
+                    "folder of its own)")
+    assert listing(finished) == before
+    # resuming it in place the low-level way is not "another run"
+    argv(f"ckpt_path={finished}/checkpoints/last.ckpt", f"hydra.run.dir={finished}", *RUN[1:3],
+         "trainer.max_epochs=3")
+    # a sweep into another sweep's folder
+    (tmp_path / "sweep" / "0_job" / ".hydra").mkdir(parents=True)
+    with pytest.raises(ResumeError, match=r"hydra.sweep.dir=.*/sweep already holds another sweep "
+                                          r"\(job folders 0_job\)"):
+        argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep")
+
+
+@pytest.mark.parametrize("name", ["../../../../escaped", "a/b", "..", "a\\b", "x,../y"])
+def test_run_name_cannot_leave_outputs(name, tmp_path):
+    expected = "must be a plain name, without '/', '\\' or '..': it names the run's folder under outputs/"
+    with pytest.raises(ResumeError, match=re.escape(expected)) as err:
+        argv(f"run_name={name}", *(["-m"] if "," in name else []))
+    assert str(err.value).startswith("run_name=")  # before: the run was written outside outputs/
+    assert not (tmp_path / "escaped").exists()
+    if "," not in name and "\\" not in name:  # and train(cfg) without the command line
+        with pytest.raises(ResumeError, match=re.escape(expected)):
+            check_run(compose_cfg([f"run_name={name}"], tmp_path))
+    argv("run_name=my-run.v2")  # a plain name
+
+
+@pytest.mark.slow
+def test_ddp_cpu_with_the_default_folder_writes_one_run_folder(tmp_path, data_dir):
+    proc = train_py(["trainer=ddp_cpu", "data.batch_size=64", "logger=csv", *RUN[1:], "trainer.max_epochs=1"],
+                    tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    runs = list((tmp_path / "outputs" / "runs").iterdir())
+    assert len(runs) == 1 and FOLDER.match(runs[0].name), runs  # the child rank wrote into the same one
+    assert (runs[0] / "metrics.json").is_file() and (runs[0] / "train_ddp_process_1.log").is_file()
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. W&B: the README's commands exist in the installed CLI
+# ---------------------------------------------------------------------------------------------
+
+def readme_wandb_commands() -> list[list[str]]:
+    """Each ``wandb ...`` line in a code block of the README, as words."""
+    commands, in_block = [], False
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.startswith("```"):
+            in_block = not in_block
+            continue
+        words = line.split("#")[0].split()
+        if in_block and words and Path(words[0]).name == "wandb":
+            commands.append(words)
+    return commands
+
+
+def test_the_readme_wandb_commands_use_flags_the_installed_cli_has():
+    import wandb
+
+    commands = readme_wandb_commands()
+    assert any(c[1] == "sync" for c in commands)  # the upload recipe
+    exe = shutil.which("wandb", path=str(Path(sys.executable).parent)) or "wandb"
+    for words in commands:
+        sub = [w for w in words[1:] if not w.startswith("-") and "/" not in w and "<" not in w][:1]
+        flags = [w.split("=")[0] for w in words[1:] if w.startswith("--")]
+        help_text = subprocess.run([exe, *sub, "--help"], capture_output=True, text=True, timeout=120).stdout
+        assert "Usage:" in help_text, (words, help_text)
+        for flag in flags:
+            assert re.search(rf"(^|[\s,/]){re.escape(flag)}\b", help_text), f"{' '.join(words)}: {flag} " \
+                f"is not an option of wandb {wandb.__version__}"
+        if sub == ["sync"]:  # the check would have caught the README's former `wandb sync --append`
+            assert not re.search(r"(^|[\s,/])--append\b", help_text)
+    # and the pin in pyproject.toml holds the installed version
+    pin = re.search(r'"wandb>=([\d.]+),<([\d.]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pin, "wandb is pinned to a tested range"
+    def version(text: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in text.split(".")[:2])
+
+    assert version(pin[1]) <= version(wandb.__version__) < version(pin[2])
