@@ -126,7 +126,8 @@ def test_layer_step_map_keeps_its_fixed_log_range_layer_1_on_top_and_marks_the_i
     mesh = ax.collections[0]
     assert (mesh.norm.vmin, mesh.norm.vmax) == (1e-3, 1.0)
     assert ax.get_ylim() == (2.5, 0.5)  # layer 1 on top
-    assert ax.get_xlim() == (-100.0, 545.0)  # columns reach halfway to the next measurement
+    assert ax.get_xlim() == (0.0, 431.0)  # each column holds until the next measurement; the last one step
+    assert list(ax.xaxis.get_minor_locator().locs) == steps  # the measurements are marked
     assert "initial mean 0.01" in cbar.get_ylabel() and len(cbar.lines) == 1
     np.testing.assert_array_equal(mesh.get_array().reshape(2, 3), values.T)
     with pytest.raises(ValueError, match="no value to draw"):

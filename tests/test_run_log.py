@@ -129,8 +129,9 @@ def test_epoch_logger_logs_the_finished_epochs_metrics_once_per_epoch(tmp_path, 
     # the values of the epoch just finished, as logged to the CSV file (training and validation rows)
     rows = logged_rows(tmp_path)
     for epoch, match in enumerate(epochs):
-        assert match.group(1, 2, 3) == (str(epoch), "2", str(4 * (epoch + 1)))
+        assert match.group(1, 2, 3) == (str(epoch), "2", str(4 * (epoch + 1) - 1))  # its last batch
         train_row = next(r for r in rows if r["epoch"] == str(epoch) and r["train/loss"])
+        assert train_row["step"] == match.group(3)  # the step at which Lightning logged the epoch
         val_row = next(r for r in rows if r["epoch"] == str(epoch) and r["val/loss"])
         assert float(match.group(4)) == pytest.approx(float(train_row["train/loss"]), abs=1e-4)
         assert float(match.group(5)) == pytest.approx(float(val_row["val/loss"]), abs=1e-4)
@@ -236,7 +237,7 @@ def test_a_multirun_prints_no_config_tree_and_names_each_jobs_config_file(tmp_pa
         resolved = sweep / job / "config_resolved.yaml"
         assert text.count(f"Config: {resolved}") == 1
         assert yaml.safe_load(resolved.read_text())["model"]["gate_bias"] < 0  # written, as used
-    assert len(re.findall(r"\] - epoch 0/0  step 2", text)) == 2  # one epoch line per job
+    assert len(re.findall(r"\] - epoch 0/0  step 1", text)) == 2  # one epoch line per job
 
 
 def test_epoch_logger_counts_the_epoch_as_the_progress_bar_does():

@@ -50,6 +50,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     check_run(cfg)  # run_name stays inside outputs/
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    log.info(f"Run folder: {output_dir}")
     ckpt_path = cfg.get("ckpt_path")
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:

@@ -66,18 +66,23 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
 
 def layer_step_map(steps: Sequence[int], values: np.ndarray, title: str, cbar_label: str,
                    cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
-                   log: bool = False, cbar_marks: Sequence[tuple[float, str]] = ()) -> Figure:
+                   log: bool = False, cbar_marks: Sequence[tuple[float, str]] = (),
+                   end_step: int | None = None) -> Figure:
     """Layer x training-step heat map of ``values (S, L)`` measured at ``steps (S,)``; see
     :func:`layer_step_maps`."""
-    return layer_step_maps(steps, {"": values}, title, cbar_label, cmap, vmin, vmax, log, cbar_marks)
+    return layer_step_maps(steps, {"": values}, title, cbar_label, cmap, vmin, vmax, log, cbar_marks,
+                           end_step)
 
 
 def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: str, cbar_label: str,
                     cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
-                    log: bool = False, cbar_marks: Sequence[tuple[float, str]] = ()) -> Figure:
+                    log: bool = False, cbar_marks: Sequence[tuple[float, str]] = (),
+                    end_step: int | None = None) -> Figure:
     """Layer x training-step heat maps, side by side on one colour scale: each ``(S, L)`` array of
-    ``maps`` (titled by its key) holds per-layer values measured at ``steps (S,)``, one column per
-    measurement (reaching halfway to the next), layer 1 on top. ``log``: a logarithmic colour scale
+    ``maps`` (titled by its key) holds per-layer values measured at ``steps (S,)``, layer 1 on top.
+    Each measurement is drawn from its step to the next one's (the last to ``end_step``, the step
+    the figure is drawn at, or one step on), so the x axis runs from the first measurement to now;
+    small ticks at the bottom mark the measurements. ``log``: a logarithmic colour scale
     (non-positive values are left blank); ``vmin``/``vmax`` default to the data's range.
 
     Raises:
@@ -95,8 +100,8 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     vmin = float(np.nanmin([np.nanmin(a) for a in shown.values()])) if vmin is None else vmin
     vmax = float(np.nanmax([np.nanmax(a) for a in shown.values()])) if vmax is None else vmax
     norm = LogNorm(vmin=vmin, vmax=vmax) if log else plt.Normalize(vmin=vmin, vmax=vmax)
-    gaps = np.diff(steps) if len(steps) > 1 else np.array([1.0])  # the last column as wide as the one before
-    edges = np.concatenate([[steps[0] - gaps[0] / 2], steps[:-1] + gaps / 2, [steps[-1] + gaps[-1] / 2]])
+    end = max(float(end_step) if end_step is not None else steps[-1], steps[-1] + 1)
+    edges = np.concatenate([steps, [end]])  # measurement i holds from steps[i] to steps[i + 1]
     # a fixed layout in inches (constrained layout costs twice the drawing time, paid every epoch):
     # 0.8 in left, 5.2 in per panel and 0.35 in between, 1.6 in right for the colour bar and its labels
     width, height = 2.4 + 5.2 * len(shown) + 0.35 * (len(shown) - 1), 4.2
@@ -105,7 +110,10 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
                         wspace=0.35 / 5.2)
     for ax, (name, a) in zip(axes.flat, shown.items(), strict=True):
         mesh = ax.pcolormesh(edges, np.arange(0.5, a.shape[1] + 1), a.T, cmap=cmap, norm=norm, shading="flat")
+        ax.set_xlim(edges[0], edges[-1])
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xticks(steps, minor=True)  # where the measurements were taken
+        ax.tick_params(axis="x", which="minor", length=4, color="black")
         ax.set_xlabel("training step (trainer/global_step)")
         if name:
             ax.set_title(name, fontsize=9)

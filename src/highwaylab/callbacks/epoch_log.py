@@ -12,6 +12,8 @@ from pathlib import Path
 import lightning as L
 from lightning.pytorch.utilities import rank_zero_only
 
+from highwaylab.callbacks.media import step_of
+
 log = logging.getLogger(__name__)
 _process_start_reported = False  # the first training start of the process counts from its start
 
@@ -34,13 +36,15 @@ class EpochLogger(L.Callback):
     rank zero, whether or not stdout is a terminal (the progress bar is shown only on a terminal).
 
     The epoch line holds the epoch in Lightning's 0-based numbering, as the progress bar shows it
-    (``epoch 0/4`` for ``max_epochs=5``), the global step, the epoch means of ``keys`` (the ``val/*``
-    ones only when validation ran in that epoch), the wall time of the epoch (since the previous
-    epoch line, or the epoch's start for the first: validation and the other callbacks' work
-    included, so that the epoch times add up to the time of the fit) and the training throughput
+    (``epoch 0/4`` for ``max_epochs=5``), the step of the epoch's last batch (the
+    ``trainer/global_step`` at which Lightning logs the epoch's metrics: the optimizer steps taken
+    before that batch), the epoch means of ``keys`` (the ``val/*`` ones only when validation ran),
+    the wall time of the epoch (since the previous epoch line, or the epoch's start for the first:
+    validation and the other callbacks' work included, so that the epoch times add up to the time
+    of the fit) and the training throughput
     (training examples of all processes per second of that time, validation excluded). For example::
 
-        epoch 0/4  step 430  train/loss 0.2891  val/loss 0.1669  val/acc 0.9514  13.2 s  4,282 samples/s
+        epoch 0/4  step 429  train/loss 0.2891  val/loss 0.1669  val/acc 0.9514  13.2 s  4,282 samples/s
 
     The start line gives the start-up time to the first training batch: from the start of the
     process (Linux ``/proc``) for the first run of a process, else (a later job of a multirun, or no
@@ -106,7 +110,7 @@ class EpochLogger(L.Callback):
         # means of the training metrics by now (the logger connector's epoch_end_reached)
         seconds = time.perf_counter() - self._epoch_start
         metrics = trainer.callback_metrics
-        parts = [self._epoch_label(trainer), f"step {trainer.global_step}"]
+        parts = [self._epoch_label(trainer), f"step {step_of(trainer)}"]  # the W&B x of the epoch's metrics
         for key in self.keys:
             if key in metrics and (self._validated or not key.startswith("val/")):
                 parts.append(f"{key} {_number(float(metrics[key]))}")

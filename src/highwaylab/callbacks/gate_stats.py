@@ -103,7 +103,7 @@ class GateStatsMonitor(L.Callback):
         log_figure(trainer, "gates/mean_by_step", lambda: layer_step_map(
             self.history.steps, self.history.array(),
             f"Mean transform gate T by layer and step ({self.num_examples} training examples; {moment})",
-            "mean T (log scale)", vmin=low, vmax=1.0, log=True,
+            "mean T (log scale)", vmin=low, vmax=1.0, log=True, end_step=step,
             cbar_marks=[(float(np.nanmean(initial)), f"initial mean {np.nanmean(initial):.3g}")]), step)
         log_figure(trainer, "gates/mean_by_layer", lambda: layer_lines(
             {f"mean T, {moment}": self.stats.mean.numpy()},

@@ -97,12 +97,12 @@ class LayerGradNormMonitor(L.Callback):
         if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
             return
         step = step_of(trainer)
-        last = f"measured at step {self.param_history.steps[-1]}"
+        last = f"last measured at step {self.param_history.steps[-1]}"
         log_figure(trainer, "grad_norm/by_step", lambda: layer_step_maps(
             self.param_history.steps, {"parameters of layer k": self.param_history.array(),
                                        "input activations of layer k": self.input_history.array()},
-            f"Gradient norm by layer and step ({when(trainer, step)})",
-            "L2 norm of the gradient (log scale)", cmap="magma", log=True), step)
+            f"Gradient norm by layer and step ({when(trainer, step)}; {last})",
+            "L2 norm of the gradient (log scale)", cmap="magma", log=True, end_step=step), step)
         log_figure(trainer, "grad_norm/by_layer", lambda: layer_lines(
             {"parameters of layer k": self.param_norms.numpy(),
              "input activations of layer k": self.input_norms.numpy()},

@@ -7,7 +7,7 @@ import torch
 
 from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
-from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of
+from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, training_examples
 from highwaylab.errors import ConfigError
 
@@ -18,11 +18,13 @@ class LesionMonitor(L.Callback):
     Lesioning layer k sets all its transform gates to T = 0, so that it copies its input
     (residual: F = 0; a conv layer ending a stage still max-pools). A plain conv transition that
     changes the shape cannot copy its input: its error is NaN. On rank zero it logs
-    ``lesion/baseline_error`` (no lesion) and ``lesion/max_error`` (fractions in [0, 1]), the table
-    ``lesion/table`` (columns ``layer``, ``error``, ``increase``: the error and its increase over
-    the baseline, fractions) and the bar plot ``lesion/error_by_layer``: the increase in percentage
-    points for layers 1 .. L, the baseline error in the title, so that a lesion that changes
-    nothing has no bar. Kept on ``self``: ``baseline`` and ``errors`` (``(L,)``).
+    ``lesion/baseline_error`` (no lesion) and ``lesion/max_error`` (fractions in [0, 1], like every
+    error and accuracy key), the table ``lesion/table`` (columns ``layer``, ``error_pct``: the error
+    in percent, ``increase_pp``: its increase over the baseline in percentage points) and the bar
+    plot ``lesion/error_by_layer``: the increase in percentage points for layers 1 .. L, with the
+    baseline error and the weight of one example in the title, so that a lesion that changes
+    nothing has no bar and sampling noise can be judged. Kept on ``self``: ``baseline`` and
+    ``errors`` (``(L,)``, fractions).
 
     The paper measures the whole training set (55,000 images here): ``num_examples: null``.
     The cost grows as examples x depth^2 / 2 layer evaluations; the default of 2,000 fixed
@@ -57,14 +59,15 @@ class LesionMonitor(L.Callback):
         step = step_of(trainer)
         log_scalars(trainer, {"lesion/baseline_error": self.baseline,
                               "lesion/max_error": _nanmax(self.errors)}, step)
-        increase = self.errors - self.baseline
-        rows = [[k, e, d] for k, (e, d) in enumerate(zip(self.errors.tolist(), increase.tolist(),
-                                                         strict=True), start=1)]
-        log_table(trainer, "lesion/table", ["layer", "error", "increase"], rows, step)
+        increase = 100 * (self.errors - self.baseline)  # percentage points
+        pairs = zip(self.errors.tolist(), increase.tolist(), strict=True)
+        rows = [[k, round(100 * e, 4), round(d, 4)] for k, (e, d) in enumerate(pairs, start=1)]  # percent
+        log_table(trainer, "lesion/table", ["layer", "error_pct", "increase_pp"], rows, step)
+        moment = when(trainer, step, fit_ended=True)
         log_figure(trainer, "lesion/error_by_layer", lambda: layer_bars(
-            100 * increase.numpy(), f"Training error with one layer lesioned (T = 0), minus the\n"
-            f"error of the whole net ({100 * self.baseline:.2f}%), on {n} training examples, step {step}",
-            "increase in error (percentage points)"), step)
+            increase.numpy(), f"Training error with one layer lesioned (T = 0), minus the whole net's "
+            f"({100 * self.baseline:.2f}%)\non {n} training examples (one example: {100 / n:.2g} "
+            f"points), end of fitting ({moment})", "increase in error (percentage points)"), step)
 
 
 def _nanmax(errors: torch.Tensor) -> float:

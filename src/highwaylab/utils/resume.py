@@ -373,11 +373,10 @@ def continue_wandb_steps(loggers: list) -> int | None:
     Returns:
         The first ``_step`` of this segment, or ``None`` when nothing was done.
     """
+    import wandb
     from lightning.pytorch.loggers import WandbLogger
 
     from highwaylab.utils.wandb_offline import RunReadError, read_records
-
-    import wandb
 
     logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     run = getattr(logger, "experiment", None) if logger is not None else None
