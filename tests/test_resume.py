@@ -201,7 +201,8 @@ def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_
     assert straight.returncode == 0, straight.stderr[-3000:]
 
     # the epoch lines count to the new end (Lightning's max_epochs is the extended one)
-    assert EPOCH_LINE.findall(resumed.stdout) == [("epoch 2/3", "30"), ("epoch 3/3", "40")]
+    # the W&B step of each epoch's metrics: its last batch
+    assert EPOCH_LINE.findall(resumed.stdout) == [("epoch 2/3", "29"), ("epoch 3/3", "39")]
     m = json.loads((moved / "metrics.json").read_text())
     m_straight = json.loads((tmp_path / "straight" / "metrics.json").read_text())
     # every key again (before: test/* only after a resume of a finished run)
