@@ -231,6 +231,15 @@ def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     proc = cli(tmp_path / "run-cut.wandb")
     assert proc.returncode == 0 and "warning:" in proc.stderr and "no exit record" in proc.stdout
     assert not summarize(tmp_path / "run-cut.wandb").finished
+    # a resumed run: a second offline segment of the same id in the same wandb/ folder is read
+    # after the first, as one run
+    resumed = tmp_path / "resumed" / "wandb"
+    shutil.copytree(file.parent, resumed / file.parent.name, symlinks=True)
+    shutil.copytree(file.parent, resumed / file.parent.name.replace("offline-run-", "offline-run-9"),
+                    symlinks=True)
+    one, both = summarize(run_dir), summarize(tmp_path / "resumed")
+    assert both.keys[STEP].rows == 2 * one.keys[STEP].rows
+    assert cli(tmp_path / "resumed").returncode == 0
     # a folder with two runs: their files listed, exit 2
     for job in ("0", "1"):
         shutil.copytree(run_dir / "wandb", tmp_path / "sweep" / job / "wandb", symlinks=True)

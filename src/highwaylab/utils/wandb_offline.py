@@ -97,6 +97,21 @@ def find_run_files(path: str | Path) -> list[Path]:
     return sorted(found.values())
 
 
+def find_run_segments(path: str | Path) -> list[Path]:
+    """The ``run-<id>.wandb`` logs of one run, oldest first: a run resumed offline writes each
+    segment into its own ``offline-run-<date>_<time>-<id>`` folder of the same ``wandb/`` folder,
+    with the same id (see :func:`highwaylab.utils.resume.continue_wandb_steps`).
+
+    Raises:
+        NoRunError: no ``.wandb`` file under ``path``.
+        SeveralRunsError: files of different runs (other ids, or other ``wandb/`` folders).
+    """
+    files = find_run_files(path)
+    if len({(f.name, f.parent.parent.resolve()) for f in files}) > 1:
+        raise SeveralRunsError(f"{path}: {len(files)} W&B runs in this folder, pass one of them", files)
+    return sorted(files, key=lambda f: f.parent.name)  # offline-run-<date>_<time>-<id>: in time order
+
+
 def find_run_file(path: str | Path) -> Path:
     """The ``run-<id>.wandb`` log of a run: ``path`` is the file, its run folder, or a folder above.
 
@@ -147,9 +162,9 @@ def read_records(path: str | Path) -> list[dict]:
     """All records of an offline run's transaction log, as dicts (``{"type": "history", ...}``).
 
     Lenient: what wandb could read of an incomplete or partly corrupt file (see :func:`summarize`
-    for the strict reading).
+    for the strict reading). A resumed run's segments are read in order.
     """
-    return _inspect(find_run_file(path))[0]
+    return [r for file in find_run_segments(path) for r in _inspect(file)[0]]
 
 
 def read_history(path: str | Path) -> list[dict]:
@@ -359,16 +374,22 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     wandb's note on it kept in ``notes``.
 
     Raises:
-        NoRunError: no run there. SeveralRunsError: more than one.
+        NoRunError: no run there. SeveralRunsError: more than one (the segments of one resumed
+            run are summarized together).
         RunReadError: the file is empty or corrupt, or wandb cannot read it.
     """
-    file = find_run_file(path)
-    records, notes = _inspect(file)
-    corrupt = [n for n in notes if "corrupt" in n.lower()]
-    if corrupt:
-        raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
-    if not records:
-        raise RunReadError(f"{file}: no W&B records in it (an empty file, or not a .wandb log)")
+    files = find_run_segments(path)
+    records, notes = [], []
+    for file in files:  # a resumed run: its segments in order, as one run
+        file_records, file_notes = _inspect(file)
+        corrupt = [n for n in file_notes if "corrupt" in n.lower()]
+        if corrupt:
+            raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
+        if not file_records:
+            raise RunReadError(f"{file}: no W&B records in it (an empty file, or not a .wandb log)")
+        records += file_records
+        notes += file_notes
+    file = files[-1]
     summary = summarize_records(records, file, step_key)
     summary.notes = notes
     return summary
