@@ -4,7 +4,6 @@ All options live in conf/ (Hydra); ``python train.py --help`` lists them.
 """
 
 import logging
-import math
 import os
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from highwaylab.errors import RunInterrupted  # noqa: E402
 from highwaylab.train import optimized_metric, train  # noqa: E402
 from highwaylab.utils import register_resolvers, user_error  # noqa: E402
 from highwaylab.utils.resume import prepare_argv  # noqa: E402
-from highwaylab.utils.sweep import in_multirun, record_job  # noqa: E402
+from highwaylab.utils.sweep import in_multirun, nan_objective, record_job  # noqa: E402
 
 log = logging.getLogger("highwaylab")
 register_resolvers()
@@ -29,7 +28,8 @@ def main(cfg: DictConfig) -> float | None:
     """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
     summary.jsonl; a job that fails on bad input is recorded with its error and returns nothing, so
     that the launcher goes on (the Optuna sweeper marks the trial failed); the sweep then ends with
-    a list of the failed jobs and exit status 1 (``SweepSummary``). A bug is raised with its traceback.
+    a list of the failed jobs and exit status 1 (``SweepSummary``). A job whose objective is NaN (a
+    diverged run) is failed too, and a single run exits 1. A bug is raised with its traceback.
     SIGTERM or SIGINT (``RunInterrupted``, after the state is saved) ends the process, a sweep
     included, with status 143 or 130; the job is recorded as ``interrupted``."""
     try:
@@ -53,9 +53,15 @@ def main(cfg: DictConfig) -> float | None:
             raise
         log.error(f"highwaylab: {message}")
         sys.exit(1)
+    diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)
+    if diverged is not None:  # never ok: a failed trial for the Optuna sweeper; exit status 1
+        record_job("failed", metrics, error=diverged)
+        if in_multirun():
+            log.error(f"highwaylab: job failed, the sweep goes on: {diverged}")
+            return None
+        log.error(f"highwaylab: {diverged}")
+        sys.exit(1)
     record_job("ok", metrics)
-    if value is not None and math.isnan(value) and in_multirun():
-        return None  # a NaN objective: the Optuna sweeper marks the trial failed, and goes on
     return value
 
 

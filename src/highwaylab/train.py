@@ -18,7 +18,7 @@ import torch
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-from lightning.pytorch.callbacks import ProgressBar
+from lightning.pytorch.callbacks import LearningRateMonitor, ProgressBar
 from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
@@ -27,12 +27,14 @@ from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
 from highwaylab.errors import ConfigError
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
 from highwaylab.utils.checkpoint_io import resumable
-from highwaylab.utils.loggers import check_log_dirs
+from highwaylab.utils.clock import startup_seconds
+from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.quiet import quiet_known_notices
 from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
 from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
+MAX_SEED = 2**32 - 1
 
 
 @task_wrapper
@@ -40,14 +42,21 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit, test the best checkpoint, write ``metrics.json`` into the run directory.
 
     Returns:
-        The contents of ``metrics.json``: the final ``train/*`` and ``val/*`` metrics, ``test/*``
-        of the best checkpoint, ``params`` (count), ``wall_time_s``, ``wandb_run_path`` and more.
+        The contents of ``metrics.json``: the final ``train/*`` and ``val/*`` epoch metrics (not the
+        per-batch ``train/loss_step``: its history is in the loggers), ``test/*`` of the best
+        checkpoint, ``params`` (count), ``precision`` (what Lightning runs, e.g. ``bf16-mixed`` for
+        ``16-mixed`` on a CPU), ``startup_s`` (process start to this job, in seconds: 0 for later
+        jobs of a multirun), ``fit_time_s``, ``wall_time_s`` (start-up, data, loggers, fit and test),
+        ``wandb_run_path`` and more.
 
     Raises:
         ConfigError: a bad config value (message names the key), e.g. ``depth=0``.
         DataError: a missing or corrupt data file.
     """
+    job_start = time.time()
+    startup = startup_seconds(job_start)  # the process's start-up (imports), for its first job
     check_run(cfg)  # run_name stays inside outputs/
+    check_schedule(cfg)
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     log.info(f"Run folder: {output_dir}")
@@ -58,7 +67,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule, module, loggers, trainer = build(cfg)
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
-    record_values_used(cfg, net)  # before the config is written and logged: it holds what was built
+    record_values_used(cfg, net, trainer)  # before the config is written and logged: it holds what was built
     resolved = output_dir / "config_resolved.yaml"
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
         resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
@@ -80,16 +89,23 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         try:
             logger.log_hyperparams(hparams)  # the first use of a W&B logger starts its run
         except Exception as err:
-            if "is in use" not in str(err):
-                raise
-            raise ConfigError(f"logger.wandb: {err}: the W&B run is still held by the process that was "
-                              "interrupted (its wandb-core helper). Wait until that process has exited, "
-                              "or kill it, then resume again.") from err
+            if "is in use" in str(err):  # wandb-core's message: the resumed run is held elsewhere
+                raise ConfigError(
+                    f"logger.wandb: {err}: the W&B run is still held by the process that was "
+                    "interrupted (its wandb-core helper). Wait until that process has exited, "
+                    "or kill it, then resume again.") from err
+            online = isinstance(logger, WandbLogger) and not logger._offline  # offline: WANDB_MODE=dryrun
+            if (start_error := wandb_start_error(err, online)) is not None:
+                raise start_error from err
+            raise
     continue_wandb_steps(loggers)  # a resumed offline W&B run: _step continues the earlier segments
 
-    start = time.perf_counter()
+    fit_start = time.time()
     trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
-    fit_metrics = _floats(trainer.callback_metrics)
+    # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
+    # which the loggers, fed every trainer.log_every_n_steps, may never have seen
+    fit_metrics = {k: v for k, v in _floats(trainer.callback_metrics).items() if not k.endswith("_step")}
+    fit_seconds = time.time() - fit_start
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
@@ -105,7 +121,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "depth": net.depth,
         "epochs": trainer.current_epoch,
         "global_step": trainer.global_step,
-        "wall_time_s": round(time.perf_counter() - start, 3),
+        "precision": str(trainer.precision),
+        "startup_s": round(startup, 3),
+        "fit_time_s": round(fit_seconds, 3),
+        "wall_time_s": round(startup + time.time() - job_start, 3),
         "best_ckpt": best,
         "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
         "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
@@ -133,8 +152,7 @@ def build(cfg: DictConfig) -> Built:
     Raises:
         ConfigError: ``seed`` is not an integer, or a component rejects its config.
     """
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int):
-        raise ConfigError(f"seed={cfg.seed!r} must be an integer, e.g. seed=0")
+    check_seed(cfg.seed)
     L.seed_everything(cfg.seed, workers=True)
     quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
 
@@ -150,8 +168,10 @@ def build(cfg: DictConfig) -> Built:
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
     callbacks.append(StopOnSignal())  # SIGTERM/SIGINT: stop at a batch boundary, state saved
-    loggers = instantiate_group(cfg.get("logger"))
+    loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
+    if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to
+        callbacks = [cb for cb in callbacks if not isinstance(cb, LearningRateMonitor)]
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     progress_bar = {}
     if not sys.stdout.isatty() or cfg.trainer.get("enable_progress_bar") is False:
@@ -177,9 +197,28 @@ def build(cfg: DictConfig) -> Built:
     return Built(datamodule, module, loggers, trainer)
 
 
-def record_values_used(cfg: DictConfig, net: torch.nn.Module) -> None:
-    """Write into ``cfg.model`` the width and gate bias that ``net`` was built with, so that the
-    recorded config (``config_resolved.yaml``, the loggers' hyperparameters) holds the values used.
+def check_seed(seed: Any) -> None:
+    """Raises ConfigError unless ``seed`` is an integer in 0 .. 2**32 - 1 (what NumPy's generator,
+    seeded by ``seed_everything``, accepts)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1), e.g. seed=0")
+
+
+def check_schedule(cfg: DictConfig) -> None:
+    """Raises ConfigError for a run that would train nothing and report it: ``trainer.max_epochs=0``
+    (with no ``trainer.max_steps``) and ``test=true`` would test the untrained network."""
+    max_epochs, max_steps = cfg.trainer.get("max_epochs"), cfg.trainer.get("max_steps", -1)
+    if max_epochs == 0 and (max_steps is None or max_steps <= 0) and cfg.get("test"):
+        raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
+                          "untrained network as the run's result. Fix: trainer.max_epochs=1 or more "
+                          "(or trainer.max_steps=N), or test=false.")
+
+
+def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None) -> None:
+    """Write into ``cfg.model`` the width and gate bias that ``net`` was built with, and into
+    ``cfg.trainer.precision`` the precision that ``trainer`` runs (Lightning runs ``16-mixed`` as
+    ``bf16-mixed`` on a CPU), so that the recorded config (``config_resolved.yaml``, the loggers'
+    hyperparameters) holds the values used.
 
     ``model.width`` becomes the width used; when ``model.match_params`` chose it (plain and residual:
     71 and 70 units against 50 highway blocks), ``match_params`` becomes ``null``, so that the
@@ -194,6 +233,11 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module) -> None:
                 cfg.model.match_params = None
         if cfg.model.get("gate_bias") is not None and getattr(net, "gate_bias", None) is not None:
             cfg.model.gate_bias = float(net.gate_bias)
+        if trainer is not None and "precision" in cfg.trainer and str(trainer.precision) != str(
+                cfg.trainer.precision):
+            log.info(f"trainer.precision={cfg.trainer.precision} runs as {trainer.precision} here "
+                     f"(Lightning's choice for {type(trainer.accelerator).__name__}); recorded as such")
+            cfg.trainer.precision = str(trainer.precision)
 
 
 def read_checkpoint(path: str) -> dict:

@@ -165,6 +165,16 @@ class ConvBackbone(Backbone):
         self.init_weights(init)
 
 
+def conv_depth(stages: Sequence[Mapping], downsample: str = "maxpool") -> int:
+    """The depth of the conv backbone that ``stages`` build: stem + transitions + blocks (what
+    :class:`ConvBackbone` calls ``depth``), e.g. 12 for ``model=conv_highway``'s three stages of 3.
+
+    Raises:
+        ConfigError: bad stages (see :func:`parse_stages`).
+    """
+    return 1 + len(_plan("plain", parse_stages(stages), downsample, 3)[0])
+
+
 def _plan(block: str, specs: list[Stage], downsample: str, transition_kernel: int
           ) -> tuple[list[tuple[str, int, int, dict]], list[int]]:
     """The layers after the stem as ``(kind, channels, kernel, plain-layer options)``, in order, and

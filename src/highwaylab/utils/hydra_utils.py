@@ -31,17 +31,17 @@ def sweep_group() -> str | None:
 
 def run_tags(*, _root_: DictConfig) -> ListConfig:
     """W&B tags of this run: the config's ``tags`` (a list, or one string: ``tags=foo`` is the one
-    tag ``foo``), then ``data:<choice>``, ``model:<choice>``, ``depth:<depth>`` (fully connected
-    models), ``activation:<model.activation>``, ``optim:<choice>``, ``seed:<seed>`` and, when one
-    is chosen, ``experiment:<name>``, so that the runs of a sweep can be filtered by each swept value."""
+    tag ``foo``), then ``data:<choice>``, ``model:<choice>``, ``depth:<depth>`` (conv models: the
+    depth their stages build), ``activation:<model.activation>``, ``optim:<choice>``,
+    ``seed:<seed>`` and, when one is chosen, ``experiment:<name>``, so that the runs of a sweep can be
+    filtered by each swept value."""
     given = _root_.get("tags") or []
     tags = [str(given)] if isinstance(given, str | int | float) else [str(t) for t in given]
     choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
     if choices.get("data"):
         tags.append(f"data:{choices['data']}")
     tags.append(f"model:{choices.get('model', _root_.model.get('block'))}")
-    if "stages" not in _root_.model:  # conv models are set by their stages, not by `depth`
-        tags.append(f"depth:{_root_.get('depth')}")
+    tags.append(f"depth:{net_depth(_root_=_root_)}")  # conv models: the depth their stages build
     if _root_.model.get("activation"):
         tags.append(f"activation:{_root_.model.activation}")
     if choices.get("optim"):
@@ -50,6 +50,24 @@ def run_tags(*, _root_: DictConfig) -> ListConfig:
     if choices.get("experiment"):
         tags.append(f"experiment:{choices['experiment']}")
     return ListConfig(tags)  # a config node: `--cfg job --resolve` cannot hold a bare list
+
+
+def net_depth(*, _root_: DictConfig) -> Any:
+    """The depth of the network the config builds, for run names (``d${net_depth:}``): ``depth``
+    for fully connected models; for conv models (``model.stages``) the conv layers that the stages
+    build (stem + transitions + blocks, :func:`highwaylab.models.conv_backbone.conv_depth`), which
+    ``depth`` does not set. Bad stages give ``depth`` here: the backbone reports them."""
+    model = _root_.get("model") or {}
+    if "stages" not in model:
+        return _root_.get("depth")
+    from highwaylab.errors import ConfigError
+    from highwaylab.models.conv_backbone import conv_depth
+
+    try:
+        stages = OmegaConf.to_container(model.stages, resolve=True)
+        return conv_depth(stages, model.get("downsample", "maxpool"))
+    except ConfigError:
+        return _root_.get("depth")
 
 
 def config_subdir(ckpt_path: str | None) -> str:
@@ -67,12 +85,15 @@ def folder_suffix() -> str:
 
 
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${config_subdir:}`` and ``${folder_suffix:}``;
+    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${config_subdir:}`` and
+    ``${folder_suffix:}``;
     call before the config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
         OmegaConf.register_new_resolver("run_tags", run_tags)
+    if not OmegaConf.has_resolver("net_depth"):
+        OmegaConf.register_new_resolver("net_depth", net_depth)
     if not OmegaConf.has_resolver("config_subdir"):
         OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
     if not OmegaConf.has_resolver("folder_suffix"):

@@ -53,3 +53,58 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
                 f"{key}={logger.save_dir}: cannot write the {kind} log folder {folder} "
                 f"({type(err).__name__}: {err.strerror or err}). Fix: set {key} to a writable folder "
                 f"(e.g. {key}=/tmp/highwaylab_logs), or leave it at its default, the run directory.") from err
+
+
+WANDB_MODES = ("online", "offline", "disabled", "dryrun", "shared", "run")
+
+
+class WandbStartError(ConfigError):
+    """W&B could not start its run (no API key, an unreachable server, a bad ``WANDB_MODE``); the
+    message names ``logger.wandb`` and the way to log offline."""
+
+
+def _is_wandb(node: object) -> bool:
+    return isinstance(node, DictConfig) and "WandbLogger" in str(node.get("_target_", ""))
+
+
+def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
+    """The ``logger`` group less its W&B logger when the environment variable ``WANDB_MODE`` is
+    ``disabled`` (W&B's own switch: no run, no files), with one log line saying so.
+
+    Raises:
+        WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
+    """
+    mode = os.environ.get("WANDB_MODE")
+    if group is None or not any(_is_wandb(node) for node in group.values()):
+        return group
+    if mode is not None and mode not in WANDB_MODES:
+        raise WandbStartError(f"WANDB_MODE={mode!r} is not a W&B mode; set it to one of "
+                              f"{', '.join(WANDB_MODES[:3])} (or unset it: logger.wandb.offline decides).")
+    if mode != "disabled":
+        return group
+    import logging
+
+    names = [name for name, node in group.items() if _is_wandb(node)]
+    logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
+    return DictConfig({name: node for name, node in group.items() if name not in names})
+
+
+def wandb_start_error(err: Exception, online: bool) -> WandbStartError | None:
+    """``err`` (raised by ``wandb.init``, at a W&B logger's first use) as one line naming
+    ``logger.wandb`` and the fix, or ``None`` if it is not a W&B error."""
+    import wandb
+
+    if not isinstance(err, wandb.errors.Error):
+        return None
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if isinstance(err, wandb.errors.UsageError):  # wandb.init's error for "no API key configured"
+        fix = ("run `wandb login` or set WANDB_API_KEY, or log offline (the default): "
+               "logger.wandb.offline=true")
+    elif online:
+        fix = ("check the network and WANDB_BASE_URL (the wait is logger.wandb.settings.init_timeout), or "
+               "log offline and upload later: logger.wandb.offline=true, then "
+               "`wandb sync <run>/wandb/offline-run-*`")
+    else:
+        fix = "check that the run folder's wandb/ is writable, or choose logger=csv"
+    return WandbStartError(f"logger.wandb: W&B could not start its run ({type(err).__name__}: {first}). "
+                           f"Fix: {fix}")

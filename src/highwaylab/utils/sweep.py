@@ -52,6 +52,20 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
     return path
 
 
+def nan_objective(name: str | None, metrics: dict[str, Any], value: float | None) -> str | None:
+    """Why the job failed when its objective ``value`` (``optimized_metric`` ``name``, read from
+    ``metrics``) is NaN, as one line; ``None`` when it is a number, or when the metric was never
+    logged outside a multirun (a single run need not log it).
+
+    A NaN objective means a run that diverged (a NaN loss) or never evaluated: the job is recorded
+    ``failed``, the Optuna sweeper marks the trial failed, and the run exits with status 1.
+    """
+    if value is None or not math.isnan(value) or (name not in metrics and not in_multirun()):
+        return None
+    return (f"optimized_metric {name} is NaN: the run diverged or did not evaluate (its metrics.json "
+            "has the rest). Fix: lower optim.optimizer.lr, or check the data and trainer.limit_val_batches")
+
+
 def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
     """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none.
     A line that is not JSON (a job killed while writing it) is skipped with a warning."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lightning.pytorch.loggers import WandbLogger as _LightningWandbLogger
@@ -9,7 +10,9 @@ from lightning.pytorch.loggers import WandbLogger as _LightningWandbLogger
 
 class WandbLogger(_LightningWandbLogger):
     """:class:`lightning.pytorch.loggers.WandbLogger` that does not pass ``anonymous`` to
-    ``wandb.init`` unless it is given.
+    ``wandb.init`` unless it is given, and passes ``settings`` from a config as a plain ``dict``
+    (``wandb.init`` silently ignores a settings mapping that is not a ``dict`` or ``wandb.Settings``,
+    such as the ``DictConfig`` that Hydra's ``instantiate`` gives).
 
     Lightning 2.6 always passes ``anonymous=None``; wandb releases since anonymous mode was removed
     (wandb/wandb#10909, late 2025; 0.31 here) print "The anonymous setting has no effect and will be
@@ -20,6 +23,8 @@ class WandbLogger(_LightningWandbLogger):
     """
 
     def __init__(self, *args: Any, anonymous: bool | None = None, **kwargs: Any) -> None:
+        if isinstance(kwargs.get("settings"), Mapping):
+            kwargs["settings"] = dict(kwargs["settings"])
         super().__init__(*args, anonymous=anonymous, **kwargs)
         if anonymous is None:
             self._wandb_init.pop("anonymous", None)

@@ -1,0 +1,242 @@
+"""Every result is what it says, every failure is one line: the run's record (precision, depth in the
+name, metrics.json), the schedule and seed checks, W&B's modes and start-up errors, the output
+folder (read-only, full, file-size limit), and a NaN objective."""
+
+import contextlib
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from highwaylab.errors import ConfigError
+from highwaylab.train import train
+from highwaylab.utils.loggers import WandbStartError
+from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+from highwaylab.utils.sweep import nan_objective
+
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+
+
+def run_train(args: list[str], tmp_path: Path, env: dict | None = None, timeout: int = 300,
+              run_dir: bool = True) -> subprocess.CompletedProcess:
+    where = [f"paths.log_dir={tmp_path}"] + ([f"hydra.run.dir={tmp_path}/run"] if run_dir else [])
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args, *where], capture_output=True,
+                          text=True, timeout=timeout, env=env or subprocess_env(), cwd=tmp_path)
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    """The ``highwaylab:`` line of a failed run (there must be exactly one, and no traceback)."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output[-2000:]
+    assert "Traceback" not in output, output[-3000:]
+    lines = [line for line in output.splitlines() if "highwaylab: " in line]
+    assert len(lines) == 1, lines
+    return lines[0].split("highwaylab: ", 1)[1]
+
+
+# --- the record holds the values used ---------------------------------------------------------
+
+def test_precision_lightning_chose_is_recorded(tmp_path, data_dir):
+    # before: metrics had no precision and config_resolved.yaml said 16-mixed, which runs as bf16 here
+    metrics = train(compose_cfg(TINY + ["trainer.precision=16-mixed"], tmp_path))
+    assert metrics["precision"] == "bf16-mixed"
+    recorded = yaml.safe_load((tmp_path / "config_resolved.yaml").read_text())
+    assert recorded["trainer"]["precision"] == "bf16-mixed"
+
+
+def test_conv_run_is_named_and_tagged_by_the_depth_of_its_stages(tmp_path):
+    # before: mnist-conv_plain-d100-relu-sgd-s0 (the unused top-level depth) and no depth tag
+    cfg = compose_cfg(["model=conv_plain"], tmp_path)
+    assert cfg.run_name == "mnist-conv_plain-d12-relu-sgd-s0"  # stem + 2 transitions + 3 x 3 layers
+    assert "depth:12" in list(cfg.logger.wandb.tags)
+    cfg = compose_cfg(["model=conv_highway", "model.stages=[{channels:8,layers:4}]"], tmp_path)
+    assert cfg.run_name == "mnist-conv_highway-d5-relu-sgd-s0"
+    assert compose_cfg(["depth=7"], tmp_path).run_name == "mnist-highway-d7-relu-sgd-s0"
+
+
+def test_metrics_json_holds_epoch_values_only_and_the_whole_wall_time(tmp_path, data_dir):
+    # 4 steps, logged every 3rd: the loggers got step 2's loss last; before, metrics.json gave
+    # train/loss_step of step 3, which no logger ever got
+    cfg = compose_cfg(TINY + ["logger=csv", "trainer.log_every_n_steps=3", "callbacks=minimal"], tmp_path)
+    metrics = train(cfg)
+    with open(next(tmp_path.rglob("metrics.csv"))) as f:
+        rows = list(csv.DictReader(f))
+    assert len([r for r in rows if r.get("train/loss_step")]) == 1
+    assert "train/loss_step" not in metrics
+    epoch_row = next(r for r in rows if r.get("train/loss"))
+    assert metrics["train/loss"] == pytest.approx(float(epoch_row["train/loss"]), rel=1e-6)
+    # wall time: start-up (process start to this job; 0 for a process's later jobs) + job + fit
+    assert metrics["fit_time_s"] > 0 and metrics["startup_s"] >= 0
+    assert metrics["wall_time_s"] >= metrics["startup_s"] + metrics["fit_time_s"]
+    assert json.loads((tmp_path / "metrics.json").read_text())["wall_time_s"] == metrics["wall_time_s"]
+
+
+@pytest.mark.slow
+def test_first_job_of_a_process_counts_its_start_up(tmp_path, data_dir):
+    proc = run_train(TINY, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["startup_s"] > 1.0  # importing torch and Lightning alone takes seconds
+    assert metrics["wall_time_s"] > metrics["startup_s"] + metrics["fit_time_s"]
+
+
+# --- values that would make the run meaningless ------------------------------------------------
+
+@pytest.mark.parametrize("seed", [-1, 2**32, "abc", 1.5])
+def test_seed_outside_numpys_range_is_refused_naming_seed(seed, tmp_path):
+    # before: seed=-1 and 2**32 gave numpy's "Seed must be between 0 and 2**32 - 1" traceback
+    cfg = compose_cfg(TINY + [f"seed={seed}"], tmp_path)
+    with pytest.raises(ConfigError, match=r"seed=.* must be an integer in 0 \.\. 4294967295"):
+        train(cfg)
+
+
+def test_largest_seed_is_accepted(tmp_path, data_dir):
+    metrics = train(compose_cfg(TINY + [f"seed={2**32 - 1}"], tmp_path))
+    assert math.isfinite(metrics["train/loss"])
+
+
+def test_zero_epochs_with_test_is_refused_before_anything_runs(tmp_path):
+    # before: exit 0 with the untrained network's test metrics as the run's result
+    cfg = compose_cfg(TINY + ["trainer.max_epochs=0"], tmp_path)
+    with pytest.raises(ConfigError, match=r"trainer\.max_epochs=0 trains nothing.*test=false"):
+        train(cfg)
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_a_nan_objective_is_a_failed_job():
+    metrics = {"val/loss": math.nan, "val/acc_best": 0.1}
+    assert "optimized_metric val/loss is NaN" in nan_objective("val/loss", metrics, math.nan)
+    assert nan_objective("val/acc_best", metrics, 0.1) is None
+    assert nan_objective("val/never", metrics, math.nan) is None  # a single run need not log it
+
+
+@pytest.mark.slow
+def test_a_diverged_trial_is_failed_and_the_sweep_exits_1(tmp_path, data_dir):
+    # lr 1e38 diverges at once; before: recorded ok with train/loss 2.30 (NaN averaged away), exit 0
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "-m", "optim.optimizer.lr=1e38,0.05", "callbacks=none",
+         *[o for o in TINY if "callbacks" not in o], "optimized_metric=train/loss",
+         f"paths.log_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/sweep"],
+        capture_output=True, text=True, timeout=600, env=subprocess_env(), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = [json.loads(line) for line in (tmp_path / "sweep" / "summary.jsonl").read_text().splitlines()]
+    assert [line["status"] for line in lines] == ["failed", "ok"]
+    assert "train/loss" in lines[0]["error"]
+    assert "1 of 2 jobs finished" in proc.stdout + proc.stderr
+
+
+# --- W&B --------------------------------------------------------------------------------------
+
+def test_wandb_mode_disabled_disables_wandb(tmp_path, data_dir, monkeypatch):
+    # before: an offline W&B run was written anyway (Lightning's offline flag overrode the mode)
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    metrics = train(compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path))
+    assert metrics["wandb_run_path"] is None
+    assert not (tmp_path / "wandb").exists()
+
+
+@pytest.mark.parametrize("mode", ["", "onlin"])
+def test_an_unknown_wandb_mode_is_one_line_naming_it(mode, tmp_path, monkeypatch):
+    # before: pydantic's 4-line validation error from inside wandb.init
+    monkeypatch.setenv("WANDB_MODE", mode)
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with pytest.raises(WandbStartError, match=f"WANDB_MODE='{mode}' is not a W&B mode"):
+        train(cfg)
+
+
+def _online_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in subprocess_env().items() if not k.startswith("WANDB_")}
+    home.mkdir(exist_ok=True)  # no ~/.netrc, no settings: no credentials
+    return env | {"HOME": str(home), "WANDB_CONFIG_DIR": str(home), "WANDB_SILENT": "true"} | extra
+
+
+@pytest.mark.slow
+def test_online_wandb_without_an_api_key_is_one_line_with_the_fix(tmp_path, data_dir):
+    proc = run_train(TINY[:-1] + ["logger.wandb.offline=false"], tmp_path, env=_online_env(tmp_path / "home"))
+    line = one_line(proc)
+    assert line.startswith("logger.wandb: W&B could not start its run (UsageError")
+    assert "wandb login" in line and "logger.wandb.offline=true" in line
+
+
+@pytest.mark.slow
+def test_online_wandb_with_an_unreachable_server_fails_within_about_30_s(tmp_path, data_dir):
+    env = _online_env(tmp_path / "home", WANDB_API_KEY="a" * 40, WANDB_BASE_URL="http://127.0.0.1:9")
+    start = time.perf_counter()
+    proc = run_train(TINY[:-1] + ["logger.wandb.offline=false"], tmp_path, env=env)
+    seconds = time.perf_counter() - start
+    line = one_line(proc)
+    assert line.startswith("logger.wandb: W&B could not start its run (CommError")
+    assert "logger.wandb.offline=true" in line and "WANDB_BASE_URL" in line
+    assert seconds < 60, seconds  # W&B's defaults: 106 s here (2.3 min in the breaking pass)
+
+
+# --- the output folder ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def mounted(*args: str, target: Path):
+    """``target`` mounted with ``mount *args`` for the block (root only; skipped where it can't)."""
+    target.mkdir(parents=True, exist_ok=True)
+    cmds = [["mount", *args, str(target)]]
+    if "--bind" in args:  # a read-only bind mount takes a remount
+        cmds.append(["mount", "-o", "remount,bind,ro", str(target)])
+    for cmd in cmds:
+        if subprocess.run(cmd, capture_output=True).returncode != 0:
+            subprocess.run(["umount", str(target)], capture_output=True)
+            pytest.skip(f"`{' '.join(cmd)}` is not permitted here (needs root)")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", "-l", str(target)], check=True)
+
+
+def test_read_only_file_system_is_refused_naming_the_folder(tmp_path):
+    with mounted("--bind", str(tmp_path / "ro"), target=tmp_path / "ro"):
+        with pytest.raises(OutputFolderError, match=r"hydra\.run\.dir=.*/ro/outputs/run: cannot write the "
+                                                    r"run's folder \(on a read-only file system"):
+            check_output_folder(tmp_path / "ro" / "outputs" / "run", "hydra.run.dir")
+
+
+def test_a_full_disk_is_refused_before_the_run(tmp_path):
+    with mounted("-t", "tmpfs", "-o", "size=8m", "tmpfs", target=tmp_path / "small"):
+        with pytest.raises(OutputFolderError, match=r"only 8\.0 MB free on its disk; a run needs at least"):
+            check_output_folder(tmp_path / "small" / "run", "hydra.run.dir")
+        with contextlib.suppress(OSError), open(tmp_path / "small" / "filler", "wb") as f:
+            f.write(b"\0" * (9 * 2**20))  # fills the disk to its last block
+        with pytest.raises(OutputFolderError, match=r"cannot write the run's folder \(the disk is full"):
+            check_output_folder(tmp_path / "small" / "run2", "hydra.run.dir")
+
+
+def test_a_small_file_size_limit_is_refused(tmp_path):
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**20, 2**20)); "
+            "from highwaylab.utils.output_folder import check_output_folder as c; "
+            f"c({str(tmp_path)!r}, 'hydra.run.dir')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "OutputFolderError: the file-size limit (ulimit -f) is 1.0 MB" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_read_only_run_folder_is_one_line_before_hydra_writes(tmp_path, data_dir):
+    # before: "Unable to configure handler 'file'" and a traceback
+    with mounted("--bind", str(tmp_path / "run"), target=tmp_path / "run"):
+        line = one_line(run_train(TINY, tmp_path))
+    assert line.startswith(f"hydra.run.dir={tmp_path}/run: cannot write the run's folder (on a read-only")
+    assert "paths.log_dir=" in line
+
+
+@pytest.mark.slow
+def test_a_read_only_outputs_folder_is_one_line_for_a_multirun(tmp_path, data_dir):
+    with mounted("--bind", str(tmp_path / "out"), target=tmp_path / "out"):
+        proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", *TINY, "depth=2,3",
+                               f"paths.log_dir={tmp_path}/out"], capture_output=True, text=True,
+                              timeout=300, env=subprocess_env(), cwd=tmp_path)
+    line = one_line(proc)
+    assert line.startswith(f"hydra.sweep.dir={tmp_path}/out/multiruns/")
+    assert "(on a read-only file system" in line
+    assert os.listdir(tmp_path / "out") == []
