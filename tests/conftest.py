@@ -16,10 +16,12 @@ DATA_DIR = Path(os.environ.get("HIGHWAYLAB_DATA_DIR", ROOT.parent / "shared" / "
 
 @pytest.fixture(scope="session", autouse=True)
 def _offline_env(tmp_path_factory):
-    """W&B offline, and its settings and caches kept out of $HOME, for the whole session."""
+    """W&B offline, and its settings and caches (and the data checksums' cache) kept out of $HOME,
+    for the whole session."""
     home = tmp_path_factory.mktemp("wandb_home")
     env = {"WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_CONFIG_DIR": str(home),
            "WANDB_CACHE_DIR": str(home), "WANDB_DATA_DIR": str(home),
+           "XDG_CACHE_HOME": str(home / "cache"),  # the data's checksum cache, for read-only data folders
            "HIGHWAYLAB_DATA_DIR": str(DATA_DIR), "HIGHWAYLAB_ROOT": str(ROOT)}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

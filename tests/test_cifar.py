@@ -29,7 +29,7 @@ def cifar10_files(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cifar10(cifar10_files):
     root, _ = cifar10_files
-    dm = CIFARDataModule(str(root), val_size=VAL, batch_size=32, verify_md5=False)
+    dm = CIFARDataModule(str(root), val_size=VAL, batch_size=32, verify=False)
     dm.setup()
     return dm
 
@@ -65,7 +65,7 @@ def test_cifar10_fixture_shapes_split_labels_and_pixel_layout(cifar10, cifar10_f
 
 def test_cifar100_fixture_has_fine_labels_up_to_99(tmp_path):
     written = write_cifar100(tmp_path, n_train=300, n_test=100, seed=2)
-    dm = CIFARDataModule(str(tmp_path), dataset="cifar100", val_size=VAL, verify_md5=False)
+    dm = CIFARDataModule(str(tmp_path), dataset="cifar100", val_size=VAL, verify=False)
     dm.setup()
     assert dm.num_classes == 100 and len(dm.class_names) == 100
     fit_y = torch.cat([dm.data_train.y, dm.data_val.y])
@@ -80,7 +80,7 @@ def test_setup_twice_keeps_the_data_and_the_split_is_seeded(cifar10, cifar10_fil
     first = cifar10.data_val.x
     cifar10.setup()
     assert cifar10.data_val.x is first
-    other = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, split_seed=1, verify_md5=False)
+    other = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, split_seed=1, verify=False)
     other.setup()
     assert not torch.equal(other.data_val.x, first)
 
@@ -91,12 +91,12 @@ def test_batches_stay_uint8_until_the_device(cifar10):
     assert len(list(cifar10.val_dataloader())) == 2  # ceil(50 / 32)
 
 
-def test_md5_check_of_fixture_files_points_at_verify_md5(cifar10_files):
+def test_md5_check_of_fixture_files_points_at_verify(cifar10_files):
     root, _ = cifar10_files
-    with pytest.raises(DataError, match="verify_md5=false") as err:
+    with pytest.raises(DataError, match="data.verify=false") as err:
         CIFARDataModule(str(root), val_size=VAL).setup()
     assert str(root / "cifar-10-batches-py" / "data_batch_1") in str(err.value)
-    assert "md5" in str(err.value)
+    assert "md5" in str(err.value) and "c99cafc152244af753f735de768cd75f" in str(err.value)
 
 
 def test_missing_folder_names_path_and_download(tmp_path):
@@ -112,7 +112,7 @@ def test_missing_file_is_named(fresh_cifar10):
     root, folder = fresh_cifar10
     (folder / "test_batch").unlink()
     with pytest.raises(DataError, match="Data file missing") as err:
-        CIFARDataModule(str(root), val_size=10, verify_md5=False).setup()
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
     assert str(folder / "test_batch") in str(err.value)
     assert "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz" in str(err.value)
 
@@ -122,7 +122,7 @@ def test_unreadable_file_is_named(fresh_cifar10):
     path = folder / "data_batch_3"
     path.write_bytes(path.read_bytes()[:500])  # truncated pickle
     with pytest.raises(DataError, match="could not be unpickled") as err:
-        CIFARDataModule(str(root), val_size=10, verify_md5=False).setup()
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
     assert str(path) in str(err.value)
 
 
@@ -134,12 +134,12 @@ def test_labels_out_of_range_and_count_mismatch_are_named(fresh_cifar10):
     entry[b"labels"][0] = 10
     dump_py2(entry, path)
     with pytest.raises(DataError, match=r"labels outside 0 \.\. 9 \(min 0, max 10\)") as err:
-        CIFARDataModule(str(root), val_size=10, verify_md5=False).setup()
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
     assert str(path) in str(err.value)
     entry[b"labels"] = entry[b"labels"][1:]
     dump_py2(entry, path)
     with pytest.raises(DataError, match="holds 20 images but 19 labels") as err:
-        CIFARDataModule(str(root), val_size=10, verify_md5=False).setup()
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
     assert str(path) in str(err.value)
 
 
@@ -156,7 +156,7 @@ def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
 
 
 def test_gcn_normalises_each_image(cifar10_files):
-    dm = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, normalise="gcn", verify_md5=False)
+    dm = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, normalise="gcn", verify=False)
     dm.setup()
     out = dm.transform_batch(dm.data_test.x, train=False)
     torch.testing.assert_close(out.mean(dim=(1, 2, 3)), torch.zeros(50), atol=1e-5, rtol=0)
@@ -202,7 +202,7 @@ def test_no_augmentation_outside_training(cifar10_files, cifar10):
     assert cifar10.trainer is None  # then the hook treats the batch as evaluation
     out, _ = cifar10.on_after_batch_transfer((x, cifar10.data_val.y), 0)
     assert torch.equal(out, cifar10.transform_batch(x, train=False))
-    plain = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, augment=False, verify_md5=False)
+    plain = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, augment=False, verify=False)
     plain.setup()
     assert torch.equal(plain.transform_batch(x, train=True), plain.transform_batch(x, train=False))
 
@@ -227,7 +227,7 @@ class _Recorder(LightningModule):
 
 
 def test_trainer_calls_the_hook_augmenting_only_training_batches(cifar10_files):
-    dm = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, batch_size=64, verify_md5=False)
+    dm = CIFARDataModule(str(cifar10_files[0]), val_size=VAL, batch_size=64, verify=False)
     model = _Recorder()
     trainer = Trainer(accelerator="cpu", max_epochs=1, limit_train_batches=2, limit_val_batches=1,
                       num_sanity_val_steps=0, logger=False, enable_checkpointing=False,
@@ -250,13 +250,15 @@ def test_bad_options_name_their_key(tmp_path, fresh_cifar10):
         CIFARDataModule(str(tmp_path), normalise="zca")
     with pytest.raises(ConfigError, match="data.pad=-1"):
         CIFARDataModule(str(tmp_path), pad=-1)
+    with pytest.raises(ConfigError, match="data.verify='no'"):
+        CIFARDataModule(str(tmp_path), verify="no")
     with pytest.raises(ConfigError, match="data.verify_md5='no'"):
         CIFARDataModule(str(tmp_path), verify_md5="no")
     with pytest.raises(ConfigError, match="data.batch_size"):
         CIFARDataModule(str(tmp_path), batch_size=0)
     root, _ = fresh_cifar10  # 100 training images
     with pytest.raises(ConfigError, match="data.val_size=5000 leaves no training images") as err:
-        CIFARDataModule(str(root), verify_md5=False).setup()
+        CIFARDataModule(str(root), verify=False).setup()
     assert "holds 100" in str(err.value)
 
 
@@ -265,6 +267,7 @@ def test_data_configs_instantiate(name, tmp_path):
     cfg = compose_cfg([f"data={name}", f"data.data_dir={tmp_path}"], tmp_path / "out")
     dm = instantiate(cfg.data)
     assert isinstance(dm, CIFARDataModule)
-    assert dm.hparams.dataset == name and dm.hparams.verify_md5 and dm.hparams.augment
+    assert dm.hparams.dataset == name and dm.hparams.verify and dm.hparams.augment
+    assert dm.hparams.verify_md5 is None and dm.verify
     assert (dm.hparams.normalise, dm.hparams.pad, dm.hparams.val_size) == ("channel", 4, 5000)
     assert dm.num_classes == (10 if name == "cifar10" else 100)

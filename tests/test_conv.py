@@ -222,7 +222,7 @@ CIFAR_EXPERIMENTS = ["paper_cifar10_highway_a", "paper_cifar10_highway_b", "pape
 @pytest.mark.parametrize("experiment", CIFAR_EXPERIMENTS)
 def test_cifar_experiment_runs_one_batch_on_fixture_files(experiment, cifar_dirs, tmp_path, caplog):
     cfg = compose_cfg([f"experiment={experiment}", "debug=fast", f"data.data_dir={cifar_dirs}",
-                       "data.verify_md5=false", "data.val_size=50", "data.batch_size=16"], tmp_path)
+                       "data.verify=false", "data.val_size=50", "data.batch_size=16"], tmp_path)
     with caplog.at_level(logging.INFO, logger="highwaylab.train"):
         metrics = train(cfg)
     assert metrics["global_step"] == 1 and math.isfinite(metrics["test/loss"])
@@ -233,7 +233,7 @@ def test_cifar_experiment_runs_one_batch_on_fixture_files(experiment, cifar_dirs
 
 def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp_path):
     cfg = compose_cfg(["model=conv_highway", "data=cifar10", f"data.data_dir={cifar_dirs}",
-                       "data.verify_md5=false", "data.val_size=50", "data.batch_size=25",
+                       "data.verify=false", "data.val_size=50", "data.batch_size=25",
                        "trainer=cpu", "trainer.max_epochs=1", "callbacks=analysis", "logger=csv",
                        "~callbacks.rich_progress_bar", "~callbacks.model_summary",
                        "callbacks.gate_stats.every_n_steps=2", "callbacks.grad_norms.every_n_steps=2",

@@ -105,14 +105,16 @@ def test_bad_datamodule_options(tmp_path):
         MNISTDataModule(str(tmp_path), val_size=0)
     with pytest.raises(ConfigError, match="data.batch_size"):
         MNISTDataModule(str(tmp_path), batch_size=0)
+    with pytest.raises(ConfigError, match="data.verify='no'"):
+        MNISTDataModule(str(tmp_path), verify="no")
 
 
 def test_image_and_label_files_of_different_lengths_are_reported(copied_mnist, data_dir):
     root, raw = copied_mnist
     labels = raw / "train-labels-idx1-ubyte"
     labels.write_bytes((data_dir / "MNIST" / "raw" / "t10k-labels-idx1-ubyte").read_bytes())  # valid, 10k
-    with pytest.raises(DataError, match="do not match") as err:
-        MNISTDataModule(str(root)).setup()
+    with pytest.raises(DataError, match="do not match") as err:  # verified, it is "train and test swapped?"
+        MNISTDataModule(str(root), verify=False).setup()
     assert "60000 images" in str(err.value) and "10000 labels" in str(err.value)
     assert str(labels) in str(err.value)
 
@@ -124,7 +126,7 @@ def test_labels_out_of_range_are_reported(copied_mnist):
     data[8] = 255  # the first label (after the 8-byte header)
     labels.write_bytes(bytes(data))
     with pytest.raises(DataError, match=r"labels outside 0 \.\. 9 \(min 0, max 255\)") as err:
-        MNISTDataModule(str(root)).setup()
+        MNISTDataModule(str(root), verify=False).setup()
     assert str(labels) in str(err.value)
 
 
@@ -137,9 +139,9 @@ def test_val_size_must_leave_training_images(copied_mnist):
         data[4:8] = (100).to_bytes(4, "big")  # keep a valid file of the first 100 examples
         path.write_bytes(bytes(data[:header + 100 * item]))
     with pytest.raises(ConfigError, match="data.val_size=5000 leaves no training images") as err:
-        MNISTDataModule(str(root)).setup()
+        MNISTDataModule(str(root), verify=False).setup()
     assert "holds 100" in str(err.value)
-    dm = MNISTDataModule(str(root), val_size=20)
+    dm = MNISTDataModule(str(root), val_size=20, verify=False)
     dm.setup()
     assert (len(dm.data_train), len(dm.data_val)) == (80, 20)
     with pytest.raises(ConfigError, match="data.num_workers=-1"):

@@ -12,8 +12,15 @@ import kornia.augmentation as K
 import torch
 from torch import Tensor, nn
 from torchvision.datasets import CIFAR10, CIFAR100
-from torchvision.datasets.utils import check_md5
 
+from highwaylab.data.checks import (
+    check_data_dir,
+    check_finite_std,
+    check_not_constant,
+    check_readable,
+    check_several_classes,
+)
+from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -22,7 +29,8 @@ GCN_EPS = 1e-8  # the smallest divisor of global contrast normalisation
 
 class CIFAR10NoMD5(CIFAR10):
     """torchvision's CIFAR10 with ``None`` md5 sums, so that ``check_integrity(path, None)`` only
-    checks that each file exists."""
+    checks that each file exists (the md5 sums are checked, once and cached, by
+    :func:`~highwaylab.data.checksums.verify_official`)."""
 
     train_list = [[name, None] for name, _ in CIFAR10.train_list]
     test_list = [[name, None] for name, _ in CIFAR10.test_list]
@@ -40,6 +48,7 @@ class CIFAR100NoMD5(CIFAR100):
 
 DATASETS: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10, "cifar100": CIFAR100}
 DATASETS_NO_MD5: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10NoMD5, "cifar100": CIFAR100NoMD5}
+CHANNELS = ("red", "green", "blue")
 NUM_CLASSES = {"cifar10": 10, "cifar100": 100}
 NORMALISE = ("channel", "gcn")
 TRAIN_IMAGES = 50_000  # official training images of either dataset
@@ -79,10 +88,13 @@ class CIFARDataModule(InMemoryDataModule):
         normalise: ``"channel"`` or ``"gcn"`` (see above).
         augment: translate and mirror training images (see above).
         pad: largest translation in pixels (0: mirroring only).
-        verify_md5: check every file against torchvision's md5 sums of the official archive. Set it
-            to False for other files in the same format (test fixtures, a subset): torchvision then
-            reads them through :class:`CIFAR10NoMD5` / :class:`CIFAR100NoMD5`, whose ``None`` md5
-            sums only make it check that each file exists; they are still checked for consistency.
+        verify: check every file against torchvision's md5 sums of the official files (once per
+            folder, cached; see :mod:`highwaylab.data.checksums`): another official file (CIFAR-100's,
+            or the test batch as a training batch) or an unofficial one is refused. Set it to False
+            for other files in the same format (test fixtures, a subset): they are still checked for
+            format and consistency, and the training images and labels for degenerate values.
+        verify_md5: the old name of ``verify``, kept for runs recorded with it: ``None`` (the
+            default) leaves ``verify`` alone; ``False`` turns the check off as ``verify=False`` does.
         download: let torchvision download and extract missing files (needs internet access).
         num_workers, pin_memory: DataLoader options.
 
@@ -96,21 +108,26 @@ class CIFARDataModule(InMemoryDataModule):
 
     def __init__(self, data_dir: str, dataset: str = "cifar10", batch_size: int = 128,
                  val_size: int = 5000, split_seed: int = 0, normalise: str = "channel",
-                 augment: bool = True, pad: int = 4, verify_md5: bool = True, download: bool = False,
-                 num_workers: int = 0, pin_memory: bool = False) -> None:
+                 augment: bool = True, pad: int = 4, verify: bool = True, verify_md5: bool | None = None,
+                 download: bool = False, num_workers: int = 0, pin_memory: bool = False) -> None:
         super().__init__()
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
+        check_data_dir(data_dir, f"{DATASETS[dataset].base_folder}/")
         self.check_loader_args(batch_size, val_size, split_seed, num_workers, TRAIN_IMAGES)
         if normalise not in NORMALISE:
             raise ConfigError(f"data.normalise={normalise!r} is unknown; "
                               f"choose one of: {', '.join(NORMALISE)}.")
-        for key, value in (("augment", augment), ("verify_md5", verify_md5), ("download", download)):
+        for key, value in (("augment", augment), ("verify", verify), ("download", download)):
             if not isinstance(value, bool):
                 raise ConfigError(f"data.{key}={value!r} must be true or false.")
+        if verify_md5 is not None and not isinstance(verify_md5, bool):
+            raise ConfigError(f"data.verify_md5={verify_md5!r} must be true, false or null "
+                              f"(it is the old name of data.verify).")
         if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad <= 32:
             raise ConfigError(f"data.pad={pad!r} must be an integer in 0 .. 32.")
         self.save_hyperparameters(logger=False)
+        self.verify = verify and verify_md5 is not False  # either switch turns the check off
         self.class_names: list[str] | None = None
         self.channel_mean: Tensor | None = None  # (3,), of the training split scaled to [0, 1]
         self.channel_std: Tensor | None = None
@@ -148,18 +165,35 @@ class CIFARDataModule(InMemoryDataModule):
                             f"{self._fix_hint()}") from err
 
     def setup(self, stage: str | None = None) -> None:
-        """Load the files once into memory and split; calling it again does nothing."""
+        """Check the files (readable; with ``verify`` the official ones), load them once into memory,
+        split, and check the training split (at least two classes, no constant channel); calling it
+        again does nothing."""
         if self.data_train is not None:
             return
-        if not self.data_folder.is_dir():
-            raise DataError(f"Data folder missing: {self.data_folder}. {self._fix_hint()}")
-        for name in self.file_names:  # torchvision needs all of them, whichever split it reads
-            if not (self.data_folder / name).is_file():
-                raise DataError(f"Data file missing: {self.data_folder / name}. {self._fix_hint()}")
+        try:
+            if not self.data_folder.is_dir():
+                raise DataError(f"Data folder missing: {self.data_folder}. {self._fix_hint()}")
+            for name in self.file_names:  # torchvision needs all of them, whichever split it reads
+                if not (self.data_folder / name).is_file():
+                    raise DataError(f"Data file missing: {self.data_folder / name}. {self._fix_hint()}")
+        except PermissionError as err:  # a folder on the way that this user may not enter
+            raise unreadable_error(Path(err.filename or self.data_folder), err) from err
+        for name in self.file_names:
+            check_readable(self.data_folder / name)
+        if self.verify:
+            verify_official(self.hparams.dataset, self.data_folder, self.file_names)
+        else:
+            note_unverified(self.data_folder)
         x_fit, y_fit = self._load(train=True)  # (50000, 3, 32, 32) uint8, (50000,) int64
         x_test, y_test = self._load(train=False)  # (10000, 3, 32, 32), (10000,)
         train_idx, val_idx = self.split(len(y_fit), self.data_folder)
+        cls = DATASETS[self.hparams.dataset]
+        first, last = cls.train_list[0][0], cls.train_list[-1][0]
+        train_files = str(self.data_folder / first) + (f" .. {last}" if last != first else "")
+        check_several_classes(y_fit[train_idx], train_files, self.class_names)
+        check_not_constant(x_fit[train_idx], train_files, CHANNELS)
         self.channel_mean, self.channel_std = channel_stats(x_fit[train_idx])
+        check_finite_std(self.channel_std, train_files)
         self._stats_on = {}
         self.data_train = InMemoryBatches(x_fit[train_idx], y_fit[train_idx])
         self.data_val = InMemoryBatches(x_fit[val_idx], y_fit[val_idx])
@@ -205,8 +239,7 @@ class CIFARDataModule(InMemoryDataModule):
         return self._stats_on[device]
 
     def _load(self, train: bool) -> tuple[Tensor, Tensor]:
-        table = DATASETS if self.hparams.verify_md5 else DATASETS_NO_MD5
-        cls = table[self.hparams.dataset]
+        cls = DATASETS_NO_MD5[self.hparams.dataset]  # verify_official() checked the md5 sums
         try:
             ds = cls(self.hparams.data_dir, train=train, download=False)
         except Exception as err:  # md5 mismatch (RuntimeError), unpickling, reshape, missing key
@@ -222,19 +255,10 @@ class CIFARDataModule(InMemoryDataModule):
         return x, y
 
     def _corrupt_error(self, err: Exception | None) -> DataError:
-        """A DataError naming the first file that fails a check (md5, unpickling, format, labels)."""
+        """A DataError naming the first file that fails a check (unpickling, format, labels)."""
         cls = DATASETS[self.hparams.dataset]
-        md5s = dict(cls.train_list + cls.test_list) | {cls.meta["filename"]: cls.meta["md5"]}
         label_key = "labels" if self.hparams.dataset == "cifar10" else "fine_labels"
         again = f"Delete it and download or copy it again. {self._fix_hint()}"
-        if self.hparams.verify_md5:
-            for name in self.file_names:
-                path = self.data_folder / name
-                if not check_md5(path, md5s[name]):
-                    return DataError(
-                        f"Data file corrupt: {path} fails its md5 check (torchvision expects {md5s[name]}). "
-                        f"If it is deliberately not the official file (a test fixture, a subset), set "
-                        f"data.verify_md5=false to check only that the files exist. {again}")
         for name in self.file_names:
             path = self.data_folder / name
             try:
@@ -281,7 +305,8 @@ def channel_stats(x: Tensor) -> tuple[Tensor, Tensor]:
     """Per-channel mean and (unbiased) std of uint8 images ``x (N, C, H, W)`` scaled to [0, 1].
 
     Exact, from a 256-bin histogram per channel, without a float copy of the images.
-    Returns two float32 tensors of shape ``(C,)``.
+    Returns two float32 tensors of shape ``(C,)`` (the std at least 1e-8; a constant channel is
+    refused before, by :func:`~highwaylab.data.checks.check_not_constant`).
     """
     values = torch.arange(256, dtype=torch.float64) / 255
     means, stds = [], []

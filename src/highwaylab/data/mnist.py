@@ -1,13 +1,16 @@
-"""MNIST and Fashion-MNIST as a LightningDataModule, read with torchvision's dataset classes."""
+"""MNIST and Fashion-MNIST as a LightningDataModule, read from the IDX files in torchvision's layout."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
+import numpy as np
 import torch
 from torchvision.datasets import MNIST, FashionMNIST
 
+from highwaylab.data.checks import check_data_dir, check_finite_std, check_not_constant, check_several_classes
+from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -24,30 +27,45 @@ class MNISTDataModule(InMemoryDataModule):
     official 10,000. Pixels are scaled to [0, 1], then standardised with the mean and standard
     deviation of the 60,000 training images (MNIST: 0.1307, 0.3081).
 
+    Before use, ``setup()`` checks the four files (``checksums.py``, ``checks.py``): each is an
+    uncompressed uint8 IDX file of the length its header says; with ``verify``, each is the official
+    file of its name (md5, cached per folder: a Fashion-MNIST file in ``MNIST/raw/``, train and test
+    files swapped, or a file of no official dataset are refused); images files hold 28 x 28 images,
+    labels files one dimension, as many labels as images; the training images are not all constant
+    and their labels hold at least two classes.
+
     Args:
         data_dir: the folder holding ``MNIST/raw/`` or ``FashionMNIST/raw/`` (torchvision's layout).
         dataset: ``"mnist"`` or ``"fashion_mnist"``.
         batch_size: examples per batch (per device under DDP).
         val_size: validation images taken from the official training set.
         split_seed: seed of the train/validation split (independent of the run's ``seed``).
+        verify: check the files against the md5 sums of the official ones. Set it to false for
+            subsets or your own files in the same format (their format and contents are still checked).
         download: let torchvision download missing files (needs internet access).
         num_workers, pin_memory: DataLoader options.
 
     Raises:
-        ConfigError: unknown dataset, non-positive batch size, or a val_size out of range.
-        DataError: a missing, truncated or corrupt data file (the message names it and the fix).
+        ConfigError: unknown dataset, ``data_dir`` not set, non-positive batch size, a val_size out of
+            range, or a flag that is not a bool.
+        DataError: a missing, unreadable, truncated, corrupt, unofficial (with ``verify``), mixed-up or
+            degenerate data file (the message names it and the fix).
     """
 
     input_shape = (1, 28, 28)
     num_classes = 10
 
     def __init__(self, data_dir: str, dataset: str = "mnist", batch_size: int = 128,
-                 val_size: int = 5000, split_seed: int = 0, download: bool = False,
+                 val_size: int = 5000, split_seed: int = 0, verify: bool = True, download: bool = False,
                  num_workers: int = 0, pin_memory: bool = False) -> None:
         super().__init__()
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
+        check_data_dir(data_dir, f"{DATASETS[dataset].__name__}/raw/")
         self.check_loader_args(batch_size, val_size, split_seed, num_workers, 60_000)
+        for key, value in (("verify", verify), ("download", download)):
+            if not isinstance(value, bool):
+                raise ConfigError(f"data.{key}={value!r} must be true or false.")
         self.save_hyperparameters(logger=False)
 
     @property
@@ -71,43 +89,48 @@ class MNISTDataModule(InMemoryDataModule):
                             f"{self._fix_hint()}") from err
 
     def setup(self, stage: str | None = None) -> None:
-        """Load the files once into memory and split; calling it again does nothing."""
+        """Check the files (see the class docstring), load them once into memory and split; calling
+        it again does nothing."""
         if self.data_train is not None:
             return
-        for name in RAW_FILES:  # torchvision needs all four, whichever split it reads
-            check_idx_file(self.raw_folder / name, self._fix_hint())
+        folder = self.raw_folder
+        dims = {name: check_idx_file(folder / name, self._fix_hint()) for name in RAW_FILES}
+        if self.hparams.verify:
+            verify_official(self.hparams.dataset, folder, RAW_FILES)
+        else:
+            note_unverified(folder)
+        for prefix in ("train", "t10k"):
+            check_pair(folder / f"{prefix}-images-idx3-ubyte", dims[f"{prefix}-images-idx3-ubyte"],
+                       folder / f"{prefix}-labels-idx1-ubyte", dims[f"{prefix}-labels-idx1-ubyte"])
         x_fit, y_fit = self._load(train=True)  # (60000, 1, 28, 28) uint8, (60000,)
         x_test, y_test = self._load(train=False)  # (10000, 1, 28, 28), (10000,)
+        train_idx, val_idx = self.split(len(y_fit), folder)
+        check_several_classes(y_fit[train_idx], str(folder / "train-labels-idx1-ubyte"),
+                              DATASETS[self.hparams.dataset].classes)
+        check_not_constant(x_fit, str(folder / "train-images-idx3-ubyte"))
         scaled = x_fit.float().div_(255)
         mean, std = scaled.mean(), scaled.std()
+        check_finite_std(std, str(folder / "train-images-idx3-ubyte"))
 
         def normalise(x: torch.Tensor) -> torch.Tensor:
             return (x.float() / 255 - mean) / std
 
-        train_idx, val_idx = self.split(len(y_fit), self.raw_folder)
         x_fit = normalise(x_fit)
         self.data_train = InMemoryBatches(x_fit[train_idx], y_fit[train_idx])
         self.data_val = InMemoryBatches(x_fit[val_idx], y_fit[val_idx])
         self.data_test = InMemoryBatches(normalise(x_test), y_test)
 
     def _load(self, train: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        cls = DATASETS[self.hparams.dataset]
-        try:
-            ds = cls(self.hparams.data_dir, train=train, download=False)
-        except Exception as err:
-            raise DataError(f"torchvision could not read {cls.__name__} from {self.raw_folder} "
-                            f"({err}). {self._fix_hint()}") from err
+        """Images ``(N, 1, 28, 28)`` uint8 and labels ``(N,)`` int64 of the checked files of a split."""
         prefix = "train" if train else "t10k"
         images, labels = (self.raw_folder / f"{prefix}-{kind}" for kind in ("images-idx3-ubyte",
                                                                            "labels-idx1-ubyte"))
-        if len(ds.data) != len(ds.targets):
-            raise DataError(f"Data files do not match: {images} holds {len(ds.data)} images but "
-                            f"{labels} holds {len(ds.targets)} labels. Copy both files again from "
-                            f"the same source. {self._fix_hint()}")
-        if len(ds.targets) and not 0 <= int(ds.targets.min()) <= int(ds.targets.max()) < self.num_classes:
+        x = read_idx(images).unsqueeze(1)  # (N, 28, 28) -> (N, 1, 28, 28)
+        y = read_idx(labels).long()
+        if len(y) and not 0 <= int(y.min()) <= int(y.max()) < self.num_classes:
             raise DataError(f"Data file corrupt: {labels} has labels outside 0 .. {self.num_classes - 1} "
-                            f"(min {int(ds.targets.min())}, max {int(ds.targets.max())}). Copy it again.")
-        return ds.data.unsqueeze(1), ds.targets  # (N, 28, 28) -> (N, 1, 28, 28)
+                            f"(min {int(y.min())}, max {int(y.max())}). Copy it again.")
+        return x, y
 
     def _fix_hint(self) -> str:
         name = DATASETS[self.hparams.dataset].__name__
@@ -117,22 +140,31 @@ class MNISTDataModule(InMemoryDataModule):
                 f"or set data.download=true on a machine with internet access.")
 
 
-def check_idx_file(path: Path, hint: str = "") -> None:
-    """Check that an uncompressed uint8 IDX file exists and is as long as its header says.
+def check_idx_file(path: Path, hint: str = "") -> list[int]:
+    """Check that an uncompressed uint8 IDX file exists, can be read and is as long as its header says.
 
     IDX layout (LeCun's MNIST page): 2 zero bytes, a type byte (0x08 = uint8), the number of
     dimensions n, n big-endian int32 sizes, then the data.
 
+    Returns:
+        the sizes of its n dimensions, e.g. ``[60000, 28, 28]``.
+
     Raises:
-        DataError: the file is missing, has a bad header, or is truncated / too long.
+        DataError: the file is missing, unreadable (names the fix, ``chmod a+r``), has a bad header,
+            or is truncated / too long.
     """
-    if not path.is_file():
-        raise DataError(f"Data file missing: {path}. {hint}")
-    size = path.stat().st_size
-    with path.open("rb") as f:
-        head = f.read(4)
-        ndim = head[3] if len(head) == 4 else 0
-        dims_raw = f.read(4 * ndim)
+    try:
+        if not path.is_file():
+            raise DataError(f"Data file missing: {path}. {hint}")
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            head = f.read(4)
+            ndim = head[3] if len(head) == 4 else 0
+            dims_raw = f.read(4 * ndim)
+    except OSError as err:
+        if isinstance(err, DataError):
+            raise
+        raise unreadable_error(path, err) from err
     if len(head) < 4 or head[:3] != b"\x00\x00\x08" or not 1 <= ndim <= 3 or len(dims_raw) < 4 * ndim:
         raise DataError(f"Data file corrupt: {path} does not start with a uint8 IDX header. "
                         f"Delete it and copy or download it again. {hint}")
@@ -142,3 +174,44 @@ def check_idx_file(path: Path, hint: str = "") -> None:
         raise DataError(f"Data file truncated or corrupt: {path} has {size} bytes, but its header "
                         f"({' x '.join(map(str, dims))}) needs {expected}. "
                         f"Delete it and copy or download it again. {hint}")
+    return dims
+
+
+def check_pair(images: Path, image_dims: list[int], labels: Path, label_dims: list[int]) -> None:
+    """Check the roles of a split's two IDX files (their headers' ``dims``, from
+    :func:`check_idx_file`): images ``(N, 28, 28)``, labels ``(N,)``, with the same N.
+
+    Raises:
+        DataError: an images file that holds labels (or the reverse: image and label files swapped),
+            images that are not 28 x 28, or counts that differ; names the file.
+    """
+    for path, dims, want in ((images, image_dims, 3), (labels, label_dims, 1)):
+        if len(dims) != want:
+            other = "labels (1 dimension)" if len(dims) == 1 else f"{len(dims)}-dimensional data"
+            role = "images (N, 28, 28)" if want == 3 else "labels (N,)"
+            shape = ", ".join(map(str, dims))
+            raise DataError(f"Data file mixed up: {path} holds {other}, of shape ({shape}), "
+                            f"but {path.name} must hold {role}: image and label files swapped? "
+                            f"Fix: put each file at its own name.")
+    if image_dims[1:] != [28, 28]:
+        raise DataError(f"Data file not MNIST-sized: {images} holds images of {image_dims[1]} x "
+                        f"{image_dims[2]} pixels; the models here take 28 x 28. Fix: resize them to 28 x 28.")
+    if image_dims[0] != label_dims[0]:
+        raise DataError(f"Data files do not match: {images} holds {image_dims[0]} images but "
+                        f"{labels} holds {label_dims[0]} labels. Copy both files again from the same source.")
+
+
+def read_idx(path: Path) -> torch.Tensor:
+    """The uint8 contents of an IDX file that :func:`check_idx_file` passed, shaped as its header says.
+
+    Raises:
+        DataError: it cannot be read.
+    """
+    try:
+        with path.open("rb") as f:
+            ndim = f.read(4)[3]
+            dims = [int.from_bytes(f.read(4), "big") for _ in range(ndim)]
+            data = np.fromfile(f, dtype=np.uint8)
+    except OSError as err:
+        raise unreadable_error(path, err) from err
+    return torch.from_numpy(data).reshape(dims)

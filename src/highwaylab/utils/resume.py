@@ -61,7 +61,7 @@ RUN_FILES = (RECORD, "checkpoints", "metrics.json", "wandb", "config_resolved.ya
 WHERE = ("hydra.run.dir", "hydra.output_subdir", "hydra.job.name", "ckpt_path", "resume")
 # config subtrees a checkpoint is bound to, and the keys in them that may still change on resume
 BOUND = ("model", "depth", "width", "optim", "data", "module")
-FREE = {"data": {"data_dir", "num_workers", "pin_memory", "download", "verify_md5"},
+FREE = {"data": {"data_dir", "num_workers", "pin_memory", "download", "verify", "verify_md5"},
         "module": {"compile"}}
 # what identifies the run that wrote a checkpoint, compared with its run's .hydra/config.yaml
 IDENTITY = ("data._target_", "data.dataset", "model._target_", "model.block", "model.activation",

@@ -1,0 +1,116 @@
+"""Checks of a dataset's values that no checksum can make: the data folder is set, the files can be
+read, and the training data are not degenerate (constant images, a single class).
+
+Called from the DataModules' ``__init__`` and ``setup()``; each raises one line naming the config key
+or the file, and the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from highwaylab.data.checksums import unreadable_error
+from highwaylab.errors import ConfigError, DataError
+
+
+def check_data_dir(data_dir: object, holds: str) -> None:
+    """Check that ``data.data_dir`` is set: a non-empty path.
+
+    Args:
+        data_dir: the value of ``data.data_dir``.
+        holds: what the folder should hold, for the message (e.g. ``"MNIST/raw/"``).
+
+    Raises:
+        ConfigError: ``data_dir`` is None, empty or not a path; names ``data.data_dir`` and
+            ``HIGHWAYLAB_DATA_DIR``.
+    """
+    if isinstance(data_dir, (str, Path)) and str(data_dir).strip():
+        return
+    what = "not set (null)" if data_dir is None else f"{data_dir!r}, not a folder"
+    raise ConfigError(f"data.data_dir is {what}: set data.data_dir=<folder>, or the environment variable "
+                      f"HIGHWAYLAB_DATA_DIR (its default), to the folder that holds {holds}.")
+
+
+def check_readable(path: Path) -> None:
+    """Check that the existing file ``path`` can be opened and read.
+
+    Raises:
+        DataError: it cannot (e.g. PermissionError): names the file and the fix (``chmod a+r``).
+    """
+    try:
+        with path.open("rb") as f:
+            f.read(1)
+    except OSError as err:
+        raise unreadable_error(path, err) from err
+
+
+def check_not_constant(x: Tensor, source: str, channels: Sequence[str] | None = None) -> None:
+    """Check that the training images ``x`` (uint8 ``(N, C, H, W)``) vary: a constant channel has a
+    standard deviation of 0, and standardising by it divides by zero (the run would fail later with
+    non-finite losses, or learn nothing).
+
+    Args:
+        x: the training images, uint8 ``(N, C, H, W)``, N >= 1.
+        source: the file(s) they were read from, for the message.
+        channels: names of the C channels (e.g. red, green, blue); None for one channel.
+
+    Raises:
+        DataError: every training pixel (of a channel) has one value: names ``source``, the value
+            and that the standard deviation is 0.
+    """
+    if x.numel() == 0:
+        raise DataError(f"Degenerate data: {source} holds no training pixels. Fix: copy the files again.")
+    lo, hi = x.amin(dim=(0, 2, 3)), x.amax(dim=(0, 2, 3))  # (C,)
+    constant = [c for c in range(x.shape[1]) if int(lo[c]) == int(hi[c])]
+    if not constant:
+        return
+    if len(constant) == x.shape[1]:
+        values = sorted({int(lo[c]) for c in constant})
+        what = f"all {len(x)} training images are constant (every pixel is {' or '.join(map(str, values))})"
+    else:
+        names = [channels[c] if channels else str(c) for c in constant]
+        what = (f"the {', '.join(names)} channel of all {len(x)} training images is constant "
+                f"({', '.join(str(int(lo[c])) for c in constant)})")
+    raise DataError(f"Degenerate data: in {source} {what}: the pixels' standard deviation is 0, so they "
+                    f"cannot be standardised and nothing can be learnt from them. Fix: copy the real "
+                    f"files there again.")
+
+
+def check_finite_std(std: Tensor, source: str) -> None:
+    """Check that the standard deviation(s) ``std`` used to standardise the images are finite and > 0.
+
+    Raises:
+        DataError: naming ``source`` and the value.
+    """
+    bad = ~torch.isfinite(std) | (std <= 0)
+    if bool(bad.any()):
+        raise DataError(f"Degenerate data: the standard deviation of the training pixels in {source} is "
+                        f"{std.tolist()}, not a positive number, so they cannot be standardised. Fix: copy "
+                        f"the real files there again.")
+
+
+def check_several_classes(y: Tensor, source: str, class_names: Sequence[str] | None = None) -> None:
+    """Check that the training labels ``y`` (int64 ``(N,)``) hold at least two classes.
+
+    Args:
+        y: the labels of the training set (after the validation split).
+        source: the label file(s) they were read from, for the message.
+        class_names: names of the classes, for the message.
+
+    Raises:
+        DataError: one class only: names ``source`` and the class.
+    """
+    classes = torch.unique(y)
+    if len(classes) >= 2:
+        return
+    if len(classes) == 0:
+        raise DataError(f"Degenerate data: {source} holds no training labels. Fix: copy the files again.")
+    c = int(classes[0])
+    name = f" ({class_names[c]!r})" if class_names is not None and 0 <= c < len(class_names) else ""
+    raise DataError(f"Degenerate data: all {len(y)} training labels from {source} are class {c}{name}: "
+                    f"a classifier cannot learn from a single class. Fix: copy the real label file there "
+                    f"again; a subset must hold at least two classes.")
