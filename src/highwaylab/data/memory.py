@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 from lightning import LightningDataModule
+from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
 from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
@@ -119,12 +120,32 @@ def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_work
     from a checkpoint sees the same batches as one that was never interrupted; the shuffled
     (training) loader is a :class:`ResumableDataLoader`, so a resume from a mid-epoch checkpoint
     continues that epoch where it stopped. Under DDP (``trainer.world_size > 1``) Lightning puts its
-    own ``DistributedSampler`` in, with the same seed, and each rank gets its shard.
+    own ``DistributedSampler`` in the shuffled loader, with the same seed, and each rank gets its shard.
+
+    The unshuffled loaders (validation, test) count each example exactly once under DDP: rank ``r`` of
+    ``W`` gets examples ``r, r + W, r + 2W, ...`` (Lightning's ``UnrepeatedDistributedSampler``,
+    which Lightning keeps, as it keeps any ``DistributedSampler``), where Lightning's own sampler
+    would pad the set to a multiple of ``W`` with repeated examples. The ranks may then run one
+    batch more or less than each other: nothing in a validation or test step may synchronise the
+    ranks (``self.log(..., sync_dist=True)``); epoch-end synchronisation (torchmetrics' compute) is
+    fine. Epoch metrics then equal the single-process ones.
+
+    Raises:
+        ConfigError: under DDP, an unshuffled set smaller than the number of processes (each needs one
+            example at least).
     """
     sampler = None
-    if shuffle and (trainer is None or trainer.world_size == 1):
+    world_size = 1 if trainer is None else trainer.world_size
+    if shuffle and world_size == 1:
         sampler = DistributedSampler(data, num_replicas=1, rank=0, shuffle=True,
                                      seed=int(os.environ.get("PL_GLOBAL_SEED", 0)))
+    elif not shuffle and world_size > 1:
+        if len(data) < world_size:
+            raise ConfigError(f"a validation or test set of {len(data)} examples cannot be shared by "
+                              f"{world_size} DDP processes (each needs one at least): raise "
+                              "data.val_size, or lower trainer.devices / trainer.num_nodes.")
+        sampler = UnrepeatedDistributedSampler(data, num_replicas=world_size, rank=trainer.global_rank,
+                                               shuffle=False)
     cls = ResumableDataLoader if shuffle else DataLoader
     return cls(data, batch_size=batch_size, shuffle=shuffle and sampler is None, sampler=sampler,
                collate_fn=keep_batch, num_workers=num_workers, pin_memory=pin_memory,

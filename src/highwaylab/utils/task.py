@@ -19,13 +19,24 @@ R = TypeVar("R")
 def user_error(err: BaseException | None) -> Exception | None:
     """The user-facing error in ``err``'s chain of causes (Hydra's instantiate wraps them): a
     :class:`HighwaylabError`, or Lightning's ``MisconfigurationException`` (e.g. trainer=gpu
-    on a machine without one)."""
+    on a machine without one); failing those, a failure of ``torch.distributed`` (a DDP rank that
+    died or could not connect) as a ``DistributedStartError`` or ``DistributedPeerLostError``
+    (:func:`highwaylab.utils.distributed.distributed_error`)."""
     from lightning.fabric.utilities.exceptions import MisconfigurationException
 
-    while err is not None:
+    chain = []
+    while err is not None and len(chain) < 100:
         if isinstance(err, HighwaylabError | MisconfigurationException):
             return err
+        chain.append(err)
         err = err.__cause__ or err.__context__
+    if "torch.distributed" in sys.modules:  # no torch error without torch
+        from highwaylab.utils.distributed import distributed_error
+
+        for link in chain:
+            found = distributed_error(link)
+            if found is not None:
+                return found
     return None
 
 

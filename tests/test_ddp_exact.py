@@ -1,0 +1,168 @@
+"""DDP on the CPU: validation and test count each example exactly once, so that their metrics equal
+one process's for sets that do not divide evenly; a rank lost at start-up or during training ends
+the others on time, with one ``highwaylab:`` line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import lightning as L
+import pytest
+import torch
+
+from highwaylab.data import InMemoryBatches, batch_loader
+from highwaylab.errors import ConfigError
+from highwaylab.utils import user_error
+from highwaylab.utils.distributed import DDPStrategy, DistributedStartError
+
+from .conftest import ROOT, subprocess_env
+from .ddp_eval import build_module, evaluate
+
+VAL, TEST = 4999, 9997  # odd: uneven for 2 processes, and for 3 (1667 + 1666 + 1666; 3333 + 3332 + 3332)
+STAGES = {"fit": "val", "validate": "val", "test": "test"}  # the stage's evaluation set
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("ddp_weights") / "weights.pt"
+    L.seed_everything(1)
+    torch.save(build_module().state_dict(), path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def one_process(weights, data_dir, tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("ddp_1") / "result.json"
+    evaluate(weights, out, 1, str(data_dir), VAL, TEST)
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module", params=[2, 3], ids=["2proc", "3proc"])
+def ddp(request, weights, data_dir, tmp_path_factory) -> dict:
+    devices = request.param
+    out = tmp_path_factory.mktemp(f"ddp_{devices}") / "result.json"
+    cmd = [sys.executable, str(ROOT / "tests" / "ddp_eval.py"), weights, str(out), str(devices),
+           str(data_dir), str(VAL), str(TEST)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=out.parent,
+                          env=subprocess_env(PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def test_ddp_evaluation_counts_each_example_once(ddp, one_process):
+    n = ddp["world_size"]
+    for stage, key in (("val", "val"), ("test", "test")):
+        size = ddp["sets"][key]["examples"]
+        assert size == {"val": VAL, "test": TEST}[key]
+        split = [len(range(rank, size, n)) for rank in range(n)]  # e.g. 2500 + 2499
+        assert len(set(split)) == 2  # the set does not divide evenly
+        for counted in ddp["counts"][stage]:  # val: fit's validation, then validate()
+            assert counted["examples"] == size  # padding made it 5000 / 10000 / 9998
+            assert counted["examples_per_rank"] == split
+            assert counted["label_sum"] == ddp["sets"][key]["label_sum"]  # every example, none twice
+            assert counted["pixel_sum"] == pytest.approx(ddp["sets"][key]["pixel_sum"], rel=1e-12)
+    assert len(ddp["counts"]["val"]) == 2 and len(ddp["counts"]["test"]) == 1
+    assert one_process["counts"]["val"][0]["examples"] == VAL
+
+
+def test_ddp_accuracies_equal_one_process(ddp, one_process):
+    for stage, key in STAGES.items():
+        acc = f"{key}/acc"
+        assert ddp["metrics"][stage][acc] == pytest.approx(one_process["metrics"][stage][acc], abs=1e-7), \
+            stage
+    # the accuracy is a count of correct examples over VAL: one more or less would move it by 2e-4
+    correct = one_process["metrics"]["validate"]["val/acc"] * VAL
+    assert correct == pytest.approx(round(correct), abs=1e-3)
+
+
+def test_ddp_losses_equal_one_process_weighted_by_examples(ddp, one_process):
+    """The epoch loss is the mean over examples: its ``MeanMetric`` weighs each batch by its size."""
+    for stage, key in STAGES.items():
+        loss = f"{key}/loss"
+        assert ddp["metrics"][stage][loss] == pytest.approx(one_process["metrics"][stage][loss], rel=1e-6), \
+            stage
+    for stage, size in (("val", VAL), ("test", TEST)):
+        for counted in (*ddp["counts"][stage], *one_process["counts"][stage]):
+            assert counted["loss_weight"] == size
+
+
+def test_collectives_keep_the_long_timeout_after_start_up(ddp):
+    assert ddp["group_timeout_s"] == 1800.0  # Lightning's 30 minutes, not startup_timeout_s=60
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_each_rank_gets_every_world_size_th_example_in_order(rank):
+    data = InMemoryBatches(torch.arange(5.0).unsqueeze(1), torch.arange(5))
+    loader = batch_loader(data, 2, shuffle=False, trainer=SimpleNamespace(world_size=2, global_rank=rank))
+    assert [y.tolist() for _, y in loader] == ([[0, 2], [4]] if rank == 0 else [[1, 3]])
+
+
+def test_a_set_smaller_than_the_processes_is_refused_in_one_line():
+    data = InMemoryBatches(torch.zeros(2, 1), torch.zeros(2, dtype=torch.long))
+    with pytest.raises(ConfigError, match="data.val_size.*trainer.devices"):
+        batch_loader(data, 2, shuffle=False, trainer=SimpleNamespace(world_size=3, global_rank=0))
+
+
+def test_startup_timeout_must_be_positive():
+    with pytest.raises(ConfigError, match=r"trainer\.strategy\.startup_timeout_s=0 must be a positive"):
+        DDPStrategy(startup_timeout_s=0)
+    assert DDPStrategy(startup_timeout_s=15).startup_timeout.total_seconds() == 15
+
+
+def test_a_torch_store_error_before_start_up_is_a_start_error():
+    try:
+        raise RuntimeError("wrapped") from torch.distributed.DistStoreError("Timed out after 16 seconds")
+    except RuntimeError as err:
+        found = user_error(err)
+    assert isinstance(found, DistributedStartError)
+    assert "trainer.strategy.startup_timeout_s" in str(found) and "\n" not in str(found)
+    assert user_error(RuntimeError("a bug")) is None
+
+
+STARTUP_TIMEOUT = 15
+KILL_RUN = ["trainer=ddp_cpu", f"trainer.strategy.startup_timeout_s={STARTUP_TIMEOUT}", "logger=none",
+            "callbacks=minimal", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_val_batches=2",
+            "trainer.limit_test_batches=2", "test=false"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs prctl(PR_SET_CHILD_SUBREAPER)")
+@pytest.mark.parametrize(("marker", "batches", "expected"), [
+    ("Initializing distributed: GLOBAL_RANK: 0", 2, "trainer.strategy.startup_timeout_s=15 s"),
+    ("Training starts", 400, "lost another DDP process during the run"),
+], ids=["start-up", "training"])
+def test_rank_1_ends_with_one_line_when_rank_0_is_killed(tmp_path, data_dir, marker, batches, expected):
+    out = tmp_path / "kill.json"
+    wait_s = STARTUP_TIMEOUT + 90  # the start-up of a rank (imports) takes 5-15 s on a busy machine
+    helper = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "ddp_kill.py"), marker, str(out), str(wait_s), *KILL_RUN,
+         f"trainer.limit_train_batches={batches}", f"hydra.run.dir={tmp_path}/run",
+         f"paths.log_dir={tmp_path}"],
+        cwd=tmp_path, env=subprocess_env(), start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        helper_output, _ = helper.communicate(timeout=2 * wait_s + 60)
+    finally:
+        try:
+            os.killpg(helper.pid, signal.SIGKILL)  # the helper and both ranks share its process group
+        except ProcessLookupError:
+            pass
+    result = json.loads(out.read_text())
+    assert "error" not in result, (result.get("error"), helper_output[-2000:], result["lines"][-40:])
+    print(f"{marker!r}: rank 1 exited {result['rank1_exit']}, {result['rank1_seconds']} s after rank 0 "
+          "was killed")
+    assert result["rank1_exit"] == 1, result["lines"][-40:]
+    if batches == 2:  # it waited for rank 0 for startup_timeout_s (its own start-up came first), no more
+        assert STARTUP_TIMEOUT <= result["rank1_seconds"] <= STARTUP_TIMEOUT + 60
+    else:
+        assert result["rank1_seconds"] <= 30
+    lines = [line for line in result["lines"] if "highwaylab: " in line]
+    assert len(lines) == 1, lines
+    assert expected in lines[0] and "train_ddp_process_<n>.log" in lines[0]
+    if batches == 2:
+        assert "MASTER_ADDR:MASTER_PORT=127.0.0.1:" in lines[0]
+    assert not any("Traceback" in line for line in result["after_kill"]), result["after_kill"][-40:]
