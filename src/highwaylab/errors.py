@@ -35,3 +35,8 @@ class RunInterrupted(HighwaylabError):
 class CheckpointWriteError(HighwaylabError, OSError):
     """A checkpoint could not be written (e.g. a full disk). The message names the file, the disk and
     its free space; the previous checkpoint at that path is left as it was."""
+
+
+class NonFiniteError(HighwaylabError, FloatingPointError):
+    """The training loss, a gradient or the validation loss became NaN or infinite: the run diverged
+    (or the data holds NaN/inf). The message names the metric or layer, the step and the fix."""

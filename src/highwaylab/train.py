@@ -25,10 +25,12 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
 from highwaylab.errors import ConfigError
+from highwaylab.models.carry import check_carry
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
 from highwaylab.utils.checkpoint_io import resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
+from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.quiet import quiet_known_notices
 from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
 from highwaylab.utils.sweep import in_multirun
@@ -79,6 +81,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         check_checkpoint(checkpoint, ckpt_path, module)
         check_resume(cfg, ckpt_path, checkpoint)  # another data set or optimiser, or a finished run
 
+    if rank_zero_only.rank == 0 and (carry_warning := check_carry(net)) is not None:
+        log.warning(carry_warning)  # a highway net whose carry path starts closed [TVDN sec. 3]
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
     if not any(isinstance(cb, LesionMonitor) for cb in trainer.callbacks):
@@ -153,6 +157,9 @@ def build(cfg: DictConfig) -> Built:
         ConfigError: ``seed`` is not an integer, or a component rejects its config.
     """
     check_seed(cfg.seed)
+    # before the first parallel operation: PyTorch's CPU worker threads start with this thread's mode
+    if not configure_denormals(bool(cfg.get("flush_denormal", True))) and cfg.get("flush_denormal", True):
+        log.info("flush_denormal: this CPU cannot flush subnormal numbers; left as is")
     L.seed_everything(cfg.seed, workers=True)
     quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
 

@@ -6,11 +6,9 @@ import lightning as L
 import torch
 from torch import Tensor
 
-from highwaylab.errors import ConfigError, HighwaylabError
+from highwaylab.errors import ConfigError, NonFiniteError
 
-
-class NonFiniteError(HighwaylabError, FloatingPointError):
-    """The loss or a gradient became NaN or infinite; the message names the layer and the step."""
+__all__ = ["NonFiniteError", "NonFiniteGuard"]  # NonFiniteError lives in highwaylab.errors
 
 
 class NonFiniteGuard(L.Callback):
@@ -23,6 +21,9 @@ class NonFiniteGuard(L.Callback):
     written, which the failure leaves in place: the weights it holds were never touched by the
     bad step. Logs nothing.
 
+    :class:`~highwaylab.module.ClassifierModule` refuses a non-finite training loss by itself (after
+    this guard, whose message names the layer, had its turn); this guard adds the gradients.
+
     Args:
         check_every_n_steps: check only every n-th step (1: every step) to save the syncs.
 
@@ -34,7 +35,7 @@ class NonFiniteGuard(L.Callback):
         if check_every_n_steps < 1:
             raise ConfigError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
         self.check_every_n_steps = check_every_n_steps
-        self._bad_loss: float | None = None
+        self._bad_loss: float | None = None  # the non-finite loss of this step, if any
         self._params: list[torch.nn.Parameter] = []
 
     def on_train_start(self, trainer, pl_module) -> None:
@@ -58,19 +59,39 @@ class NonFiniteGuard(L.Callback):
         written = [getattr(cb, name, "") for name in ("last_model_path", "best_model_path")
                    for cb in trainer.checkpoint_callbacks]  # last.ckpt (LatestCheckpoint) first
         ckpt = next((path for path in written if path), "")
-        what = f"the loss is {self._bad_loss}" if self._bad_loss is not None else "the loss is finite"
+        what = "Non-finite loss" if self._bad_loss is not None else "Non-finite gradient"
         raise NonFiniteError(
-            f"Non-finite gradient at step {trainer.global_step} (epoch {trainer.current_epoch}): "
-            f"{what}; the first layer with a NaN/inf gradient is {layer}. Training stopped before "
+            f"{what} at step {trainer.global_step} (epoch {trainer.current_epoch}): "
+            f"{_detail(self._bad_loss, layer)}. Training stopped before "
             f"the optimizer step. Last checkpoint: {ckpt or 'none written yet'}. Fix: lower "
             "optim.optimizer.lr, keep trainer.gradient_clip_val set, or check the data for NaN.")
 
 
-def _first_nonfinite_layer(pl_module: L.LightningModule) -> str:
+def _detail(bad_loss: float | None, layer: str | None) -> str:
+    """What was found, in words that never contradict each other."""
+    if bad_loss is not None and layer is not None:
+        return f"the loss is {bad_loss} (train/loss); the first layer with a NaN/inf gradient is {layer}"
+    if bad_loss is not None:
+        return (f"the loss is {bad_loss} (train/loss) and every gradient is finite: only the loss is "
+                "non-finite")
+    if layer is not None:
+        return f"the loss is finite; the first layer with a NaN/inf gradient is {layer}"
+    # every entry finite, yet the global norm is not: the sum of squares overflows float32 (~3e38),
+    # i.e. some gradient entries are beyond ~1e19 (what clipping by the global norm would divide by)
+    return ("the loss and every gradient entry are finite, but the gradients' global norm overflows "
+            "to inf (entries beyond about 1e19): the run is diverging")
+
+
+def _first_nonfinite_layer(pl_module: L.LightningModule) -> str | None:
+    """The first layer in forward order (``stem``, ``layer_001``, ..., ``head``) with a NaN/inf
+    gradient, else the name of any other parameter of ``pl_module`` with one, else ``None``."""
     net = getattr(pl_module, "backbone", None)
     named = net.ordered_layers() if hasattr(net, "ordered_layers") else pl_module.named_children()
     for name, layer in named:
         for p in layer.parameters():
             if p.grad is not None and not torch.isfinite(p.grad).all():
                 return name
-    return "none (only the loss is non-finite)"
+    for name, p in pl_module.named_parameters():  # parameters outside the backbone's layers
+        if p.grad is not None and not torch.isfinite(p.grad).all():
+            return name
+    return None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import math
+import numbers
 from collections.abc import Callable, Sequence
 
 import torch
@@ -10,7 +14,7 @@ from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric
 from torchmetrics.classification import MulticlassAccuracy
 
-from highwaylab.errors import ConfigError
+from highwaylab.errors import ConfigError, NonFiniteError
 
 
 class ClassifierModule(LightningModule):
@@ -19,7 +23,19 @@ class ClassifierModule(LightningModule):
     Logged keys (per epoch, synchronised across processes by torchmetrics): ``train/loss``,
     ``train/acc``, ``val/loss``, ``val/acc``, ``val/acc_best``, ``test/loss``, ``test/acc``;
     and ``train/loss_step`` every ``trainer.log_every_n_steps`` steps (averaged over processes).
-    Losses are in nats per example, accuracies are fractions in [0, 1].
+    Losses are in nats per example, accuracies are fractions in [0, 1]. A NaN or inf loss is never
+    averaged away: the loss metrics keep NaN (``nan_strategy=float("nan")``), and
+
+    - a non-finite training loss raises :class:`~highwaylab.errors.NonFiniteError` naming
+      ``train/loss``, the step and the fix, before that step's optimizer step, with or without
+      callbacks (the module's ``on_before_optimizer_step`` runs after the callbacks' hook of the
+      same name, so that ``NonFiniteGuard``, if present, reports it first, naming the layer).
+      Cost: one ``isfinite(loss).item()`` per training step, a host sync: nothing on a CPU; on a
+      GPU it is taken after the backward pass has been queued (the host then waits for the
+      backward pass before it queues the optimizer step: one fewer step of run-ahead);
+    - a non-finite ``val/loss`` at the end of a validation epoch raises ``NonFiniteError`` naming
+      ``val/loss`` (the weights diverged at the last steps, or the validation data holds NaN);
+    - ``test/loss`` is reported as it is, NaN included.
 
     Args:
         net: the backbone, e.g. :class:`highwaylab.models.FCBackbone`.
@@ -35,6 +51,11 @@ class ClassifierModule(LightningModule):
             ``input_shape``): sets ``example_input_array`` (a batch of one zero example), with which
             Lightning's model summary measures the FLOPs and the layers' input and output sizes.
 
+    Raises:
+        ConfigError: at construction (before any training), by :func:`check_optim_args`: a numeric
+            argument of ``optim.optimizer`` / ``optim.scheduler`` given as a string, or not finite;
+            ``optim.scheduler.gamma`` outside (0, 1].
+
     The learning rate is logged by Lightning's ``LearningRateMonitor`` as ``train/lr`` (the
     scheduler's ``name``) whatever the optimiser; without a scheduler the learning rate is held by a
     ``ConstantLR`` of factor 1 named the same way.
@@ -48,6 +69,7 @@ class ClassifierModule(LightningModule):
                  scheduler_interval: str = "epoch", compile: bool = False,
                  input_shape: Sequence[int] | None = None) -> None:
         super().__init__()
+        check_optim_args(optimizer, scheduler)
         # plain values only, so that checkpoints load with torch.load(weights_only=True)
         self.save_hyperparameters(logger=False, ignore=["net", "optimizer", "scheduler", "input_shape"])
         if input_shape is not None:
@@ -56,12 +78,17 @@ class ClassifierModule(LightningModule):
         self.optimizer, self.scheduler = optimizer, scheduler
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
-        self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric() for s in stages})
+        # "disable": a NaN loss stays NaN in the mean (the default, "warn", drops it with a warning)
+        # nan_strategy=nan: a NaN loss stays NaN in the mean, and each batch keeps its weight (len(y));
+        # torchmetrics 1.9's "disable" drops the weights (every batch would weigh 1)
+        self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric(nan_strategy=float("nan")) for s in stages})
         self.accs = nn.ModuleDict({f"{s}_acc": MulticlassAccuracy(num_classes, average="micro",
                                                                   validate_args=False)
                                    for s in stages})
         self.val_acc_best = MaxMetric()
         self.val_acc_best.persistent(True)  # saved in checkpoints: a resumed run keeps its best
+        # this step's training loss, on its device (the first non-finite one of its micro-batches)
+        self._step_loss: Tensor | None = None
 
     @property
     def backbone(self) -> nn.Module:
@@ -90,9 +117,37 @@ class ClassifierModule(LightningModule):
         return loss
 
     def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
+        """Cross-entropy of the batch; a non-finite one is refused (see the class docstring)."""
         loss = self._step(batch, "train")
         self.log("train/loss_step", loss.detach(), on_step=True, on_epoch=False, sync_dist=True)
+        # kept on the device, checked in on_before_optimizer_step: no host sync here
+        checked = loss.detach()
+        if self._step_loss is not None:  # an accumulated micro-batch: keep the first non-finite loss
+            checked = torch.where(torch.isfinite(self._step_loss), checked, self._step_loss)
+        self._step_loss = checked
         return loss
+
+    def on_train_start(self) -> None:
+        self._step_loss = None
+
+    def on_before_optimizer_step(self, optimizer: torch.optim.Optimizer) -> None:
+        """Raise :class:`NonFiniteError` when this step's training loss (any of its accumulated
+        micro-batches) is NaN or inf, before the optimizer applies it; one host sync. Runs after the
+        callbacks' hook of the same name: ``NonFiniteGuard`` reports it first when present. The
+        step's metrics never reach the loggers (they are sent after the optimizer step)."""
+        loss, self._step_loss = self._step_loss, None
+        if loss is not None and not torch.isfinite(loss).item():
+            raise NonFiniteError(self._nonfinite_message(float(loss), optimizer))
+
+    def _nonfinite_message(self, value: float, optimizer: torch.optim.Optimizer) -> str:
+        trainer = self.trainer
+        lr = f" (now {float(optimizer.param_groups[0]['lr']):g})" if optimizer.param_groups else ""
+        return (f"train/loss is {value} at step {trainer.global_step} (epoch {trainer.current_epoch}): "
+                "the run diverged (or the "
+                "input holds NaN/inf). Training stopped before the optimizer step. Fix: lower "
+                f"optim.optimizer.lr{lr}, keep trainer.gradient_clip_val set, or check the data for "
+                "NaN; callbacks.nonfinite_guard (in callbacks=minimal and default) also names the "
+                "first layer with a NaN/inf gradient.")
 
     def validation_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
         self._step(batch, "val")
@@ -101,6 +156,14 @@ class ClassifierModule(LightningModule):
         self._step(batch, "test")
 
     def on_validation_epoch_end(self) -> None:
+        val_loss = self.losses["val_loss"]
+        if val_loss.update_called and not torch.isfinite(val_loss.compute()).item():  # once per epoch
+            when = ("in the sanity check" if self.trainer.sanity_checking else
+                    f"after step {self.trainer.global_step} (epoch {self.trainer.current_epoch})")
+            raise NonFiniteError(
+                f"val/loss is {float(val_loss.compute())} {when}: the weights diverged at the last "
+                "training steps, or the validation data holds NaN/inf. Fix: lower "
+                "optim.optimizer.lr, keep trainer.gradient_clip_val set, or check the data for NaN.")
         if not self.trainer.sanity_checking:
             self.val_acc_best(self.accs["val_acc"].compute())
             self.log("val/acc_best", self.val_acc_best.compute(), sync_dist=True)
@@ -136,6 +199,61 @@ class ClassifierModule(LightningModule):
         return {"optimizer": optimizer,
                 "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval,
                                  "name": self.LR_KEY}}
+
+
+# numeric arguments of optimisers and schedulers, whatever their defaults say
+NUMERIC_ARGS = frozenset({"lr", "momentum", "dampening", "weight_decay", "eps", "alpha", "rho", "lr_decay",
+                          "gamma", "T_max", "T_0", "T_mult", "eta_min", "step_size", "factor",
+                          "start_factor", "end_factor", "total_iters", "power", "base_lr", "max_lr",
+                          "pct_start", "div_factor", "final_div_factor", "base_momentum", "max_momentum"})
+_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
+
+
+def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> None:
+    """Check the arguments of the optimiser and scheduler partials (Hydra ``_partial_: true`` gives
+    ``functools.partial`` objects; their ``.keywords`` are ``optim.optimizer.*`` and
+    ``optim.scheduler.*``) before anything is trained or logged. Other callables are not inspected.
+
+    Numeric arguments (the names in ``NUMERIC_ARGS``, or any whose default in the target's signature
+    is a number) must be finite real numbers (a tensor is accepted as is); ``gamma``, the factor a
+    scheduler multiplies the learning rate by (ExponentialLR: every epoch; StepLR, MultiStepLR: at
+    its steps), must be in (0, 1].
+
+    Raises:
+        ConfigError: naming ``optim.optimizer.<key>`` or ``optim.scheduler.<key>`` and the fix,
+            e.g. ``lr=abc`` or ``gamma=-1``.
+    """
+    for group, part in (("optim.optimizer", optimizer), ("optim.scheduler", scheduler)):
+        if not isinstance(part, functools.partial):
+            continue
+        defaults = _numeric_defaults(part.func)
+        for key, value in part.keywords.items():
+            if isinstance(value, Tensor) or (key not in NUMERIC_ARGS and key not in defaults):
+                continue
+            example = _EXAMPLES.get(key, defaults.get(key))
+            hint = f", e.g. {group}.{key}={example}" if example is not None else ""
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ConfigError(f"{group}.{key}={value!r} must be a number{hint}.")
+            if not math.isfinite(value):
+                raise ConfigError(f"{group}.{key}={value!r} must be finite{hint}.")
+        gamma = part.keywords.get("gamma")
+        if group == "optim.scheduler" and gamma is not None and not isinstance(gamma, Tensor) \
+                and not 0 < gamma <= 1:
+            raise ConfigError(
+                f"optim.scheduler.gamma={gamma!r} is outside (0, 1]: the scheduler multiplies the "
+                "learning rate by it (negative: the rate changes sign every other time; 0: it drops "
+                "to 0; above 1: it grows). Fix: a decay factor such as optim.scheduler.gamma=0.6 "
+                "(1: a constant rate).")
+
+
+def _numeric_defaults(target: Callable) -> dict[str, float]:
+    """The arguments of ``target``'s signature whose defaults are numbers (not booleans)."""
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return {}
+    return {p.name: p.default for p in params
+            if isinstance(p.default, numbers.Real) and not isinstance(p.default, bool)}
 
 
 EPOCH_METRICS_KEY = "train_epoch_metrics"

@@ -1,0 +1,189 @@
+"""Degradation is reported, and fast: carry product, chance warning, optimiser arguments, denormals."""
+
+import functools
+import logging
+import math
+import subprocess
+import sys
+
+import lightning as L
+import pytest
+import torch
+
+from highwaylab.callbacks import ChanceWarning
+from highwaylab.errors import ConfigError
+from highwaylab.models import ConvBackbone, FCBackbone
+from highwaylab.models.carry import carry_product, check_carry
+from highwaylab.module import ClassifierModule
+from highwaylab.train import build
+from highwaylab.utils import user_error
+
+from .conftest import TINY, compose_cfg
+
+BARE = [o for o in TINY if not o.startswith("~callbacks")] + ["callbacks=none"]
+
+
+def fc(block="highway", depth=50, **kwargs):
+    return FCBackbone(block, depth=depth, width=8, input_shape=784, num_classes=10, **kwargs)
+
+
+# --- carry product at initialisation [TVDN sec. 3, 4.1] ---
+
+def test_carry_product_of_a_closed_and_an_open_highway_stack():
+    closed = carry_product(fc(depth=50, gate_bias=-1))
+    assert closed == pytest.approx((1 - 1 / (1 + math.exp(1))) ** 49, rel=1e-9)  # 0.731^49
+    assert 2.1e-7 < closed < 2.2e-7
+    # auto at depth 100: b_T = -ln(99), 1 - sigmoid(b_T) = 0.99 exactly (up to float32 rounding of b_T)
+    assert carry_product(fc(depth=100, gate_bias="auto")) == pytest.approx(0.99**99, rel=1e-5)  # 0.3697
+    paper = carry_product(fc(depth=100, gate_bias=-2))
+    assert paper == pytest.approx((1 / (1 + math.exp(-2))) ** 99, rel=1e-6)  # 0.881^99 = 3.5e-6
+
+
+def test_carry_product_uses_each_layers_actual_mean_bias_and_conv_highway_layers():
+    net = fc(depth=3, gate_bias=-1)
+    with torch.no_grad():
+        net.layers[0].transform_bias.copy_(torch.tensor([-1.0, -3.0] * 4))  # mean -2
+        net.layers[1].transform_bias.fill_(-4.0)
+    expected = (1 / (1 + math.exp(-2))) * (1 / (1 + math.exp(-4)))
+    assert carry_product(net) == pytest.approx(expected, rel=1e-6)
+    # conv: 3 + 2 highway layers; the plain transition between the stages (8 -> 16 channels) carries nothing
+    conv = ConvBackbone("highway", stages=[{"channels": 8, "layers": 3}, {"channels": 16, "layers": 2}],
+                        input_shape=(1, 28, 28), num_classes=10, gate_bias=-2)
+    assert sum(layer.has_gate for layer in conv.layers) == 5 and len(conv.layers) == 6
+    assert carry_product(conv) == pytest.approx((1 / (1 + math.exp(-2))) ** 5, rel=1e-6)
+
+
+def test_check_carry_warns_below_1e_3_naming_gate_bias_and_the_auto_value():
+    warning = check_carry(fc(depth=50, gate_bias=-1), 50)
+    assert warning is not None
+    assert "model.gate_bias=-1 " in warning and "2.2e-07" in warning
+    assert "model.gate_bias=auto (-3.892 at depth 50)" in warning  # -ln(49)
+    assert check_carry(fc(depth=100, gate_bias="auto"), 100) is None  # 0.37
+    assert check_carry(fc(depth=100, gate_bias=-2), 100) is not None  # 3.5e-6: the paper's -2 at depth 100
+    assert check_carry(fc(depth=10, gate_bias=-1), 10) is None  # 0.731^9 = 0.06
+    conv = ConvBackbone("highway", stages=[{"channels": 8, "layers": 12}], input_shape=(1, 28, 28),
+                        num_classes=10, gate_bias=-0.5)  # 0.62^12 = 3e-3: no warning; -0.2: 0.55^12 = 7e-4
+    assert check_carry(conv) is None
+    conv_closed = ConvBackbone("highway", stages=[{"channels": 8, "layers": 12}], input_shape=(1, 28, 28),
+                               num_classes=10, gate_bias=-0.2)
+    assert "model.gate_bias=auto (-1.000 at depth 13)" in check_carry(conv_closed)
+
+
+def test_check_carry_is_none_without_highway_layers():
+    assert check_carry(fc("plain", depth=50), 50) is None
+    assert check_carry(fc("residual", depth=50), 50) is None
+    with pytest.raises(ValueError):
+        carry_product(fc("plain", depth=50))
+
+
+# --- chance warning ---
+
+class LossRecorder(L.Callback):
+    def __init__(self):
+        self.losses = []
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        self.losses.append(float(outputs["loss"]))
+
+
+def fit_watching_chance(overrides, tmp_path, caplog, steps=20):
+    parts = build(compose_cfg(BARE + [f"trainer.limit_train_batches={steps}", "trainer.limit_val_batches=0",
+                                      "trainer.num_sanity_val_steps=0", *overrides], tmp_path))
+    warning, recorder = ChanceWarning(steps=steps, tolerance=0.01), LossRecorder()
+    parts.trainer.callbacks.extend([warning, recorder])
+    with caplog.at_level(logging.WARNING, logger="highwaylab.callbacks.chance"):
+        parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    records = [r for r in caplog.records if r.name == "highwaylab.callbacks.chance"]
+    return warning, recorder.losses, records
+
+
+def test_chance_warning_fires_once_for_a_deep_plain_stack_at_chance(tmp_path, data_dir, caplog):
+    warning, losses, records = fit_watching_chance(["model=plain", "depth=60", "model.activation=sigmoid"],
+                                                   tmp_path, caplog)
+    assert len(losses) == 20
+    assert min(losses) >= 0.99 * math.log(10) and max(losses) < 2.45  # it does sit at chance (2.303)
+    assert len(records) == 1 and records[0].levelno == logging.WARNING
+    message = records[0].getMessage()
+    assert message == warning.message
+    assert "sits at chance" in message and "first 20 batches" in message
+    assert "depth without shortcuts: model=plain at depth 60 (59 plain layers after the stem)" in message
+    assert "model=highway or model=residual" in message
+
+
+def test_chance_warning_names_the_gate_bias_of_a_closed_highway_stack(tmp_path, data_dir, caplog):
+    warning, losses, records = fit_watching_chance(["depth=50", "model.gate_bias=-1"], tmp_path, caplog)
+    assert min(losses) >= 0.99 * math.log(10)
+    assert len(records) == 1
+    assert "model.gate_bias=-1 at depth 50" in warning.message
+    assert "carry product of 2.2e-07" in warning.message
+    assert "Use model.gate_bias=auto, -max(1, ln(depth - 1)) = -3.892 here." in warning.message
+
+
+def test_chance_warning_is_silent_for_a_learning_highway_net(tmp_path, data_dir, caplog):
+    warning, losses, records = fit_watching_chance([], tmp_path, caplog)  # depth 4, auto gate bias
+    assert min(losses) < 0.9 * math.log(10)  # it learns
+    assert warning.message is None and records == []
+
+
+def test_chance_warning_is_in_the_default_callbacks_and_can_be_switched_off(tmp_path):
+    cfg = compose_cfg(["trainer=cpu"], tmp_path)
+    assert cfg.callbacks.chance_warning.steps == 300 and cfg.callbacks.chance_warning.tolerance == 0.01
+    for group in ("minimal", "analysis"):
+        assert "chance_warning" in compose_cfg([f"callbacks={group}"], tmp_path).callbacks
+    assert "chance_warning" not in compose_cfg(["~callbacks.chance_warning"], tmp_path).callbacks
+    with pytest.raises(ConfigError, match="callbacks.chance_warning.steps"):
+        ChanceWarning(steps=0)
+
+
+# --- optimiser and scheduler arguments, refused at construction ---
+
+def build_error(overrides, tmp_path) -> Exception:
+    with pytest.raises(Exception) as err:
+        build(compose_cfg(BARE + overrides, tmp_path))
+    found = user_error(err.value)  # Hydra's instantiate wraps it
+    assert isinstance(found, ConfigError), repr(err.value)
+    return found
+
+
+@pytest.mark.parametrize("gamma", ["-1", "1.5", "0"])
+def test_scheduler_gamma_outside_0_1_is_refused(gamma, tmp_path, data_dir):
+    message = str(build_error([f"optim.scheduler.gamma={gamma}"], tmp_path))
+    assert message.startswith(f"optim.scheduler.gamma={gamma} is outside (0, 1]")
+    assert "Fix: a decay factor such as optim.scheduler.gamma=0.6" in message
+
+
+def test_scheduler_gamma_1_is_accepted_and_refusal_comes_before_training(tmp_path, data_dir):
+    parts = build(compose_cfg(BARE + ["optim.scheduler.gamma=1"], tmp_path))
+    assert parts.module.scheduler.keywords["gamma"] == 1
+    with pytest.raises(ConfigError, match=r"^optim.scheduler.gamma=-1 is outside"):  # the module alone
+        ClassifierModule(torch.nn.Linear(4, 3), num_classes=3,
+                         optimizer=functools.partial(torch.optim.SGD, lr=0.1),
+                         scheduler=functools.partial(torch.optim.lr_scheduler.ExponentialLR, gamma=-1))
+
+
+@pytest.mark.parametrize("key, value", [("optimizer.lr", "abc"), ("optimizer.momentum", "x"),
+                                        ("optimizer.weight_decay", "lots"), ("scheduler.gamma", "half")])
+def test_numeric_optimiser_arguments_given_as_strings_are_refused_by_name(key, value, tmp_path, data_dir):
+    message = str(build_error([f"optim.{key}={value}"], tmp_path))
+    assert message.startswith(f"optim.{key}='{value}' must be a number")
+
+
+# --- flushing subnormal numbers ---
+
+FLUSH_IN_A_FRESH_PROCESS = """
+import torch
+from highwaylab.utils.numerics import configure_denormals, flushes_denormals
+torch.set_num_threads(2)
+assert configure_denormals(True) is True  # x86 with SSE3
+assert float(torch.tensor(1e-40) * 1) == 0.0  # this thread
+assert flushes_denormals()  # and the worker threads started after it
+assert configure_denormals(False) is True
+assert abs(float(torch.tensor(1e-40) * 1) - 1e-40) < 1e-43  # a subnormal float32 again
+print("ok")
+"""
+
+
+def test_configure_denormals_flushes_subnormals_in_every_thread_and_restores():
+    # in a fresh process, as train.py calls it: before PyTorch's worker threads start
+    proc = subprocess.run([sys.executable, "-c", FLUSH_IN_A_FRESH_PROCESS], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr[-2000:]
