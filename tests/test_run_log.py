@@ -63,8 +63,9 @@ def test_wandb_tags_name_every_choice_and_a_string_tag_is_one_tag(tmp_path):
                                "optim:adamw", "seed:3"]
     assert wandb_tags(compose_cfg(["tags=[a,b]"], tmp_path))[:3] == ["a", "b", "data:mnist"]
     conv = wandb_tags(compose_cfg(["experiment=paper_mnist_conv16"], tmp_path))
-    assert conv == ["paper", "mnist_conv", "table1", "data:mnist", "model:conv_highway", "activation:relu",
-                    "optim:sgd", "seed:0", "experiment:paper_mnist_conv16"]  # no depth: set by the stages
+    assert conv == ["paper", "mnist_conv", "table1", "data:mnist", "model:conv_highway", "depth:9",
+                    "activation:relu", "optim:sgd", "seed:0",
+                    "experiment:paper_mnist_conv16"]  # the depth its stages build (the paper's "10-layer")
 
 
 # 2. one learning-rate key
