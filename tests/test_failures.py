@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -108,6 +109,18 @@ def test_zero_epochs_with_test_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(ConfigError, match=r"trainer\.max_epochs=0 trains nothing.*test=false"):
         train(cfg)
     assert not (tmp_path / "metrics.json").exists()
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("test=no", "test='no' must be true or false"),
+    ("flush_denormal=no", "flush_denormal='no' must be true or false"),
+    ("trainer.gradient_clip_val=-1", "trainer.gradient_clip_val=-1 must be a positive number"),
+    ("trainer.check_val_every_n_epoch=0", "trainer.check_val_every_n_epoch=0 must be an integer >= 1")])
+def test_values_that_would_silently_do_something_else_are_refused(override, message, tmp_path):
+    # found by the breaking pass: test=no tested anyway, flush_denormal=no flushed, clip -1 turned
+    # clipping off silently, check_val_every_n_epoch=0 divided by zero in Lightning
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        train(compose_cfg(TINY + [override], tmp_path))
 
 
 def test_a_nan_objective_is_a_failed_job():

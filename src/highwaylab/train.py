@@ -158,7 +158,7 @@ def build(cfg: DictConfig) -> Built:
     """
     check_seed(cfg.seed)
     # before the first parallel operation: PyTorch's CPU worker threads start with this thread's mode
-    if not configure_denormals(bool(cfg.get("flush_denormal", True))) and cfg.get("flush_denormal", True):
+    if not configure_denormals(cfg.get("flush_denormal", True) is True) and cfg.get("flush_denormal", True):
         log.info("flush_denormal: this CPU cannot flush subnormal numbers; left as is")
     L.seed_everything(cfg.seed, workers=True)
     quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
@@ -212,8 +212,22 @@ def check_seed(seed: Any) -> None:
 
 
 def check_schedule(cfg: DictConfig) -> None:
-    """Raises ConfigError for a run that would train nothing and report it: ``trainer.max_epochs=0``
-    (with no ``trainer.max_steps``) and ``test=true`` would test the untrained network."""
+    """Raises ConfigError for a run that would do something else than it says: ``test`` or
+    ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
+    ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
+    ``trainer.check_val_every_n_epoch`` below 1, and ``trainer.max_epochs=0`` (with no
+    ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
+    for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
+        if key in cfg and not isinstance(cfg[key], bool):
+            raise ConfigError(f"{key}={cfg[key]!r} must be true or false, e.g. {key}=false")
+    clip = cfg.trainer.get("gradient_clip_val")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
+        raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
+                          "clipping at 0 or below); to clip nothing, set trainer.gradient_clip_val=null")
+    every = cfg.trainer.get("check_val_every_n_epoch")
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+        raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
+                          "(validate by trainer.val_check_interval only)")
     max_epochs, max_steps = cfg.trainer.get("max_epochs"), cfg.trainer.get("max_steps", -1)
     if max_epochs == 0 and (max_steps is None or max_steps <= 0) and cfg.get("test"):
         raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
