@@ -78,7 +78,6 @@ class ClassifierModule(LightningModule):
         self.optimizer, self.scheduler = optimizer, scheduler
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
-        # "disable": a NaN loss stays NaN in the mean (the default, "warn", drops it with a warning)
         # nan_strategy=nan: a NaN loss stays NaN in the mean, and each batch keeps its weight (len(y));
         # torchmetrics 1.9's "disable" drops the weights (every batch would weigh 1)
         self.losses = nn.ModuleDict({f"{s}_loss": MeanMetric(nan_strategy=float("nan")) for s in stages})
@@ -143,8 +142,8 @@ class ClassifierModule(LightningModule):
         trainer = self.trainer
         lr = f" (now {float(optimizer.param_groups[0]['lr']):g})" if optimizer.param_groups else ""
         return (f"train/loss is {value} at step {trainer.global_step} (epoch {trainer.current_epoch}): "
-                "the run diverged (or the "
-                "input holds NaN/inf). Training stopped before the optimizer step. Fix: lower "
+                "the run diverged (or the input holds NaN/inf). Training stopped before the optimizer "
+                "step. Fix: lower "
                 f"optim.optimizer.lr{lr}, keep trainer.gradient_clip_val set, or check the data for "
                 "NaN; callbacks.nonfinite_guard (in callbacks=minimal and default) also names the "
                 "first layer with a NaN/inf gradient.")
@@ -157,11 +156,12 @@ class ClassifierModule(LightningModule):
 
     def on_validation_epoch_end(self) -> None:
         val_loss = self.losses["val_loss"]
-        if val_loss.update_called and not torch.isfinite(val_loss.compute()).item():  # once per epoch
+        value = float(val_loss.compute()) if val_loss.update_called else 0.0  # once per epoch
+        if not math.isfinite(value):
             when = ("in the sanity check" if self.trainer.sanity_checking else
                     f"after step {self.trainer.global_step} (epoch {self.trainer.current_epoch})")
             raise NonFiniteError(
-                f"val/loss is {float(val_loss.compute())} {when}: the weights diverged at the last "
+                f"val/loss is {value} {when}: the weights diverged at the last "
                 "training steps, or the validation data holds NaN/inf. Fix: lower "
                 "optim.optimizer.lr, keep trainer.gradient_clip_val set, or check the data for NaN.")
         if not self.trainer.sanity_checking:
