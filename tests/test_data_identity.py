@@ -158,7 +158,7 @@ def test_single_class_labels_are_refused_naming_file_and_class(tmp_path, real):
         with pytest.raises(DataError) as err:
             MNISTDataModule(str(root), dataset=dataset, verify=False).setup()
         msg = str(err.value)
-        assert f"all 55000 training labels from {raw / TRAIN_LABELS} are class 3 ({name})" in msg
+        assert f"all 60000 training labels from {raw / TRAIN_LABELS} are class 3 ({name})" in msg
         assert "single class" in msg
 
 
@@ -347,7 +347,7 @@ def test_cifar_unofficial_files_name_verify_and_degenerate_data_are_refused(tmp_
     assert any("not checked against the official md5" in r.getMessage() for r in caplog.records)
     for i in range(1, 6):
         _rewrite(folder / f"data_batch_{i}", labels=[7] * 20)
-    with pytest.raises(DataError, match=r"all 90 training labels from .* are class 7 \('horse'\)") as err:
+    with pytest.raises(DataError, match=r"all 100 training labels from .* are class 7 \('horse'\)") as err:
         CIFARDataModule(str(tmp_path), val_size=10, verify=False).setup()
     assert str(folder / "data_batch_1") in str(err.value)
     for i in range(1, 6):

@@ -18,6 +18,7 @@ import yaml
 
 from highwaylab.errors import ConfigError
 from highwaylab.train import train
+from highwaylab.utils import user_error
 from highwaylab.utils.loggers import WandbStartError
 from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
 from highwaylab.utils.sweep import nan_objective
@@ -253,3 +254,131 @@ def test_a_read_only_outputs_folder_is_one_line_for_a_multirun(tmp_path, data_di
     assert line.startswith(f"hydra.sweep.dir={tmp_path}/out/multiruns/")
     assert "(on a read-only file system" in line
     assert os.listdir(tmp_path / "out") == []
+
+
+# --- second breaking pass (issue 11): each row was a traceback, a misleading or a silent result ---
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("trainer.limit_train_batches=0", "trainer.limit_train_batches=0 trains nothing"),
+    ("trainer.limit_train_batches=1.5", "trainer.limit_train_batches=1.5 must be a fraction of the batches"),
+    ("trainer.limit_val_batches=-1", "trainer.limit_val_batches=-1 must be a fraction of the batches"),
+    ("trainer.devices=0", "trainer.devices=0 must be a number of devices >= 1"),
+    ("trainer.devices=[]", "trainer.devices=[] must be a number of devices >= 1")])
+def test_trainer_values_lightning_would_misreport_are_refused_by_key(override, message, tmp_path):
+    # before: limit_train_batches=0 tested the untrained net (exit 0); 1.5 and devices=0 were
+    # Lightning's message with a fix about GPUs
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        train(compose_cfg(TINY + [override], tmp_path))
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_a_gpu_trainer_without_a_gpu_names_the_cpu_trainers(tmp_path):
+    with pytest.raises(ConfigError, match=r"trainer: .*Fix: on a machine without a GPU use trainer=cpu"):
+        train(compose_cfg(TINY + ["trainer=gpu"], tmp_path))
+
+
+@pytest.mark.parametrize("overrides", [["depth=1"],
+                                       ["model=conv_highway", "model.stages=[{channels:4,layers:0}]"]])
+def test_a_net_without_highway_layers_trains_and_the_stripes_are_skipped(overrides, tmp_path, data_dir):
+    # before: ValueError "stack_layers needs at least one tensor" from CarryStripeMonitor at the
+    # first epoch end (depth=1: the stem alone; a conv net of one stage of 0 layers: the stem alone)
+    cfg = compose_cfg([o for o in TINY if not o.startswith(("depth", "width"))] + overrides, tmp_path)
+    with pytest.warns(UserWarning, match="CarryStripeMonitor: the backbone has no highway/residual layer"):
+        metrics = train(cfg)
+    assert metrics["global_step"] == 4 and math.isfinite(metrics["train/loss"])
+    assert metrics["depth"] == 1
+
+
+def test_a_val_size_leaving_one_example_names_val_size_not_the_label_file(tmp_path, data_dir):
+    # before: "all 1 training labels from .../train-labels-idx1-ubyte are class 3 ... copy the real
+    # label file there again": the file was fine
+    with pytest.raises(ConfigError, match=r"data\.val_size=59999 leaves 1 training example\(s\) of 60000"):
+        train(compose_cfg(TINY + ["data.val_size=59999"], tmp_path))
+
+
+def test_scheduler_interval_is_checked_by_key_before_any_logger_starts(tmp_path):
+    with pytest.raises(Exception) as refused:  # raised inside instantiate: Hydra wraps it
+        train(compose_cfg(TINY + ["optim.scheduler_interval=foo"], tmp_path))
+    assert str(user_error(refused.value)).startswith("optim.scheduler_interval='foo' must be epoch or step")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("callbacks.epoch_log.keys=train/loss", "callbacks.epoch_log.keys='train/loss' must be a list")])
+def test_epoch_log_keys_given_as_a_string_are_refused(override, message, tmp_path):
+    # before: the string was read as a list of its characters, and every line showed no metric
+    with pytest.raises(Exception) as refused:  # raised inside instantiate: Hydra wraps it
+        train(compose_cfg(TINY + [override], tmp_path))
+    assert str(user_error(refused.value)).startswith(message)
+
+
+def test_an_epoch_log_key_the_run_does_not_log_is_named_once(tmp_path, data_dir, caplog):
+    cfg = compose_cfg([o for o in TINY if o != "trainer.max_epochs=1"]
+                      + ["trainer.max_epochs=2", "callbacks.epoch_log.keys=[train/loss,val/acx]"], tmp_path)
+    with caplog.at_level("INFO", logger="highwaylab.callbacks.epoch_log"):
+        train(cfg)
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1
+    assert warned[0].startswith("callbacks.epoch_log.keys: val/acx not logged by this run")
+    assert "val/acc" in warned[0]  # the keys that are logged, to pick from
+    epochs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("epoch ")]
+    assert len(epochs) == 2 and all("train/loss " in line for line in epochs)
+
+
+@pytest.mark.slow
+def test_a_damaged_last_checkpoint_names_the_intact_one_to_resume_from(tmp_path, data_dir):
+    run = tmp_path / "run"
+    two_epochs = [o for o in TINY if o != "trainer.max_epochs=1"] + ["trainer.max_epochs=2", "test=false"]
+    first = run_train(two_epochs, tmp_path)
+    assert first.returncode == 0, first.stderr[-2000:]
+    last = run / "checkpoints" / "last.ckpt"
+    last.write_bytes(last.read_bytes()[:1000])  # cut short, as by a full disk or a kill
+    message = one_line(subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={run}",
+                                       "trainer.max_epochs=3"], capture_output=True, text=True,
+                                      timeout=300, env=subprocess_env(), cwd=tmp_path))
+    assert message.startswith(f"resume={run}: {last} is damaged")
+    assert message.endswith(f"Fix: resume from another of the run's checkpoints: python train.py "
+                            f"ckpt_path={run}/checkpoints/epoch_001.ckpt hydra.run.dir={run}")
+
+
+def test_a_failed_download_is_one_line_naming_the_files_to_copy(tmp_path):
+    from highwaylab.data import MNISTDataModule
+
+    dm = MNISTDataModule(data_dir=str(tmp_path), download=True)
+    # torchvision's report of a failed download: one paragraph per mirror tried
+    report = ("Error downloading train-images-idx3-ubyte.gz:\nTried https://a/, got:\n<urlopen error "
+              "[Errno -2] Name or service not known>\nTried http://b/, got:\n<urlopen error [Errno -2] "
+              "Name or service not known>\n")
+    from highwaylab.data.checks import download_error
+
+    err = download_error("MNIST", dm.raw_folder, RuntimeError(report), dm._fix_hint(download=False))
+    assert "\n" not in str(err)
+    assert str(err).startswith(f"data.download=true: downloading MNIST into {dm.raw_folder} failed "
+                               "(urlopen error [Errno -2] Name or service not known;")
+    assert "set data.download=true" not in str(err)  # the fix is not the setting that failed
+
+
+def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, caplog):
+    proc = run_train(["model=conv_plain", "model.stages=[{channels:4,layers:2}]", "depth=50",
+                      *[o for o in TINY if not o.startswith("depth")]], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert ("depth=50 is not used by model=conv_plain: a conv net's depth and channels follow "
+            "model.stages (this one: depth 3") in proc.stdout
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text())["depth"] == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["hydra.sweeper.n_trials=0"], "hydra.sweeper.n_trials=0 must be an integer >= 1"),
+    (["seed=-1"], "seed=-1 must be an integer in 0 .. 4294967295"),
+    (["hydra.sweeper.n_trials=2", "depth=0"], "all 2 trials of the search failed")])
+def test_a_search_that_cannot_give_best_parameters_is_one_line(overrides, message, tmp_path):
+    # before: optuna's "ValueError: No trials are completed yet" (n_trials=0, every trial failed)
+    # and "Seed must be between 0 and 2**32 - 1" from the sampler, as tracebacks
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", "hparams_search=mnist_random",
+                           *TINY, *overrides, f"paths.log_dir={tmp_path}",
+                           f"hydra.sweep.dir={tmp_path}/sweep"],
+                          capture_output=True, text=True, timeout=600, env=subprocess_env(), cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    final = [line for line in output.splitlines() if line.startswith("highwaylab: ")]
+    assert len(final) == 1 and final[0].startswith(f"highwaylab: {message}"), output[-3000:]

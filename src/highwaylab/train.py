@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import lightning as L
 import torch
+from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from lightning.fabric.utilities.exceptions import MisconfigurationException
@@ -24,6 +25,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
+from highwaylab.config_checks import check_schedule, check_seed
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
@@ -31,12 +33,11 @@ from highwaylab.utils.checkpoint_io import resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
-from highwaylab.utils.quiet import quiet_known_notices
+from highwaylab.utils.quiet import quiet_known_notices, quiet_srun_hint
 from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
 from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
-MAX_SEED = 2**32 - 1
 
 
 @task_wrapper
@@ -70,6 +71,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
     record_values_used(cfg, net, trainer)  # before the config is written and logged: it holds what was built
+    warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
         resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
@@ -185,14 +187,18 @@ def build(cfg: DictConfig) -> Built:
         # a progress bar only on a terminal: in a log file it is noise (EpochLogger says how it goes)
         callbacks = [cb for cb in callbacks if not isinstance(cb, ProgressBar)]
         progress_bar = {"enable_progress_bar": False}  # else Lightning adds its own bar
+    devices, nodes = cfg.trainer.get("devices"), cfg.trainer.get("num_nodes") or 1
+    quiet_srun_hint(devices * nodes if isinstance(devices, int) and isinstance(nodes, int) else 0)
     try:
         trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                          **progress_bar)
     except InstantiationException as err:
         if not isinstance(err.__cause__, MisconfigurationException):
             raise
-        raise ConfigError(f"trainer: {err.__cause__} Fix: on a machine without a GPU use trainer=cpu, "
-                          "or trainer=ddp_cpu for 2 CPU processes; otherwise check trainer.*.") from err
+        if str(cfg.trainer.get("accelerator")) in ("gpu", "cuda") and not torch.cuda.is_available():
+            raise ConfigError(f"trainer: {err.__cause__} Fix: on a machine without a GPU use trainer=cpu, "
+                              "or trainer=ddp_cpu for 2 CPU processes.") from err
+        raise ConfigError(f"trainer: {err.__cause__} Fix: check the trainer.* values named above.") from err
     environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
     if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(
@@ -202,37 +208,6 @@ def build(cfg: DictConfig) -> Built:
             "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)
-
-
-def check_seed(seed: Any) -> None:
-    """Raises ConfigError unless ``seed`` is an integer in 0 .. 2**32 - 1 (what NumPy's generator,
-    seeded by ``seed_everything``, accepts)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1), e.g. seed=0")
-
-
-def check_schedule(cfg: DictConfig) -> None:
-    """Raises ConfigError for a run that would do something else than it says: ``test`` or
-    ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
-    ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
-    ``trainer.check_val_every_n_epoch`` below 1, and ``trainer.max_epochs=0`` (with no
-    ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
-    for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
-        if key in cfg and not isinstance(cfg[key], bool):
-            raise ConfigError(f"{key}={cfg[key]!r} must be true or false, e.g. {key}=false")
-    clip = cfg.trainer.get("gradient_clip_val")
-    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
-        raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
-                          "clipping at 0 or below); to clip nothing, set trainer.gradient_clip_val=null")
-    every = cfg.trainer.get("check_val_every_n_epoch")
-    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-        raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
-                          "(validate by trainer.val_check_interval only)")
-    max_epochs, max_steps = cfg.trainer.get("max_epochs"), cfg.trainer.get("max_steps", -1)
-    if max_epochs == 0 and (max_steps is None or max_steps <= 0) and cfg.get("test"):
-        raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
-                          "untrained network as the run's result. Fix: trainer.max_epochs=1 or more "
-                          "(or trainer.max_steps=N), or test=false.")
 
 
 def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None) -> None:
@@ -261,24 +236,51 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             cfg.trainer.precision = str(trainer.precision)
 
 
-def read_checkpoint(path: str) -> dict:
+def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
+    """Warn when the command line sets ``depth=`` or ``width=`` for a model that does not read them:
+    a conv model's depth and channels follow ``model.stages`` (the run's name, tags and
+    ``metrics.json`` give the depth that the stages build)."""
+    if "stages" not in cfg.model or not HydraConfig.initialized():
+        return
+    given = {o.split("=", 1)[0].lstrip("+~"): o for o in HydraConfig.get().overrides.task if "=" in o}
+    model = HydraConfig.get().runtime.choices.get("model")
+    for key in ("depth", "width"):
+        if key in given and key not in cfg.model:
+            log.warning(f"{given[key]} is not used by model={model}: "
+                        f"a conv net's depth and channels follow model.stages (this one: depth "
+                        f"{getattr(net, 'depth', '?')}, in its name, tags and metrics.json). Fix: set "
+                        f"the stages, e.g. 'model.stages=[{{channels: 16, layers: 4}}]', or an "
+                        f"experiment=paper_mnist_conv16")
+
+
+def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) -> dict:
     """The Lightning checkpoint at ``path``, loaded on the CPU (weights only).
 
+    Args:
+        path: the checkpoint file.
+        name: what the user gave, for the message (default ``ckpt_path=<path>``).
+        fix: the fix for a damaged file (default: give the path of another checkpoint).
+
     Raises:
-        ConfigError: the file is missing, a folder, not a Lightning checkpoint, or weights only.
+        ConfigError: the file is missing, a folder, damaged (truncated), not a Lightning
+            checkpoint, or weights only.
     """
+    name = name or f"ckpt_path={path}"
+    where = name if name.endswith(str(path)) else f"{name}: {path}"
     hint = "give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
     if not Path(path).is_file():
         what = "is a folder" if Path(path).is_dir() else "does not exist"
-        raise ConfigError(f"ckpt_path={path} {what}; {hint}")
+        raise ConfigError(f"{where} {what}; {hint}")
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
             raise ValueError("no state_dict in it")
     except Exception as err:
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        raise ConfigError(f"ckpt_path={path} is not a Lightning checkpoint ({type(err).__name__}: "
-                          f"{first_line}); {hint}") from None
+        first_line = first_line.split(". ")[0].rstrip(".")  # torch appends paragraphs of advice
+        raise ConfigError(f"{where} is damaged (e.g. cut short by a full disk or a kill) or not a "
+                          f"Lightning checkpoint ({type(err).__name__}: {first_line}). Fix: "
+                          f"{fix or hint}") from None
     return resumable(checkpoint, path)  # a full training state; no torch.compile prefixes
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import lightning as L
 import torch
+from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.layer_maps import layer_unit_map
@@ -50,6 +51,7 @@ class CarryStripeMonitor(L.Callback):
             raise ConfigError(f"class_examples={class_examples} must be >= 0 (0: no class map)")
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
         self.outputs = self.gates = self.class_difference = None
+        self._warned = False
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not trainer.is_global_zero:
@@ -57,6 +59,9 @@ class CarryStripeMonitor(L.Callback):
         net = backbone_of(pl_module)
         x, y = training_examples(trainer, pl_module, self.num_examples, self.seed)
         _, internals = internals_in_eval(net, x)
+        if len(internals.states) < 2:  # depth 1: the stem alone, no layer to map
+            self._warn_no_layers()
+            return
         self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         step = step_of(trainer)
         moment = when(trainer, step)
@@ -77,6 +82,8 @@ class CarryStripeMonitor(L.Callback):
         net = backbone_of(pl_module)
         if not (self.class_examples and net.has_gates and trainer.is_global_zero) or trainer.interrupted:
             return
+        if trainer.train_dataloader is None:  # training was skipped (limit_train_batches=0)
+            return
         x, y = training_examples(trainer, pl_module, self.class_examples, self.seed)
         _, internals = internals_in_eval(net, x)
         num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
@@ -88,6 +95,14 @@ class CarryStripeMonitor(L.Callback):
             f"Mean T of each class minus the mean over all {len(y)} examples (end of fitting, "
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
             vmin=-bound, vmax=bound), step)
+
+
+    def _warn_no_layers(self) -> None:
+        if not self._warned:
+            self._warned = True
+            rank_zero_warn("CarryStripeMonitor: the backbone has no highway/residual layer (depth 1 "
+                           "or an empty stage), so there are no stripes to draw; set depth >= 2 "
+                           "to see them")
 
 
 def _abs_max(t: torch.Tensor) -> float:

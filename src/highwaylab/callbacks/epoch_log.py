@@ -13,6 +13,7 @@ import lightning as L
 from lightning.pytorch.utilities import rank_zero_only
 
 from highwaylab.callbacks.media import step_of
+from highwaylab.errors import ConfigError
 
 log = logging.getLogger(__name__)
 _process_start_reported = False  # the first training start of the process counts from its start
@@ -51,11 +52,19 @@ class EpochLogger(L.Callback):
     ``/proc``) from the creation of this callback, when the job's callbacks were built.
 
     Args:
-        keys: the metrics to show, in order; a key not logged (yet) is left out.
+        keys: the metrics to show, in order; a key not logged (yet) is left out, and after the
+            first validated epoch a warning names the keys the run does not log (a typo).
+
+    Raises:
+        ConfigError: ``keys`` is a string or holds a non-string.
     """
 
     def __init__(self, keys: Sequence[str] = ("train/loss", "val/loss", "val/acc")) -> None:
+        if isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
+            raise ConfigError(f"callbacks.epoch_log.keys={keys!r} must be a list of metric names, "
+                              "e.g. 'callbacks.epoch_log.keys=[train/loss,val/acc]'")
         self.keys = list(keys)
+        self._unknown_reported = False
         self._created = time.perf_counter()
         self._age_at_creation = process_age()
         self._epoch_start = 0.0
@@ -79,11 +88,12 @@ class EpochLogger(L.Callback):
             startup, since = self._age_at_creation + since_creation, "process start"
             _process_start_reported = True  # a later job of a multirun in this process: see below
         else:
-            startup, since = since_creation, "the job's callbacks were built"
+            startup, since = since_creation, "the building of the job's callbacks"
         parts = [f"{trainer.num_training_batches} batches per epoch"]
         if trainer.max_epochs is not None and trainer.max_epochs > 0:
             parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
-        log.info(f"Training starts: {', '.join(parts)}; start-up {startup:.1f} s (since {since})")
+        log.info(f"Training starts: {', '.join(parts)}; start-up {startup:.1f} s (from {since} to the "
+                 "first batch: imports, data, model, loggers)")
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._epoch_start = self._last_line if self._last_line is not None else time.perf_counter()
@@ -114,6 +124,12 @@ class EpochLogger(L.Callback):
         for key in self.keys:
             if key in metrics and (self._validated or not key.startswith("val/")):
                 parts.append(f"{key} {_number(float(metrics[key]))}")
+        if self._validated and not self._unknown_reported:  # every key of the epoch is logged by now
+            self._unknown_reported = True
+            unknown = [k for k in self.keys if k not in metrics]
+            if unknown:
+                log.warning(f"callbacks.epoch_log.keys: {', '.join(unknown)} not logged by this run, left "
+                            f"out of the epoch lines; logged: {', '.join(sorted(metrics))}")
         parts.append(f"{seconds:.1f} s")
         train_seconds = seconds - self._val_seconds
         if self._samples and train_seconds > 0:

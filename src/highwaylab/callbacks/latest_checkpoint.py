@@ -134,7 +134,7 @@ class LatestCheckpoint(Checkpoint):
 
     def _save(self, trainer: L.Trainer) -> None:
         path = self.path
-        trainer.save_checkpoint(path)
+        trainer.save_checkpoint(path, weights_only=False)  # the full training state
         self.last_model_path = path
         self.last_saved_step = trainer.global_step
         self._last_time = time.monotonic()

@@ -97,7 +97,7 @@ def check_several_classes(y: Tensor, source: str, class_names: Sequence[str] | N
     """Check that the training labels ``y`` (int64 ``(N,)``) hold at least two classes.
 
     Args:
-        y: the labels of the training set (after the validation split).
+        y: the official training labels (the whole file, before the validation split).
         source: the label file(s) they were read from, for the message.
         class_names: names of the classes, for the message.
 
@@ -114,3 +114,14 @@ def check_several_classes(y: Tensor, source: str, class_names: Sequence[str] | N
     raise DataError(f"Degenerate data: all {len(y)} training labels from {source} are class {c}{name}: "
                     f"a classifier cannot learn from a single class. Fix: copy the real label file there "
                     f"again; a subset must hold at least two classes.")
+
+
+def download_error(what: str, folder: Path, err: BaseException, fix: str) -> DataError:
+    """The one-line error for a failed ``data.download=true``: what was fetched into ``folder``, the
+    last line of torchvision's report (it lists every mirror it tried), and ``fix`` (how to get the
+    files without a download)."""
+    lines = [line.strip().strip("<>") for line in str(err).splitlines() if line.strip().strip("<>).")]
+    reason = lines[-1] if lines else type(err).__name__
+    return DataError(f"data.download=true: downloading {what} into {folder} failed ({reason}; this "
+                     f"machine may have no internet access). {fix}")
+

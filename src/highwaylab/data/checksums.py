@@ -26,7 +26,6 @@ or written costs only the hashing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -160,16 +159,11 @@ def file_md5s(paths: list[Path]) -> dict[Path, str]:
     """
     out: dict[Path, str] = {}
     fresh: dict[Path, dict[str, Any]] = {}  # folder -> entries to record
-    caches: dict[Path, dict[str, Any]] = {}
-    for path in paths:
-        key, stamp = str(path.resolve()), _stamp(path)
-        folder = path.resolve().parent
-        if folder not in caches:
-            caches[folder] = _load_cache(folder)
-        entry = caches[folder].get(key)
-        if _valid(entry, stamp):
-            out[path] = entry["md5"]
+    for path, (cached, stamp) in _lookup(paths).items():
+        if cached is not None:
+            out[path] = cached
             continue
+        key, folder = str(path.resolve()), path.resolve().parent
         out[path] = md5_of(path)
         if _stamp(path) == stamp:  # not changed while it was read
             fresh.setdefault(folder, {})[key] = {**stamp, "md5": out[path]}
@@ -181,31 +175,35 @@ def file_md5s(paths: list[Path]) -> dict[Path, str]:
 def cached_md5s(paths: list[Path]) -> dict[Path, str | None]:
     """What the cache holds for each file of ``paths`` as it is now (``None``: no valid entry).
     Reads no file content: only the cache files and each file's ``stat``."""
+    return {path: cached for path, (cached, _) in _lookup(paths).items()}
+
+
+def _lookup(paths: list[Path]) -> dict[Path, tuple[str | None, dict[str, Any]]]:
+    """For each file of ``paths``: the md5 its folder's cache holds for it as it is now (``None``: no
+    valid entry) and its ``stat`` stamp. Each folder's cache is read once."""
     caches: dict[Path, dict[str, Any]] = {}
-    out: dict[Path, str | None] = {}
+    out: dict[Path, tuple[str | None, dict[str, Any]]] = {}
     for path in paths:
         folder, stamp = path.resolve().parent, _stamp(path)
         if folder not in caches:
             caches[folder] = _load_cache(folder)
         entry = caches[folder].get(str(path.resolve()))
-        out[path] = entry["md5"] if _valid(entry, stamp) else None
+        out[path] = (entry["md5"] if _valid(entry, stamp) else None, stamp)
     return out
 
 
 def md5_of(path: Path) -> str:
-    """The md5 (hex) of the file at ``path``, read in 1 MiB chunks.
+    """The md5 (hex) of the file at ``path`` (torchvision's ``calculate_md5``, 1 MiB chunks).
 
     Raises:
         DataError: the file cannot be read.
     """
-    digest = hashlib.md5(usedforsecurity=False)
+    from torchvision.datasets.utils import calculate_md5
+
     try:
-        with path.open("rb") as f:
-            while chunk := f.read(1 << 20):
-                digest.update(chunk)
+        return calculate_md5(str(path))
     except OSError as err:
         raise unreadable_error(path, err) from err
-    return digest.hexdigest()
 
 
 def unreadable_error(path: Path, err: OSError) -> DataError:

@@ -18,7 +18,7 @@ from highwaylab.data.checks import (
     check_finite_std,
     check_not_constant,
     check_readable,
-    check_several_classes,
+    download_error,
 )
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
@@ -161,8 +161,8 @@ class CIFARDataModule(InMemoryDataModule):
         try:
             cls(self.hparams.data_dir, train=True, download=True)
         except Exception as err:  # torchvision raises RuntimeError / URLError / OSError
-            raise DataError(f"Downloading {cls.url} into {self.hparams.data_dir} failed ({err}). "
-                            f"{self._fix_hint()}") from err
+            raise download_error(cls.url, Path(self.hparams.data_dir), err,
+                                 self._fix_hint(download=False)) from err
 
     def setup(self, stage: str | None = None) -> None:
         """Check the files (readable; with ``verify`` the official ones), load them once into memory,
@@ -190,7 +190,7 @@ class CIFARDataModule(InMemoryDataModule):
         cls = DATASETS[self.hparams.dataset]
         first, last = cls.train_list[0][0], cls.train_list[-1][0]
         train_files = str(self.data_folder / first) + (f" .. {last}" if last != first else "")
-        check_several_classes(y_fit[train_idx], train_files, self.class_names)
+        self.check_split_labels(y_fit, train_idx, train_files, self.class_names)
         check_not_constant(x_fit[train_idx], train_files, CHANNELS)
         self.channel_mean, self.channel_std = channel_stats(x_fit[train_idx])
         check_finite_std(self.channel_std, train_files)
@@ -275,13 +275,14 @@ class CIFARDataModule(InMemoryDataModule):
         return DataError(f"torchvision could not read {cls.__name__} from {self.data_folder}{why}. "
                          f"{self._fix_hint()}")
 
-    def _fix_hint(self) -> str:
+    def _fix_hint(self, download: bool = True) -> str:
         cls = DATASETS[self.hparams.dataset]
         return (f"Expected the python version of {cls.__name__}: {', '.join(self.file_names)} in "
                 f"{self.data_folder}. Fix: on a machine with internet access download {cls.url}, "
                 f"extract it (tar -xzf {cls.filename}) into data.data_dir (now {self.hparams.data_dir}; "
                 f"or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it holds "
-                f"{cls.base_folder}/, or set data.download=true on a machine with internet access.")
+                f"{cls.base_folder}/" + (", or set data.download=true on a machine with internet "
+                                         "access." if download else "."))
 
 
 def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -11,6 +12,7 @@ from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
 from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
+from highwaylab.data.checks import check_several_classes
 from highwaylab.errors import ConfigError
 
 
@@ -194,6 +196,23 @@ class InMemoryDataModule(LightningDataModule):
                               f"{source} holds {n}; set data.val_size below that.")
         perm = torch.randperm(n, generator=torch.Generator().manual_seed(self.hparams.split_seed))
         return perm[self.hparams.val_size:], perm[: self.hparams.val_size]
+
+    def check_split_labels(self, y_fit: Tensor, train_idx: Tensor, source: str,
+                           class_names: Sequence[str] | None = None) -> None:
+        """Check the official training labels ``y_fit`` (``(N,)`` int64) and the training part
+        ``y_fit[train_idx]`` of the split: each must hold at least two classes.
+
+        Raises:
+            DataError: the label file ``source`` holds one class (the file is at fault).
+            ConfigError: the file holds several, but ``data.val_size`` leaves too few training
+                examples to hold two classes (the setting is at fault).
+        """
+        check_several_classes(y_fit, source, class_names)
+        left = torch.unique(y_fit[train_idx])
+        if len(left) < 2:
+            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves {len(train_idx)} training "
+                              f"example(s) of {len(y_fit)}, {len(left)} class(es): too few to train a "
+                              f"classifier. Fix: lower data.val_size (default 5000).")
 
     def train_dataloader(self) -> DataLoader:
         return self._loader(self.data_train, shuffle=True)

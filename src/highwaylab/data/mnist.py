@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torchvision.datasets import MNIST, FashionMNIST
 
-from highwaylab.data.checks import check_data_dir, check_finite_std, check_not_constant, check_several_classes
+from highwaylab.data.checks import check_data_dir, check_finite_std, check_not_constant, download_error
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
@@ -85,8 +85,7 @@ class MNISTDataModule(InMemoryDataModule):
             for train in (True, False):
                 cls(self.hparams.data_dir, train=train, download=True)
         except Exception as err:  # torchvision raises RuntimeError / URLError / OSError
-            raise DataError(f"Downloading {cls.__name__} into {self.raw_folder} failed ({err}). "
-                            f"{self._fix_hint()}") from err
+            raise download_error(cls.__name__, self.raw_folder, err, self._fix_hint(download=False)) from err
 
     def setup(self, stage: str | None = None) -> None:
         """Check the files (see the class docstring), load them once into memory and split; calling
@@ -105,8 +104,8 @@ class MNISTDataModule(InMemoryDataModule):
         x_fit, y_fit = self._load(train=True)  # (60000, 1, 28, 28) uint8, (60000,)
         x_test, y_test = self._load(train=False)  # (10000, 1, 28, 28), (10000,)
         train_idx, val_idx = self.split(len(y_fit), folder)
-        check_several_classes(y_fit[train_idx], str(folder / "train-labels-idx1-ubyte"),
-                              DATASETS[self.hparams.dataset].classes)
+        self.check_split_labels(y_fit, train_idx, str(folder / "train-labels-idx1-ubyte"),
+                                DATASETS[self.hparams.dataset].classes)
         check_not_constant(x_fit, str(folder / "train-images-idx3-ubyte"))
         scaled = x_fit.float().div_(255)
         mean, std = scaled.mean(), scaled.std()
@@ -132,12 +131,12 @@ class MNISTDataModule(InMemoryDataModule):
                             f"(min {int(y.min())}, max {int(y.max())}). Copy it again.")
         return x, y
 
-    def _fix_hint(self) -> str:
+    def _fix_hint(self, download: bool = True) -> str:
         name = DATASETS[self.hparams.dataset].__name__
         return (f"Expected the uncompressed IDX files {', '.join(RAW_FILES)} in {self.raw_folder}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
-                f"HIGHWAYLAB_DATA_DIR) at the folder that holds {name}/raw/, "
-                f"or set data.download=true on a machine with internet access.")
+                f"HIGHWAYLAB_DATA_DIR) at the folder that holds {name}/raw/"
+                + (", or set data.download=true on a machine with internet access." if download else "."))
 
 
 def check_idx_file(path: Path, hint: str = "") -> list[int]:

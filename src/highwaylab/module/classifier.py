@@ -54,7 +54,7 @@ class ClassifierModule(LightningModule):
     Raises:
         ConfigError: at construction (before any training), by :func:`check_optim_args`: a numeric
             argument of ``optim.optimizer`` / ``optim.scheduler`` given as a string, or not finite;
-            ``optim.scheduler.gamma`` outside (0, 1].
+            ``optim.scheduler.gamma`` outside (0, 1]; ``optim.scheduler_interval`` not epoch or step.
 
     The learning rate is logged by Lightning's ``LearningRateMonitor`` as ``train/lr`` (the
     scheduler's ``name``) whatever the optimiser; without a scheduler the learning rate is held by a
@@ -70,6 +70,9 @@ class ClassifierModule(LightningModule):
                  input_shape: Sequence[int] | None = None) -> None:
         super().__init__()
         check_optim_args(optimizer, scheduler)
+        if scheduler_interval not in ("epoch", "step"):
+            raise ConfigError(f"optim.scheduler_interval={scheduler_interval!r} must be epoch or step "
+                              "(when the scheduler steps), e.g. optim.scheduler_interval=epoch")
         # plain values only, so that checkpoints load with torch.load(weights_only=True)
         self.save_hyperparameters(logger=False, ignore=["net", "optimizer", "scheduler", "input_shape"])
         if input_shape is not None:

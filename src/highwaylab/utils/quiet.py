@@ -1,4 +1,4 @@
-"""Two narrowly targeted filters for notices that no configuration can switch off.
+"""Narrowly targeted filters for notices that no configuration can switch off.
 
 Everything else Lightning used to say at start-up is avoided at its source, in the config
 (``conf/trainer/default.yaml``: ``enable_model_summary: false`` beside the callbacks' own
@@ -43,3 +43,14 @@ def quiet_known_notices() -> None:
     # ``treespec_leaf()``.
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated",
                             category=FutureWarning, module=r"lightning\.pytorch\.utilities\._pytree")
+
+
+def quiet_srun_hint(processes: int) -> None:
+    """For a single-process run (``processes == 1``), drop Lightning's "The `srun` command is
+    available on your system but is not used" hint. Lightning gives it whenever SLURM is installed
+    and the process was not started by ``srun`` (a login node, a workstation with a test cluster),
+    to warn that a multi-process job would hang; one process needs no ``srun``. Runs of several
+    processes keep it."""
+    if processes == 1:
+        warnings.filterwarnings("ignore", message=r"The `srun` command is available on your system")
+

@@ -462,8 +462,13 @@ def _compose(config_dir: Path, config_name: str, overrides: list[str]) -> DictCo
 def _read(ckpt: Path, name: str) -> dict:
     from highwaylab.train import read_checkpoint
 
+    run = _run_of(ckpt)
+    others = sorted((p for p in ckpt.parent.glob("*.ckpt") if p.name != ckpt.name),
+                    key=lambda p: p.stat().st_mtime) if ckpt.parent.is_dir() else []  # newest last
+    fix = (f"resume from another of the run's checkpoints: python train.py ckpt_path={_quote(others[-1])} "
+           f"hydra.run.dir={_quote(run)}" if others and run is not None else None)
     try:
-        return read_checkpoint(str(ckpt))
+        return read_checkpoint(str(ckpt), name, fix)
     except ConfigError as err:
         raise ResumeError(str(err)) from None
 

@@ -19,6 +19,8 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
+from highwaylab.errors import ConfigError
+
 log = logging.getLogger(__name__)
 SUMMARY = "summary.jsonl"
 
@@ -105,3 +107,31 @@ class SweepSummary(Callback):
             log.error(f"job {line['job']} ({' '.join(line['overrides'])}) {line['status']}: {line['error']}")
         if failed:
             sys.exit(1)
+
+
+class SweepCheck(Callback):
+    """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
+    (it seeds the Optuna sampler as well as every job) and ``hydra.sweeper.n_trials`` and
+    ``n_jobs`` (integers >= 1). A bad value is one ``highwaylab:`` line on stderr and exit status 1,
+    instead of optuna's traceback or, for ``n_trials=0``, a search that fails at its end.
+
+    Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.sweep_check``).
+    """
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        from highwaylab.config_checks import check_seed
+
+        try:
+            check_seed(config.get("seed"))
+            for key in ("n_trials", "n_jobs"):
+                if key not in config.hydra.sweeper:  # the basic sweeper has neither
+                    continue
+                value = config.hydra.sweeper[key]
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ConfigError(f"hydra.sweeper.{key}={value!r} must be an integer >= 1 (n_trials: "
+                                      f"the trials of the search; n_jobs: how many run at once), e.g. "
+                                      f"hydra.sweeper.{key}=4")
+        except ConfigError as err:
+            print(f"highwaylab: {err}", file=sys.stderr)
+            sys.exit(1)
+

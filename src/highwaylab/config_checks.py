@@ -1,0 +1,89 @@
+"""Checks of config values that need no torch, Lightning or W&B: they run before a run is built.
+
+Each raises :class:`highwaylab.errors.ConfigError` with one line that names the key and the fix.
+The components that own a value (the backbone's width, the data module's batch size) check it
+again themselves; these are the run-level settings that no component owns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from highwaylab.errors import ConfigError
+
+MAX_SEED = 2**32 - 1
+LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
+
+
+def check_seed(seed: Any) -> None:
+    """Raises ConfigError unless ``seed`` is an integer in 0 .. 2**32 - 1 (what NumPy's generator,
+    seeded by ``seed_everything``, accepts)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1), e.g. seed=0")
+
+
+def check_schedule(cfg: DictConfig) -> None:
+    """Raises ConfigError for a run that would do something else than it says: ``test`` or
+    ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
+    ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
+    ``trainer.check_val_every_n_epoch`` below 1, and ``trainer.max_epochs=0`` (with no
+    ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
+    for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
+        if key in cfg and not isinstance(cfg[key], bool):
+            raise ConfigError(f"{key}={cfg[key]!r} must be true or false, e.g. {key}=false")
+    clip = cfg.trainer.get("gradient_clip_val")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
+        raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
+                          "clipping at 0 or below); to clip nothing, set trainer.gradient_clip_val=null")
+    every = cfg.trainer.get("check_val_every_n_epoch")
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+        raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
+                          "(validate by trainer.val_check_interval only)")
+    for key in LIMIT_KEYS:
+        limit = cfg.trainer.get(key)
+        if limit is not None and not _is_limit(limit):
+            raise ConfigError(f"trainer.{key}={limit!r} must be a fraction of the batches in 0.0 .. 1.0 "
+                              f"or a whole number of batches >= 0, e.g. trainer.{key}=0.25 or "
+                              f"trainer.{key}=10")
+    devices = cfg.trainer.get("devices")
+    if not _is_devices(devices):
+        raise ConfigError(f"trainer.devices={devices!r} must be a number of devices >= 1, -1 or \"auto\" "
+                          "(all of them), or a non-empty list of device indices, e.g. trainer.devices=1")
+    if cfg.get("test"):
+        max_epochs, max_steps = cfg.trainer.get("max_epochs"), cfg.trainer.get("max_steps", -1)
+        if max_epochs == 0 and (max_steps is None or max_steps <= 0):
+            raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
+                              "untrained network as the run's result. Fix: trainer.max_epochs=1 or more "
+                              "(or trainer.max_steps=N), or test=false.")
+        if cfg.trainer.get("limit_train_batches") == 0:
+            raise ConfigError("trainer.limit_train_batches=0 trains nothing, and test=true would then "
+                              "report the untrained network as the run's result. Fix: "
+                              "trainer.limit_train_batches=1.0 (all) or a number of batches, or test=false.")
+
+
+def _is_limit(value: Any) -> bool:
+    """Lightning's ``limit_*_batches``: an int >= 0 (batches) or a float in [0, 1] (a fraction)."""
+    if isinstance(value, bool):
+        return False
+    return (isinstance(value, int) and value >= 0) or (isinstance(value, float) and 0.0 <= value <= 1.0)
+
+
+def _is_devices(value: Any) -> bool:
+    """Lightning's ``devices``: an int >= 1 or -1, "auto", such a number or an index list as a string
+    ("2", "0,1"), or a non-empty list of indices."""
+    if isinstance(value, str):
+        if value == "auto":
+            return True
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if len(parts) == 1 and parts[0].lstrip("-").isdigit():
+            return _is_devices(int(parts[0]))
+        return bool(parts) and all(part.isdigit() for part in parts)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 1 or value == -1
+    if OmegaConf.is_list(value) or isinstance(value, list | tuple):
+        return len(value) > 0 and all(type(i) is int and i >= 0 for i in value)
+    return False
