@@ -17,6 +17,7 @@ from highwaylab.errors import RunInterrupted  # noqa: E402
 from highwaylab.train import optimized_metric, train  # noqa: E402
 from highwaylab.utils import register_resolvers, user_error  # noqa: E402
 from highwaylab.utils.resume import prepare_argv  # noqa: E402
+from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id  # noqa: E402
 from highwaylab.utils.sweep import in_multirun, nan_objective, record_job  # noqa: E402
 
 log = logging.getLogger("highwaylab")
@@ -31,11 +32,17 @@ def main(cfg: DictConfig) -> float | None:
     a list of the failed jobs and exit status 1 (``SweepSummary``). A job whose objective is NaN (a
     diverged run) is failed too, and a single run exits 1. A bug is raised with its traceback.
     SIGTERM or SIGINT (``RunInterrupted``, after the state is saved) ends the process, a sweep
-    included, with status 143 or 130; the job is recorded as ``interrupted``."""
+    included, with status 143 or 130; the job is recorded as ``interrupted``. In a job of the SLURM
+    launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
+    which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
         metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:
+        if requeue_expected(err.signum):  # SLURM runs the job again, resuming: record it then
+            requeue(err.signum)
+            log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
+            sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
         record_job("interrupted", error=str(err))
         log.error(f"highwaylab: {err}")
         sys.exit(err.exit_code)

@@ -30,3 +30,33 @@ class CrashAt(L.Callback):
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         if trainer.global_step == self.step:
             raise RuntimeError(f"crash at step {self.step}")
+
+
+class SlowDown(L.Callback):
+    """Sleep ``seconds`` after every training batch: a tiny run made slow enough for a test to act
+    on it from outside (e.g. requeue its SLURM job in its second epoch). Changes no number."""
+
+    def __init__(self, seconds: float = 0.1) -> None:
+        self.seconds = seconds
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        import time
+
+        time.sleep(self.seconds)
+
+
+class FailJob(L.Callback):
+    """Fail job number ``job`` of a multirun (Hydra's ``hydra.job.num``) at the start of fitting, as a
+    bad input does (a ``ConfigError``: the job is recorded failed and returns nothing, so that the
+    Optuna sweeper marks the trial failed); the other jobs run as usual."""
+
+    def __init__(self, job: int) -> None:
+        self.job = job
+
+    def on_fit_start(self, trainer, pl_module) -> None:
+        from hydra.core.hydra_config import HydraConfig
+
+        from highwaylab.errors import ConfigError
+
+        if HydraConfig.get().job.num == self.job:
+            raise ConfigError(f"job {self.job} fails on purpose (tests.signal_at.FailJob)")

@@ -69,7 +69,7 @@ BAD_INPUTS = {
                             "every_n_steps=-1 must be >= 0 (0: epoch ends only) "
                             "[config key: callbacks.gate_stats]"),
     "not a checkpoint": (["ckpt_path={tmp}/notes.txt"],
-                         "ckpt_path={tmp}/notes.txt is not a Lightning checkpoint"),
+                         "ckpt_path={tmp}/notes.txt is not a readable Lightning checkpoint"),
     "negative lr": (["optim.optimizer.lr=-1"], "optim: the optimizer or scheduler rejected its config"),
     "gpu without one": (["trainer=gpu"], "Fix: on a machine without a GPU use trainer=cpu"),
     "even conv kernel": (["model=conv_highway", "model.stages=[{{channels:4,layers:1,kernel_size:2}}]"],

@@ -335,7 +335,7 @@ def test_a_damaged_last_checkpoint_names_the_intact_one_to_resume_from(tmp_path,
     message = one_line(subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={run}",
                                        "trainer.max_epochs=3"], capture_output=True, text=True,
                                       timeout=300, env=subprocess_env(), cwd=tmp_path))
-    assert message.startswith(f"resume={run}: {last} is damaged")
+    assert message.startswith(f"resume={run}: {last} is not a readable Lightning checkpoint: damaged")
     assert message.endswith(f"Fix: resume from another of the run's checkpoints: python train.py "
                             f"ckpt_path={run}/checkpoints/epoch_001.ckpt hydra.run.dir={run}")
 

@@ -7,6 +7,7 @@ again themselves; these are the run-level settings that no component owns.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -87,3 +88,24 @@ def _is_devices(value: Any) -> bool:
     if OmegaConf.is_list(value) or isinstance(value, list | tuple):
         return len(value) > 0 and all(type(i) is int and i >= 0 for i in value)
     return False
+
+
+def check_slurm_tasks(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
+    """In a job of the SLURM launcher (``SUBMITIT_FOLDER`` set by submitit), check that SLURM started
+    as many tasks as the trainer expects processes (``trainer.devices`` x ``trainer.num_nodes``),
+    before any logger starts. (The launcher's own check, before submission, makes this rare: it
+    catches a config changed between submission and start, or a launcher without that check.)
+
+    Raises:
+        ConfigError: naming both numbers and the keys to set.
+    """
+    env = os.environ if environ is None else environ
+    tasks, devices = env.get("SLURM_NTASKS", ""), cfg.trainer.get("devices")
+    if "SUBMITIT_FOLDER" not in env or not tasks.isdigit() or not isinstance(devices, int):
+        return
+    nodes = cfg.trainer.get("num_nodes") or 1
+    if int(tasks) != devices * nodes:
+        raise ConfigError(f"SLURM started {tasks} task(s) for this job (hydra.launcher.tasks_per_node x "
+                          f"nodes), but trainer.devices={devices} x trainer.num_nodes={nodes} processes are "
+                          f"expected. Fix: leave hydra.launcher.tasks_per_node and nodes unset (they follow "
+                          f"the trainer), or set them to the same numbers.")

@@ -25,7 +25,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
-from highwaylab.config_checks import check_schedule, check_seed
+from highwaylab.config_checks import check_schedule, check_seed, check_slurm_tasks
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
@@ -35,6 +35,7 @@ from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.quiet import quiet_known_notices, quiet_srun_hint
 from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
+from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,15 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     startup = startup_seconds(job_start)  # the process's start-up (imports), for its first job
     check_run(cfg)  # run_name stays inside outputs/
     check_schedule(cfg)
+    check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     log.info(f"Run folder: {output_dir}")
+    requeued = requeued_checkpoint(output_dir)  # a SLURM job rerun after preemption or its time limit
+    if requeued is not None and not cfg.get("ckpt_path"):
+        log.info(f"SLURM requeued job {slurm_job_id()} (restart {restart_count()}): resuming from {requeued}")
+        with open_dict(cfg):
+            cfg.ckpt_path = str(requeued)
     ckpt_path = cfg.get("ckpt_path")
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
@@ -278,9 +285,9 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
     except Exception as err:
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
         first_line = first_line.split(". ")[0].rstrip(".")  # torch appends paragraphs of advice
-        raise ConfigError(f"{where} is damaged (e.g. cut short by a full disk or a kill) or not a "
-                          f"Lightning checkpoint ({type(err).__name__}: {first_line}). Fix: "
-                          f"{fix or hint}") from None
+        raise ConfigError(f"{where} is not a readable Lightning checkpoint: damaged (e.g. cut short by a "
+                          f"full disk or a kill) or another kind of file ({type(err).__name__}: "
+                          f"{first_line}). Fix: {fix or hint}") from None
     return resumable(checkpoint, path)  # a full training state; no torch.compile prefixes
 
 

@@ -85,13 +85,17 @@ def folder_suffix() -> str:
 
 
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${config_subdir:}`` and
-    ``${folder_suffix:}``;
-    call before the config is composed (safe to call twice)."""
+    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${log_name:}``,
+    ``${config_subdir:}`` and ``${folder_suffix:}``; call before the config is composed (safe to call
+    twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
         OmegaConf.register_new_resolver("run_tags", run_tags)
+    if not OmegaConf.has_resolver("log_name"):
+        from highwaylab.utils.ranks import log_name
+
+        OmegaConf.register_new_resolver("log_name", log_name)
     if not OmegaConf.has_resolver("net_depth"):
         OmegaConf.register_new_resolver("net_depth", net_depth)
     if not OmegaConf.has_resolver("config_subdir"):

@@ -4,7 +4,8 @@ and end it with :class:`~highwaylab.errors.RunInterrupted` (exit status 143 or 1
 How a signal travels:
 
 1. :func:`signals_interrupt` (entered by the task wrapper for the whole run) installs
-   :func:`_on_signal` for SIGTERM and SIGINT. Lightning's own SIGTERM handler, installed for each
+   :func:`_on_signal` for SIGTERM and SIGINT (and, in a SLURM launcher's job, its warning signal
+   USR2: :mod:`highwaylab.utils.slurm`). Lightning's own SIGTERM handler, installed for each
    ``fit``/``test``, calls it after its own.
 2. While a trainer runs (registered by the :class:`~highwaylab.callbacks.StopOnSignal` callback that
    :func:`highwaylab.train.build` adds), the handler only raises Lightning's ``received_sigterm``
@@ -32,6 +33,14 @@ from highwaylab.errors import RunInterrupted
 
 log = logging.getLogger(__name__)
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _signals() -> tuple[signal.Signals, ...]:
+    """SIGTERM and SIGINT; in a job of the SLURM launcher also its warning signal (USR2, sent before
+    the time limit: :mod:`highwaylab.utils.slurm`), in place of submitit's handler."""
+    from highwaylab.utils.slurm import WARNING_SIGNAL, requeueable
+
+    return SIGNALS + ((WARNING_SIGNAL,) if requeueable() else ())
 
 
 class _State:
@@ -67,10 +76,11 @@ def signals_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    signals = _signals()
+    previous = {signum: signal.getsignal(signum) for signum in signals}
     outer = (_state.trainer, _state.signum, _state.pending)
     _state.trainer, _state.signum, _state.pending = None, None, False
-    for signum in SIGNALS:
+    for signum in signals:
         signal.signal(signum, _on_signal)
     try:
         yield

@@ -54,6 +54,7 @@ from highwaylab.errors import ConfigError
 log = logging.getLogger(__name__)
 
 LAST_CKPT = Path("checkpoints") / "last.ckpt"
+STUDY_FILE = "optuna.db"  # the Optuna study of an hparams_search, in its sweep folder
 RECORD = ".hydra"
 # what a run leaves in its folder: a folder with any of them holds a run
 RUN_FILES = (RECORD, "checkpoints", "metrics.json", "wandb", "config_resolved.yaml", "tensorboard")
@@ -146,7 +147,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
 
     if args.multirun:
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
-            check_sweep_folder_free(Path(values["hydra.sweep.dir"]))
+            check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search="hparams_search" in values)
         return list(argv)
     ckpt_path = values.get("ckpt_path")
     if ckpt_path and ckpt_path != "null":
@@ -233,9 +234,11 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                       "hydra.run.dir out: every run gets a folder of its own)")
 
 
-def check_sweep_folder_free(folder: Path) -> None:
-    """Raises ResumeError if the multirun folder ``folder`` holds another sweep's jobs."""
-    if not folder.is_dir():
+def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
+    """Raises ResumeError if the multirun folder ``folder`` holds another sweep's jobs, unless
+    ``search`` (an ``hparams_search=``) and it holds that search's study (``optuna.db``): a restarted
+    search continues its study, its new trials numbered after the old ones."""
+    if not folder.is_dir() or (search and (folder / STUDY_FILE).is_file()):
         return
     jobs = sorted(p.name for p in folder.iterdir() if (p / RECORD).is_dir())
     if jobs or (folder / "summary.jsonl").exists():

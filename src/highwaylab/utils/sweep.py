@@ -20,6 +20,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from highwaylab.errors import ConfigError
+from highwaylab.utils.ranks import env_rank
 
 log = logging.getLogger(__name__)
 SUMMARY = "summary.jsonl"
@@ -31,7 +32,8 @@ def in_multirun() -> bool:
 
 
 def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | None = None) -> Path | None:
-    """Append this job's line to ``<sweep dir>/summary.jsonl``; does nothing outside a multirun.
+    """Append this job's line to ``<sweep dir>/summary.jsonl``; does nothing outside a multirun and on
+    any rank but zero (:func:`highwaylab.utils.ranks.env_rank`).
 
     The line holds ``job`` (Hydra's job number), ``overrides`` (the job's command-line overrides),
     ``output_dir``, ``status`` (``"ok"``, ``"failed"``, or ``"interrupted"``: stopped by SIGTERM or
@@ -41,7 +43,7 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
     Returns:
         The summary file, or ``None`` outside a multirun.
     """
-    if not in_multirun():
+    if not in_multirun() or env_rank() != 0:  # a DDP job is recorded once, by rank zero
         return None
     hc = HydraConfig.get()
     line = {"job": hc.job.num, "overrides": list(hc.overrides.task), "output_dir": hc.runtime.output_dir,

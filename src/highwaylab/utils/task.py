@@ -3,6 +3,7 @@ always closes the loggers."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sys
@@ -43,13 +44,21 @@ def user_error(err: BaseException | None) -> Exception | None:
 def close_loggers(failed: bool, interrupted: RunInterrupted | None = None) -> None:
     """Finish the W&B run of this process, if any, so that the next job of a sweep gets its own: with
     exit code 0, 1 if ``failed``, or, if ``interrupted``, the signal's code (143, 130) after marking
-    the run as preempted (to be resumed)."""
+    the run as preempted (to be resumed). A failure to close (W&B's helper process already gone)
+    is logged, never raised: it must not hide the run's outcome."""
     wandb = sys.modules.get("wandb")
     if wandb is not None and wandb.run is not None:
         log.info(f"Closing W&B run {wandb.run.name}")
-        if interrupted is not None:
-            wandb.run.mark_preempting()
-        wandb.finish(exit_code=interrupted.exit_code if interrupted is not None else int(failed))
+        try:
+            if interrupted is not None:
+                wandb.run.mark_preempting()
+            wandb.finish(exit_code=interrupted.exit_code if interrupted is not None else int(failed))
+        except Exception as err:  # e.g. SLURM's SIGTERM also stopped W&B's helper process (wandb-core)
+            # never replace the run's own outcome (a requeue, a clean end) by this failure
+            log.warning(f"W&B could not close run {wandb.run.id if wandb.run else ''} ({type(err).__name__}: "
+                        f"{err}); what it had received is in its run folder (wandb sync uploads it)")
+            with contextlib.suppress(Exception):
+                wandb.teardown()  # so that the next job of a sweep starts a fresh W&B run
 
 
 def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:

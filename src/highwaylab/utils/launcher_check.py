@@ -1,0 +1,135 @@
+"""Check the SLURM launcher's settings against the trainer's before anything is submitted.
+
+Under ``hydra/launcher=slurm`` (or ``slurm_cpu``) SLURM starts ``tasks_per_node`` processes on each
+of ``nodes`` nodes, and Lightning gives each its rank from SLURM's environment; a trainer that
+expects another number of processes hangs or fails inside the job, after its W&B run started. A
+request the partition cannot satisfy is refused by sbatch (``EnforcePartLimits``) or pends forever.
+:class:`LauncherCheck` refuses both in one line, naming the two keys, before Hydra builds the
+launcher. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from highwaylab.errors import ConfigError
+
+SWEPT = ("trainer", "trainer.devices", "trainer.num_nodes")  # read once per sweep by the launcher
+
+
+def is_slurm_launcher(config: DictConfig) -> bool:
+    """Whether ``hydra.launcher`` is hydra-submitit-launcher's SLURM launcher."""
+    target = str(OmegaConf.select(config, "hydra.launcher._target_", default="") or "")
+    return "submitit" in target and "Slurm" in target
+
+
+def check_slurm_launcher(config: DictConfig, overrides: list[str],
+                         partitions: dict[str, tuple[int, int]] | None) -> None:
+    """Raise ConfigError when the SLURM launcher and the trainer disagree.
+
+    Args:
+        config: the multirun's config (``hydra.launcher.*`` and ``trainer.*``).
+        overrides: the command line's overrides (``hydra.overrides.task``).
+        partitions: ``{partition: (CPUs, memory in MB)}`` of its largest node, the default partition
+            under the key ``""`` as well (:func:`sinfo_partitions`); ``None`` when SLURM cannot be
+            asked.
+
+    Raises:
+        ConfigError: ``trainer.devices`` not a number; the trainer swept (``trainer=cpu,ddp_cpu``);
+            ``tasks_per_node`` != ``trainer.devices``; ``nodes`` != ``trainer.num_nodes``;
+            ``cpus_per_task`` with ``cpus_per_gpu``; an unknown partition; more CPUs or memory per
+            node than the partition's nodes have.
+    """
+    for override in overrides:
+        key, _, value = override.lstrip("+~").partition("=")
+        if key in SWEPT and ("," in value or value.startswith(("range(", "choice(", "glob(", "interval("))):
+            raise ConfigError(f"{override}: the SLURM launcher reads the trainer once for the whole sweep "
+                              f"(its tasks_per_node and nodes follow trainer.devices and trainer.num_nodes). "
+                              f"Fix: run one sweep per trainer setting.")
+    launcher, trainer = config.hydra.launcher, config.trainer
+    devices = trainer.get("devices")
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise ConfigError(f"trainer.devices={devices!r}: under hydra/launcher=slurm give the number of "
+                          f"devices (processes) per node, e.g. trainer.devices=4; "
+                          f"hydra.launcher.tasks_per_node and gpus_per_node follow it")
+    nodes_wanted = trainer.get("num_nodes") or 1
+    pairs = (("tasks_per_node", launcher.get("tasks_per_node"), "trainer.devices", devices),
+             ("nodes", launcher.get("nodes"), "trainer.num_nodes", nodes_wanted))
+    for key, value, trainer_key, expected in pairs:
+        if value != expected:
+            raise ConfigError(f"hydra.launcher.{key}={value} but {trainer_key}={expected}: SLURM would start "
+                              f"{value} where Lightning expects {expected}. Fix: leave hydra.launcher.{key} "
+                              f"unset (it follows {trainer_key}), or set both to the same number.")
+    if launcher.get("cpus_per_task") is not None and launcher.get("cpus_per_gpu") is not None:
+        raise ConfigError("hydra.launcher.cpus_per_task and hydra.launcher.cpus_per_gpu are both set; sbatch "
+                          "refuses the pair. Fix: hydra.launcher.cpus_per_gpu=null (or cpus_per_task=null).")
+    if partitions is None:
+        return
+    partition = launcher.get("partition")
+    if partition is not None and str(partition) not in partitions:
+        known = ", ".join(sorted(p for p in partitions if p)) or "none"
+        raise ConfigError(f"hydra.launcher.partition={partition}: no such SLURM partition (sinfo lists: "
+                          f"{known}). Fix: hydra.launcher.partition=<one of them>, or null for the default.")
+    cpus, memory_mb = partitions.get(str(partition) if partition is not None else "", (None, None))
+    where = f"partition {partition}" if partition is not None else "the default partition"
+    per_task = launcher.get("cpus_per_task") or 1
+    if cpus is not None and per_task * devices > cpus:
+        raise ConfigError(f"hydra.launcher.cpus_per_task={per_task} x trainer.devices={devices} "
+                          f"processes = {per_task * devices} CPUs per node, but the nodes of {where} have "
+                          f"{cpus}. Fix: hydra.launcher.cpus_per_task={max(1, cpus // devices)} (or fewer "
+                          f"trainer.devices).")
+    mem_gb = launcher.get("mem_gb")
+    if memory_mb is not None and mem_gb is not None and mem_gb * 1024 > memory_mb:
+        raise ConfigError(f"hydra.launcher.mem_gb={mem_gb} per node, but the nodes of {where} have "
+                          f"{memory_mb / 1024:.1f} GB. Fix: "
+                          f"hydra.launcher.mem_gb={max(1, memory_mb // 1024)} or less.")
+
+
+def sinfo_partitions() -> dict[str, tuple[int, int]] | None:
+    """``{partition: (CPUs, memory in MB)}`` of each partition's largest node, from ``sinfo``; the
+    default partition (marked ``*``) also under ``""``. ``None`` when ``sinfo`` is missing or fails."""
+    try:
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%P %c %m"], capture_output=True, text=True,
+                             timeout=15, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found: dict[str, tuple[int, int]] = {}
+    for line in out.splitlines():
+        try:
+            name, cpus, memory = line.split()
+            cpus_n, memory_n = int(cpus), int(memory.rstrip("+"))
+        except ValueError:
+            continue
+        keys = [name.rstrip("*")] + ([""] if name.endswith("*") else [])
+        for key in keys:
+            old = found.get(key, (0, 0))
+            found[key] = (max(old[0], cpus_n), max(old[1], memory_n))
+    return found
+
+
+class LauncherCheck(Callback):
+    """Hydra callback: before a multirun under the SLURM launcher builds its launcher, check that
+    ``sbatch`` can be found and :func:`check_slurm_launcher`; a failure is one ``highwaylab:`` line on
+    stderr and exit status 1, before anything is submitted.
+
+    Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.launcher_check``).
+    """
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        if not is_slurm_launcher(config):
+            return
+        try:
+            if shutil.which("sbatch") is None:
+                raise ConfigError("hydra/launcher=slurm submits each job with SLURM's sbatch, which is not "
+                                  "on this machine's PATH. Fix: run the sweep on a SLURM login node (or, for "
+                                  "the test cluster, sudo bash tests/cluster/slurm.sh start).")
+            check_slurm_launcher(config, list(config.hydra.overrides.task), sinfo_partitions())
+        except ConfigError as err:
+            print(f"highwaylab: {err}", file=sys.stderr)
+            sys.exit(1)
