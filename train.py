@@ -9,16 +9,28 @@ import sys
 from pathlib import Path
 
 import hydra
+from hydra.errors import MissingConfigException
 from omegaconf import DictConfig
 
 os.environ.setdefault("HIGHWAYLAB_ROOT", str(Path(__file__).resolve().parent))
 
-from highwaylab.errors import RunInterrupted  # noqa: E402
-from highwaylab.train import optimized_metric, train  # noqa: E402
-from highwaylab.utils import register_resolvers, user_error  # noqa: E402
-from highwaylab.utils.resume import prepare_argv  # noqa: E402
-from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id  # noqa: E402
-from highwaylab.utils.sweep import in_multirun, nan_objective, record_job  # noqa: E402
+
+def interrupted_at_start_up() -> None:
+    """Ctrl-C (SIGINT) before the run's own signal handling is in place (the imports, composing the
+    config): one line, exit status 130, as the README says for a signal before training starts."""
+    print("highwaylab: interrupted by SIGINT during start-up: nothing was saved.", file=sys.stderr)
+    sys.exit(130)
+
+
+try:
+    from highwaylab.errors import RunInterrupted
+    from highwaylab.train import optimized_metric, train
+    from highwaylab.utils import register_resolvers, user_error
+    from highwaylab.utils.resume import prepare_argv
+    from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
+    from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
+except KeyboardInterrupt:
+    interrupted_at_start_up()
 
 log = logging.getLogger("highwaylab")
 register_resolvers()
@@ -75,5 +87,11 @@ def main(cfg: DictConfig) -> float | None:
 if __name__ == "__main__":
     # resume=<run folder> becomes the run's own overrides, its folder and its last checkpoint; bad
     # resumes and reused folders stop here, before Hydra writes anything (highwaylab.utils.resume)
-    sys.argv = prepare_argv(sys.argv, Path(__file__).resolve().parent / "conf")
-    main()
+    try:
+        sys.argv = prepare_argv(sys.argv, Path(__file__).resolve().parent / "conf")
+        main()
+    except KeyboardInterrupt:  # before the task wrapper's handlers (composing the config)
+        interrupted_at_start_up()
+    except MissingConfigException as err:  # --help/--cfg with an unknown option: Hydra raises it raw
+        print(f"highwaylab: {err}", file=sys.stderr)
+        sys.exit(1)

@@ -382,3 +382,109 @@ def test_a_search_that_cannot_give_best_parameters_is_one_line(overrides, messag
     assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
     final = [line for line in output.splitlines() if line.startswith("highwaylab: ")]
     assert len(final) == 1 and final[0].startswith(f"highwaylab: {message}"), output[-3000:]
+
+
+# --- third breaking pass (issue 11): rows found by a fresh hostile user -----------------------------
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["trainer.max_epochs=abc"], "trainer.max_epochs='abc' must be an integer >= -1 (-1: no limit)"),
+    (["trainer.max_epochs=1.5"], "trainer.max_epochs=1.5 must be an integer >= -1"),
+    (["+trainer.accumulate_grad_batches=0"], "trainer.accumulate_grad_batches=0 must be an integer >= 1"),
+    (["trainer.log_every_n_steps=-1"], "trainer.log_every_n_steps=-1 must be an integer >= 1"),
+    (["trainer.min_epochs=5"], "trainer.min_epochs=5 is more than trainer.max_epochs=1"),
+    (["module.compile=maybe"], "module.compile='maybe' must be true or false"),
+    (["logger=wandb", "logger.wandb.offline=no"], "logger.wandb.offline='no' must be true or false"),
+    (["run_name="], "run_name='' must be a non-empty plain name")])
+def test_values_lightning_would_fail_on_far_away_or_read_as_true_are_refused(overrides, message, tmp_path):
+    # before: AssertionError in Lightning's fit loop (max_epochs=abc, 1.5), ZeroDivisionError
+    # (accumulate 0), every step logged (-1), one epoch despite min_epochs=5, compile=maybe compiled,
+    # logger.wandb.offline=no logged offline, run_name= gave a nameless W&B run
+    with pytest.raises(Exception) as refused:
+        train(compose_cfg(TINY + overrides, tmp_path))
+    assert str(user_error(refused.value)).startswith(message)
+    assert not (tmp_path / "metrics.json").exists()
+
+
+@pytest.mark.slow
+def test_resume_refuses_a_new_seed_and_resumes_a_search_trial_as_one_run(tmp_path, data_dir):
+    from highwaylab.utils.resume import ResumeError, rewrite_argv
+
+    proc = run_train([*TINY, "test=false"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = tmp_path / "run"
+    # before: accepted; the run went on under seed 5, whose batch order the checkpoint is not of
+    changed = r"seed=5 cannot apply to the run's checkpoint: it changes seed \(0 -> 5\)"
+    with pytest.raises(ResumeError, match=changed):
+        rewrite_argv(["train.py", f"resume={run}", "seed=5", "trainer.max_epochs=2"], ROOT / "conf")
+    # a trial of hparams_search=...: before, resume= started a whole new 20-trial search (exit 0)
+    record = run / ".hydra" / "overrides.yaml"
+    record.write_text(yaml.safe_dump(yaml.safe_load(record.read_text()) + ["hparams_search=mnist_random"]))
+    argv = rewrite_argv(["train.py", f"resume={run}", "trainer.max_epochs=2"], ROOT / "conf")
+    assert not any(a.startswith("hparams_search=") for a in argv)
+    assert f"hydra.run.dir={run}" in argv and f"ckpt_path={run}/checkpoints/last.ckpt" in argv
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path):
+    import signal
+
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *TINY, f"hydra.run.dir={tmp_path}/run"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                            env=subprocess_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # a terminal's
+    time.sleep(1.0)  # during the imports
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in output, output[-3000:]
+    last = output.strip().splitlines()[-1]
+    assert last == "highwaylab: interrupted by SIGINT during start-up: nothing was saved."
+
+
+def test_help_with_an_unknown_option_is_not_a_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--help", "model=foo"],
+                          capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.startswith("highwaylab: In 'train': Could not find 'model/foo'")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("+data.foo=1", "data: TypeError: MNISTDataModule.__init__() got an unexpected keyword argument 'foo'."),
+    ("+trainer.foo=1", "trainer: TypeError: Trainer.__init__() got an unexpected keyword argument 'foo'."),
+    ("trainer.precision=8", "trainer: ValueError: Precision 8 is invalid."),
+    ("trainer.accelerator=tpu", "trainer: ModuleNotFoundError: Requirement 'torch_xla>=1.13' not met: this "
+                                "machine lacks what trainer.accelerator needs. Fix: trainer=cpu"),
+    ("optim.scheduler._target_=torch.optim.lr_scheduler.Nope",
+     "optim.scheduler._target_ cannot be imported")])
+def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, message, tmp_path):
+    # before: Hydra's "Error in call to target ..." with full_key (module.scheduler for the
+    # scheduler), no highwaylab line and no fix; for tpu, a hint to pip install torch_xla
+    with pytest.raises(ConfigError) as refused:
+        train(compose_cfg(TINY + [override], tmp_path))
+    assert str(refused.value).startswith(message) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["~model"], "the model group is missing (removed by ~model?): a run needs one; choose one, e.g. "
+                 "model=highway"),
+    (["optim.optimizer.momentum=2"], "optim.optimizer.momentum=2 is outside [0, 1)"),
+    (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=abc"],
+     "every_n_steps='abc' must be an integer >= 0"),
+    (["callbacks.last_checkpoint.filename=../../escaped"],
+     "callbacks.last_checkpoint.filename='../../escaped' must be a plain file name")])
+def test_more_values_found_by_the_third_pass_are_refused(overrides, message, tmp_path):
+    # before: an InterpolationKeyError traceback (~model); momentum 2 accepted and the run diverged
+    # with a fix about the learning rate; TypeError "'<' not supported" (every_n_steps=abc);
+    # last.ckpt written outside the run folder, where resume= cannot find it
+    with pytest.raises(Exception) as refused:
+        train(compose_cfg(TINY + overrides, tmp_path))
+    assert str(user_error(refused.value)).startswith(message)
+
+
+def test_a_run_without_its_record_is_refused_before_hydra_writes(tmp_path):
+    from highwaylab.utils.resume import ResumeError, rewrite_argv
+
+    # before: the run could never be resumed ("is not a run folder"), yet a new run in its folder
+    # was told to resume it
+    with pytest.raises(ResumeError, match=r"hydra\.output_subdir=null would leave the run without its"):
+        rewrite_argv(["train.py", "hydra.output_subdir=null", f"hydra.run.dir={tmp_path}/run"], ROOT / "conf")
+

@@ -15,6 +15,13 @@ from omegaconf import DictConfig, OmegaConf
 from highwaylab.errors import ConfigError
 
 MAX_SEED = 2**32 - 1
+# integer trainer keys Lightning accepts as anything (and then fails far from the cause, or ignores)
+INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
+            ("max_steps", -1, " (-1: no limit)"), ("accumulate_grad_batches", 1, " (1: a step per batch)"),
+            ("log_every_n_steps", 1, ""))
+INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50}
+# switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
+BOOL_KEYS = ("module.compile", "logger.wandb.offline")  # data.verify, data.download: the data module
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
 
 
@@ -29,7 +36,9 @@ def check_schedule(cfg: DictConfig) -> None:
     """Raises ConfigError for a run that would do something else than it says: ``test`` or
     ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
     ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
-    ``trainer.check_val_every_n_epoch`` below 1, and ``trainer.max_epochs=0`` (with no
+    ``trainer.check_val_every_n_epoch`` below 1, trainer counts that are not integers (``INT_KEYS``),
+    ``min_epochs`` above ``max_epochs``, switches that are not booleans (``BOOL_KEYS``), and
+    ``trainer.max_epochs=0`` (with no
     ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
     for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
         if key in cfg and not isinstance(cfg[key], bool):
@@ -42,6 +51,19 @@ def check_schedule(cfg: DictConfig) -> None:
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
                           "(validate by trainer.val_check_interval only)")
+    for key, low, meaning in INT_KEYS:
+        value = cfg.trainer.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise ConfigError(f"trainer.{key}={value!r} must be an integer >= {low}{meaning}, e.g. "
+                              f"trainer.{key}={INT_EXAMPLES.get(key, 1)}")
+    min_epochs, max_epochs = cfg.trainer.get("min_epochs"), cfg.trainer.get("max_epochs")
+    if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
+        raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
+                          f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
+    for key in BOOL_KEYS:
+        value = OmegaConf.select(cfg, key, default=None)
+        if value is not None and not isinstance(value, bool):
+            raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=false")
     for key in LIMIT_KEYS:
         limit = cfg.trainer.get(key)
         if limit is not None and not _is_limit(limit):

@@ -45,7 +45,11 @@ def main(argv: list[str] | None = None) -> Path:
     except FileNotFoundError as err:
         parser.error(str(err))
     out = args.out or args.sweep_dir / "report"
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        parser.error(f"--out {out}: cannot create the report folder there ({err.strerror or err}); "
+                     f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}")
 
     points = aggregate(jobs)
     rows = table_rows(points)

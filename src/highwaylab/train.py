@@ -59,6 +59,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     """
     job_start = time.time()
     startup = startup_seconds(job_start)  # the process's start-up (imports), for its first job
+    for group in ("model", "data", "optim", "trainer", "module"):
+        if not cfg.get(group):  # ~model removes the group the run is built from
+            raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
+                              f"choose one, e.g. {group}={DEFAULT_CHOICE.get(group, 'default')}")
     check_run(cfg)  # run_name stays inside outputs/
     check_schedule(cfg)
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
@@ -173,13 +177,13 @@ def build(cfg: DictConfig) -> Built:
     quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
-    datamodule = instantiate(cfg.data)
+    datamodule = instantiate_checked("data", cfg.data)
     log.info(f"Instantiating backbone <{cfg.model._target_}>")
-    net = instantiate(cfg.model, input_shape=datamodule.input_shape,
-                      num_classes=datamodule.num_classes)
+    net = instantiate_checked("model", cfg.model, input_shape=datamodule.input_shape,
+                              num_classes=datamodule.num_classes)
     log.info(f"Instantiating module <{cfg.module._target_}>")
-    module = instantiate(cfg.module, net=net, num_classes=datamodule.num_classes,
-                         input_shape=datamodule.input_shape)  # its example input: FLOPs in the summary
+    module = instantiate_checked("module", cfg.module, net=net, num_classes=datamodule.num_classes,
+                                 input_shape=datamodule.input_shape)  # example input: FLOPs in the summary
     callbacks = instantiate_group(cfg.get("callbacks"))
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
@@ -201,7 +205,10 @@ def build(cfg: DictConfig) -> Built:
                                          **progress_bar)
     except InstantiationException as err:
         if not isinstance(err.__cause__, MisconfigurationException):
-            raise
+            error = config_error("trainer", err)
+            if error is None:
+                raise
+            raise error from err
         if str(cfg.trainer.get("accelerator")) in ("gpu", "cuda") and not torch.cuda.is_available():
             raise ConfigError(f"trainer: {err.__cause__} Fix: on a machine without a GPU use trainer=cpu, "
                               "or trainer=ddp_cpu for 2 CPU processes.") from err
@@ -241,6 +248,49 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             log.info(f"trainer.precision={cfg.trainer.precision} runs as {trainer.precision} here "
                      f"(Lightning's choice for {type(trainer.accelerator).__name__}); recorded as such")
             cfg.trainer.precision = str(trainer.precision)
+
+
+DEFAULT_CHOICE = {"model": "highway", "data": "mnist", "optim": "sgd", "trainer": "default"}
+# the config keys that the module's arguments come from (conf/train.yaml interpolates them)
+SET_BY = {"module.optimizer": "optim.optimizer", "module.scheduler": "optim.scheduler"}
+
+
+def instantiate_checked(key: str, node: DictConfig, **kwargs: Any) -> Any:
+    """``instantiate(node, **kwargs)``; a config fault that Hydra reports as a raw
+    ``InstantiationException`` becomes a one-line :func:`config_error` naming the key."""
+    try:
+        return instantiate(node, **kwargs)
+    except InstantiationException as err:
+        error = config_error(key, err)
+        if error is None:
+            raise
+        raise error from err
+
+
+def config_error(key: str, err: InstantiationException) -> ConfigError | None:
+    """``err`` as a one-line ConfigError naming the config key, when its cause is the config's fault: a
+    ``_target_`` that cannot be imported (a typo), an argument the target does not take
+    (``+trainer.foo=1``), or a value the constructor rejects (``trainer.precision=8``,
+    ``trainer.accelerator=tpu``); ``None`` for a user error already typed (reported as it is) or a
+    bug (raised with its traceback)."""
+    from highwaylab.utils import user_error
+
+    cause = err.__cause__
+    if user_error(err) is not None or not isinstance(cause, ImportError | TypeError | ValueError):
+        return None
+    where = str(err).split("full_key: ")[-1].strip().splitlines()[0] if "full_key: " in str(err) else key
+    where = SET_BY.get(where, where)
+    detail = " ".join(str(cause).split())
+    if isinstance(cause, ImportError) and "Error locating target" in str(err):
+        return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: correct the class path, "
+                           f"or choose a preset (python train.py --help lists them)")
+    if isinstance(cause, ImportError) and where == "trainer":  # e.g. accelerator=tpu without torch_xla
+        detail = detail.split(" HINT:")[0].rstrip(".")
+        return ConfigError(f"trainer: {type(cause).__name__}: {detail}: this machine lacks what "
+                           f"trainer.accelerator needs. Fix: trainer=cpu (or "
+                           f"trainer=gpu where CUDA is)")
+    return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
+                       f"(python train.py --cfg job shows the config)")
 
 
 def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:

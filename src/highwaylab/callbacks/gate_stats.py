@@ -62,8 +62,8 @@ class GateStatsMonitor(L.Callback):
     def __init__(self, every_n_steps: int = 200, num_examples: int = 1000, seed: int = 0,
                  closed_below: float = 0.1, open_above: float = 0.9, per_layer_scalars: bool = False
                  ) -> None:
-        if every_n_steps < 0:
-            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 0 (0: epoch ends only)")
+        if isinstance(every_n_steps, bool) or not isinstance(every_n_steps, int) or every_n_steps < 0:
+            raise ConfigError(f"every_n_steps={every_n_steps!r} must be an integer >= 0 (0: epoch ends only)")
         if num_examples < 1:
             raise ConfigError(f"num_examples={num_examples} must be >= 1")
         if not 0 < closed_below <= open_above < 1:

@@ -50,8 +50,8 @@ class LayerGradNormMonitor(L.Callback):
 
     def __init__(self, every_n_steps: int = 200, vanishing_ratio: float = 1e-3,
                  exploding_ratio: float = 1e3, per_layer_scalars: bool = False) -> None:
-        if every_n_steps < 1:
-            raise ConfigError(f"every_n_steps={every_n_steps} must be >= 1")
+        if isinstance(every_n_steps, bool) or not isinstance(every_n_steps, int) or every_n_steps < 1:
+            raise ConfigError(f"every_n_steps={every_n_steps!r} must be an integer >= 1")
         if not 0 < vanishing_ratio < 1 < exploding_ratio:
             raise ConfigError(f"need 0 < vanishing_ratio ({vanishing_ratio}) < 1 < exploding_ratio "
                              f"({exploding_ratio})")

@@ -60,6 +60,11 @@ class LatestCheckpoint(Checkpoint):
             if value is not None and bad:
                 raise ConfigError(f"callbacks.last_checkpoint.{key}={value!r} must be a positive number "
                                   "or null")
+        if not isinstance(filename, str) or not filename.strip() or any(c in filename for c in "/\\") \
+                or ".." in filename:
+            raise ConfigError(f"callbacks.last_checkpoint.filename={filename!r} must be a plain file name "
+                              f"without '/', '\\' or '..' (resume= looks for checkpoints/last.ckpt), "
+                              f"e.g. last")
         self.dirpath = dirpath
         self.filename = filename
         self.every_n_train_steps = every_n_train_steps

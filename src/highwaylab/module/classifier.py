@@ -239,6 +239,11 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
                 raise ConfigError(f"{group}.{key}={value!r} must be a number{hint}.")
             if not math.isfinite(value):
                 raise ConfigError(f"{group}.{key}={value!r} must be finite{hint}.")
+        momentum = part.keywords.get("momentum")
+        if group == "optim.optimizer" and isinstance(momentum, numbers.Real) and not 0 <= momentum < 1:
+            raise ConfigError(f"optim.optimizer.momentum={momentum!r} is outside [0, 1): the velocity would "
+                              f"grow by that factor every step and the run diverge. Fix: e.g. "
+                              f"optim.optimizer.momentum=0.9 (0: none)")
         gamma = part.keywords.get("gamma")
         if group == "optim.scheduler" and gamma is not None and not isinstance(gamma, Tensor) \
                 and not 0 < gamma <= 1:

@@ -61,7 +61,7 @@ RUN_FILES = (RECORD, "checkpoints", "metrics.json", "wandb", "config_resolved.ya
 # overrides that say where and from what a run resumes: a resume sets its own
 WHERE = ("hydra.run.dir", "hydra.output_subdir", "hydra.job.name", "ckpt_path", "resume")
 # config subtrees a checkpoint is bound to, and the keys in them that may still change on resume
-BOUND = ("model", "depth", "width", "optim", "data", "module")
+BOUND = ("model", "depth", "width", "optim", "data", "module", "seed")  # seed: the batch order
 FREE = {"data": {"data_dir", "num_workers", "pin_memory", "download", "verify", "verify_md5"},
         "module": {"compile"}}
 # what identifies the run that wrote a checkpoint, compared with its run's .hydra/config.yaml
@@ -118,6 +118,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         del values["resume"]
     for value in _sweep_values(values.get("run_name")):
         check_run_name(value)
+    if values.get("hydra.output_subdir") in ("null", "", "~"):
+        raise ResumeError("hydra.output_subdir=null would leave the run without its record (.hydra/: its "
+                          "config and overrides), so resume= could never continue it; leave "
+                          "hydra.output_subdir out")
 
     if "resume" in values:
         run = resume_folder(values["resume"])
@@ -131,6 +135,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
         extra = [o for o in overrides if _key_value(o)[0] != "resume"]
         own = run_overrides(run)
+        if any(_key_value(o)[0] == "hparams_search" for o in own):
+            # a trial of a search: its sampled values are among its overrides; resumed as one run,
+            # not as a new search (hparams_search sets hydra.mode=MULTIRUN)
+            own = [o for o in own if _key_value(o)[0] != "hparams_search"]
         ckpt = run / LAST_CKPT
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
@@ -215,6 +223,9 @@ def check_run_name(value: Any) -> None:
     if value is None:
         return
     text = str(value)
+    if not text.strip():
+        raise ResumeError(f"run_name={text!r} must be a non-empty plain name: it names the run's folder "
+                          "under outputs/ and its W&B run; e.g. run_name=my-run (or leave it out)")
     if "/" in text or "\\" in text or ".." in text:
         raise ResumeError(f"run_name={text} must be a plain name, without '/', '\\' or '..': it names "
                           "the run's folder under outputs/ and its W&B run; e.g. run_name=my-run")
