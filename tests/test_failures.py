@@ -488,3 +488,22 @@ def test_a_run_without_its_record_is_refused_before_hydra_writes(tmp_path):
     with pytest.raises(ResumeError, match=r"hydra\.output_subdir=null would leave the run without its"):
         rewrite_argv(["train.py", "hydra.output_subdir=null", f"hydra.run.dir={tmp_path}/run"], ROOT / "conf")
 
+
+
+def test_a_dataset_contradicting_the_data_choice_is_refused(tmp_path):
+    # before: data=fashion_mnist data.dataset=mnist trained on MNIST in a run named fashion_mnist-...
+    cfg = compose_cfg(TINY + ["data=fashion_mnist", "data.dataset=mnist"], tmp_path)
+    with pytest.raises(ConfigError, match=r"data\.dataset=mnist contradicts data=fashion_mnist"):
+        train(cfg)
+
+
+@pytest.mark.slow
+def test_a_search_for_a_metric_no_run_logs_is_refused_before_any_trial(tmp_path):
+    # before: every trial trained, then failed with "optimized_metric=val/acx was not logged"
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", "hparams_search=mnist_random",
+                           "optimized_metric=val/acx", f"hydra.sweep.dir={tmp_path}/sweep"],
+                          capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "highwaylab: optimized_metric=val/acx is not a metric of the run")
+    assert not list((tmp_path / "sweep").glob("*_mnist-*"))  # no trial ran

@@ -22,6 +22,7 @@ INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
 INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
 BOOL_KEYS = ("module.compile", "logger.wandb.offline")  # data.verify, data.download: the data module
+DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
 
 
@@ -60,6 +61,11 @@ def check_schedule(cfg: DictConfig) -> None:
     if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
                           f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
+    chosen = _choice("data")
+    dataset = OmegaConf.select(cfg, "data.dataset", default=None)
+    if chosen in DATASETS and dataset is not None and dataset != chosen:
+        raise ConfigError(f"data.dataset={dataset} contradicts data={chosen} (whose name the run's folder, "
+                          f"name and tags carry). Fix: data={dataset} instead")
     for key in BOOL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
         if value is not None and not isinstance(value, bool):
@@ -131,3 +137,11 @@ def check_slurm_tasks(cfg: DictConfig, environ: dict[str, str] | None = None) ->
                           f"nodes), but trainer.devices={devices} x trainer.num_nodes={nodes} processes are "
                           f"expected. Fix: leave hydra.launcher.tasks_per_node and nodes unset (they follow "
                           f"the trainer), or set them to the same numbers.")
+
+
+def _choice(group: str) -> str | None:
+    """The option chosen for ``group`` (``data=mnist``), when Hydra runs this process."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return HydraConfig.get().runtime.choices.get(group) if HydraConfig.initialized() else None
+

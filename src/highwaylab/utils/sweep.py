@@ -111,9 +111,15 @@ class SweepSummary(Callback):
             sys.exit(1)
 
 
+# the metrics every run writes into metrics.json (highwaylab.module.ClassifierModule), which a search
+# can optimise
+RUN_METRICS = ("val/acc_best", "val/acc", "val/loss", "train/loss", "train/acc", "test/acc", "test/loss")
+
+
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
-    (it seeds the Optuna sampler as well as every job) and ``hydra.sweeper.n_trials`` and
+    (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
+    ``RUN_METRICS``) and ``hydra.sweeper.n_trials`` and
     ``n_jobs`` (integers >= 1). A bad value is one ``highwaylab:`` line on stderr and exit status 1,
     instead of optuna's traceback or, for ``n_trials=0``, a search that fails at its end.
 
@@ -125,6 +131,10 @@ class SweepCheck(Callback):
 
         try:
             check_seed(config.get("seed"))
+            metric = config.get("optimized_metric")
+            if "n_trials" in config.hydra.sweeper and metric is not None and metric not in RUN_METRICS:
+                raise ConfigError(f"optimized_metric={metric} is not a metric of the run, so every trial "
+                                  f"would train and then fail; choose one of {', '.join(RUN_METRICS)}")
             for key in ("n_trials", "n_jobs"):
                 if key not in config.hydra.sweeper:  # the basic sweeper has neither
                     continue
