@@ -316,7 +316,8 @@ def test_an_epoch_log_key_the_run_does_not_log_is_named_once(tmp_path, data_dir,
                       + ["trainer.max_epochs=2", "callbacks.epoch_log.keys=[train/loss,val/acx]"], tmp_path)
     with caplog.at_level("INFO", logger="highwaylab.callbacks.epoch_log"):
         train(cfg)
-    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    warned = [r.getMessage() for r in caplog.records
+              if r.levelname == "WARNING" and r.name == "highwaylab.callbacks.epoch_log"]
     assert len(warned) == 1
     assert warned[0].startswith("callbacks.epoch_log.keys: val/acx not logged by this run")
     assert "val/acc" in warned[0]  # the keys that are logged, to pick from
