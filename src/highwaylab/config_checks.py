@@ -57,10 +57,6 @@ def check_schedule(cfg: DictConfig) -> None:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
             raise ConfigError(f"trainer.{key}={value!r} must be an integer >= {low}{meaning}, e.g. "
                               f"trainer.{key}={INT_EXAMPLES.get(key, 1)}")
-    min_epochs, max_epochs = cfg.trainer.get("min_epochs"), cfg.trainer.get("max_epochs")
-    if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
-        raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
-                          f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
     chosen = _choice("data")
     dataset = OmegaConf.select(cfg, "data.dataset", default=None)
     if chosen in DATASETS and dataset is not None and dataset != chosen:
@@ -90,6 +86,10 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError("trainer.limit_train_batches=0 trains nothing, and test=true would then "
                               "report the untrained network as the run's result. Fix: "
                               "trainer.limit_train_batches=1.0 (all) or a number of batches, or test=false.")
+    min_epochs, max_epochs = cfg.trainer.get("min_epochs"), cfg.trainer.get("max_epochs")
+    if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
+        raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
+                          f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
 
 
 def _is_limit(value: Any) -> bool:
