@@ -25,7 +25,7 @@ def interrupted_at_start_up() -> None:
 try:
     from highwaylab.errors import RunInterrupted
     from highwaylab.train import optimized_metric, train
-    from highwaylab.utils import register_resolvers, user_error
+    from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
@@ -60,7 +60,7 @@ def main(cfg: DictConfig) -> float | None:
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)
-        where = str(err).split("full_key: ")[-1].strip() if "full_key: " in str(err) else ""
+        where = full_key(err)
         message = f"{user or repr(err)}" + (f" [config key: {where}]" if where else "")
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])

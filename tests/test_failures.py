@@ -465,8 +465,8 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
 
 
 @pytest.mark.parametrize(("overrides", "message"), [
-    (["~model"], "the model group is missing (removed by ~model?): a run needs one; choose one, e.g. "
-                 "model=highway"),
+    (["~model"], "the model group is missing (removed by ~model?): a run needs one; choose one of "
+                 "those python train.py --help lists, or leave ~model out"),
     (["optim.optimizer.momentum=2"], "optim.optimizer.momentum=2 is outside [0, 1)"),
     (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=abc"],
      "every_n_steps='abc' must be an integer >= 0"),

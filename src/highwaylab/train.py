@@ -28,7 +28,7 @@ from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
 from highwaylab.config_checks import check_schedule, check_seed, check_slurm_tasks
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
-from highwaylab.utils import instantiate_group, print_config_tree, task_wrapper
+from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
@@ -62,7 +62,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     for group in ("model", "data", "optim", "trainer", "module"):
         if not cfg.get(group):  # ~model removes the group the run is built from
             raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
-                              f"choose one, e.g. {group}={DEFAULT_CHOICE.get(group, 'default')}")
+                              f"choose one of those python train.py --help lists, or leave ~{group} out")
     check_run(cfg)  # run_name stays inside outputs/
     check_schedule(cfg)
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
@@ -250,7 +250,6 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             cfg.trainer.precision = str(trainer.precision)
 
 
-DEFAULT_CHOICE = {"model": "highway", "data": "mnist", "optim": "sgd", "trainer": "default"}
 # the config keys that the module's arguments come from (conf/train.yaml interpolates them)
 SET_BY = {"module.optimizer": "optim.optimizer", "module.scheduler": "optim.scheduler"}
 
@@ -273,12 +272,10 @@ def config_error(key: str, err: InstantiationException) -> ConfigError | None:
     (``+trainer.foo=1``), or a value the constructor rejects (``trainer.precision=8``,
     ``trainer.accelerator=tpu``); ``None`` for a user error already typed (reported as it is) or a
     bug (raised with its traceback)."""
-    from highwaylab.utils import user_error
-
     cause = err.__cause__
     if user_error(err) is not None or not isinstance(cause, ImportError | TypeError | ValueError):
         return None
-    where = str(err).split("full_key: ")[-1].strip().splitlines()[0] if "full_key: " in str(err) else key
+    where = full_key(err) or key
     where = SET_BY.get(where, where)
     detail = " ".join(str(cause).split())
     if isinstance(cause, ImportError) and "Error locating target" in str(err):

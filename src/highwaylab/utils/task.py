@@ -41,6 +41,12 @@ def user_error(err: BaseException | None) -> Exception | None:
     return None
 
 
+def full_key(err: BaseException) -> str | None:
+    """The config key that Hydra names in an instantiation error (its ``full_key: <key>`` line)."""
+    text = str(err)
+    return text.split("full_key: ")[-1].strip().splitlines()[0] if "full_key: " in text else None
+
+
 def close_loggers(failed: bool, interrupted: RunInterrupted | None = None) -> None:
     """Finish the W&B run of this process, if any, so that the next job of a sweep gets its own: with
     exit code 0, 1 if ``failed``, or, if ``interrupted``, the signal's code (143, 130) after marking
