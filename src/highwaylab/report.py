@@ -7,6 +7,10 @@ Writes into ``<sweep dir>/report/`` (or ``--out``):
 - ``loss_curves.png``: the training-loss curves, one panel per depth;
 - ``table.md`` and ``table.csv``: the same numbers (and the failed jobs, with their errors).
 
+Each point is one model and depth (and value of any other key the sweep varies); its ``seeds`` are
+the distinct seeds of its jobs: jobs that repeat a seed count once (see
+:mod:`highwaylab.analysis.sweep_report`), with a one-line warning on stderr.
+
 It also logs them to a W&B run of ``job_type`` ``report`` in the sweep's group
 (``sweep-<sweep folder name>``): offline unless ``WANDB_MODE`` says otherwise, so that it works
 from the files alone, without network; ``--no-wandb`` skips it.
@@ -17,7 +21,11 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import sys
+import tempfile
+import warnings
 from pathlib import Path
+from typing import NoReturn
 
 from highwaylab.analysis.plots import to_rgb
 from highwaylab.analysis.sweep_report import (
@@ -39,28 +47,39 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
     args = parser.parse_args(argv)
     if not args.sweep_dir.is_dir():
-        parser.error(f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
-    try:
-        jobs = collect_jobs(args.sweep_dir)
-    except FileNotFoundError as err:
-        parser.error(str(err))
+        fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
+    with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
+        warnings.simplefilter("always")
+        try:
+            jobs = collect_jobs(args.sweep_dir)
+        except FileNotFoundError as err:
+            fail(parser, str(err))
+        points = aggregate(jobs)
+    for warning in caught:
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     out = args.out or args.sweep_dir / "report"
+    writable = f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}"
+    if out.exists() and not out.is_dir():
+        fail(parser, f"--out {out} is a file, not a folder: {writable}")
     try:
         out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):  # an existing folder may still refuse files (/proc, full disk)
+            pass
     except OSError as err:
-        parser.error(f"--out {out}: cannot create the report folder there ({err.strerror or err}); "
-                     f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}")
+        fail(parser, f"--out {out}: cannot write the report there ({err.strerror or err}); {writable}")
 
-    points = aggregate(jobs)
     rows = table_rows(points)
     figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
-    for name, fig in figures.items():
-        fig.savefig(out / f"{name}.png", dpi=120)
-    (out / "table.md").write_text(markdown_table(rows, jobs))
-    with (out / "table.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model", "depth"])
-        writer.writeheader()
-        writer.writerows(rows)
+    try:
+        for name, fig in figures.items():
+            fig.savefig(out / f"{name}.png", dpi=120)
+        (out / "table.md").write_text(markdown_table(rows, jobs, points))
+        with (out / "table.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model", "depth"])
+            writer.writeheader()
+            writer.writerows(rows)
+    except OSError as err:
+        fail(parser, f"--out {out}: writing the report failed ({err.strerror or err}); {writable}")
     print((out / "table.md").read_text())
     print(f"Report written to {out}")
     if not points:
@@ -68,6 +87,12 @@ def main(argv: list[str] | None = None) -> Path:
     if not args.no_wandb:
         log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
     return out
+
+
+def fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """Exit with status 2 (argparse's, for bad arguments) after ``<prog>: error: <message>``, one line
+    (argparse's own ``parser.error`` prints the usage first)."""
+    parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
 def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jobs: list,

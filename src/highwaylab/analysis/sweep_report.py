@@ -1,9 +1,20 @@
 """The depth report of a multirun [TVDN Figure 1]: final training loss and test accuracy against
 depth, one line per model, seeds as mean +- standard deviation; training-loss curves per depth.
 
-Everything is read from the sweep's files: each job folder's ``.hydra/`` (model, depth, seed),
-``metrics.json``, and its offline W&B run (the ``train/loss_step`` history), plus the sweep's
-``summary.jsonl`` (failed jobs and their errors).
+Everything is read from the sweep's files: each job folder's ``.hydra/`` (model, depth and seed from
+``config.yaml`` and ``hydra.yaml``, the job's overrides from ``overrides.yaml``), ``metrics.json``,
+and its offline W&B run (the ``train/loss_step`` history), plus the sweep's ``summary.jsonl``
+(failed jobs and their errors).
+
+**What a point is, and what its seeds are** (:func:`aggregate`). The finished jobs are grouped by
+model, depth and every other key the sweep varies (an override whose value differs between the
+finished jobs, e.g. ``optim.optimizer.lr`` or ``width``), everything but ``seed``: jobs that differ
+in anything but their seed are never averaged as if they were seeds of one configuration; such keys
+become columns of the table and part of each line's label. Within a group, ``seeds`` (``n``) is the
+number of *distinct* seeds. Jobs that repeat a seed of their group (the same overrides run twice,
+e.g. ``-m seed=0,0``) are not independent draws: they are counted as one seed whose result is the
+mean of theirs, the mean and standard deviation are taken over the distinct seeds, and each such
+group is reported in one warning line (and under the table) naming the seed and the jobs.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
+import yaml
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -28,11 +40,14 @@ from highwaylab.utils.sweep import read_summary  # noqa: E402
 from highwaylab.utils.wandb_offline import read_history  # noqa: E402
 
 LOSS, ACC, STEP = "train/loss", "test/acc", "trainer/global_step"
+NOT_SWEPT = ("seed", "model", "depth")  # the seed is what a point averages over; model and depth place it
+STATS = ("seeds", "jobs", "train_loss_mean", "train_loss_std", "test_acc_mean", "test_acc_std")
 
 
 @dataclass
 class Job:
-    """One job of the sweep: its folder, model, depth, seed, final metrics and loss curve."""
+    """One job of the sweep: its folder, model, depth, seed, final metrics, loss curve and overrides
+    (``{key: value}`` of its ``.hydra/overrides.yaml``; see :func:`parse_overrides`)."""
 
     folder: Path
     model: str
@@ -42,6 +57,7 @@ class Job:
     metrics: dict = field(default_factory=dict)
     error: str | None = None
     curve: list[tuple[int, float]] = field(default_factory=list)  # (step, train/loss_step)
+    overrides: dict[str, str | None] = field(default_factory=dict)
 
 
 def collect_jobs(sweep_dir: str | Path) -> list[Job]:
@@ -59,6 +75,8 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         try:
             cfg = OmegaConf.load(config)
             choices = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra.runtime.choices
+            given = folder / ".hydra" / "overrides.yaml"  # absent only in jobs not written by Hydra
+            overrides = parse_overrides((yaml.safe_load(given.read_text()) or []) if given.is_file() else [])
         except Exception as err:  # a damaged record: the job cannot be placed on the plot
             warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
                           stacklevel=2)
@@ -72,11 +90,46 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         status = "ok" if metrics else (recorded or "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
-                        loss_curve(folder)))
+                        loss_curve(folder), overrides))
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>")
     return jobs
+
+
+def parse_overrides(lines: object) -> dict[str, str | None]:
+    """``{key: value}`` of Hydra's override strings (a job's ``.hydra/overrides.yaml``): ``key=value``,
+    ``+key=value`` and ``++key=value`` give ``value`` as written; ``~key`` (a deletion) gives None.
+
+    Raises:
+        ValueError: ``lines`` is not a list of strings.
+    """
+    if not isinstance(lines, (list, tuple)):
+        raise ValueError(f"overrides must be a list of strings, not {type(lines).__name__}")
+    out: dict[str, str | None] = {}
+    for line in lines:
+        if not isinstance(line, str):
+            raise ValueError(f"override {line!r} is not a string")
+        key, eq, value = line.partition("=")
+        out[key.lstrip("+~")] = None if key.startswith("~") else value if eq else ""
+    return out
+
+
+def swept_keys(jobs: list[Job]) -> list[str]:
+    """The override keys, other than seed, model and depth, whose value differs between the finished
+    jobs (a key that a job does not override counts as one more value), sorted."""
+    done = [j for j in jobs if j.status == "ok"]
+    keys = sorted({k for j in done for k in j.overrides} - set(NOT_SWEPT))
+    return [k for k in keys if len({swept_value(j, k) for j in done}) > 1]
+
+
+def swept_value(job: Job, key: str) -> str:
+    """The value of override ``key`` in ``job`` as written; ``"(deleted)"`` for ``~key``, and
+    ``"(default)"`` if the job does not override it."""
+    if key not in job.overrides:
+        return "(default)"
+    value = job.overrides[key]
+    return "(deleted)" if value is None else value
 
 
 def loss_curve(folder: Path) -> list[tuple[int, float]]:
@@ -95,13 +148,28 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
 
 @dataclass
 class Point:
-    """Mean and standard deviation over the seeds of one (model, depth)."""
+    """Mean and standard deviation over the distinct seeds of one (model, depth, swept keys).
+
+    ``seeds`` holds each distinct seed once (sorted), ``loss`` and ``acc`` one value per seed (the
+    mean over the jobs of that seed, see the module docstring), ``jobs`` the folder names of all
+    the group's jobs, ``repeats`` ``{seed: [job folder names]}`` of the seeds run by more than one
+    job, and ``variant`` the ``(key, value)`` of each swept key (:func:`swept_keys`,
+    :func:`swept_value`).
+    """
 
     model: str
     depth: int
     seeds: list[int]
     loss: list[float]
     acc: list[float]
+    variant: tuple[tuple[str, str], ...] = ()
+    jobs: list[str] = field(default_factory=list)
+    repeats: dict[int, list[str]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The model and the swept keys, e.g. ``"highway optim.optimizer.lr=0.01"``."""
+        return " ".join([self.model, *(f"{k}={v}" for k, v in self.variant)])
 
     @property
     def loss_mean(self) -> float:
@@ -113,29 +181,60 @@ class Point:
 
     @staticmethod
     def spread(values: list[float]) -> float:
+        """The sample standard deviation (n - 1) of ``values``; 0 for fewer than two."""
         return statistics.stdev(values) if len(values) > 1 else 0.0
+
+    def repeats_note(self) -> str | None:
+        """One line naming the seeds of this point that more than one job ran, or None."""
+        if not self.repeats:
+            return None
+        each = "; ".join(f"seed {seed} ran in {len(names)} jobs ({', '.join(names)})"
+                         for seed, names in sorted(self.repeats.items()))
+        return (f"{self.label} depth {self.depth}: {each}: each seed is counted once, with the mean of its "
+                f"jobs' results (n = {len(self.seeds)} distinct seeds, from {len(self.jobs)} jobs)")
 
 
 def aggregate(jobs: list[Job]) -> list[Point]:
-    """One :class:`Point` per (model, depth) over the finished jobs, sorted by model then depth."""
-    groups: dict[tuple[str, int], Point] = {}
+    """One :class:`Point` per (model, depth, values of the swept keys) over the finished jobs, sorted
+    by model, swept values, then depth; the statistics are over distinct seeds (module docstring).
+
+    Warns:
+        UserWarning: one line per point whose seeds were repeated (:meth:`Point.repeats_note`).
+    """
+    keys = swept_keys(jobs)
+    groups: dict[tuple, dict[int, list[Job]]] = {}
     for job in jobs:
         if job.status != "ok":
             continue
-        point = groups.setdefault((job.model, job.depth), Point(job.model, job.depth, [], [], []))
-        point.seeds.append(job.seed)
-        point.loss.append(float(job.metrics.get(LOSS, math.nan)))
-        point.acc.append(float(job.metrics.get(ACC, math.nan)))
-    return [groups[k] for k in sorted(groups)]
+        variant = tuple((k, swept_value(job, k)) for k in keys)
+        groups.setdefault((job.model, variant, job.depth), {}).setdefault(job.seed, []).append(job)
+    points = []
+    for (model, variant, depth), by_seed in sorted(groups.items()):
+        seeds = sorted(by_seed)
+        point = Point(model, depth, seeds,
+                      [statistics.fmean(_metric(j, LOSS) for j in by_seed[s]) for s in seeds],
+                      [statistics.fmean(_metric(j, ACC) for j in by_seed[s]) for s in seeds], variant,
+                      [j.folder.name for s in seeds for j in by_seed[s]],
+                      {s: [j.folder.name for j in by_seed[s]] for s in seeds if len(by_seed[s]) > 1})
+        if point.repeats:
+            warnings.warn(point.repeats_note(), stacklevel=2)
+        points.append(point)
+    return points
+
+
+def _metric(job: Job, key: str) -> float:
+    value = job.metrics.get(key)
+    return math.nan if value is None else float(value)  # null: NaN written by the job
 
 
 def depth_figure(points: list[Point]) -> Figure:
-    """Final training loss (log scale) and test accuracy against depth, one line per model."""
+    """Final training loss (log scale) and test accuracy against depth, one line per model (and values
+    of the swept keys, :attr:`Point.label`), a dot per distinct seed."""
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    by_model = defaultdict(list)
+    by_model = defaultdict(list)  # one line per model and values of the swept keys
     for p in points:
-        by_model[p.model].append(p)
-    for model, pts in sorted(by_model.items()):
+        by_model[p.label].append(p)
+    for model, pts in by_model.items():
         depths = [p.depth for p in pts]
         for ax, mean, values, scale in ((ax_loss, "loss_mean", "loss", 1), (ax_acc, "acc_mean", "acc", 100)):
             line = ax.errorbar(depths, [scale * getattr(p, mean) for p in pts],
@@ -153,7 +252,8 @@ def depth_figure(points: list[Point]) -> Figure:
         ax.set_xticks(sorted({p.depth for p in points}), [str(d) for d in sorted({p.depth for p in points})])
         ax.xaxis.set_minor_formatter(NullFormatter())  # only the swept depths are labelled
         ax.grid(alpha=0.3)
-        ax.legend()
+        if points:  # no finished job: an empty plot, without matplotlib's warning of an empty legend
+            ax.legend()
     fig.suptitle("Depth against final training loss and test accuracy (mean +- std over seeds)")
     fig.tight_layout()
     return fig
@@ -170,12 +270,14 @@ def curves_figure(jobs: list[Job]) -> Figure:
     fig, axes = plt.subplots(1, len(depths), figsize=(3.2 * len(depths) + 1, 3.6), squeeze=False,
                              sharey=True)
     colours = {m: f"C{i}" for i, m in enumerate(sorted({j.model for j in jobs}))}
+    keys = swept_keys(jobs)
     for ax, depth in zip(axes[0], depths, strict=True):
         for job in (j for j in jobs if j.depth == depth and j.curve):
             steps, losses = zip(*job.curve, strict=True)
             ax.plot(steps, losses, color=colours[job.model], alpha=0.9 if job.seed == 0 else 0.5,
                     marker="o" if len(steps) < 5 else None,  # a single epoch mean stays visible
-                    label=f"{job.model} s{job.seed}")
+                    label=" ".join([job.model, *(f"{k}={swept_value(job, k)}" for k in keys),
+                                    f"s{job.seed}"]))
         ax.set_title(f"depth {depth}")
         ax.set_xlabel("step")
         ax.set_yscale("log")
@@ -187,20 +289,28 @@ def curves_figure(jobs: list[Job]) -> Figure:
 
 
 def table_rows(points: list[Point]) -> list[dict]:
-    """The table: model, depth, seeds, mean and std of final training loss and test accuracy."""
-    return [{"model": p.model, "depth": p.depth, "seeds": len(p.seeds),
-             "train_loss_mean": p.loss_mean, "train_loss_std": Point.spread(p.loss),
+    """The table: model, depth, the swept keys' values (if any), the number of distinct seeds and of
+    jobs, mean and std over the seeds of final training loss and test accuracy."""
+    return [{"model": p.model, "depth": p.depth, **{k: v for k, v in p.variant}, "seeds": len(p.seeds),
+             "jobs": len(p.jobs), "train_loss_mean": p.loss_mean, "train_loss_std": Point.spread(p.loss),
              "test_acc_mean": p.acc_mean, "test_acc_std": Point.spread(p.acc)} for p in points]
 
 
-def markdown_table(rows: list[dict], jobs: list[Job]) -> str:
-    """The table as markdown, followed by the jobs that failed or did not finish."""
-    lines = ["| model | depth | seeds | final training loss (nats) | test accuracy (%) |",
-             "|---|---|---|---|---|"]
+def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None = None) -> str:
+    """The table as markdown (a column per swept key, after depth), then the seeds that several jobs
+    ran (from ``points``), then the jobs that failed or did not finish."""
+    swept = [k for k in (rows[0] if rows else {}) if k not in ("model", "depth", *STATS)]
+    lines = ["| " + " | ".join(["model", "depth", *swept, "seeds", "final training loss (nats)",
+                                "test accuracy (%)"]) + " |",
+             "|" + "---|" * (5 + len(swept))]
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
-        lines.append(f"| {r['model']} | {r['depth']} | {r['seeds']} | {r['train_loss_mean']:.4g} ± "
-                     f"{r['train_loss_std']:.2g} | {100 * r['test_acc_mean']:.2f} ± "
-                     f"{100 * r['test_acc_std']:.2f} |")
+        lines.append(" | ".join([f"| {r['model']}", str(r["depth"]), *(str(r[k]) for k in swept),
+                                 str(r["seeds"])])
+                     + f" | {r['train_loss_mean']:.4g} ± {r['train_loss_std']:.2g} | "
+                       f"{100 * r['test_acc_mean']:.2f} ± {100 * r['test_acc_std']:.2f} |")
+    for note in (p.repeats_note() for p in points or []):
+        if note:
+            lines.append(f"\n- repeated seeds: {note}")
     for job in (j for j in jobs if j.status != "ok"):
         lines.append(f"\n- {job.folder.name}: {job.status}" + (f": {job.error}" if job.error else ""))
     return "\n".join(lines) + "\n"

@@ -1,0 +1,209 @@
+"""``python -m highwaylab.report`` on multirun folders written here as a real sweep writes them
+(issue 11, #102/#103): a point's seeds are its distinct seeds (jobs that repeat a seed count once,
+with one warning line; jobs that differ in another swept key are separate points), and its one-line
+errors for a bad ``--out``. The command runs as a subprocess, as a user runs it; it imports no torch."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from highwaylab.analysis.sweep_report import aggregate, collect_jobs, markdown_table, table_rows
+
+from .conftest import subprocess_env
+
+FIXED = ["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_train_batches=3"]
+CHOICES = {"debug": None, "hparams_search": None, "experiment": None, "hydra": "default", "paths": "default",
+           "trainer": "cpu", "logger": "wandb", "callbacks": "default", "optim": "sgd", "model": "highway",
+           "data": "mnist"}
+
+
+def write_job(sweep: Path, num: int, overrides: list[str], loss: float | None, acc: float | None,
+              error: str | None = None) -> Path:
+    """Job ``num`` of a multirun in ``sweep``, with the files a real job leaves: ``.hydra/config.yaml``
+    (the composed config: top-level depth, width, seed), ``.hydra/hydra.yaml`` (the group choices),
+    ``.hydra/overrides.yaml`` (its overrides, one ``- key=value`` line each), ``metrics.json`` when it
+    finished, and its line in ``summary.jsonl`` (as :func:`highwaylab.utils.sweep.record_job` writes it).
+    ``loss``/``acc`` None: the job failed with ``error``."""
+    given = dict(o.split("=", 1) for o in overrides)
+    model, depth, seed = given.get("model", "highway"), int(given.get("depth", 3)), int(given.get("seed", 0))
+    job = sweep / f"{num}_mnist-{model}-d{depth}-relu-sgd-s{seed}"
+    (job / ".hydra").mkdir(parents=True)
+    (job / ".hydra" / "config.yaml").write_text(
+        f"depth: {depth}\nwidth: {given.get('width', 8)}\nseed: {seed}\n"
+        "run_name: ${hydra:runtime.choices.data}-${hydra:runtime.choices.model}-d${net_depth:}"
+        "-${model.activation}-${hydra:runtime.choices.optim}-s${seed}\n"
+        f"resume: null\nmodel:\n  _target_: highwaylab.models.FCBackbone\n  block: {model}\n")
+    choices = "".join(f"      {k}: {'null' if v is None else v}\n"
+                      for k, v in (CHOICES | {"model": model}).items())
+    (job / ".hydra" / "hydra.yaml").write_text(
+        f"hydra:\n  runtime:\n    choices:\n{choices}  verbose: false\n")
+    (job / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in overrides))
+    metrics = {}
+    if loss is not None:
+        metrics = {"train/loss": loss, "test/acc": acc, "val/acc_best": acc, "params": 6658, "width": 8,
+                   "depth": depth, "epochs": 1, "global_step": 3, "precision": "32-true"}
+        (job / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    line = {"job": num, "overrides": overrides, "output_dir": str(job), "status": "ok" if loss is not None
+            else "failed", "error": error, "metrics": metrics}
+    with (sweep / "summary.jsonl").open("a") as f:
+        f.write(json.dumps(line) + "\n")
+    return job
+
+
+def report(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "highwaylab.report", *map(str, args)], capture_output=True,
+                          text=True, timeout=120, cwd=cwd, env=subprocess_env())
+
+
+def read_csv(out: Path) -> list[dict]:
+    with (out / "table.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+REPEAT_NOTE = ("highway depth 3: seed 0 ran in 2 jobs (0_mnist-highway-d3-relu-sgd-s0, "
+               "1_mnist-highway-d3-relu-sgd-s0): each seed is counted once, with the mean of its jobs' "
+               "results (n = 2 distinct seeds, from 3 jobs)")
+
+
+@pytest.fixture
+def repeated_seed(tmp_path: Path) -> Path:
+    """``-m seed=0,0,1`` of one model and depth: seed 0 ran twice."""
+    sweep = tmp_path / "repeated"
+    for num, (seed, loss, acc) in enumerate([(0, 0.30, 0.90), (0, 0.50, 0.80), (1, 0.70, 0.95)]):
+        write_job(sweep, num, [*FIXED, f"seed={seed}"], loss, acc)
+    return sweep
+
+
+def test_a_repeated_seed_counts_once_with_the_mean_of_its_jobs(repeated_seed):
+    jobs = collect_jobs(repeated_seed)
+    with pytest.warns(UserWarning) as caught:
+        (point,) = aggregate(jobs)
+    # seed 0: mean of its two jobs (0.4, 0.85); seed 1: 0.7, 0.95. Before: n = 3, loss 0.5 +- 0.2
+    assert point.seeds == [0, 1] and len(point.jobs) == 3
+    assert point.loss == pytest.approx([0.4, 0.7]) and point.acc == pytest.approx([0.85, 0.95])
+    (row,) = table_rows([point])
+    assert (row["seeds"], row["jobs"]) == (2, 3)
+    assert row["train_loss_mean"] == pytest.approx(0.55)
+    assert row["train_loss_std"] == pytest.approx(statistics.stdev([0.4, 0.7]))  # 0.2121
+    assert row["test_acc_mean"] == pytest.approx(0.90)
+    assert row["test_acc_std"] == pytest.approx(statistics.stdev([0.85, 0.95]))  # 0.0707
+    assert [str(w.message) for w in caught] == [REPEAT_NOTE]
+
+
+def test_identical_jobs_without_a_seed_override_are_one_seed(tmp_path):
+    """``-m depth=3,3``: the same job twice (seed 0 from the config) is one seed, std 0."""
+    sweep = tmp_path / "twice"
+    write_job(sweep, 0, ["depth=3"], 0.2, 0.93)
+    write_job(sweep, 1, ["depth=3"], 0.4, 0.91)
+    with pytest.warns(UserWarning, match=r"seed 0 ran in 2 jobs"):
+        (row,) = table_rows(aggregate(collect_jobs(sweep)))
+    assert (row["seeds"], row["jobs"]) == (1, 2)  # before: 2 seeds, loss 0.3 +- 0.141
+    assert (row["train_loss_mean"], row["train_loss_std"]) == (pytest.approx(0.3), 0.0)
+    assert (row["test_acc_mean"], row["test_acc_std"]) == (pytest.approx(0.92), 0.0)
+
+
+def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
+    """``-m optim.optimizer.lr=0.1,0.01 seed=0,1`` (one job of lr=0.01 failed): one point per lr,
+    never the two learning rates averaged as if they were seeds."""
+    sweep = tmp_path / "lr"
+    values = [("0.1", 0, 0.3, 0.9), ("0.1", 1, 0.5, 0.8), ("0.01", 0, 1.1, 0.6), ("0.01", 1, None, None)]
+    for num, (lr, seed, loss, acc) in enumerate(values):
+        write_job(sweep, num, [*FIXED, f"optim.optimizer.lr={lr}", f"seed={seed}"], loss, acc,
+                  None if loss is not None else "optimized_metric val/acc_best is NaN: the run diverged")
+    jobs = collect_jobs(sweep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no seed repeats here
+        points = aggregate(jobs)
+    rows = table_rows(points)
+    assert [(r["optim.optimizer.lr"], r["seeds"], r["jobs"]) for r in rows] == [("0.01", 1, 1), ("0.1", 2, 2)]
+    assert rows[0]["train_loss_mean"] == pytest.approx(1.1) and rows[0]["train_loss_std"] == 0.0
+    assert rows[1]["train_loss_mean"] == pytest.approx(0.4)
+    assert rows[1]["train_loss_std"] == pytest.approx(statistics.stdev([0.3, 0.5]))  # before: 3 seeds, 0.633
+    assert [p.label for p in points] == ["highway optim.optimizer.lr=0.01", "highway optim.optimizer.lr=0.1"]
+    table = markdown_table(rows, jobs, points)
+    assert table.startswith("| model | depth | optim.optimizer.lr | seeds | final training loss (nats) | "
+                            "test accuracy (%) |\n|---|---|---|---|---|---|\n"
+                            "| highway | 3 | 0.01 | 1 | 1.1 ± 0 | 60.00 ± 0.00 |\n"
+                            "| highway | 3 | 0.1 | 2 | 0.4 ± 0.14 | 85.00 ± 7.07 |\n")
+    assert "- 3_mnist-highway-d3-relu-sgd-s1: failed: optimized_metric val/acc_best is NaN" in table
+
+
+def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):
+    proc = report(repeated_seed, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "| highway | 3 | 2 | 0.55 ± 0.21 | 90.00 ± 7.07 |" in proc.stdout
+    assert "- repeated seeds: highway depth 3: seed 0 ran in 2 jobs" in proc.stdout
+    warning = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warning == [f"python -m highwaylab.report: warning: {REPEAT_NOTE}"]
+    (row,) = read_csv(repeated_seed / "report")
+    assert (row["model"], row["depth"], row["seeds"], row["jobs"]) == ("highway", "3", "2", "3")
+    assert float(row["train_loss_std"]) == pytest.approx(statistics.stdev([0.4, 0.7]))
+
+
+def test_plain_seeds_and_models_keep_the_table_as_it_was(tmp_path):
+    """``-m model=plain,highway seed=0,1``: no other swept key, no repeat: no extra column, no warning."""
+    sweep = tmp_path / "grid"
+    for num, (model, seed, loss, acc) in enumerate([("plain", 0, 0.9, 0.7), ("plain", 1, 1.3, 0.5),
+                                                    ("highway", 0, 0.2, 0.95), ("highway", 1, 0.4, 0.93)]):
+        write_job(sweep, num, [*FIXED, f"model={model}", f"seed={seed}"], loss, acc)
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr[-3000:]
+    assert ("| model | depth | seeds | final training loss (nats) | test accuracy (%) |\n"
+            "|---|---|---|---|---|\n"
+            "| highway | 3 | 2 | 0.3 ± 0.14 | 94.00 ± 1.41 |\n"
+            "| plain | 3 | 2 | 1.1 ± 0.28 | 60.00 ± 14.14 |\n") in proc.stdout
+    assert list(read_csv(sweep / "report")[0]) == ["model", "depth", "seeds", "jobs", "train_loss_mean",
+                                                   "train_loss_std", "test_acc_mean", "test_acc_std"]
+
+
+# --- --out errors: one line, exit status 2 ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def one_job(tmp_path_factory) -> Path:
+    sweep = tmp_path_factory.mktemp("sweep")
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    return sweep
+
+
+@pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder"])
+def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder\n")
+    writable = f"give a folder that can be written, e.g. --out {one_job / 'report'}"
+    cannot = "cannot write the report there"
+    args, message = {
+        "a file": ([one_job, "--out", a_file], f"--out {a_file} is a file, not a folder: {writable}"),
+        "below a file": ([one_job, "--out", a_file / "sub"],
+                         f"--out {a_file / 'sub'}: {cannot} (Not a directory); {writable}"),
+        "in /proc": ([one_job, "--out", "/proc/x"],
+                     f"--out /proc/x: {cannot} (No such file or directory); {writable}"),
+        "/proc itself": ([one_job, "--out", "/proc"],  # exists, but takes no file
+                         f"--out /proc: {cannot} (No such file or directory); {writable}"),
+        "no sweep folder": ([a_file], f"{a_file} is not a folder: give a multirun folder, e.g. "
+                                      "outputs/multiruns/<date>_<time>"),
+    }[case]
+    proc = report(*args, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 2
+    # one line: no usage, no traceback
+    assert proc.stderr == f"python -m highwaylab.report: error: {message}\n"
+    assert proc.stdout == ""
+    assert a_file.read_text() == "not a folder\n"
+
+
+def test_the_report_imports_no_torch(one_job, tmp_path):
+    """The report reads files only: neither --help nor a whole report imports torch (seconds saved)."""
+    for args in (["--help"], [one_job, "--no-wandb"]):
+        command = [sys.executable, "-X", "importtime", "-m", "highwaylab.report", *map(str, args)]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                              env=subprocess_env())
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+        assert "matplotlib" in imported and "torch" not in imported, args  # the control: the list is read
