@@ -1,6 +1,8 @@
 """Train a highway, residual or plain network: ``python train.py model=highway depth=100``.
 
-All options live in conf/ (Hydra); ``python train.py --help`` lists them.
+All options live in conf/ (Hydra); ``python train.py --help`` lists them. Nothing here imports
+torch: ``--help``, ``--cfg job`` and a config error are answered in about a second, and torch,
+Lightning and W&B load only once the config has passed its checks.
 """
 
 import logging
@@ -23,9 +25,10 @@ def interrupted_at_start_up() -> None:
 
 
 try:
+    from highwaylab.config_checks import validate
     from highwaylab.errors import RunInterrupted
-    from highwaylab.train import optimized_metric, train
     from highwaylab.utils import full_key, register_resolvers, user_error
+    from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
@@ -48,6 +51,9 @@ def main(cfg: DictConfig) -> float | None:
     launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
     which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
+        validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
+        from highwaylab.train import optimized_metric, train
+
         metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:
@@ -88,7 +94,7 @@ if __name__ == "__main__":
     # resume=<run folder> becomes the run's own overrides, its folder and its last checkpoint; bad
     # resumes and reused folders stop here, before Hydra writes anything (highwaylab.utils.resume)
     try:
-        sys.argv = prepare_argv(sys.argv, Path(__file__).resolve().parent / "conf")
+        sys.argv = prepare_argv(flags_first(sys.argv), Path(__file__).resolve().parent / "conf")
         main()
     except KeyboardInterrupt:  # before the task wrapper's handlers (composing the config)
         interrupted_at_start_up()

@@ -1,8 +1,11 @@
-"""Checks of config values that need no torch, Lightning or W&B: they run before a run is built.
+"""Checks of config values that need no torch, Lightning or W&B: :func:`validate` runs them all
+before a run imports torch (``train.py`` answers ``depth=0`` in about a second) and again at the
+start of :func:`highwaylab.train.train`.
 
 Each raises :class:`highwaylab.errors.ConfigError` with one line that names the key and the fix.
-The components that own a value (the backbone's width, the data module's batch size) check it
-again themselves; these are the run-level settings that no component owns.
+Where a component owns a value (the backbone's depth, width and blocks), :func:`validate` calls
+that component's own check (:mod:`highwaylab.models.spec`); the functions here check the run-level
+settings that no component owns.
 """
 
 from __future__ import annotations
@@ -23,7 +26,74 @@ INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
 BOOL_KEYS = ("module.compile", "logger.wandb.offline")  # data.verify, data.download: the data module
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
+GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a run is built from
+# the metrics of every run (highwaylab.module.ClassifierModule), written into metrics.json: what a
+# search can optimise
+RUN_METRICS = ("val/acc_best", "val/acc", "val/loss", "train/loss", "train/acc", "test/acc", "test/loss")
+# every key the module and Lightning's LearningRateMonitor log under train/, val/ and test/
+LOGGED_METRICS = (*RUN_METRICS, "train/loss_step", "train/lr")
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
+
+
+def validate(cfg: DictConfig) -> None:
+    """Every check of a composed run config that needs no torch, in the order a run meets them:
+    the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
+    (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`)
+    and the callbacks' monitored metrics.
+
+    Raises:
+        ConfigError: the first bad value, in one line naming its key and the fix.
+        DataError: a data file that is not there (or not a file).
+    """
+    from highwaylab.models.spec import check_model_config
+    from highwaylab.utils.resume import check_run
+
+    for group in GROUPS:
+        if not cfg.get(group):  # ~model removes the group the run is built from
+            raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
+                              f"choose one of those python train.py --help lists, or leave ~{group} out")
+    check_run(cfg)  # run_name stays inside outputs/
+    check_seed(cfg.get("seed"))
+    check_schedule(cfg)
+    check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
+    check_model_config(cfg.model)
+    check_data_config(cfg.data)
+    check_monitors(cfg.get("callbacks"))
+
+
+# the data modules whose files check_data_config knows (by data.dataset)
+DATA_MODULES = ("highwaylab.data.MNISTDataModule", "highwaylab.data.mnist.MNISTDataModule",
+                "highwaylab.data.CIFARDataModule", "highwaylab.data.cifar.CIFARDataModule")
+
+
+def check_data_config(data: DictConfig) -> None:
+    """Check that ``data.data_dir`` is set and holds the data set's files, with the data modules'
+    own path checks (:func:`highwaylab.data.files.check_data_files`), unless ``data.download`` may
+    bring them. An unknown ``data.dataset`` or a data module of another ``_target_`` is left to
+    the data module.
+
+    Raises:
+        ConfigError: ``data.data_dir`` is not set.
+        DataError: a data file or folder is missing, or something else is at its path.
+    """
+    from highwaylab.data.files import LAYOUT, check_data_files
+
+    dataset = data.get("dataset")
+    if str(data.get("_target_")) not in DATA_MODULES or dataset not in LAYOUT or data.get("download") is True:
+        return
+    check_data_files(dataset, data.get("data_dir"))
+
+
+def check_monitors(callbacks: DictConfig | None) -> None:
+    """Raises ConfigError when a callback (``ModelCheckpoint``, ``EarlyStopping``) monitors a
+    ``train/``, ``val/`` or ``test/`` metric that no run logs (a typo would otherwise be found only
+    at the end of the first epoch, by Lightning). Keys of other callbacks (``gates/...``) pass."""
+    for name, node in (callbacks or {}).items():
+        monitor = node.get("monitor") if OmegaConf.is_dict(node) else None
+        if isinstance(monitor, str) and monitor.split("/")[0] in ("train", "val", "test") \
+                and monitor not in LOGGED_METRICS:
+            raise ConfigError(f"callbacks.{name}.monitor={monitor} is not a metric of the run. Fix: choose "
+                              f"one of {', '.join(LOGGED_METRICS)}")
 
 
 def check_seed(seed: Any) -> None:

@@ -5,6 +5,7 @@ Called by the thin ``@hydra.main`` entry point ``train.py`` at the project root.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
@@ -24,8 +25,8 @@ from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from highwaylab.callbacks import EpochLogger, LesionMonitor, StopOnSignal
-from highwaylab.config_checks import check_schedule, check_seed, check_slurm_tasks
+from highwaylab.callbacks import EpochLogger, LesionMonitor, RunFolderMoved, StopOnSignal
+from highwaylab.config_checks import validate
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
@@ -34,7 +35,7 @@ from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.quiet import quiet_known_notices, quiet_srun_hint
-from highwaylab.utils.resume import RunFolderMoved, check_resume, check_run, continue_wandb_steps
+from highwaylab.utils.resume import check_resume, continue_wandb_steps
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
 
@@ -59,13 +60,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     """
     job_start = time.time()
     startup = startup_seconds(job_start)  # the process's start-up (imports), for its first job
-    for group in ("model", "data", "optim", "trainer", "module"):
-        if not cfg.get(group):  # ~model removes the group the run is built from
-            raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
-                              f"choose one of those python train.py --help lists, or leave ~{group} out")
-    check_run(cfg)  # run_name stays inside outputs/
-    check_schedule(cfg)
-    check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
+    validate(cfg)  # the torch-free checks, which train.py ran before importing torch: cheap
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     log.info(f"Run folder: {output_dir}")
@@ -81,7 +76,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule, module, loggers, trainer = build(cfg)
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
-    record_values_used(cfg, net, trainer)  # before the config is written and logged: it holds what was built
+    record_values_used(cfg, net, trainer, datamodule)  # before the config is written and logged
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
@@ -118,7 +113,12 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     continue_wandb_steps(loggers)  # a resumed offline W&B run: _step continues the earlier segments
 
     fit_start = time.time()
-    trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+    try:
+        trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+    except ValueError as err:
+        if (error := val_check_error(trainer)) is not None:
+            raise error from err
+        raise
     # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
     # which the loggers, fed every trainer.log_every_n_steps, may never have seen
     fit_metrics = {k: v for k, v in _floats(trainer.callback_metrics).items() if not k.endswith("_step")}
@@ -164,12 +164,12 @@ class Built(NamedTuple):
 
 
 def build(cfg: DictConfig) -> Built:
-    """Seed, then instantiate the data, backbone, module, callbacks, loggers and trainer, in order.
+    """Seed, then instantiate the data, backbone, module, callbacks, loggers and trainer, in order
+    (the config has passed :func:`highwaylab.config_checks.validate`).
 
     Raises:
-        ConfigError: ``seed`` is not an integer, or a component rejects its config.
+        ConfigError: a component rejects its config.
     """
-    check_seed(cfg.seed)
     # before the first parallel operation: PyTorch's CPU worker threads start with this thread's mode
     if not configure_denormals(cfg.get("flush_denormal", True) is True) and cfg.get("flush_denormal", True):
         log.info("flush_denormal: this CPU cannot flush subnormal numbers; left as is")
@@ -224,7 +224,8 @@ def build(cfg: DictConfig) -> Built:
     return Built(datamodule, module, loggers, trainer)
 
 
-def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None) -> None:
+def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None,
+                       datamodule: L.LightningDataModule | None = None) -> None:
     """Write into ``cfg.model`` the width and gate bias that ``net`` was built with, and into
     ``cfg.trainer.precision`` the precision that ``trainer`` runs (Lightning runs ``16-mixed`` as
     ``bf16-mixed`` on a CPU), so that the recorded config (``config_resolved.yaml``, the loggers'
@@ -235,8 +236,14 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
     recorded model config builds the same network again. The top-level ``width`` keeps the value
     asked for. ``model.gate_bias: auto`` becomes the number it resolved to (e.g. -4.595 at depth 100).
     Keys the model config does not have (conv models have no ``width``) are left alone.
+
+    A data or model option that the config lacks (removed, e.g. ``~data.batch_size``) is recorded
+    with the default that the data module's or backbone's constructor used (``batch_size: 128``).
     """
     with open_dict(cfg):
+        for group, built in (("data", datamodule), ("model", net)):
+            if built is not None:
+                _record_defaults(cfg[group], type(built), group)
         if "width" in cfg.model and getattr(net, "width", None) is not None and cfg.model.width != net.width:
             cfg.model.width = net.width
             if cfg.model.get("match_params") is not None:
@@ -248,6 +255,21 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             log.info(f"trainer.precision={cfg.trainer.precision} runs as {trainer.precision} here "
                      f"(Lightning's choice for {type(trainer.accelerator).__name__}); recorded as such")
             cfg.trainer.precision = str(trainer.precision)
+
+
+def _record_defaults(node: DictConfig, cls: type, group: str) -> None:
+    """Add to ``node`` (``cfg.data``, ``cfg.model``) the default of every argument of ``cls`` that
+    it lacks and that a config can hold (a number, string, boolean or null)."""
+    added = []
+    for name, param in inspect.signature(cls).parameters.items():
+        default = param.default
+        if name in node or default is param.empty or not (default is None or isinstance(
+                default, bool | int | float | str)):
+            continue
+        node[name] = default
+        added.append(f"{group}.{name}={default}")
+    if added:
+        log.info(f"Not in the config, recorded with the defaults used: {', '.join(added)}")
 
 
 # the config keys that the module's arguments come from (conf/train.yaml interpolates them)
@@ -288,6 +310,19 @@ def config_error(key: str, err: InstantiationException) -> ConfigError | None:
                            f"trainer=gpu where CUDA is)")
     return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
                        f"(python train.py --cfg job shows the config)")
+
+
+def val_check_error(trainer: L.Trainer) -> ConfigError | None:
+    """The one-line error for an integer ``trainer.val_check_interval`` above the number of training
+    batches of an epoch (which Lightning refuses with a ValueError when the fit loop sets up its data),
+    or ``None`` when that is not the case."""
+    interval, batches = trainer.val_check_interval, trainer.fit_loop.max_batches
+    if isinstance(interval, bool) or not isinstance(interval, int) or not interval > batches:
+        return None
+    return ConfigError(f"trainer.val_check_interval={interval} is more than the {batches} training batches "
+                       f"of an epoch, so validation would never run. Fix: give at most {batches} batches, a "
+                       f"fraction of the epoch (e.g. trainer.val_check_interval=0.5), or also set "
+                       f"trainer.check_val_every_n_epoch=null to count batches across epochs")
 
 
 def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:

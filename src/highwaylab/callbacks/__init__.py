@@ -8,6 +8,8 @@ from highwaylab.callbacks.grad_norms import LayerGradNormMonitor
 from highwaylab.callbacks.latest_checkpoint import LatestCheckpoint, StopOnSignal
 from highwaylab.callbacks.lesion import LesionMonitor
 from highwaylab.callbacks.nonfinite_guard import NonFiniteError, NonFiniteGuard
+from highwaylab.callbacks.run_folder_moved import RunFolderMoved
 
 __all__ = ["CarryStripeMonitor", "ChanceWarning", "EpochLogger", "GateStatsMonitor", "LatestCheckpoint",
-           "LayerGradNormMonitor", "LesionMonitor", "NonFiniteError", "NonFiniteGuard", "StopOnSignal"]
+           "LayerGradNormMonitor", "LesionMonitor", "NonFiniteError", "NonFiniteGuard", "RunFolderMoved",
+           "StopOnSignal"]

@@ -1,8 +1,9 @@
-"""Checks of a dataset's values that no checksum can make: the data folder is set, the files can be
-read, and the training data are not degenerate (constant images, a single class).
+"""Checks of a dataset's values that no checksum can make: the training data are not degenerate
+(constant images, a single class), and a download failure is one line. (The paths: the data
+folder is set and the files are there and readable, in :mod:`highwaylab.data.files`, without torch.)
 
-Called from the DataModules' ``__init__`` and ``setup()``; each raises one line naming the config key
-or the file, and the fix.
+Called from the DataModules' ``setup()``; each raises one line naming the config key or the file,
+and the fix.
 """
 
 from __future__ import annotations
@@ -13,39 +14,8 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from highwaylab.data.checksums import unreadable_error
-from highwaylab.errors import ConfigError, DataError
-
-
-def check_data_dir(data_dir: object, holds: str) -> None:
-    """Check that ``data.data_dir`` is set: a non-empty path.
-
-    Args:
-        data_dir: the value of ``data.data_dir``.
-        holds: what the folder should hold, for the message (e.g. ``"MNIST/raw/"``).
-
-    Raises:
-        ConfigError: ``data_dir`` is None, empty or not a path; names ``data.data_dir`` and
-            ``HIGHWAYLAB_DATA_DIR``.
-    """
-    if isinstance(data_dir, (str, Path)) and str(data_dir).strip():
-        return
-    what = "not set (null)" if data_dir is None else f"{data_dir!r}, not a folder"
-    raise ConfigError(f"data.data_dir is {what}: set data.data_dir=<folder>, or the environment variable "
-                      f"HIGHWAYLAB_DATA_DIR (its default), to the folder that holds {holds}.")
-
-
-def check_readable(path: Path) -> None:
-    """Check that the existing file ``path`` can be opened and read.
-
-    Raises:
-        DataError: it cannot (e.g. PermissionError): names the file and the fix (``chmod a+r``).
-    """
-    try:
-        with path.open("rb") as f:
-            f.read(1)
-    except OSError as err:
-        raise unreadable_error(path, err) from err
+from highwaylab.data.files import check_data_dir, check_data_path, check_readable  # noqa: F401
+from highwaylab.errors import DataError
 
 
 def check_not_constant(x: Tensor, source: str, channels: Sequence[str] | None = None) -> None:

@@ -4,6 +4,7 @@ a whole batch at a time on the training device."""
 from __future__ import annotations
 
 import math
+import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,14 @@ from torchvision.datasets import CIFAR10, CIFAR100
 
 from highwaylab.data.checks import (
     check_data_dir,
+    check_data_path,
     check_finite_std,
     check_not_constant,
     check_readable,
     download_error,
 )
-from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
+from highwaylab.data.checksums import note_unverified, verify_official
+from highwaylab.data.files import data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -101,7 +104,9 @@ class CIFARDataModule(InMemoryDataModule):
     Raises:
         ConfigError: an unknown dataset or normalisation, non-positive batch size, or a val_size,
             pad or flag out of range.
-        DataError: a missing, corrupt or inconsistent data file (the message names it and the fix).
+        DataError: a missing, corrupt or inconsistent data file, or something else at a data file's
+            or folder's name (a looping or dangling symbolic link, a folder where a file should be);
+            the message names it and the fix.
     """
 
     input_shape = (3, 32, 32)
@@ -145,17 +150,24 @@ class CIFARDataModule(InMemoryDataModule):
 
     @property
     def data_folder(self) -> Path:
-        return Path(self.hparams.data_dir) / DATASETS[self.hparams.dataset].base_folder
+        return data_folder(self.hparams.data_dir, self.hparams.dataset)
 
     @property
     def file_names(self) -> list[str]:
         """The files torchvision reads: training batches, test batch, meta file."""
-        cls = DATASETS[self.hparams.dataset]
-        return [name for name, _ in cls.train_list + cls.test_list] + [cls.meta["filename"]]
+        return list(data_files(self.hparams.dataset))
 
     def prepare_data(self) -> None:
-        """Download and extract the archive, only if ``download`` is set and files are missing."""
-        if not self.hparams.download or all((self.data_folder / f).is_file() for f in self.file_names):
+        """Download and extract the archive, only if ``download`` is set and files are missing. A path
+        that holds something other than the file or folder (a looping or dangling link, a folder
+        where a file should be) is refused as in ``setup()``, not downloaded over."""
+        if not self.hparams.download:
+            return
+        paths = [self.data_folder, *(self.data_folder / f for f in self.file_names)]
+        present = [p for p in paths if os.path.lexists(p)]
+        for path in present:
+            check_data_path(path, f"Data file missing: {path}. {self._fix_hint()}", folder=path == paths[0])
+        if len(present) == len(paths):
             return
         cls = DATASETS[self.hparams.dataset]
         try:
@@ -170,14 +182,13 @@ class CIFARDataModule(InMemoryDataModule):
         again does nothing."""
         if self.data_train is not None:
             return
-        try:
-            if not self.data_folder.is_dir():
-                raise DataError(f"Data folder missing: {self.data_folder}. {self._fix_hint()}")
-            for name in self.file_names:  # torchvision needs all of them, whichever split it reads
-                if not (self.data_folder / name).is_file():
-                    raise DataError(f"Data file missing: {self.data_folder / name}. {self._fix_hint()}")
-        except PermissionError as err:  # a folder on the way that this user may not enter
-            raise unreadable_error(Path(err.filename or self.data_folder), err) from err
+        # a folder or file that is missing, a looping or dangling link, a file where the folder
+        # should be or the reverse, or a folder on the way that this user may not enter: one line each
+        check_data_path(self.data_folder, f"Data folder missing: {self.data_folder}. {self._fix_hint()}",
+                        folder=True)
+        for name in self.file_names:  # torchvision needs all of them, whichever split it reads
+            path = self.data_folder / name
+            check_data_path(path, f"Data file missing: {path}. {self._fix_hint()}")
         for name in self.file_names:
             check_readable(self.data_folder / name)
         if self.verify:
@@ -276,13 +287,7 @@ class CIFARDataModule(InMemoryDataModule):
                          f"{self._fix_hint()}")
 
     def _fix_hint(self, download: bool = True) -> str:
-        cls = DATASETS[self.hparams.dataset]
-        return (f"Expected the python version of {cls.__name__}: {', '.join(self.file_names)} in "
-                f"{self.data_folder}. Fix: on a machine with internet access download {cls.url}, "
-                f"extract it (tar -xzf {cls.filename}) into data.data_dir (now {self.hparams.data_dir}; "
-                f"or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it holds "
-                f"{cls.base_folder}/" + (", or set data.download=true on a machine with internet "
-                                         "access." if download else "."))
+        return fix_hint(self.hparams.dataset, self.hparams.data_dir, download)
 
 
 def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> str | None:

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 import torch
 from torchvision.datasets import MNIST, FashionMNIST
 
-from highwaylab.data.checks import check_data_dir, check_finite_std, check_not_constant, download_error
+from highwaylab.data.checks import (
+    check_data_dir,
+    check_data_path,
+    check_finite_std,
+    check_not_constant,
+    download_error,
+)
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
+from highwaylab.data.files import data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
 DATASETS: dict[str, type[MNIST]] = {"mnist": MNIST, "fashion_mnist": FashionMNIST}
-RAW_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+RAW_FILES = data_files("mnist")  # the same names for Fashion-MNIST
 
 
 class MNISTDataModule(InMemoryDataModule):
@@ -49,7 +56,8 @@ class MNISTDataModule(InMemoryDataModule):
         ConfigError: unknown dataset, ``data_dir`` not set, non-positive batch size, a val_size out of
             range, or a flag that is not a bool.
         DataError: a missing, unreadable, truncated, corrupt, unofficial (with ``verify``), mixed-up or
-            degenerate data file (the message names it and the fix).
+            degenerate data file, or something else at a data file's name (a looping or dangling
+            symbolic link, a folder); the message names it and the fix.
     """
 
     input_shape = (1, 28, 28)
@@ -74,11 +82,18 @@ class MNISTDataModule(InMemoryDataModule):
 
     @property
     def raw_folder(self) -> Path:
-        return Path(self.hparams.data_dir) / DATASETS[self.hparams.dataset].__name__ / "raw"
+        return data_folder(self.hparams.data_dir, self.hparams.dataset)
 
     def prepare_data(self) -> None:
-        """Download the raw files, only if ``download`` is set and they are not there yet."""
-        if not self.hparams.download or all((self.raw_folder / f).exists() for f in RAW_FILES):
+        """Download the raw files, only if ``download`` is set and they are not there yet. A path
+        that holds something other than the file (a looping or dangling link, a folder) is refused
+        as in ``setup()``, not downloaded over."""
+        if not self.hparams.download:
+            return
+        present = [self.raw_folder / f for f in RAW_FILES if os.path.lexists(self.raw_folder / f)]
+        for path in present:
+            check_data_path(path, f"Data file missing: {path}. {self._fix_hint()}")
+        if len(present) == len(RAW_FILES):
             return
         cls = DATASETS[self.hparams.dataset]
         try:
@@ -132,11 +147,7 @@ class MNISTDataModule(InMemoryDataModule):
         return x, y
 
     def _fix_hint(self, download: bool = True) -> str:
-        name = DATASETS[self.hparams.dataset].__name__
-        return (f"Expected the uncompressed IDX files {', '.join(RAW_FILES)} in {self.raw_folder}. "
-                f"Fix: copy them there, or point data.data_dir= (or the environment variable "
-                f"HIGHWAYLAB_DATA_DIR) at the folder that holds {name}/raw/"
-                + (", or set data.download=true on a machine with internet access." if download else "."))
+        return fix_hint(self.hparams.dataset, self.hparams.data_dir, download)
 
 
 def check_idx_file(path: Path, hint: str = "") -> list[int]:
@@ -149,20 +160,27 @@ def check_idx_file(path: Path, hint: str = "") -> list[int]:
         the sizes of its n dimensions, e.g. ``[60000, 28, 28]``.
 
     Raises:
-        DataError: the file is missing, unreadable (names the fix, ``chmod a+r``), has a bad header,
-            or is truncated / too long.
+        DataError: the file is missing (with only its ``.gz`` beside it, the fix is ``gunzip -k``),
+            not a file (a looping or dangling symbolic link, a folder, a FIFO: see
+            :func:`~highwaylab.data.checks.check_data_path`), unreadable (names the fix,
+            ``chmod a+r``), has a bad header, or is truncated / too long.
     """
+    gz = path.with_name(path.name + ".gz")
     try:
-        if not path.is_file():
-            raise DataError(f"Data file missing: {path}. {hint}")
+        only_gz = gz.is_file()
+    except OSError:  # the folder cannot be entered: check_data_path says so
+        only_gz = False
+    missing = (f"Data file missing: {path}; only the compressed {gz.name} is there, and the uncompressed "
+               f"IDX file is what is read. Fix: gunzip -k {gz}" if only_gz else
+               f"Data file missing: {path}. {hint}")
+    check_data_path(path, missing)
+    try:
         size = path.stat().st_size
         with path.open("rb") as f:
             head = f.read(4)
             ndim = head[3] if len(head) == 4 else 0
             dims_raw = f.read(4 * ndim)
     except OSError as err:
-        if isinstance(err, DataError):
-            raise
         raise unreadable_error(path, err) from err
     if len(head) < 4 or head[:3] != b"\x00\x00\x08" or not 1 <= ndim <= 3 or len(dims_raw) < 4 * ndim:
         raise DataError(f"Data file corrupt: {path} does not start with a uint8 IDX header. "

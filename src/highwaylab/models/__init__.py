@@ -1,27 +1,27 @@
-"""Backbones (stem + layers + head) and the blocks they stack: fully connected and convolutional."""
+"""Backbones (stem + layers + head) and the blocks they stack: fully connected and convolutional.
 
-from highwaylab.models.base import Backbone, Internals
-from highwaylab.models.conv_backbone import ConvBackbone, auto_conv_gate_bias, parse_stages
-from highwaylab.models.conv_blocks import (
-    CONV_BLOCKS,
-    ConvHighwayBlock,
-    ConvPlainBlock,
-    ConvResidualBlock,
-)
-from highwaylab.models.fc_backbone import FCBackbone, auto_gate_bias, matched_width
-from highwaylab.models.fc_blocks import (
-    ACTIVATIONS,
-    BLOCKS,
-    HighwayBlock,
-    NaiveHighwayBlock,
-    PlainBlock,
-    ResidualBlock,
-    get_activation,
-)
+The names below are imported on first use (PEP 562), so that ``highwaylab.models.spec``, the
+torch-free checks of a model's config, loads without torch.
+"""
 
-__all__ = [
-    "ACTIVATIONS", "BLOCKS", "CONV_BLOCKS", "Backbone", "ConvBackbone", "ConvHighwayBlock",
-    "ConvPlainBlock", "ConvResidualBlock", "FCBackbone", "HighwayBlock", "Internals",
-    "NaiveHighwayBlock", "PlainBlock", "ResidualBlock", "auto_conv_gate_bias", "auto_gate_bias",
-    "get_activation", "matched_width", "parse_stages",
-]
+from importlib import import_module
+from typing import Any
+
+_FROM = {
+    "highwaylab.models.base": ("Backbone", "Internals"),
+    "highwaylab.models.conv_backbone": ("ConvBackbone", "auto_conv_gate_bias"),
+    "highwaylab.models.conv_blocks": ("CONV_BLOCKS", "ConvHighwayBlock", "ConvPlainBlock",
+                                      "ConvResidualBlock"),
+    "highwaylab.models.fc_backbone": ("FCBackbone", "auto_gate_bias", "matched_width"),
+    "highwaylab.models.fc_blocks": ("ACTIVATIONS", "BLOCKS", "HighwayBlock", "NaiveHighwayBlock",
+                                    "PlainBlock", "ResidualBlock", "get_activation"),
+    "highwaylab.models.spec": ("parse_stages",),
+}
+_MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'highwaylab.models' has no attribute {name!r}")
+    return getattr(import_module(_MODULE_OF[name]), name)

@@ -9,40 +9,21 @@ methods below.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
 
-from highwaylab.errors import ConfigError
+from highwaylab.models.spec import resolve_gate_bias  # noqa: F401  (models.base.resolve_gate_bias)
 
 # Weight initialisations of the Linear and conv layers; "default" keeps PyTorch's (Kaiming-uniform
 # with a = sqrt(5): weights ~ U(+-1/sqrt(fan_in)), variance 1 / (3 fan_in)).
+# keys: spec.WEIGHT_INITS (the names the config checks know, without torch)
 WEIGHT_INITS = {
     "default": None,
     "glorot": nn.init.xavier_uniform_,  # variance 2 / (fan_in + fan_out) [Glorot & Bengio 2010]
     "he": lambda w: nn.init.kaiming_normal_(w, nonlinearity="relu"),  # variance 2 / fan_in [He 2015]
 }
-
-
-def resolve_gate_bias(gate_bias: float | str | None, auto: float) -> float:
-    """``model.gate_bias`` as a finite float; ``None`` or ``"auto"`` give ``auto`` (the backbone's
-    depth-aware default).
-
-    Raises:
-        ConfigError: not a number, or not finite.
-    """
-    if gate_bias is None or gate_bias == "auto":
-        return auto
-    try:
-        value = float(gate_bias)
-    except (TypeError, ValueError):
-        raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
-                          "or 'auto' for the depth-aware default.") from None
-    if not math.isfinite(value):
-        raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
-    return value
 
 
 @dataclass

@@ -18,66 +18,15 @@ conv tables count the softmax layer too: their "10-layer" MNIST net is depth 9 h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from torch import nn
 
 from highwaylab.errors import ConfigError
-from highwaylab.models.base import WEIGHT_INITS, Backbone, resolve_gate_bias
-from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvPlainBlock, check_kernel
+from highwaylab.models.base import Backbone
+from highwaylab.models.conv_blocks import CONV_BLOCKS, ConvPlainBlock
 from highwaylab.models.fc_backbone import MAX_PARAMS
 from highwaylab.models.fc_blocks import get_activation
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One stage: ``layers`` blocks of ``channels`` channels; ``kernels`` is cycled over the layers."""
-
-    channels: int
-    layers: int
-    kernels: tuple[int, ...]
-
-    def kernel(self, j: int) -> int:
-        """Kernel size of the stage's j-th block (0-based)."""
-        return self.kernels[j % len(self.kernels)]
-
-
-def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
-    """Read ``[{channels: 16, layers: 4, kernel_size: 3}, ...]`` from the config.
-
-    Raises:
-        ConfigError: an empty list, a missing or unknown key, or a non-positive value; the message
-            names the stage (``model.stages[i]``).
-    """
-    if isinstance(stages, (str, bytes)) or not isinstance(stages, Sequence) or not len(stages):
-        raise ConfigError("model.stages must be a non-empty list of {channels, layers, kernel_size}.")
-    parsed = []
-    for i, stage in enumerate(stages):
-        key = f"model.stages[{i}]"
-        example = "e.g. {channels: 16, layers: 4, kernel_size: 3}"
-        if not isinstance(stage, Mapping):
-            raise ConfigError(f"{key}={stage!r} must be a mapping with channels, layers and optional "
-                              f"kernel_size, {example}.")
-        unknown = sorted(set(stage) - {"channels", "layers", "kernel_size"})
-        missing = [k for k in ("channels", "layers") if k not in stage]
-        problems = ([f"unknown key {', '.join(unknown)}"] if unknown else []) + \
-            ([f"missing {', '.join(missing)}"] if missing else [])
-        if problems:
-            raise ConfigError(f"{key}: {'; '.join(problems)}. A stage has channels, layers and optional "
-                              f"kernel_size, {example}.")
-        channels, layers = stage["channels"], stage["layers"]
-        kernels = stage.get("kernel_size", 3)
-        kernels = tuple(kernels) if isinstance(kernels, Sequence) and not isinstance(kernels, str) \
-            else (kernels,)
-        for name, value, low in (("channels", channels, 1), ("layers", layers, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ConfigError(f"{key}.{name}={value!r} must be an integer >= {low}.")
-        if not kernels or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 or k % 2 == 0
-                              for k in kernels):
-            raise ConfigError(f"{key}.kernel_size={stage.get('kernel_size')!r} must be an odd positive "
-                              "integer or a list of them, e.g. 3 or [3, 1].")
-        parsed.append(Stage(channels, layers, kernels))
-    return parsed
+from highwaylab.models.spec import Stage, check_conv, parse_stages, resolve_gate_bias
 
 
 def auto_conv_gate_bias(depth: int) -> float:
@@ -117,21 +66,10 @@ class ConvBackbone(Backbone):
                  stem_kernel: int = 3, transition_kernel: int = 3, gate_bias: float | str | None = None,
                  init: str = "he", **block_kwargs) -> None:
         super().__init__()
-        if block not in CONV_BLOCKS:
-            raise ConfigError(f"model.block={block!r} is unknown for conv backbones; choose one of: "
-                              f"{', '.join(CONV_BLOCKS)}.")
-        if downsample not in ("maxpool", "conv"):
-            raise ConfigError(f"model.downsample={downsample!r} is unknown; choose maxpool or conv.")
-        if init not in WEIGHT_INITS:
-            raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
-        if not isinstance(batch_norm, bool):
-            raise ConfigError(f"model.batch_norm={batch_norm!r} must be true or false.")
+        specs = check_conv(block, stages, activation, batch_norm, downsample, stem_kernel,
+                           transition_kernel, gate_bias, init)
         if len(input_shape) != 3:
             raise ConfigError(f"conv backbones need images (C, H, W); the data gives {tuple(input_shape)}.")
-        for key, kernel in (("model.stem_kernel", stem_kernel),
-                            ("model.transition_kernel", transition_kernel)):
-            check_kernel(kernel, key)
-        specs = parse_stages(stages)
         plan, stage_ends = _plan(block, specs, downsample, transition_kernel)
         _check_size(input_shape[0], stem_kernel, specs[0].channels, plan)
         self.block, self.depth = block, 1 + len(plan)
@@ -141,8 +79,6 @@ class ConvBackbone(Backbone):
             raise ConfigError(f"model: plain conv layers do not accept {sorted(block_kwargs)}; remove them.")
         if CONV_BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = resolve_gate_bias(gate_bias, auto_conv_gate_bias(self.depth))
-        elif gate_bias is not None:
-            raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
         self.gate_bias = block_kwargs.get("gate_bias")
 
         # maxpool: the last layer of every stage but the final one ends with a 2 x 2 max-pool

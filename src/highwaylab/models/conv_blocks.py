@@ -25,17 +25,11 @@ from torch import Tensor, nn
 
 from highwaylab.errors import ConfigError
 from highwaylab.models.base import FusedGate
+from highwaylab.models.spec import check_kernel
 
 
 def _norm(batch_norm: bool, channels: int) -> nn.Module:
     return nn.BatchNorm2d(channels) if batch_norm else nn.Identity()
-
-
-def check_kernel(kernel_size: int, key: str = "model.stages[...].kernel_size") -> None:
-    if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 \
-            or kernel_size % 2 == 0:
-        raise ConfigError(f"{key}={kernel_size!r} must be an odd positive integer (1, 3, 5, ...) "
-                          "so that 'same' padding keeps the size.")
 
 
 class ConvBlock(nn.Module):

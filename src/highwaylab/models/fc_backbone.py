@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from torch import nn
 
 from highwaylab.errors import ConfigError
-from highwaylab.models.base import WEIGHT_INITS, Backbone, resolve_gate_bias
+from highwaylab.models.base import Backbone
 from highwaylab.models.fc_blocks import BLOCKS, get_activation
+from highwaylab.models.spec import check_fc, resolve_gate_bias
 
 
 def auto_gate_bias(num_layers: int) -> float:
@@ -79,21 +80,11 @@ class FCBackbone(Backbone):
                  activation: str = "relu", match_params: str | None = None,
                  gate_bias: float | str | None = None, init: str = "default", **block_kwargs) -> None:
         super().__init__()
-        _check_positive_int("depth", depth, "the stem plus depth - 1 layers; e.g. depth=10")
-        _check_positive_int("width", width, "units per layer; e.g. width=50")
-        if block not in BLOCKS:
-            raise ConfigError(f"model.block={block!r} is unknown; choose one of: {', '.join(BLOCKS)}.")
-        if init not in WEIGHT_INITS:
-            raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
-        if match_params is not None and match_params not in BLOCKS:
-            raise ConfigError(f"model.match_params={match_params!r} is unknown; "
-                              f"choose null or one of: {', '.join(BLOCKS)}.")
+        check_fc(block, depth, width, activation, match_params, gate_bias, init)
         in_features = input_shape if isinstance(input_shape, int) else math.prod(input_shape)
         _check_size(depth, width, in_features, num_classes)
         if BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = resolve_gate_bias(gate_bias, auto_gate_bias(depth - 1))
-        elif gate_bias is not None:
-            raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
         act_layer = get_activation(activation)
         self.block = block
         self.depth = depth
@@ -111,11 +102,6 @@ class FCBackbone(Backbone):
                               f"{sorted(block_kwargs)} ({err}); remove that key.") from err
         self.head = nn.Linear(self.width, num_classes)
         self.init_weights(init)
-
-
-def _check_positive_int(key: str, value, hint: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
 
 
 MAX_PARAMS = 500_000_000  # 2 GB of float32 weights; with gradients and momentum 6 GB

@@ -18,16 +18,13 @@ import torch
 from torch import Tensor, nn
 
 from highwaylab.errors import ConfigError
+from highwaylab.models import spec
 from highwaylab.models.base import FusedGate
 
-# Element-wise activations of torch.nn, by lower-case name ("relu", "tanh", "gelu", "leakyrelu"...).
-# Excluded: modules that need arguments, change the shape, or act across features.
-_NOT_ELEMENTWISE = {"MultiheadAttention", "Threshold", "GLU", "Softmax", "Softmin", "Softmax2d",
-                    "LogSoftmax", "PReLU"}
+# Element-wise activations of torch.nn, by lower-case name ("relu", "tanh", "gelu", "leakyrelu"...):
+# the names of spec.ACTIVATIONS that this torch has.
 ACTIVATIONS: dict[str, type[nn.Module]] = {
-    name.lower(): getattr(nn.modules.activation, name)
-    for name in nn.modules.activation.__all__
-    if name not in _NOT_ELEMENTWISE
+    name.lower(): getattr(nn, name) for name in spec.ACTIVATIONS if hasattr(nn, name)
 }
 
 
@@ -39,13 +36,7 @@ def get_activation(name: str | type[nn.Module]) -> type[nn.Module]:
     """
     if isinstance(name, type) and issubclass(name, nn.Module):
         return name
-    key = str(name).lower().replace("_", "")
-    if key not in ACTIVATIONS:
-        raise ConfigError(
-            f"model.activation={name!r} is not a torch.nn activation. "
-            f"Choose one of: {', '.join(sorted(ACTIVATIONS))} (e.g. model.activation=tanh)."
-        )
-    return ACTIVATIONS[key]
+    return getattr(nn, spec.activation_name(name))
 
 
 class Block(nn.Module):

@@ -145,3 +145,34 @@ def print_config_tree(cfg: DictConfig, save_to: Path | None = None, show: bool =
         rich.print(tree)
     if save_to is not None:
         save_to.write_text(OmegaConf.to_yaml(cfg, resolve=True))
+
+
+def flags_first(argv: list[str]) -> list[str]:
+    """``argv`` with Hydra's flags before the overrides. Hydra's parser takes the overrides in one
+    run, so ``train.py depth=3 -m model=plain,highway`` fails with "unrecognized arguments:
+    model=plain,highway"; this returns ``train.py -m depth=3 model=plain,highway``. A command line
+    that parses as it is, or that does not parse either way, is returned unchanged (Hydra reports it).
+    """
+    from hydra._internal.utils import get_args_parser
+
+    def refuse(message: str) -> None:
+        raise ValueError(message)
+
+    parser = get_args_parser()
+    parser.error = refuse  # quiet: Hydra's own parser reports a bad command line, with its usage
+    try:
+        if not parser.parse_known_args(argv[1:])[1]:  # nothing left over: Hydra reads it as it is
+            return list(argv)
+        args, extra = parser.parse_known_intermixed_args(argv[1:])
+    except (ValueError, TypeError, SystemExit):
+        return list(argv)
+    if extra:
+        return list(argv)
+    overrides, rest = list(args.overrides), []
+    pending = list(overrides)
+    for token in argv[1:]:
+        if pending and token == pending[0]:
+            pending.pop(0)
+        else:
+            rest.append(token)
+    return [argv[0], *rest, *overrides]

@@ -111,9 +111,6 @@ class SweepSummary(Callback):
             sys.exit(1)
 
 
-# the metrics every run writes into metrics.json (highwaylab.module.ClassifierModule), which a search
-# can optimise
-RUN_METRICS = ("val/acc_best", "val/acc", "val/loss", "train/loss", "train/acc", "test/acc", "test/loss")
 
 
 class SweepCheck(Callback):
@@ -127,7 +124,7 @@ class SweepCheck(Callback):
     """
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
-        from highwaylab.config_checks import check_seed
+        from highwaylab.config_checks import RUN_METRICS, check_seed
 
         try:
             check_seed(config.get("seed"))

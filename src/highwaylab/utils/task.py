@@ -23,11 +23,11 @@ def user_error(err: BaseException | None) -> Exception | None:
     on a machine without one); failing those, a failure of ``torch.distributed`` (a DDP rank that
     died or could not connect) as a ``DistributedStartError`` or ``DistributedPeerLostError``
     (:func:`highwaylab.utils.distributed.distributed_error`)."""
-    from lightning.fabric.utilities.exceptions import MisconfigurationException
-
+    exceptions = sys.modules.get("lightning.fabric.utilities.exceptions")  # none before Lightning loads
+    user = (HighwaylabError, exceptions.MisconfigurationException) if exceptions else (HighwaylabError,)
     chain = []
     while err is not None and len(chain) < 100:
-        if isinstance(err, HighwaylabError | MisconfigurationException):
+        if isinstance(err, user):
             return err
         chain.append(err)
         err = err.__cause__ or err.__context__

@@ -1,0 +1,206 @@
+"""Where each data set's files lie under ``data.data_dir``, and the checks of those paths: the
+folder is set, each file is there, is a file (not a folder, a looping or dangling link, a FIFO)
+and can be read. No torch: :func:`highwaylab.config_checks.validate` calls
+:func:`check_data_files` before torch is imported, and the DataModules call the same functions in
+``setup()``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from highwaylab.data.checksums import OFFICIAL, unreadable_error
+from highwaylab.errors import ConfigError, DataError
+
+# data set -> (its folder under data.data_dir, as torchvision lays it out; the archive and its URL)
+LAYOUT = {
+    "mnist": ("MNIST/raw", None),
+    "fashion_mnist": ("FashionMNIST/raw", None),
+    "cifar10": ("cifar-10-batches-py", "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"),
+    "cifar100": ("cifar-100-python", "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"),
+}
+
+
+def data_folder(data_dir: str | Path, dataset: str) -> Path:
+    """The folder that holds ``dataset``'s files, e.g. ``<data_dir>/MNIST/raw``."""
+    return Path(data_dir) / LAYOUT[dataset][0]
+
+
+def data_files(dataset: str) -> tuple[str, ...]:
+    """The names of ``dataset``'s files (the official ones: :data:`highwaylab.data.checksums.OFFICIAL`)."""
+    return tuple(OFFICIAL[dataset])
+
+
+def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
+    """What to do when ``dataset``'s files are not in ``data_dir``: one sentence for messages."""
+    folder, url = LAYOUT[dataset]
+    where = data_folder(data_dir, dataset)
+    offer = ", or set data.download=true on a machine with internet access." if download else "."
+    if url is None:
+        return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
+                f"Fix: copy them there, or point data.data_dir= (or the environment variable "
+                f"HIGHWAYLAB_DATA_DIR) at the folder that holds {folder}/" + offer)
+    return (f"Expected the python version of {dataset.upper()}: "
+            f"{', '.join(data_files(dataset))} in {where}. Fix: on a machine with internet access "
+            f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
+            f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
+            f"holds {folder}/" + offer)
+
+
+def check_data_files(dataset: str, data_dir: object) -> None:
+    """Check that ``data_dir`` is set and holds ``dataset``'s folder and every one of its files
+    (:func:`check_data_path`); their contents are checked when they are read.
+
+    Raises:
+        ConfigError: ``data_dir`` is not set (:func:`check_data_dir`).
+        DataError: a missing folder or file, or something else at its path; one line naming it.
+    """
+    folder = LAYOUT[dataset][0]
+    check_data_dir(data_dir, f"{folder}/")
+    where = data_folder(data_dir, dataset)
+    if LAYOUT[dataset][1] is not None:  # CIFAR: the extracted folder itself
+        check_data_path(where, f"Data folder missing: {where}. {fix_hint(dataset, data_dir)}", folder=True)
+    for name in data_files(dataset):
+        path = where / name
+        check_data_path(path, f"Data file missing: {path}. {fix_hint(dataset, data_dir)}")
+
+
+def check_data_dir(data_dir: object, holds: str) -> None:
+    """Check that ``data.data_dir`` is set: a non-empty path.
+
+    Args:
+        data_dir: the value of ``data.data_dir``.
+        holds: what the folder should hold, for the message (e.g. ``"MNIST/raw/"``).
+
+    Raises:
+        ConfigError: ``data_dir`` is None, empty or not a path; names ``data.data_dir`` and
+            ``HIGHWAYLAB_DATA_DIR``.
+    """
+    if isinstance(data_dir, (str, Path)) and str(data_dir).strip():
+        return
+    what = "not set (null)" if data_dir is None else f"{data_dir!r}, not a folder"
+    raise ConfigError(f"data.data_dir is {what}: set data.data_dir=<folder>, or the environment variable "
+                      f"HIGHWAYLAB_DATA_DIR (its default), to the folder that holds {holds}.")
+
+
+def check_data_path(path: Path, missing: str, folder: bool = False) -> None:
+    """Check that ``path`` is a regular file (with ``folder``: a folder), following symbolic links,
+    and say exactly what is there instead.
+
+    A path with nothing at it (not even a link) raises ``DataError(missing)``: the caller's
+    "Data file missing: ..." line, with its fix. Every other fault gets its own line naming the path,
+    the fault and the fix: a symbolic link that loops (``ln -s x x``, or links that point at each
+    other) or that points to nothing (a dangling link); a folder where a file should be (naming the
+    file inside it, if the folder holds a file of its own name, as after unpacking into a folder of
+    the file's name), or a file where a folder should be; a FIFO, socket or device (reading a FIFO
+    would block forever); a folder on the way that is a file, a looping or a dangling link. A folder
+    on the way that this user may not enter gives the ``chmod`` fix of
+    :func:`~highwaylab.data.checksums.unreadable_error`.
+
+    Args:
+        path: the data file (or folder) that the DataModule reads.
+        missing: the whole message for a path with nothing at it.
+        folder: ``path`` must be a folder, not a file.
+
+    Raises:
+        DataError: one line, as above.
+    """
+    want = "folder" if folder else "file"
+    try:
+        mode = os.stat(path).st_mode  # follows links
+    except PermissionError as err:
+        raise unreadable_error(path, err) from err
+    except OSError as err:
+        raise _unreachable_error(path, err, missing, want) from err
+    if folder == stat.S_ISDIR(mode) and (folder or stat.S_ISREG(mode)):
+        return
+    found = _what_is(path, mode)
+    if not folder and stat.S_ISDIR(mode):
+        inside = path / path.name
+        try:
+            holds_file = inside.is_file()
+        except OSError:  # a folder this user may not enter
+            holds_file = False
+        if path.is_symlink():
+            fix = (f"remove the link (rm {path}) and copy the real file there, or point it at the real "
+                   f"file (ln -sfn <real file> {path})")
+        elif holds_file:
+            fix = (f"the file seems to be inside it, at {inside}: move it up into {path.parent} in the "
+                   f"folder's place")
+        else:
+            fix = f"move the folder away (e.g. mv {path} {path}.bak) and copy the real file {path.name} there"
+        raise DataError(f"Data file is a folder: {path} is {found}, where the data file {path.name} should "
+                        f"be. Fix: {fix}.")
+    raise DataError(f"Data {want} is not a {want}: {path} is {found}, where the data {want} {path.name} "
+                    f"should be. Fix: remove it (rm {path}) and copy the real {want} there.")
+
+
+def _kind(mode: int) -> str:
+    """``"a folder"``, ``"a regular file"``, ``"a FIFO"``, ... for a ``st_mode``."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a regular file"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _what_is(path: Path, mode: int) -> str:
+    """What ``path`` (of ``st_mode`` ``mode``, links followed) is, e.g. ``"a folder"`` or
+    ``"a symbolic link to ../x, which is a folder"``."""
+    if not path.is_symlink():
+        return _kind(mode)
+    return f"a symbolic link to {os.readlink(path)}, which is {_kind(mode)}"
+
+
+def _unreachable_error(path: Path, err: OSError, missing: str, want: str) -> DataError:
+    """The DataError for a ``path`` that ``os.stat`` could not reach (``err``): the first component
+    of it that is wrong (a looping or dangling link, a file on the way), or ``missing`` if it simply
+    is not there."""
+    if err.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
+        return unreadable_error(path, err)
+    for part in [*reversed(path.parents), path][1:]:  # each component, from the top (root excluded)
+        noun = want if part == path else "folder"
+        reach = "" if part == path else f", so {path} cannot be reached"
+        try:
+            part_mode = os.stat(part).st_mode
+        except PermissionError as part_err:
+            return unreadable_error(path, part_err)
+        except OSError as part_err:
+            if not part.is_symlink():
+                if part_err.errno == errno.ENOENT:
+                    return DataError(missing)
+                return unreadable_error(path, part_err)
+            target = os.readlink(part)
+            if part_err.errno == errno.ELOOP:
+                return DataError(
+                    f"Data {noun} is a symbolic link that loops: {part} -> {target} never reaches a "
+                    f"{noun} (too many levels of symbolic links){reach}. Fix: remove the link (rm {part}) "
+                    f"and copy the real {noun} there, or point it at the real one "
+                    f"(ln -sfn <real {noun}> {part}).")
+            return DataError(
+                f"Data {noun} is a dangling symbolic link: {part} -> {target} points to nothing "
+                f"({os.path.realpath(part)} does not exist){reach}. Fix: point the link at the real {noun} "
+                f"(ln -sfn <real {noun}> {part}), or remove it (rm {part}) and copy the real {noun} there.")
+        if part != path and not stat.S_ISDIR(part_mode):
+            return DataError(f"Data folder is not a folder: {part} is {_what_is(part, part_mode)}, so "
+                             f"{path} cannot be there. Fix: point data.data_dir (or the environment "
+                             f"variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data, or put the "
+                             f"data folder at {part} in its place.")
+    return DataError(missing)
+
+
+def check_readable(path: Path) -> None:
+    """Check that the existing file ``path`` can be opened and read.
+
+    Raises:
+        DataError: it cannot (e.g. PermissionError): names the file and the fix (``chmod a+r``).
+    """
+    try:
+        with path.open("rb") as f:
+            f.read(1)
+    except OSError as err:
+        raise unreadable_error(path, err) from err

@@ -1,0 +1,235 @@
+"""What a backbone's config may hold, checked without torch: the names, types and ranges of its
+arguments. The backbones call these checks when they are built, and the entry point calls them
+(through :func:`check_model_config`) before torch is imported, so that ``depth=0`` is answered in
+about a second, with the same message.
+
+Depth is counted as in the paper: one plain stem layer plus ``depth - 1`` highway, residual or
+plain layers [HN sec. 4; TVDN sec. 4.1]. Sizes that need the data's shape (the parameter count,
+the feature maps of conv stages) are checked when the backbone is built.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from highwaylab.errors import ConfigError
+
+# block name -> the options its layers take from model.* (keyword arguments of the block's class,
+# besides the width and activation); "gate_bias" marks the blocks with a transform gate T [HN eq. 3]
+FC_BLOCKS = {"plain": (), "residual": ("norm", "zero_init"), "highway": ("gate_bias",),
+             "highway_naive": ("gate_bias",)}
+CONV_BLOCKS = {"plain": (), "residual": ("form", "zero_init"), "highway": ("gate_bias",)}
+# weight initialisations of the Linear and conv layers (models.base.WEIGHT_INITS maps them to torch)
+WEIGHT_INITS = ("default", "glorot", "he")
+DOWNSAMPLES = ("maxpool", "conv")
+# the element-wise activations of torch.nn, by class name; model.activation takes them in any case,
+# with or without '_' ("relu", "GELU", "leaky_relu"). Left out: modules that need arguments, change
+# the shape or act across features (Softmax, GLU, PReLU, Threshold, MultiheadAttention...).
+ACTIVATIONS = ("ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
+               "Hardswish", "ELU", "CELU", "SELU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid",
+               "Softplus", "Softshrink", "Softsign", "Tanhshrink")
+_BY_KEY = {name.lower(): name for name in ACTIVATIONS}
+
+
+def check_positive_int(key: str, value: Any, hint: str) -> None:
+    """Raises ConfigError, naming ``key``, unless ``value`` is an int >= 1 (``True`` is not)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
+
+
+def activation_name(name: Any) -> str:
+    """The torch.nn class name of the activation ``name`` ("relu" -> "ReLU", "leaky_relu" ->
+    "LeakyReLU").
+
+    Raises:
+        ConfigError: not an element-wise torch.nn activation; the message lists them.
+    """
+    key = str(name).lower().replace("_", "")
+    if key not in _BY_KEY:
+        raise ConfigError(f"model.activation={name!r} is not a torch.nn activation. "
+                          f"Choose one of: {', '.join(sorted(_BY_KEY))} (e.g. model.activation=tanh).")
+    return _BY_KEY[key]
+
+
+def resolve_gate_bias(gate_bias: float | str | None, auto: float) -> float:
+    """``model.gate_bias`` (b_T) as a finite float; ``None`` or ``"auto"`` give ``auto`` (the
+    backbone's depth-aware default).
+
+    Raises:
+        ConfigError: not a number, or not finite.
+    """
+    if gate_bias is None or gate_bias == "auto":
+        return auto
+    try:
+        value = float(gate_bias)
+    except (TypeError, ValueError):
+        raise ConfigError(f"model.gate_bias={gate_bias!r} is invalid: give a number such as -2, "
+                          "or 'auto' for the depth-aware default.") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"model.gate_bias={gate_bias!r} must be finite (e.g. -2 or auto).")
+    return value
+
+
+def check_gate_bias(block: str, gate_bias: Any, options: Sequence[str]) -> None:
+    """Raises ConfigError for a gate bias on a block without gates (``gate_bias`` not among its
+    ``options``), or one that is not a number."""
+    if "gate_bias" in options:
+        resolve_gate_bias(gate_bias, 0.0)
+    elif gate_bias is not None:
+        raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
+
+
+def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match_params: Any = None,
+             gate_bias: Any = None, init: Any = "default", depth_key: str = "depth",
+             width_key: str = "width") -> None:
+    """Check the arguments of :class:`highwaylab.models.FCBackbone` (see there).
+
+    Raises:
+        ConfigError: a non-positive depth or width (named by ``depth_key`` / ``width_key``), an
+            unknown block, activation, ``init`` or ``match_params``, or a gate bias that is not a
+            number or is set for a block without gates.
+    """
+    check_positive_int(depth_key, depth, "the stem plus depth - 1 layers; e.g. depth=10")
+    check_positive_int(width_key, width, "units per layer; e.g. width=50")
+    if block not in FC_BLOCKS:
+        raise ConfigError(f"model.block={block!r} is unknown; choose one of: {', '.join(FC_BLOCKS)}.")
+    if init not in WEIGHT_INITS:
+        raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
+    if match_params is not None and match_params not in FC_BLOCKS:
+        raise ConfigError(f"model.match_params={match_params!r} is unknown; "
+                          f"choose null or one of: {', '.join(FC_BLOCKS)}.")
+    check_gate_bias(block, gate_bias, FC_BLOCKS[block])
+    activation_name(activation)
+
+
+def check_kernel(kernel_size: Any, key: str = "model.stages[...].kernel_size") -> None:
+    """Raises ConfigError unless ``kernel_size`` is an odd positive int ('same' padding)."""
+    if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 \
+            or kernel_size % 2 == 0:
+        raise ConfigError(f"{key}={kernel_size!r} must be an odd positive integer (1, 3, 5, ...) "
+                          "so that 'same' padding keeps the size.")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: ``layers`` blocks of ``channels`` channels; ``kernels`` is cycled over the layers."""
+
+    channels: int
+    layers: int
+    kernels: tuple[int, ...]
+
+    def kernel(self, j: int) -> int:
+        """Kernel size of the stage's j-th block (0-based)."""
+        return self.kernels[j % len(self.kernels)]
+
+
+def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
+    """Read ``[{channels: 16, layers: 4, kernel_size: 3}, ...]`` from the config.
+
+    Raises:
+        ConfigError: an empty list, a missing or unknown key, or a non-positive value; the message
+            names the stage (``model.stages[i]``).
+    """
+    if isinstance(stages, (str, bytes)) or not isinstance(stages, Sequence) or not len(stages):
+        raise ConfigError("model.stages must be a non-empty list of {channels, layers, kernel_size}.")
+    parsed = []
+    for i, stage in enumerate(stages):
+        key = f"model.stages[{i}]"
+        example = "e.g. {channels: 16, layers: 4, kernel_size: 3}"
+        if not isinstance(stage, Mapping):
+            raise ConfigError(f"{key}={stage!r} must be a mapping with channels, layers and optional "
+                              f"kernel_size, {example}.")
+        unknown = sorted(set(stage) - {"channels", "layers", "kernel_size"})
+        missing = [k for k in ("channels", "layers") if k not in stage]
+        problems = ([f"unknown key {', '.join(unknown)}"] if unknown else []) + \
+            ([f"missing {', '.join(missing)}"] if missing else [])
+        if problems:
+            raise ConfigError(f"{key}: {'; '.join(problems)}. A stage has channels, layers and optional "
+                              f"kernel_size, {example}.")
+        channels, layers = stage["channels"], stage["layers"]
+        kernels = stage.get("kernel_size", 3)
+        kernels = tuple(kernels) if isinstance(kernels, Sequence) and not isinstance(kernels, str) \
+            else (kernels,)
+        for name, value, low in (("channels", channels, 1), ("layers", layers, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{key}.{name}={value!r} must be an integer >= {low}.")
+        if not kernels or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 or k % 2 == 0
+                              for k in kernels):
+            raise ConfigError(f"{key}.kernel_size={stage.get('kernel_size')!r} must be an odd positive "
+                              "integer or a list of them, e.g. 3 or [3, 1].")
+        parsed.append(Stage(channels, layers, kernels))
+    return parsed
+
+
+def check_conv(block: Any, stages: Any, activation: Any = "relu", batch_norm: Any = False,
+               downsample: Any = "maxpool", stem_kernel: Any = 3, transition_kernel: Any = 3,
+               gate_bias: Any = None, init: Any = "he") -> list[Stage]:
+    """Check the arguments of :class:`highwaylab.models.ConvBackbone` (see there) and return the
+    parsed stages.
+
+    Raises:
+        ConfigError: an unknown block, downsampling, ``init`` or activation; a ``batch_norm`` that is
+            not a boolean; an even or non-positive kernel; bad stages (:func:`parse_stages`); a gate
+            bias that is not a number or is set for a block without gates.
+    """
+    if block not in CONV_BLOCKS:
+        raise ConfigError(f"model.block={block!r} is unknown for conv backbones; choose one of: "
+                          f"{', '.join(CONV_BLOCKS)}.")
+    if downsample not in DOWNSAMPLES:
+        raise ConfigError(f"model.downsample={downsample!r} is unknown; choose maxpool or conv.")
+    if init not in WEIGHT_INITS:
+        raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
+    if not isinstance(batch_norm, bool):
+        raise ConfigError(f"model.batch_norm={batch_norm!r} must be true or false.")
+    for key, kernel in (("model.stem_kernel", stem_kernel), ("model.transition_kernel", transition_kernel)):
+        check_kernel(kernel, key)
+    specs = parse_stages(stages)
+    check_gate_bias(block, gate_bias, CONV_BLOCKS[block])
+    activation_name(activation)
+    return specs
+
+
+# the backbones whose config check_model_config knows, by their _target_: (check, blocks)
+_CHECKS = {"highwaylab.models.FCBackbone": (check_fc, FC_BLOCKS),
+           "highwaylab.models.fc_backbone.FCBackbone": (check_fc, FC_BLOCKS),
+           "highwaylab.models.ConvBackbone": (check_conv, CONV_BLOCKS),
+           "highwaylab.models.conv_backbone.ConvBackbone": (check_conv, CONV_BLOCKS)}
+
+
+def check_model_config(model: DictConfig) -> None:
+    """Check the ``model`` group of a composed config without building anything; a backbone of
+    another ``_target_`` (a user's own class) is left to its constructor.
+
+    ``depth`` and ``width`` are named as the user set them: ``depth`` when ``model.depth`` is the
+    top-level ``${depth}`` (the presets), ``model.depth`` when it was set itself.
+
+    Raises:
+        ConfigError: what :func:`check_fc` or :func:`check_conv` raise, and a key that neither the
+            backbone nor its block takes (the message names that key and lists the valid ones).
+    """
+    known = _CHECKS.get(str(model.get("_target_")))
+    if known is None:
+        return
+    check, blocks = known
+    values = OmegaConf.to_container(model, resolve=True)
+    values = {k: v for k, v in values.items() if not k.startswith("_")}
+    block = values.get("block")
+    options = tuple(o for o in blocks.get(block, ()) if o != "gate_bias")
+    takes = [k for k in check.__code__.co_varnames[:check.__code__.co_argcount] if not k.endswith("_key")]
+    unknown = sorted(k for k in values if k not in takes and k not in options)
+    if block not in blocks:  # the check names the block; keys that only some blocks take wait
+        values = {k: v for k, v in values.items() if k in takes}
+    elif unknown:
+        own = f", and {block!r} layers take {', '.join(options)}" if options else ""
+        raise ConfigError(f"model.{unknown[0]} is not an option of model.block={block!r}: the backbone "
+                          f"takes {', '.join(takes)}{own}. Fix: remove or correct model.{unknown[0]}")
+    if check is check_fc:
+        for key in ("depth", "width"):
+            if key in model and not OmegaConf.is_interpolation(model, key):
+                values[f"{key}_key"] = f"model.{key}"
+    check(**{k: v for k, v in values.items() if k not in options})

@@ -1,0 +1,183 @@
+"""The checks that run before torch is imported (``highwaylab.config_checks.validate``): bad input
+is answered in process, through Hydra's compose API, with the one line that ``train.py`` prints;
+and ``train.py``'s cheap paths (a config error, ``--help``, ``--cfg job``) load no torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from highwaylab.config_checks import LOGGED_METRICS, validate
+from highwaylab.errors import ConfigError, HighwaylabError
+from highwaylab.models import spec
+
+from .conftest import ROOT, compose_cfg, subprocess_env
+
+# override(s) -> the start of the one-line message (it names the key the user set)
+BAD = {
+    "depth=0": "depth=0 is invalid: it must be a positive integer",
+    "width=-3": "width=-3 is invalid: it must be a positive integer",
+    "model.width=abc": "model.width='abc' is invalid",
+    "model.depth=2.5": "model.depth=2.5 is invalid",
+    "model.block=highwy": "model.block='highwy' is unknown; choose one of: plain, residual, highway",
+    "model.activation=relux": "model.activation='relux' is not a torch.nn activation",
+    "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he",
+    "model.gate_bias=abc": "model.gate_bias='abc' is invalid",
+    "model=plain +model.gate_bias=-2": "model.gate_bias is for highway models, not 'plain'",
+    "+model.norm=layernorm": "model.norm is not an option of model.block='highway'",
+    "+model.foo=1": "model.foo is not an option of model.block='highway'",
+    "model=residual +model.form=pre": "model.form is not an option of model.block='residual'",
+    "model=conv_highway model.stages=[]": "model.stages must be a non-empty list",
+    "model=conv_highway model.stem_kernel=4": "model.stem_kernel=4 must be an odd positive integer",
+    "model=conv_plain model.batch_norm=maybe": "model.batch_norm='maybe' must be true or false",
+    "seed=-1": "seed=-1 must be an integer in 0 .. 4294967295",
+    "trainer.max_epochs=abc": "trainer.max_epochs",
+    "callbacks.model_checkpoint.monitor=val/accuracy": "callbacks.model_checkpoint.monitor=val/accuracy "
+                                                       "is not a metric of the run",
+    "~model": "the model group is missing",
+    "run_name=../up": "run_name",
+    "data.data_dir=null": "data.data_dir is not set (null)",
+    "data.data_dir={tmp}": "Data file missing: {tmp}/MNIST/raw/train-images-idx3-ubyte. Expected the",
+    "data=cifar10 data.data_dir={tmp}": "Data folder missing: {tmp}/cifar-10-batches-py. Expected the python "
+                                        "version of CIFAR10",
+}
+
+
+@pytest.mark.parametrize("overrides", sorted(BAD))
+def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
+    cfg = compose_cfg(overrides.format(tmp=tmp_path).split(), tmp_path)
+    with pytest.raises(HighwaylabError) as excinfo:
+        validate(cfg)
+    message, expected = str(excinfo.value), BAD[overrides].format(tmp=tmp_path)
+    assert message.startswith(expected) or expected in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("overrides", [[], ["model=plain"], ["model=residual"], ["model=conv_highway"],
+                                       ["model=conv_residual"], ["experiment=paper_mnist_conv16"],
+                                       ["experiment=paper_cifar10_highway_a", "data.download=true"],
+                                       ["callbacks=analysis"], ["model.activation=leaky_relu"]])
+def test_the_presets_pass(overrides, tmp_path):
+    validate(compose_cfg(overrides, tmp_path))
+
+
+def test_the_spec_names_what_the_blocks_take():
+    """spec's block options are the keyword arguments of the block classes: one list, checked."""
+    import inspect
+
+    from highwaylab.models.base import WEIGHT_INITS
+    from highwaylab.models.conv_blocks import CONV_BLOCKS
+    from highwaylab.models.fc_blocks import ACTIVATIONS, BLOCKS
+
+    def options(cls, shared):
+        return tuple(p.name for p in inspect.signature(cls).parameters.values()
+                     if p.kind is p.KEYWORD_ONLY and p.name not in shared)
+
+    assert {k: options(v, ()) for k, v in BLOCKS.items()} == spec.FC_BLOCKS
+    assert {k: options(v, ("batch_norm", "pool", "in_channels", "stride"))
+            for k, v in CONV_BLOCKS.items()} == spec.CONV_BLOCKS
+    assert tuple(WEIGHT_INITS) == spec.WEIGHT_INITS
+    assert len(ACTIVATIONS) == len(spec.ACTIVATIONS) == 21  # every name exists in this torch
+
+
+def test_the_data_layout_is_torchvisions():
+    """highwaylab.data.files names the folders, files and archives that torchvision reads."""
+    from torchvision.datasets import CIFAR10, CIFAR100, MNIST, FashionMNIST
+
+    from highwaylab.data.files import LAYOUT, data_files
+
+    for name, cls in (("mnist", MNIST), ("fashion_mnist", FashionMNIST)):
+        assert LAYOUT[name] == (f"{cls.__name__}/raw", None)
+        assert data_files(name) == tuple(r.removesuffix(".gz") for r, _ in cls.resources)
+    for name, cls in (("cifar10", CIFAR10), ("cifar100", CIFAR100)):
+        assert LAYOUT[name] == (cls.base_folder, cls.url)
+        assert data_files(name) == (*(f for f, _ in cls.train_list + cls.test_list), cls.meta["filename"])
+
+
+def test_monitored_metrics_are_those_a_run_logs(cfg_tiny):
+    """Every key of LOGGED_METRICS under train/, val/ and test/ is what a real run logs."""
+    from highwaylab.train import train
+
+    metrics = train(cfg_tiny)
+    logged = {k for k in metrics if k.split("/")[0] in ("train", "val", "test")}
+    assert logged | {"train/loss_step", "train/lr"} == set(LOGGED_METRICS)
+
+
+def _imports_torch(args: list[str], tmp_path) -> tuple[subprocess.CompletedProcess, bool]:
+    out = [] if args[0].startswith("-") else [f"paths.log_dir={tmp_path}"]  # --info takes a word
+    proc = subprocess.run([sys.executable, "-X", "importtime", "train.py", *args, *out],
+                          cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:")}
+    return proc, "torch" in modules or "lightning" in modules
+
+
+@pytest.mark.parametrize("args", [["depth=0"], ["model.activation=relux"], ["--help"], ["--cfg", "job"],
+                                  ["--info"], ["~model"]])
+def test_cheap_paths_of_train_py_import_no_torch(args, tmp_path):
+    proc, torch_loaded = _imports_torch(args, tmp_path)
+    assert not torch_loaded
+    if args[0] in ("depth=0", "model.activation=relux", "~model"):
+        assert proc.returncode == 1
+        assert "highwaylab: " in proc.stdout + proc.stderr
+    else:
+        assert proc.returncode == 0
+
+
+def test_report_help_imports_no_torch():
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "highwaylab.report", "--help"],
+                          cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "usage" in proc.stdout
+    assert not any(line.rsplit("|", 1)[-1].strip() == "torch" for line in proc.stderr.splitlines())
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["depth=3", "-m", "model=plain,highway"], ["-m", "depth=3", "model=plain,highway"]),
+    (["depth=3", "--cfg", "job", "model=plain"], ["--cfg", "job", "depth=3", "model=plain"]),
+    (["-m", "depth=3"], ["-m", "depth=3"]),
+    (["depth=3", "--bogus", "x=1"], ["depth=3", "--bogus", "x=1"]),  # left to Hydra's usage error
+])
+def test_hydra_flags_after_overrides_are_moved_first(argv, expected):
+    from highwaylab.utils.hydra_utils import flags_first
+
+    assert flags_first(["train.py", *argv]) == ["train.py", *expected]
+
+
+def test_a_multirun_flag_after_the_overrides_runs_the_sweep(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", "depth=0,-1", "-m", f"paths.log_dir={tmp_path}"],
+                          cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1
+    assert "unrecognized arguments" not in output
+    assert output.count("highwaylab: job failed, the sweep goes on: depth=") == 2
+
+
+def test_a_removed_option_is_recorded_with_the_default_used(tmp_path, data_dir):
+    """``~data.batch_size``: the run trains with the data module's default, and its record says so."""
+    import yaml
+
+    from highwaylab.train import train
+
+    from .conftest import TINY
+
+    cfg = compose_cfg([*TINY, "~data.batch_size", "trainer.limit_val_batches=0", "test=false"], tmp_path)
+    train(cfg)
+    record = yaml.safe_load((tmp_path / "config_resolved.yaml").read_text())
+    assert record["data"]["batch_size"] == 128  # MNISTDataModule's default
+    assert cfg.data.batch_size == 128
+
+
+def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
+    from highwaylab.train import train
+    from highwaylab.utils import user_error
+
+    from .conftest import TINY
+
+    cfg = compose_cfg([*TINY, "+trainer.val_check_interval=10"], tmp_path)
+    with pytest.raises(Exception) as excinfo:
+        train(cfg)
+    error = user_error(excinfo.value)
+    assert isinstance(error, ConfigError)
+    assert str(error).startswith("trainer.val_check_interval=10 is more than the 4 training batches")

@@ -1,0 +1,186 @@
+"""Something other than a data file at a data file's name (issue 11, #75/#76): a symbolic link that
+loops or points nowhere, a folder, a FIFO, a file where a folder should be. Each is refused in one
+line that names the path, what is wrong with it and the fix, not as a missing file ("copy them
+there"). The DataModules are called in-process; every fault is found before any file is read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from highwaylab.data import CIFARDataModule, MNISTDataModule, check_idx_file
+from highwaylab.data.checks import check_data_path
+from highwaylab.data.mnist import RAW_FILES
+from highwaylab.errors import DataError
+
+IMAGES = "train-images-idx3-ubyte"
+
+
+@pytest.fixture
+def linked_mnist(tmp_path: Path, data_dir: Path) -> tuple[Path, Path]:
+    """``<tmp>/MNIST/raw/`` holding symbolic links to the four real MNIST files (to break one)."""
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in RAW_FILES:
+        (raw / name).symlink_to(data_dir / "MNIST" / "raw" / name)
+    return tmp_path, raw
+
+
+def setup_error(root: Path, download: bool = False) -> str:
+    """The one DataError message of ``prepare_data()`` + ``setup()`` of MNIST in ``root``."""
+    dm = MNISTDataModule(str(root), download=download)
+    with pytest.raises(DataError) as err:
+        dm.prepare_data()
+        dm.setup()
+    msg = str(err.value)
+    assert "\n" not in msg  # one line
+    assert "copy them there" not in msg  # not the missing-file message
+    return msg
+
+
+def _replace(path: Path, make: Callable[[Path], object]) -> Path:
+    path.unlink()
+    make(path)
+    return path
+
+
+# fault: (how to make it at MNIST/raw/train-images-idx3-ubyte, words the message must hold)
+FILE_FAULTS = {
+    "link to itself": (lambda p: os.symlink(p.name, p),
+                       ["Data file is a symbolic link that loops:", f"-> {IMAGES} never reaches a file",
+                        "Fix: remove the link (rm {path})", "ln -sfn <real file> {path}"]),
+    "links to each other": (lambda p: (os.symlink("a", p), os.symlink("b", p.parent / "a"),
+                                       os.symlink("a", p.parent / "b")),
+                            ["Data file is a symbolic link that loops:", "{path} -> a never reaches a file",
+                             "Fix: remove the link (rm {path})"]),
+    "dangling link": (lambda p: os.symlink(p.parent / "gone" / p.name, p),
+                      ["Data file is a dangling symbolic link:", "points to nothing",
+                       "{raw}/gone/" + IMAGES + " does not exist)", "Fix: point the link at the real file"]),
+    "folder": (lambda p: p.mkdir(),
+               ["Data file is a folder: {path} is a folder, where the data file " + IMAGES + " should be",
+                "Fix: move the folder away (e.g. mv {path} {path}.bak)"]),
+    "link to a folder": (lambda p: os.symlink(p.parent, p),
+                         ["Data file is a folder: {path} is a symbolic link to {raw}, which is a folder",
+                          "Fix: remove the link (rm {path})"]),
+    "FIFO": (lambda p: os.mkfifo(p),  # reading it would block forever
+             ["Data file is not a file: {path} is a FIFO", "Fix: remove it (rm {path})"]),
+}
+
+
+@pytest.mark.parametrize("fault", FILE_FAULTS)
+def test_a_broken_data_file_is_named_with_its_fault_and_fix(linked_mnist, fault):
+    root, raw = linked_mnist
+    make, words = FILE_FAULTS[fault]
+    path = _replace(raw / IMAGES, make)
+    msg = setup_error(root)
+    assert msg.startswith("Data file ") and f"{path}" in msg
+    for word in words:
+        assert word.format(path=path, raw=raw) in msg, (word, msg)
+
+
+def test_the_file_inside_a_folder_of_its_name_is_pointed_at(linked_mnist, data_dir):
+    root, raw = linked_mnist
+    folder = _replace(raw / IMAGES, Path.mkdir)
+    (folder / IMAGES).symlink_to(data_dir / "MNIST" / "raw" / IMAGES)  # unpacked one level too deep
+    msg = setup_error(root)
+    assert msg.startswith(f"Data file is a folder: {folder} is a folder,")
+    assert msg.endswith(f"Fix: the file seems to be inside it, at {folder / IMAGES}: move it up into {raw} "
+                        "in the folder's place.")
+
+
+@pytest.mark.parametrize("fault", ["file", "loop", "dangling"])
+def test_a_broken_raw_folder_is_named_not_the_file_below_it(linked_mnist, fault):
+    root, raw = linked_mnist
+    for name in RAW_FILES:
+        (raw / name).unlink()
+    raw.rmdir()
+    {"file": lambda: raw.write_bytes(b""), "loop": lambda: os.symlink("raw", raw),
+     "dangling": lambda: os.symlink(root / "elsewhere", raw)}[fault]()
+    msg = setup_error(root)
+    first = raw / RAW_FILES[0]
+    assert {"file": f"Data folder is not a folder: {raw} is a regular file, so {first} cannot be there. "
+                    f"Fix: point data.data_dir (or the environment variable HIGHWAYLAB_DATA_DIR) at the "
+                    f"folder that holds the data, or put the data folder at {raw} in its place.",
+            "loop": f"Data folder is a symbolic link that loops: {raw} -> raw never reaches a folder (too "
+                    f"many levels of symbolic links), so {first} cannot be reached. Fix: remove the link "
+                    f"(rm {raw})",
+            "dangling": f"Data folder is a dangling symbolic link: {raw} -> {root / 'elsewhere'} points to "
+                        f"nothing ({root / 'elsewhere'} does not exist), so {first} cannot be reached. "
+                        f"Fix: point the link at the real folder"}[fault] in msg
+
+
+def test_a_loop_is_refused_before_any_download(linked_mnist):
+    """With data.download=true the loop is not taken for a missing file (a download, failing offline)."""
+    root, raw = linked_mnist
+    path = _replace(raw / IMAGES, lambda p: os.symlink(p.name, p))
+    msg = setup_error(root, download=True)
+    assert msg.startswith(f"Data file is a symbolic link that loops: {path} -> {IMAGES} ")
+    assert "download" not in msg
+
+
+def test_only_the_gz_there_says_gunzip(linked_mnist):
+    """The loader reads the uncompressed IDX file; a .gz beside its name is not read, and named."""
+    root, raw = linked_mnist
+    (raw / IMAGES).unlink()
+    (raw / f"{IMAGES}.gz").write_bytes(b"\x1f\x8b")
+    msg = setup_error(root)
+    assert msg == (f"Data file missing: {raw / IMAGES}; only the compressed {IMAGES}.gz is there, and the "
+                   f"uncompressed IDX file is what is read. Fix: gunzip -k {raw / IMAGES}.gz")
+
+
+def test_a_missing_file_keeps_its_message_and_a_linked_file_is_read(linked_mnist):
+    root, raw = linked_mnist
+    # the control: a link to the real file is a file
+    assert check_idx_file(raw / IMAGES) == [60_000, 28, 28]
+    (raw / IMAGES).unlink()
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(root)).setup()
+    assert str(err.value).startswith(f"Data file missing: {raw / IMAGES}. Expected the uncompressed IDX "
+                                     "files ")
+    assert "Fix: copy them there" in str(err.value)
+    with pytest.raises(DataError) as err:
+        check_data_path(raw / IMAGES, "the caller's message")
+    assert str(err.value) == "the caller's message"
+
+
+# --- CIFAR: the same checks of its folder and files ----------------------------------------------
+
+@pytest.fixture
+def cifar_names(tmp_path: Path) -> tuple[Path, Path]:
+    """``<tmp>/cifar-10-batches-py/`` with an (empty) file of each name: the path checks come first."""
+    folder = tmp_path / "cifar-10-batches-py"
+    folder.mkdir()
+    for name in [*(f"data_batch_{i}" for i in range(1, 6)), "test_batch", "batches.meta"]:
+        (folder / name).write_bytes(b"")
+    return tmp_path, folder
+
+
+def test_cifar_file_loop_and_folder_are_named(cifar_names):
+    root, folder = cifar_names
+    path = _replace(folder / "test_batch", lambda p: os.symlink(p.name, p))
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value).startswith(f"Data file is a symbolic link that loops: {path} -> test_batch ")
+    _replace(path, Path.mkdir)
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value).startswith(f"Data file is a folder: {path} is a folder, where the data file "
+                                     f"test_batch should be.")
+
+
+def test_cifar_folder_that_is_a_file_or_loops_is_named(tmp_path):
+    folder = tmp_path / "cifar-10-batches-py"
+    folder.write_bytes(b"")
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(tmp_path), val_size=10).setup()
+    assert str(err.value).startswith(f"Data folder is not a folder: {folder} is a regular file, where the "
+                                     f"data folder cifar-10-batches-py should be.")
+    folder.unlink()
+    folder.symlink_to(folder.name)
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(tmp_path), val_size=10, download=True).prepare_data()
+    assert str(err.value).startswith(f"Data folder is a symbolic link that loops: {folder} -> "
+                                     f"cifar-10-batches-py never reaches a folder")
