@@ -38,14 +38,16 @@ LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", 
 def validate(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
     the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
-    (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`)
-    and the callbacks' monitored metrics.
+    (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
+    the callbacks' monitored metrics and the W&B project name and run id
+    (:func:`highwaylab.utils.loggers.check_wandb_names`).
 
     Raises:
         ConfigError: the first bad value, in one line naming its key and the fix.
         DataError: a data file that is not there (or not a file).
     """
     from highwaylab.models.spec import check_model_config
+    from highwaylab.utils.loggers import check_wandb_names
     from highwaylab.utils.resume import check_run
 
     for group in GROUPS:
@@ -59,6 +61,7 @@ def validate(cfg: DictConfig) -> None:
     check_model_config(cfg.model)
     check_data_config(cfg.data)
     check_monitors(cfg.get("callbacks"))
+    check_wandb_names(cfg.get("logger"))  # W&B's own check of logger.wandb.project and id (imports wandb)
 
 
 # the data modules whose files check_data_config knows (by data.dataset)

@@ -33,8 +33,9 @@ class RunInterrupted(HighwaylabError):
 
 
 class CheckpointWriteError(HighwaylabError, OSError):
-    """A checkpoint could not be written (e.g. a full disk). The message names the file, the disk and
-    its free space; the previous checkpoint at that path is left as it was."""
+    """A checkpoint could not be written (a full disk, a folder that cannot be made or written, the
+    file-size limit). The message names the file, the cause and the fix; the previous checkpoint at
+    that path is left as it was."""
 
 
 class NonFiniteError(HighwaylabError, FloatingPointError):

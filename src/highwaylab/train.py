@@ -30,7 +30,7 @@ from highwaylab.config_checks import validate
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
-from highwaylab.utils.checkpoint_io import resumable
+from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
@@ -63,6 +63,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     validate(cfg)  # the torch-free checks, which train.py ran before importing torch: cheap
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    check_checkpoint_dirs(cfg.get("callbacks"))  # a dirpath that cannot take files: one line, before training
     log.info(f"Run folder: {output_dir}")
     requeued = requeued_checkpoint(output_dir)  # a SLURM job rerun after preemption or its time limit
     if requeued is not None and not cfg.get("ckpt_path"):

@@ -3,9 +3,14 @@ resume (:func:`resumable`)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import io
 import os
+import resource
 import shutil
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +30,10 @@ class AtomicCheckpointIO(TorchCheckpointIO):
     Set in ``conf/trainer/default.yaml`` (``trainer.plugins``).
 
     Raises:
-        CheckpointWriteError: the write failed (e.g. no space left): the message names the file, the
-            disk and its free space; the temporary file is removed and the previous file is kept.
+        CheckpointWriteError: the write failed: one line (:func:`write_failure`) naming the file, the
+            cause and its fix (a full disk: the disk and its free space; a folder that cannot be made
+            or written: the folder and the key that places it); the temporary file is removed and the
+            previous file is kept.
     """
 
     def save_checkpoint(self, checkpoint: dict[str, Any], path: Any,
@@ -43,8 +50,9 @@ class AtomicCheckpointIO(TorchCheckpointIO):
             os.replace(tmp, path)
             _sync_folder(path.parent)
         except OSError as err:
-            tmp.unlink(missing_ok=True)
-            raise CheckpointWriteError(write_failure(path, err)) from err
+            with contextlib.suppress(OSError):  # e.g. ENOTDIR: no temporary file was made
+                tmp.unlink(missing_ok=True)
+            raise CheckpointWriteError(write_failure(path, err, buffer.getbuffer().nbytes)) from err
 
 
 def _write(path: Path, data: memoryview) -> None:
@@ -68,20 +76,160 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def write_failure(path: Path, err: OSError) -> str:
-    """One line: the file, the error, the disk (mount point) and its free space, and the fix."""
-    reason = err.strerror or str(err)
+def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
+    """One line for a checkpoint write that failed with ``err``: the file, the cause and the fix that
+    fits it, chosen by ``err.errno`` (never by its text):
+
+    - ``ENOSPC``, ``EDQUOT`` (a full disk, a used-up quota): the disk (mount point) and its free
+      space; free space, or write elsewhere (``paths.log_dir``);
+    - ``EFBIG`` (a file larger than the process may write): the file-size limit (``ulimit -f``) and
+      the checkpoint's size (``size``, bytes, if known); raise the limit;
+    - ``EACCES``, ``EPERM``, ``EROFS``, ``ENOTDIR``, ``EEXIST``, ``ENOENT`` (the folder cannot be
+      made or written): the folder and the key that places it (:func:`_elsewhere`);
+    - anything else: the error's name and text, and the folder's keys.
+    """
     folder = path.parent
+    kept = "the previous checkpoint there is kept" if path.exists() else "no earlier checkpoint was there"
+    code = err.errno
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        reason = err.strerror or str(err)
+        disk = _disk(folder)
+        if code == errno.EDQUOT:
+            return (f"could not write the checkpoint {path} ({reason}): your disk quota there is used up "
+                    f"({disk}); {kept}. Free space within your quota (`quota -s` shows it), or set "
+                    "paths.log_dir to a folder on another disk, then resume.")
+        return (f"could not write the checkpoint {path} ({reason}): {disk}; {kept}. Free space on that "
+                "disk, or set paths.log_dir to another one, then resume.")
+    if code == errno.EFBIG:
+        soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+        limit = "unlimited" if soft == resource.RLIM_INFINITY else _size(soft)
+        needs = f" and the checkpoint is {_size(size)}" if size is not None else ""
+        return (f"could not write the checkpoint {path} (File too large): the file-size limit of this "
+                f"process (ulimit -f) is {limit}{needs}; {kept}. Fix: raise the limit (ulimit -f "
+                "unlimited) in the shell or job script that starts the run, then resume.")
+    if code in FOLDER_ERRORS:
+        reason, fix = _folder_reason(err, folder)
+        return f"could not write the checkpoint {path}: {reason}; {kept}. Fix: {fix}{_elsewhere(folder)}."
+    name = errno.errorcode.get(code, type(err).__name__) if code is not None else type(err).__name__
+    return (f"could not write the checkpoint {path} ({name}: {err.strerror or err}); {kept}. Fix: check "
+            f"the disk of {folder} (the system log names its fault), or {_elsewhere(folder)}.")
+
+
+# errors of a folder that cannot be made or written (not of a full disk): the fix is the folder's key
+FOLDER_ERRORS = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+                 errno.EROFS: "read-only file system", errno.ENOTDIR: "a file is in the way",
+                 errno.EEXIST: "a file is in the way", errno.ENOENT: "no such file or directory"}
+CHECKPOINT_KEYS = ("callbacks.model_checkpoint.dirpath", "callbacks.last_checkpoint.dirpath")
+
+
+def _folder_reason(err: OSError, folder: Path) -> tuple[str, str]:
+    """Why ``folder`` cannot take a checkpoint (``err``, of a folder: :data:`FOLDER_ERRORS`), naming
+    the folder, or the parent it cannot be made in, or the file in the way; and the first fix
+    (``"make <it> writable, or "``), if there is one."""
+    what = FOLDER_ERRORS[err.errno]
+    if folder.is_dir():
+        return f"its folder {folder} cannot be written ({what})", f"make {folder} writable, or "
+    parent = _nearest_existing(folder)
+    if not parent.is_dir():
+        return (f"its folder {folder} cannot be made ({parent} is a file, not a folder)",
+                f"move {parent} away, or ")
+    # ENOENT beside an existing parent: a file system that takes no folders (/proc, /sys)
+    fix = "" if err.errno == errno.ENOENT else f"make {parent} writable, or "
+    return f"its folder {folder} cannot be made in {parent} ({what})", fix
+
+
+def _nearest_existing(folder: Path) -> Path:
+    """``folder``, or its nearest parent that exists (``exists()`` is false under a file, too)."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
+    return folder
+
+
+def _elsewhere(folder: Path) -> str:
+    """How to put the checkpoints of ``folder`` elsewhere, by the key that placed it:
+    ``paths.log_dir`` when it lies in this run's folder (the default: ``<run folder>/checkpoints``),
+    else the checkpoint callbacks' ``dirpath`` keys."""
+    run = _run_folder()
+    if run is not None and _inside(folder, run):
+        return "write the run elsewhere: paths.log_dir=/another/folder"
+    return (f"choose another folder with the checkpoint callback's dirpath key "
+            f"({' or '.join(CHECKPOINT_KEYS)}=/another/folder)")
+
+
+def _run_folder() -> Path | None:
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():
+            return Path(HydraConfig.get().runtime.output_dir)
+    except Exception:  # no Hydra run (a test, a notebook)
+        pass
+    return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        Path(os.path.abspath(path)).relative_to(os.path.abspath(folder))
+    except ValueError:
+        return False
+    return True
+
+
+def _disk(folder: Path) -> str:
+    """``the disk at <mount point> has <free> free of <total>``, for the nearest existing folder."""
+    folder = _nearest_existing(folder)
     try:
         usage = shutil.disk_usage(folder)
-        disk = f"the disk at {_mount_point(folder)} has {_size(usage.free)} free of {_size(usage.total)}"
     except OSError:
-        disk = f"the disk of {folder} cannot be read"
-    kept = "the previous checkpoint there is kept" if path.exists() else "no earlier checkpoint was there"
-    return (f"could not write the checkpoint {path} ({reason}): {disk}; {kept}. Free space on that disk, "
-            "or set paths.log_dir to another one, then resume.")
+        return f"the disk of {folder} cannot be read"
+    return f"the disk at {_mount_point(folder)} has {_size(usage.free)} free of {_size(usage.total)}"
+
+
+class CheckpointFolderError(ConfigError):
+    """A checkpoint callback's folder cannot take files; the message names its ``dirpath`` key."""
+
+
+def check_checkpoint_dirs(callbacks: Mapping | None) -> None:
+    """Check, before training, that each checkpoint callback's ``dirpath`` (``callbacks.<name>.dirpath``,
+    e.g. ``callbacks.model_checkpoint.dirpath``) can take files: a probe file is created and removed in
+    the folder, or in its nearest existing parent (nothing is left behind, no folder is made). A
+    folder that is read-only, not writable, under a file or impossible to create would otherwise
+    fail at the first checkpoint, after an epoch of training. A ``dirpath`` that is null, remote
+    (``s3://``) or does not resolve is left to the callback.
+
+    Raises:
+        CheckpointFolderError: naming ``callbacks.<name>.dirpath``, the folder, the cause and the fix.
+    """
+    for name, node in (callbacks or {}).items():
+        if not isinstance(node, Mapping) or "dirpath" not in node:
+            continue
+        try:
+            value = node.get("dirpath")
+        except Exception:  # an interpolation that does not resolve here (no Hydra run)
+            continue
+        if value is None or "://" in str(value):
+            continue
+        folder = Path(os.path.expanduser(str(value)))
+        try:
+            _probe(folder)
+        except OSError as err:
+            key = f"callbacks.{name}.dirpath"
+            if err.errno in FOLDER_ERRORS:
+                reason, fix = _folder_reason(err, folder)
+            else:
+                reason, fix = f"{folder} cannot take files ({err.strerror or err})", ""
+            raise CheckpointFolderError(f"{key}={value}: no checkpoint can be written there: {reason}. Fix: "
+                                        f"{fix}set {key} to another folder (or leave it out: the run's "
+                                        "folder's checkpoints/)") from err
+
+
+def _probe(folder: Path) -> None:
+    """Raise the ``OSError`` that writing a file into ``folder`` (made if missing) would raise."""
+    existing = _nearest_existing(folder)
+    if not existing.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(existing))
+    with tempfile.TemporaryFile(dir=existing):
+        pass
 
 
 def _mount_point(folder: Path) -> Path:

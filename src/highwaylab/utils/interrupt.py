@@ -16,17 +16,22 @@ How a signal travels:
 3. ``LatestCheckpoint.on_exception`` saves ``checkpoints/last.ckpt`` (the state after the last
    finished batch, resumable mid-epoch).
 4. :func:`as_interrupted` turns the ``SIGTERMException`` into :class:`RunInterrupted`, whose
-   message names the signal, the epoch and step, and the checkpoint to resume from.
+   message names the signal, the epoch and step, and the checkpoint to resume from: ``last.ckpt``,
+   or with ``callbacks.last_checkpoint`` off the latest checkpoint of the ``ModelCheckpoint`` (and
+   the ``ckpt_path=`` command that continues from it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shlex
 import signal
 import threading
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from highwaylab.errors import RunInterrupted
@@ -98,8 +103,12 @@ def _on_signal(signum: int, frame: Any) -> None:
     trainer = _state.current_trainer()
     if not first or trainer is None or not _running(trainer):
         raise RunInterrupted(signum, _message(signum, trainer, at_once=True))
-    log.warning(f"{name} received: the run stops after the current batch, with its state saved "
-                f"(send {name} again to stop at once, without saving)")
+    if _has_resume_point(trainer):
+        log.warning(f"{name} received: the run stops after the current batch, with its state saved "
+                    f"(send {name} again to stop at once, without saving)")
+    else:
+        log.warning(f"{name} received: the run stops after the current batch; its state is not saved "
+                    f"(callbacks.last_checkpoint is off; send {name} again to stop at once)")
     if _fitting(trainer) and trainer.validating and not trainer.sanity_checking:
         _state.pending = True  # let the epoch's validation finish: StopOnSignal.on_validation_end
         _set_stop(trainer, False)  # Lightning's own SIGTERM handler, called before this one, set it
@@ -158,13 +167,23 @@ def as_interrupted(err: BaseException) -> RunInterrupted | None:
 
 
 def _message(signum: int, trainer: Any, at_once: bool) -> str:
+    """The one line of :class:`RunInterrupted`: the signal, the epoch and step, and the checkpoint to
+    continue from with the command that does it: the resume point ``last.ckpt`` of a
+    ``LatestCheckpoint`` (``resume=<run folder>``); without one (``callbacks.last_checkpoint`` off,
+    or none written yet), the latest checkpoint of another checkpoint callback, e.g. the best
+    ``epoch_XXX.ckpt`` of the ``ModelCheckpoint`` (``ckpt_path=<file> hydra.run.dir=<run folder>``
+    with the run's overrides); "no checkpoint was written yet" only when there is none at all."""
     name = signal.Signals(signum).name
     if trainer is None:
         return f"interrupted by {name} before training started: nothing was saved."
     where = f"in epoch {trainer.current_epoch} at step {trainer.global_step}"
     path, step = _latest_checkpoint(trainer)
     if not path:
-        saved = "no checkpoint was written yet (resuming means starting again)"
+        other = _other_checkpoint(trainer)
+        if other is None:
+            saved = "no checkpoint was written yet (resuming means starting again)"
+        else:
+            saved = _other_saved(trainer, *other)
     elif step == trainer.global_step:
         saved = f"its state at step {step} is saved in {path}; {_resume_hint()}"
     else:
@@ -191,3 +210,54 @@ def _latest_checkpoint(trainer: Any) -> tuple[str, int | None]:
         if path and hasattr(cb, "last_saved_step"):
             return path, cb.last_saved_step
     return "", None
+
+
+def _has_resume_point(trainer: Any) -> bool:
+    """Whether ``trainer`` has a ``LatestCheckpoint`` (``callbacks.last_checkpoint``), saved or not."""
+    return any(hasattr(cb, "last_saved_step") for cb in getattr(trainer, "checkpoint_callbacks", []))
+
+
+def _other_checkpoint(trainer: Any) -> tuple[str, int | None, bool] | None:
+    """The latest checkpoint file that another checkpoint callback of ``trainer`` wrote (Lightning's
+    ``ModelCheckpoint``: its latest save, else its ``last_model_path`` or ``best_model_path``), with
+    its step if known and whether it holds weights only; ``None`` if none is on disk."""
+    for cb in getattr(trainer, "checkpoint_callbacks", []):
+        if hasattr(cb, "last_saved_step"):  # a LatestCheckpoint: _latest_checkpoint's
+            continue
+        latest = getattr(cb, "_last_checkpoint_saved", "")  # Lightning's record of its latest save
+        for path in (latest, getattr(cb, "last_model_path", ""), getattr(cb, "best_model_path", "")):
+            if path and os.path.isfile(path):
+                step = getattr(cb, "_last_global_step_saved", None) if path == latest else None
+                return str(path), step, bool(getattr(cb, "save_weights_only", False))
+    return None
+
+
+def _other_saved(trainer: Any, path: str, step: int | None, weights_only: bool) -> str:
+    """What the message says of a checkpoint that is not a resume point (``_other_checkpoint``)."""
+    of_step = f", of step {step}" if step is not None else ""
+    off = not _has_resume_point(trainer)
+    why = "callbacks.last_checkpoint is off" if off else "callbacks.last_checkpoint had not saved yet"
+    keep = " (keep callbacks.last_checkpoint on for a resume point)" if off else ""
+    if weights_only:
+        return (f"no training state was saved ({why}); the latest checkpoint, {path}{of_step}, holds "
+                f"weights only (save_weights_only), so resuming means starting again{keep}")
+    lost = "; the steps after it are lost" if step is not None and step != trainer.global_step else ""
+    return (f"no resume point was saved ({why}, so resume= finds no checkpoints/last.ckpt); the latest "
+            f"checkpoint is {path}{of_step}{lost}; continue from it with: {_continue_hint(path)}{keep}")
+
+
+def _continue_hint(path: str) -> str:
+    """The command that continues the run from the checkpoint ``path`` in the run's own folder (the
+    one that holds it as ``<run>/checkpoints/<file>``, with its record ``.hydra/``): the run's
+    overrides, ``ckpt_path=<path>`` and ``hydra.run.dir=<run>`` (what ``resume=`` does with
+    ``last.ckpt``); for a checkpoint elsewhere, ``ckpt_path=<path>`` with the run's overrides."""
+    run = Path(path).resolve().parent.parent
+    if (run / ".hydra" / "overrides.yaml").is_file():
+        try:
+            from highwaylab.utils.resume import run_overrides
+
+            words = ["python", "train.py", *run_overrides(run), f"ckpt_path={path}", f"hydra.run.dir={run}"]
+            return " ".join(shlex.quote(w) for w in words)
+        except Exception:  # an unreadable record: the low-level way below
+            pass
+    return f"python train.py <the run's overrides> ckpt_path={shlex.quote(path)}"

@@ -1,0 +1,422 @@
+"""One line with the right fix for three failures of the breaking pass (issue 11): a checkpoint
+folder that cannot be written (#48: was reported as a full disk), a signal with
+``callbacks.last_checkpoint`` off (#54: said no checkpoint was written, beside the ModelCheckpoint's
+epoch checkpoints) and a W&B project name that W&B refuses (#57: was answered with ``wandb login``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import json
+import os
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import open_dict, read_write
+
+from highwaylab.errors import CheckpointWriteError, ConfigError, RunInterrupted
+from highwaylab.train import train
+from highwaylab.utils.checkpoint_io import (
+    AtomicCheckpointIO,
+    CheckpointFolderError,
+    check_checkpoint_dirs,
+    write_failure,
+)
+from highwaylab.utils.loggers import WandbStartError, check_wandb_names, wandb_start_error
+
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+
+STATE = {"weights": torch.zeros(10_000)}  # a 40 KiB checkpoint
+KEYS = ("choose another folder with the checkpoint callback's dirpath key "
+        "(callbacks.model_checkpoint.dirpath or callbacks.last_checkpoint.dirpath=/another/folder)")
+NO_FILE = "no earlier checkpoint was there"
+
+
+def failed_write(path: Path, state: dict | None = None) -> CheckpointWriteError:
+    """The error of the real ``AtomicCheckpointIO`` writing ``state`` (``STATE``) to ``path``."""
+    with pytest.raises(CheckpointWriteError) as err:
+        AtomicCheckpointIO().save_checkpoint(state or STATE, path)
+    assert "\n" not in str(err.value)
+    return err.value
+
+
+def size_of(state: dict) -> int:
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    return buffer.getbuffer().nbytes
+
+
+@contextlib.contextmanager
+def mounted(*args: str, target: Path):
+    """``target`` mounted with ``mount *args`` for the block (root only; skipped where it can't)."""
+    target.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["mount", *args, str(target)], capture_output=True).returncode != 0:
+        pytest.skip(f"`mount {' '.join(args)}` is not permitted here (needs root)")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", "-l", str(target)], check=True)
+
+
+@pytest.fixture
+def no_hydra_run():
+    """No Hydra run set in this process (another test's composed config may have set one)."""
+    saved = HydraConfig.instance().cfg
+    HydraConfig.instance().cfg = None
+    yield
+    HydraConfig.instance().cfg = saved
+
+
+@pytest.fixture
+def hydra_run(tmp_path):
+    """A Hydra run of ``train.py`` whose folder is ``tmp_path/run``, as Hydra sets it for the task."""
+    run = tmp_path / "run"
+    run.mkdir()  # Hydra makes it before the task starts
+    compose_cfg(TINY, run)
+    runtime = HydraConfig.instance().cfg.hydra.runtime
+    with read_write(runtime), open_dict(runtime):
+        runtime.output_dir = str(run)
+    assert HydraConfig.get().runtime.output_dir == str(run)
+    yield run
+    HydraConfig.instance().cfg = None
+
+
+def one_line(proc: subprocess.CompletedProcess, status: int = 1) -> str:
+    """The one ``highwaylab:`` line of a failed ``train.py`` (exit ``status``, no traceback)."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == status, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    lines = [line.split("highwaylab: ", 1)[1] for line in output.splitlines() if "highwaylab: " in line]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def train_py(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={cwd}/outputs"],
+                          capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=cwd)
+
+
+# --- #48: a checkpoint folder that cannot be written is not a full disk ---------------------------
+
+def test_a_folder_on_a_file_system_that_takes_none_names_the_dirpath_keys(tmp_path, no_hydra_run):
+    path = Path("/proc/highwaylab_nope/epoch_000.ckpt")  # mkdir: ENOENT
+    err = failed_write(path)
+    assert err.__cause__.errno == errno.ENOENT
+    # before: "(No such file or directory): the disk at /proc has 0 bytes free of 0 bytes; ... Free space on
+    # that disk, or set paths.log_dir to another one, then resume."
+    assert str(err) == (f"could not write the checkpoint {path}: its folder /proc/highwaylab_nope cannot be "
+                        f"made in /proc (no such file or directory); {NO_FILE}. Fix: {KEYS}.")
+
+
+@pytest.mark.parametrize("under", ["a_file/checkpoints", "a_file"], ids=["ENOTDIR", "EEXIST"])
+def test_a_file_in_the_way_of_the_folder_is_named(under, tmp_path, no_hydra_run):
+    (tmp_path / "a_file").write_text("not a folder")
+    path = tmp_path / under / "last.ckpt"
+    err = failed_write(path)
+    assert err.__cause__.errno == (errno.ENOTDIR if "/" in under else errno.EEXIST)
+    assert str(err) == (f"could not write the checkpoint {path}: its folder {tmp_path / under} cannot be "
+                        f"made ({tmp_path / 'a_file'} is a file, not a folder); {NO_FILE}. Fix: move "
+                        f"{tmp_path / 'a_file'} away, or {KEYS}.")
+
+
+def test_a_read_only_file_system_names_the_folder_not_the_free_space(tmp_path, no_hydra_run):
+    with mounted("-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", target=tmp_path / "ro") as ro:
+        inside, below = failed_write(ro / "last.ckpt"), failed_write(ro / "checkpoints" / "last.ckpt")
+    assert inside.__cause__.errno == below.__cause__.errno == errno.EROFS
+    assert str(inside) == (f"could not write the checkpoint {ro}/last.ckpt: its folder {ro} cannot be "
+                           f"written (read-only file system); {NO_FILE}. Fix: make {ro} writable, or {KEYS}.")
+    assert str(below) == (f"could not write the checkpoint {ro}/checkpoints/last.ckpt: its folder "
+                          f"{ro}/checkpoints cannot be made in {ro} (read-only file system); {NO_FILE}. Fix: "
+                          f"make {ro} writable, or {KEYS}.")
+
+
+EACCES_AS_NOBODY = """
+import os, sys, torch, hydra.core.hydra_config
+from highwaylab.errors import CheckpointWriteError
+from highwaylab.utils.checkpoint_io import AtomicCheckpointIO
+os.setegid(65534); os.seteuid(65534)  # root writes anywhere: the write as nobody
+try:
+    AtomicCheckpointIO().save_checkpoint({"weights": torch.zeros(3)}, sys.argv[1])
+except CheckpointWriteError as err:
+    print(err.__cause__.errno, err, sep="|")
+"""
+
+
+def test_a_folder_without_write_permission_names_the_folder():
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to write as another user")
+    base = Path(tempfile.mkdtemp(prefix="highwaylab_eacces_", dir="/tmp"))  # pytest's base folder is 0700
+    try:
+        base.chmod(0o755)
+        locked = base / "locked"
+        locked.mkdir(mode=0o555)
+        path = locked / "checkpoints" / "last.ckpt"
+        proc = subprocess.run([sys.executable, "-c", EACCES_AS_NOBODY, str(path)],
+                              capture_output=True, text=True, timeout=120, env=subprocess_env())
+    finally:
+        shutil.rmtree(base)
+    code, message = proc.stdout.strip().split("|", 1)
+    assert int(code) == errno.EACCES, proc.stderr[-2000:]
+    assert message == (f"could not write the checkpoint {path}: its folder {locked}/checkpoints cannot be "
+                       f"made in {locked} (permission denied); {NO_FILE}. Fix: make {locked} writable, or "
+                       f"{KEYS}.")
+
+
+@pytest.mark.parametrize("code, words", [(errno.EACCES, "permission denied"),
+                                         (errno.EPERM, "operation not permitted")])
+def test_permission_errors_of_an_existing_folder_name_it(code, words, tmp_path, no_hydra_run):
+    path = tmp_path / "last.ckpt"
+    message = write_failure(path, OSError(code, os.strerror(code), f"{path}.tmp"))
+    assert message == (f"could not write the checkpoint {path}: its folder {tmp_path} cannot be written "
+                       f"({words}); {NO_FILE}. Fix: make {tmp_path} writable, or {KEYS}.")
+
+
+def test_a_folder_in_the_run_folder_names_paths_log_dir(hydra_run):
+    path = hydra_run / "checkpoints" / "last.ckpt"
+    message = write_failure(path, OSError(errno.EROFS, os.strerror(errno.EROFS), str(path.parent)))
+    assert message.endswith(f"Fix: make {hydra_run} writable, or write the run elsewhere: "
+                            "paths.log_dir=/another/folder.")
+    assert "free" not in message
+
+
+def test_a_full_disk_gives_its_free_space_and_keeps_the_previous_file(tmp_path, no_hydra_run):
+    with mounted("-t", "tmpfs", "-o", "size=64k", "tmpfs", target=tmp_path / "small") as small:
+        path = small / "last.ckpt"
+        AtomicCheckpointIO().save_checkpoint({"weights": torch.zeros(100)}, path)  # the previous one
+        err = failed_write(path, {"weights": torch.zeros(40_000)})  # 160 KiB
+        assert err.__cause__.errno == errno.ENOSPC
+        assert torch.load(path, weights_only=True)["weights"].numel() == 100
+        assert not (small / "last.ckpt.tmp").exists()
+    message = str(err)
+    assert message.startswith(f"could not write the checkpoint {path} (No space left on device): the disk "
+                              f"at {small} has ")
+    assert message.endswith(" free of 64.0 KiB; the previous checkpoint there is kept. Free space on that "
+                            "disk, or set paths.log_dir to another one, then resume.")
+
+
+def test_a_used_up_quota_says_quota(tmp_path):
+    path = tmp_path / "last.ckpt"
+    message = write_failure(path, OSError(errno.EDQUOT, os.strerror(errno.EDQUOT), f"{path}.tmp"))
+    assert message.startswith(f"could not write the checkpoint {path} (Disk quota exceeded): your disk quota "
+                              f"there is used up (the disk at /")
+    assert "Free space within your quota (`quota -s` shows it), or set paths.log_dir" in message
+
+
+def test_a_file_size_limit_names_ulimit_and_the_checkpoint_size(tmp_path):
+    path = tmp_path / "last.ckpt"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024, hard))
+    try:  # Python ignores SIGXFSZ: the write fails with EFBIG
+        with pytest.raises(CheckpointWriteError) as err:
+            AtomicCheckpointIO().save_checkpoint(STATE, path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # before anything prints
+    assert err.value.__cause__.errno == errno.EFBIG
+    assert str(err.value) == (
+        f"could not write the checkpoint {path} (File too large): the file-size limit of this process "
+        f"(ulimit -f) is 16.0 KiB and the checkpoint is {size_of(STATE) / 1024:.1f} KiB; {NO_FILE}. Fix: "
+        "raise the limit (ulimit -f unlimited) in the shell or job script that starts the run, then resume.")
+    assert not (tmp_path / "last.ckpt.tmp").exists()
+
+
+def test_another_error_is_named_by_its_errno(tmp_path, no_hydra_run):
+    path = tmp_path / "last.ckpt"
+    message = write_failure(path, OSError(errno.EIO, os.strerror(errno.EIO), str(path)))
+    assert message == (f"could not write the checkpoint {path} (EIO: Input/output error); {NO_FILE}. Fix: "
+                       f"check the disk of {tmp_path} (the system log names its fault), or {KEYS}.")
+
+
+@pytest.mark.parametrize("dirpath, reason", [
+    ("/proc/highwaylab_nope", "its folder /proc/highwaylab_nope cannot be made in /proc (no such file or "
+                              "directory). Fix: "),
+    ("{tmp}/a_file/checkpoints", "its folder {tmp}/a_file/checkpoints cannot be made ({tmp}/a_file is a "
+                                 "file, not a folder). Fix: move {tmp}/a_file away, or "),
+])
+def test_a_checkpoint_folder_that_cannot_be_written_is_refused_before_training(dirpath, reason, tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    dirpath, reason = dirpath.format(tmp=tmp_path), reason.format(tmp=tmp_path)
+    cfg = compose_cfg([*TINY, f"callbacks.model_checkpoint.dirpath={dirpath}"], tmp_path / "run")
+    with pytest.raises(CheckpointFolderError) as err:
+        check_checkpoint_dirs(cfg.callbacks)
+    key = "callbacks.model_checkpoint.dirpath"
+    assert str(err.value) == (f"{key}={dirpath}: no checkpoint can be written there: {reason}set {key} to "
+                              "another folder (or leave it out: the run's folder's checkpoints/)")
+
+
+def test_writable_checkpoint_folders_pass_and_nothing_is_made(tmp_path):
+    cfg = compose_cfg([*TINY, f"callbacks.last_checkpoint.dirpath={tmp_path}/elsewhere/deeper"],
+                      tmp_path / "run")
+    check_checkpoint_dirs(cfg.callbacks)  # model_checkpoint: <run>/checkpoints; last: a missing folder
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_train_py_with_a_checkpoint_folder_in_proc_is_one_line_naming_the_key(tmp_path, data_dir):
+    proc = train_py(tiny("callbacks.model_checkpoint.dirpath=/proc/highwaylab_nope"), tmp_path)
+    line = one_line(proc)
+    # before: "... (No such file or directory): the disk at /proc has 0 bytes free of 0 bytes; ... Free space
+    # on that disk, or set paths.log_dir to another one, then resume."
+    assert "/proc/highwaylab_nope" in line and "callbacks.model_checkpoint.dirpath" in line, line
+    assert "free" not in line.lower(), line
+
+
+# --- #54: a signal with callbacks.last_checkpoint off names the ModelCheckpoint's checkpoint ------
+
+def signal_at(step: int, signum: int) -> list[str]:
+    return ["+callbacks.signal_at._target_=tests.signal_at.SignalAt", f"+callbacks.signal_at.step={step}",
+            f"+callbacks.signal_at.signum={signum}"]
+
+
+def tiny(*extra: str) -> list[str]:
+    """TINY and ``extra`` overrides, an extra one replacing TINY's of the same key."""
+    keys = {e.split("=", 1)[0] for e in extra}
+    return [a for a in TINY if a.split("=", 1)[0] not in keys] + list(extra)
+
+
+NO_LAST = tiny("depth=3", "width=8", "trainer.max_epochs=3", "callbacks.last_checkpoint=null")
+
+
+def test_sigint_without_last_checkpoint_names_the_epoch_checkpoint(tmp_path, data_dir):
+    with pytest.raises(RunInterrupted) as err:  # 4 batches per epoch: step 6 is in epoch 1
+        train(compose_cfg([*NO_LAST, *signal_at(6, int(signal.SIGINT))], tmp_path))
+    ckpt = tmp_path / "checkpoints" / "epoch_000.ckpt"
+    assert torch.load(ckpt, map_location="cpu", weights_only=True)["global_step"] == 4
+    assert err.value.exit_code == 130
+    # before: "interrupted by SIGINT in epoch 1 at step 6: no checkpoint was written yet (resuming means
+    # starting again)."
+    assert str(err.value) == (
+        f"interrupted by SIGINT in epoch 1 at step 6: no resume point was saved (callbacks.last_checkpoint "
+        f"is off, so resume= finds no checkpoints/last.ckpt); the latest checkpoint is {ckpt}, of step 4; "
+        f"the steps after it are lost; continue from it with: python train.py <the run's overrides> "
+        f"ckpt_path={ckpt} (keep callbacks.last_checkpoint on for a resume point).")
+    assert not (tmp_path / "checkpoints" / "last.ckpt").exists()
+
+
+def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, data_dir):
+    with pytest.raises(RunInterrupted) as err:
+        train(compose_cfg([*NO_LAST, *signal_at(2, int(signal.SIGTERM))], tmp_path))
+    assert str(err.value) == ("interrupted by SIGTERM in epoch 0 at step 2: no checkpoint was written yet "
+                              "(resuming means starting again).")
+    assert not (tmp_path / "checkpoints").exists() or not list((tmp_path / "checkpoints").iterdir())
+
+
+@pytest.mark.slow
+def test_the_command_in_the_line_continues_the_run_in_its_folder(tmp_path, data_dir):
+    run = tmp_path / "run"
+    proc = train_py([*NO_LAST, *signal_at(6, int(signal.SIGINT)), f"hydra.run.dir={run}"], tmp_path)
+    line = one_line(proc, status=130)
+    ckpt = run / "checkpoints" / "epoch_000.ckpt"
+    assert line.startswith(f"interrupted by SIGINT in epoch 1 at step 6: no resume point was saved "
+                           f"(callbacks.last_checkpoint is off, so resume= finds no checkpoints/last.ckpt); "
+                           f"the latest checkpoint is {ckpt}, of step 4; the steps after it are lost; "
+                           "continue from it with: python train.py ")
+    command = line.split("continue from it with: ", 1)[1].removesuffix(
+        " (keep callbacks.last_checkpoint on for a resume point).")
+    words = shlex.split(command)
+    assert words[-2:] == [f"ckpt_path={ckpt}", f"hydra.run.dir={run}"]
+    assert "callbacks.last_checkpoint=null" in words
+    # the command as given, with the signal moved past the end
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), *words[2:],
+                              "callbacks.signal_at.step=1000"],
+                             capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert (metrics["global_step"], metrics["epochs"]) == (12, 3)
+
+
+# --- #57: a W&B name that W&B refuses is named before the run, not as a login problem ------------
+
+WANDB = [a for a in TINY if a != "logger=none"]  # the default logger: W&B, offline
+
+
+@pytest.mark.parametrize("project", ["p" * 200, "team/highway", "depth#100", "runs:2026"],
+                         ids=["200-characters", "slash", "hash", "colon"])
+def test_a_project_name_wandb_refuses_is_one_line_naming_the_key(project, tmp_path):
+    import wandb
+
+    cfg = compose_cfg([*WANDB, f"logger.wandb.project={project!r}"], tmp_path)
+    with pytest.raises(wandb.errors.UsageError) as refused:  # W&B's own answer, offline too
+        wandb.init(project=project, mode="offline", dir=str(tmp_path))
+    with pytest.raises(ConfigError) as err:
+        check_wandb_names(cfg.logger)
+    shown = f"{'p' * 40}... (200 characters)" if len(project) > 60 else project
+    assert str(err.value) == (f"logger.wandb.project={shown} is refused by W&B ({refused.value}). Fix: "
+                              "give logger.wandb.project a value W&B accepts, e.g. "
+                              "logger.wandb.project=highwaylab (the default)")
+    assert "wandb login" not in str(err.value)
+
+
+@pytest.mark.parametrize("project", ["highwaylab", "my-project_v2.1", "Tiefe Netze", "p" * 128, ""],
+                         ids=["default", "dashes-dots", "space", "128-characters", "empty"])
+def test_project_names_wandb_takes_pass(project, tmp_path):
+    cfg = compose_cfg([*WANDB, f"logger.wandb.project={project!r}"], tmp_path)
+    assert cfg.logger.wandb.project == project
+    check_wandb_names(cfg.logger)  # empty: Lightning's default project, lightning_logs
+
+
+def test_a_run_id_wandb_refuses_and_a_number_are_named(tmp_path):
+    cfg = compose_cfg([*WANDB, "logger.wandb.id='run:1'"], tmp_path)
+    with pytest.raises(ConfigError, match=r"^logger\.wandb\.id=run:1 is refused by W&B \(Run ID cannot "
+                                          r"contain the characters: .*\)\. Fix: give logger\.wandb\.id a "
+                                          r"value W&B accepts, e\.g\. logger\.wandb\.id=null "
+                                          r"\(W&B draws one\)$"):
+        check_wandb_names(cfg.logger)
+    cfg = compose_cfg([*WANDB, "logger.wandb.project=2026"], tmp_path)
+    with pytest.raises(ConfigError) as err:
+        check_wandb_names(cfg.logger)
+    assert str(err.value) == ("logger.wandb.project=2026 must be a string (W&B takes no int); quote it: "
+                              "'logger.wandb.project=\"2026\"'")
+
+
+def test_wandb_project_from_the_environment_and_a_disabled_wandb(tmp_path, monkeypatch):
+    cfg = compose_cfg([*WANDB, "logger.wandb.project=''"], tmp_path)
+    monkeypatch.setenv("WANDB_PROJECT", "a/b")  # Lightning's fallback for an empty project
+    with pytest.raises(ConfigError, match=r"^WANDB_PROJECT=a/b is refused by W&B \(.*\)\. Fix: change or "
+                                          r"unset WANDB_PROJECT, or set logger\.wandb\.project=highwaylab$"):
+        check_wandb_names(cfg.logger)
+    monkeypatch.setenv("WANDB_MODE", "disabled")  # no W&B run: nothing to check
+    check_wandb_names(compose_cfg([*WANDB, "logger.wandb.project='a/b'"], tmp_path).logger)
+    check_wandb_names(compose_cfg(TINY, tmp_path).logger)  # logger=none
+
+
+def test_the_loggers_module_loads_no_torch_lightning_or_wandb():
+    code = ("import sys, highwaylab.utils.loggers; "
+            "print(sorted(m for m in ('torch', 'lightning', 'wandb') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "[]", proc.stderr[-2000:]
+
+
+def test_a_usage_error_offline_is_not_answered_with_wandb_login():
+    import wandb
+
+    try:
+        wandb.Settings(project="a/b")
+    except wandb.errors.UsageError as err:
+        usage = err
+    offline, online = wandb_start_error(usage, online=False), wandb_start_error(usage, online=True)
+    assert isinstance(offline, WandbStartError) and isinstance(online, WandbStartError)
+    assert "wandb login" not in str(offline) and "wandb login" in str(online)  # online: no API key
+    assert str(offline) == (f"logger.wandb: W&B could not start its run (UsageError: {usage}). Fix: "
+                            "change the logger.wandb setting W&B names (project, id, settings), or choose "
+                            "logger=csv")
+
+
+@pytest.mark.slow
+def test_train_py_with_a_long_project_name_is_one_line_without_wandb_login(tmp_path, data_dir):
+    proc = train_py([*WANDB, f"logger.wandb.project={'p' * 200}"], tmp_path)
+    line = one_line(proc)
+    # before: "logger.wandb: W&B could not start its run (UsageError: Invalid project name 'ppp...':
+    # exceeded 128 characters). Fix: run `wandb login` or set WANDB_API_KEY, ..."
+    assert line.startswith("logger.wandb"), line
+    assert "project" in line and "wandb login" not in line and "WANDB_API_KEY" not in line, line
