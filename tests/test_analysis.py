@@ -96,6 +96,7 @@ def test_probe_reproduces_the_published_orders_of_magnitude():
     assert 0.5 < top < 2  # layer 30 of tanh plain: 1.07 published
 
 
+@pytest.mark.slow
 def test_probe_command_prints_the_table_and_saves_a_plot(tmp_path, capsys):
     plot = tmp_path / "probe.png"
     probe_main(["--plot", str(plot)])

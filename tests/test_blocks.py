@@ -93,7 +93,7 @@ def test_gate_bias_is_set_and_exposed():
 
 
 @pytest.mark.parametrize("depth, bias", [(10, -math.log(9)), (100, -math.log(99)),
-                                         (1000, -math.log(999))])
+                                         pytest.param(1000, -math.log(999), marks=pytest.mark.slow)])
 def test_auto_gate_bias_keeps_the_carry_path_open_at_any_depth(depth, bias):
     torch.manual_seed(0)
     assert auto_gate_bias(depth - 1) == pytest.approx(bias)
@@ -121,6 +121,7 @@ def _first_layer_grad_norm(net: FCBackbone) -> float:
     return torch.cat(grads).norm().item()  # L2 norm over all parameters of layer 1
 
 
+@pytest.mark.slow
 def test_deep_sigmoid_plain_net_gradient_vanishes_but_highway_does_not():
     torch.manual_seed(0)
     plain = FCBackbone("plain", depth=100, width=71, input_shape=784, num_classes=10,

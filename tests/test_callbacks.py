@@ -44,6 +44,7 @@ def logged_rows(tmp_path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_gate_statistics_at_init_equal_sigmoid_of_the_bias(tmp_path, data_dir):
     def zero_gate_weights(net):
         with torch.no_grad():
@@ -81,6 +82,7 @@ def test_gate_statistics_at_init_equal_sigmoid_of_the_bias(tmp_path, data_dir):
     assert float(table[3]["b_T"]) == pytest.approx(-2.0)
 
 
+@pytest.mark.slow
 def test_measurements_share_lightnings_step_axis(tmp_path, data_dir):
     # 4 batches an epoch, 2 epochs, every 2 steps: measured before steps 0, 2, 4, 6 and at the two
     # epoch ends, which Lightning logs at the index of the epoch's last batch: 3 and 7
@@ -97,6 +99,7 @@ def test_measurements_share_lightnings_step_axis(tmp_path, data_dir):
     assert len(gates.history.array()) == 6  # the layer x step map has one column per measurement
 
 
+@pytest.mark.slow
 def test_per_layer_scalar_keys_are_opt_in(tmp_path, data_dir):
     fit(["depth=4", "callbacks.gate_stats.per_layer_scalars=true",
          "callbacks.grad_norms.per_layer_scalars=true", "~callbacks.lesion"], tmp_path)
@@ -108,6 +111,7 @@ def test_per_layer_scalar_keys_are_opt_in(tmp_path, data_dir):
             assert key in columns, key
 
 
+@pytest.mark.slow
 def test_stripe_images_of_a_depth_50_width_50_net_have_49_rows_and_50_columns(tmp_path, data_dir):
     parts = fit(["depth=50", "width=50"], tmp_path)
     stripes = callback(parts.trainer, CarryStripeMonitor)
@@ -120,6 +124,7 @@ def test_stripe_images_of_a_depth_50_width_50_net_have_49_rows_and_50_columns(tm
     assert 0.0 <= lesion.baseline <= 1.0
 
 
+@pytest.mark.slow
 def test_plain_backbone_gets_output_stripes_but_no_gate_maps(tmp_path, data_dir):
     parts = fit(["model=plain", "depth=6"], tmp_path)
     stripes = callback(parts.trainer, CarryStripeMonitor)
@@ -164,6 +169,7 @@ def test_layer_gradient_norms_equal_a_hand_computation(tmp_path, data_dir):
                                                 rel=1e-5)
 
 
+@pytest.mark.slow
 def test_vanishing_gradients_warn_once_naming_the_layer(tmp_path, data_dir):
     with pytest.warns(UserWarning, match=r"vanishing gradients at step 0: .* of layer_0\d\d is"):
         fit(["model=plain", "model.activation=sigmoid", "depth=30",
@@ -188,6 +194,7 @@ class PoisonLoss(L.Callback):
 
 @pytest.mark.parametrize("poison, layer, loss", [(PoisonGradient(), "layer_003", "the loss is finite"),
                                                  (PoisonLoss(), "stem", "the loss is nan")])
+@pytest.mark.slow
 def test_nonfinite_guard_stops_naming_the_layer_and_keeps_the_checkpoint(
         poison, layer, loss, tmp_path, data_dir):
     with pytest.raises(NonFiniteError) as err:

@@ -115,6 +115,7 @@ def test_sigint_in_a_multirun_records_the_job_interrupted_and_stops_the_sweep_wi
 
 @pytest.mark.parametrize("overrides", [["trainer.check_val_every_n_epoch=2"], ["optim.optimizer.lr=0.0"]],
                          ids=["validation-every-2nd-epoch", "val-acc-never-improves"])
+@pytest.mark.slow
 def test_last_ckpt_holds_every_epoch_end(overrides, tmp_path, data_dir):
     import lightning as L
 
@@ -144,6 +145,7 @@ EVERY = "callbacks.last_checkpoint.every_n_"
                          [([f"{EVERY}train_steps=4", f"{EVERY}minutes=null"], 4),
                           ([f"{EVERY}train_steps=null", f"{EVERY}minutes=1e-9"], 6)],
                          ids=["every-4-steps", "every-moment"])
+@pytest.mark.slow
 def test_a_crash_mid_epoch_loses_at_most_the_interval_and_resumes_exactly(interval, saved_step, tmp_path,
                                                                            straight):
     # dies at step 17 (epoch 1, batch 7) without a signal: nothing is saved on the way out
@@ -159,6 +161,7 @@ def test_a_crash_mid_epoch_loses_at_most_the_interval_and_resumes_exactly(interv
     assert_same_metrics(resumed, straight)
 
 
+@pytest.mark.slow
 def test_a_failed_checkpoint_write_keeps_the_previous_one_and_names_path_and_disk(tmp_path, data_dir,
                                                                                    monkeypatch):
     import highwaylab.utils.checkpoint_io as cio
@@ -214,6 +217,7 @@ def test_train_py_on_a_full_disk_exits_1_with_one_line(tmp_path, data_dir):
     assert last_ckpt(run)["global_step"] == 10
 
 
+@pytest.mark.slow
 def test_a_checkpoint_without_training_state_is_refused_in_one_line(tmp_path, data_dir):
     first = train(compose_cfg(args("logger=none", "trainer.max_epochs=1"), tmp_path / "first"))
     assert first["global_step"] == 10

@@ -180,6 +180,7 @@ def _find_shifts(out: torch.Tensor, clean: torch.Tensor, pad: int = 4) -> tuple[
     return found, shifts
 
 
+@pytest.mark.slow
 def test_augmentation_translates_and_mirrors_images_keeps_labels(cifar10):
     torch.manual_seed(0)
     x, y = cifar10.data_train.x, cifar10.data_train.y

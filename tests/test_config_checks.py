@@ -154,6 +154,7 @@ def test_a_multirun_flag_after_the_overrides_runs_the_sweep(tmp_path):
     assert output.count("highwaylab: job failed, the sweep goes on: depth=") == 2
 
 
+@pytest.mark.slow
 def test_a_removed_option_is_recorded_with_the_default_used(tmp_path, data_dir):
     """``~data.batch_size``: the run trains with the data module's default, and its record says so."""
     import yaml

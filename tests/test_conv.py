@@ -220,6 +220,7 @@ CIFAR_EXPERIMENTS = ["paper_cifar10_highway_a", "paper_cifar10_highway_b", "pape
 
 
 @pytest.mark.parametrize("experiment", CIFAR_EXPERIMENTS)
+@pytest.mark.slow
 def test_cifar_experiment_runs_one_batch_on_fixture_files(experiment, cifar_dirs, tmp_path, caplog):
     cfg = compose_cfg([f"experiment={experiment}", "debug=fast", f"data.data_dir={cifar_dirs}",
                        "data.verify=false", "data.val_size=50", "data.batch_size=16"], tmp_path)
@@ -231,6 +232,7 @@ def test_cifar_experiment_runs_one_batch_on_fixture_files(experiment, cifar_dirs
     assert math.log(num_classes) * 0.5 < metrics["test/loss"] < math.log(num_classes) * 2  # near chance
 
 
+@pytest.mark.slow
 def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp_path):
     cfg = compose_cfg(["model=conv_highway", "data=cifar10", f"data.data_dir={cifar_dirs}",
                        "data.verify=false", "data.val_size=50", "data.batch_size=25",

@@ -296,6 +296,7 @@ def open_raw(root: Path, base: Path) -> Path:
     return raw
 
 
+@pytest.mark.slow
 def test_unreadable_file_is_named_with_the_fix(open_tmp, tmp_path, real):
     file_closed = open_raw(open_tmp / "a", real[0])
     (file_closed / TEST_LABELS).chmod(0o000)
@@ -308,6 +309,7 @@ def test_unreadable_file_is_named_with_the_fix(open_tmp, tmp_path, real):
     assert second.startswith("DataError") and f"Fix: chmod a+rx {folder_closed} " in second
 
 
+@pytest.mark.slow
 def test_cached_verification_reads_no_file_content(open_tmp, tmp_path, real):
     """The files are made unreadable to ``nobody`` before root verifies them (root reads them and
     caches their md5 beside them); ``nobody`` can then verify them only from the cache."""

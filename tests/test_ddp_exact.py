@@ -23,6 +23,8 @@ from highwaylab.utils.distributed import DDPStrategy, DistributedStartError
 from .conftest import ROOT, subprocess_env
 from .ddp_eval import build_module, evaluate
 
+pytestmark = pytest.mark.slow  # two and three processes each
+
 VAL, TEST = 4999, 9997  # odd: uneven for 2 processes, and for 3 (1667 + 1666 + 1666; 3333 + 3332 + 3332)
 STAGES = {"fit": "val", "validate": "val", "test": "test"}  # the stage's evaluation set
 

@@ -97,6 +97,7 @@ def fit_watching_chance(overrides, tmp_path, caplog, steps=20):
     return warning, recorder.losses, records
 
 
+@pytest.mark.slow
 def test_chance_warning_fires_once_for_a_deep_plain_stack_at_chance(tmp_path, data_dir, caplog):
     warning, losses, records = fit_watching_chance(["model=plain", "depth=60", "model.activation=sigmoid"],
                                                    tmp_path, caplog)
@@ -110,6 +111,7 @@ def test_chance_warning_fires_once_for_a_deep_plain_stack_at_chance(tmp_path, da
     assert "model=highway or model=residual" in message
 
 
+@pytest.mark.slow
 def test_chance_warning_names_the_gate_bias_of_a_closed_highway_stack(tmp_path, data_dir, caplog):
     warning, losses, records = fit_watching_chance(["depth=50", "model.gate_bias=-1"], tmp_path, caplog)
     assert min(losses) >= 0.99 * math.log(10)
@@ -119,6 +121,7 @@ def test_chance_warning_names_the_gate_bias_of_a_closed_highway_stack(tmp_path, 
     assert "Use model.gate_bias=auto, -max(1, ln(depth - 1)) = -3.892 here." in warning.message
 
 
+@pytest.mark.slow
 def test_chance_warning_is_silent_for_a_learning_highway_net(tmp_path, data_dir, caplog):
     warning, losses, records = fit_watching_chance([], tmp_path, caplog)  # depth 4, auto gate bias
     assert min(losses) < 0.9 * math.log(10)  # it learns
@@ -183,6 +186,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_configure_denormals_flushes_subnormals_in_every_thread_and_restores():
     # in a fresh process, as train.py calls it: before PyTorch's worker threads start
     proc = subprocess.run([sys.executable, "-c", FLUSH_IN_A_FRESH_PROCESS], capture_output=True, text=True)

@@ -153,6 +153,7 @@ except CheckpointWriteError as err:
 """
 
 
+@pytest.mark.slow
 def test_a_folder_without_write_permission_names_the_folder():
     if os.geteuid() != 0:
         pytest.skip("needs root, to write as another user")
@@ -287,6 +288,7 @@ def tiny(*extra: str) -> list[str]:
 NO_LAST = tiny("depth=3", "width=8", "trainer.max_epochs=3", "callbacks.last_checkpoint=null")
 
 
+@pytest.mark.slow
 def test_sigint_without_last_checkpoint_names_the_epoch_checkpoint(tmp_path, data_dir):
     with pytest.raises(RunInterrupted) as err:  # 4 batches per epoch: step 6 is in epoch 1
         train(compose_cfg([*NO_LAST, *signal_at(6, int(signal.SIGINT))], tmp_path))
@@ -303,6 +305,7 @@ def test_sigint_without_last_checkpoint_names_the_epoch_checkpoint(tmp_path, dat
     assert not (tmp_path / "checkpoints" / "last.ckpt").exists()
 
 
+@pytest.mark.slow
 def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, data_dir):
     with pytest.raises(RunInterrupted) as err:
         train(compose_cfg([*NO_LAST, *signal_at(2, int(signal.SIGTERM))], tmp_path))

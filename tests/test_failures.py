@@ -45,6 +45,7 @@ def one_line(proc: subprocess.CompletedProcess) -> str:
 
 # --- the record holds the values used ---------------------------------------------------------
 
+@pytest.mark.slow
 def test_precision_lightning_chose_is_recorded(tmp_path, data_dir):
     # before: metrics had no precision and config_resolved.yaml said 16-mixed, which runs as bf16 here
     metrics = train(compose_cfg(TINY + ["trainer.precision=16-mixed"], tmp_path))
@@ -63,6 +64,7 @@ def test_conv_run_is_named_and_tagged_by_the_depth_of_its_stages(tmp_path):
     assert compose_cfg(["depth=7"], tmp_path).run_name == "mnist-highway-d7-relu-sgd-s0"
 
 
+@pytest.mark.slow
 def test_metrics_json_holds_epoch_values_only_and_the_whole_wall_time(tmp_path, data_dir):
     # 4 steps, logged every 3rd: the loggers got step 2's loss last; before, metrics.json gave
     # train/loss_step of step 3, which no logger ever got
@@ -99,6 +101,7 @@ def test_seed_outside_numpys_range_is_refused_naming_seed(seed, tmp_path):
         train(cfg)
 
 
+@pytest.mark.slow
 def test_largest_seed_is_accepted(tmp_path, data_dir):
     metrics = train(compose_cfg(TINY + [f"seed={2**32 - 1}"], tmp_path))
     assert math.isfinite(metrics["train/loss"])
@@ -148,6 +151,7 @@ def test_a_diverged_trial_is_failed_and_the_sweep_exits_1(tmp_path, data_dir):
 
 # --- W&B --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_wandb_mode_disabled_disables_wandb(tmp_path, data_dir, monkeypatch):
     # before: an offline W&B run was written anyway (Lightning's offline flag overrode the mode)
     monkeypatch.setenv("WANDB_MODE", "disabled")
@@ -279,6 +283,7 @@ def test_a_gpu_trainer_without_a_gpu_names_the_cpu_trainers(tmp_path):
 
 @pytest.mark.parametrize("overrides", [["depth=1"],
                                        ["model=conv_highway", "model.stages=[{channels:4,layers:0}]"]])
+@pytest.mark.slow
 def test_a_net_without_highway_layers_trains_and_the_stripes_are_skipped(overrides, tmp_path, data_dir):
     # before: ValueError "stack_layers needs at least one tensor" from CarryStripeMonitor at the
     # first epoch end (depth=1: the stem alone; a conv net of one stage of 0 layers: the stem alone)
@@ -311,6 +316,7 @@ def test_epoch_log_keys_given_as_a_string_are_refused(override, message, tmp_pat
     assert str(user_error(refused.value)).startswith(message)
 
 
+@pytest.mark.slow
 def test_an_epoch_log_key_the_run_does_not_log_is_named_once(tmp_path, data_dir, caplog):
     cfg = compose_cfg([o for o in TINY if o != "trainer.max_epochs=1"]
                       + ["trainer.max_epochs=2", "callbacks.epoch_log.keys=[train/loss,val/acx]"], tmp_path)
@@ -358,6 +364,7 @@ def test_a_failed_download_is_one_line_naming_the_files_to_copy(tmp_path):
     assert "set data.download=true" not in str(err)  # the fix is not the setting that failed
 
 
+@pytest.mark.slow
 def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, caplog):
     proc = run_train(["model=conv_plain", "model.stages=[{channels:4,layers:2}]", "depth=50",
                       *[o for o in TINY if not o.startswith("depth")]], tmp_path)

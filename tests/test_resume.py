@@ -73,6 +73,7 @@ def finished(tmp_path_factory, data_dir) -> Path:
 # 4. one command to resume
 # ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_rewrites_the_command_into_the_runs_own_overrides_folder_and_last_checkpoint(finished):
     new = argv(f"resume={finished}", "trainer.max_epochs=4", "seed=0")
     own = yaml.safe_load((finished / ".hydra" / "overrides.yaml").read_text())
@@ -127,6 +128,7 @@ BAD_EXTRAS = {  # an extra override -> the key the refusal names
 
 
 @pytest.mark.parametrize("extra", sorted(BAD_EXTRAS))
+@pytest.mark.slow
 def test_extra_overrides_bound_to_the_checkpoint_are_refused_naming_the_key(extra, finished):
     before = listing(finished)
     with pytest.raises(ResumeError) as err:
@@ -136,6 +138,7 @@ def test_extra_overrides_bound_to_the_checkpoint_are_refused_naming_the_key(extr
     assert listing(finished) == before
 
 
+@pytest.mark.slow
 def test_bad_resume_folders_are_refused_naming_the_path_and_the_fix(finished, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -166,6 +169,7 @@ def test_bad_resume_folders_are_refused_naming_the_path_and_the_fix(finished, tm
     assert (listing(finished), listing(tmp_path)) == before
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_another_data_set_or_optimiser_is_refused_also_through_ckpt_path(finished):
     ckpt = finished / "checkpoints" / "last.ckpt"
     for extra, key in (["data=fashion_mnist", "data.dataset=mnist"],
@@ -177,6 +181,7 @@ def test_a_checkpoint_of_another_data_set_or_optimiser_is_refused_also_through_c
     argv(f"ckpt_path={ckpt}", "trainer.max_epochs=3", *RUN[1:3])  # its own settings: accepted
 
 
+@pytest.mark.slow
 def test_in_process_train_refuses_a_finished_checkpoint(finished, tmp_path):
     from highwaylab.train import train
 

@@ -78,6 +78,7 @@ def logged_rows(tmp_path) -> list[dict[str, str]]:
 @pytest.mark.parametrize("optim, lr", [(["optim=sgd"], 0.1), (["optim=adamw"], 0.001),
                                        (["optim=sgd", "optim.scheduler=null"], 0.1),
                                        (["debug=overfit", "trainer.max_epochs=2"], 0.1)])
+@pytest.mark.slow
 def test_learning_rate_is_logged_as_train_lr_for_every_optimiser(optim, lr, tmp_path, data_dir):
     parts = build(compose_cfg(tiny("logger=csv", "trainer.max_epochs=2", *optim), tmp_path))
     parts.trainer.fit(parts.module, datamodule=parts.datamodule)
@@ -95,6 +96,7 @@ def recorded(tmp_path) -> dict:
     return yaml.safe_load((tmp_path / "config_resolved.yaml").read_text())
 
 
+@pytest.mark.slow
 def test_recorded_config_holds_the_matched_width_and_rebuilds_the_same_net(tmp_path, data_dir):
     metrics = train(compose_cfg(tiny("model=residual", "logger=csv", "width=50"), tmp_path))
     config = recorded(tmp_path)
@@ -108,6 +110,7 @@ def test_recorded_config_holds_the_matched_width_and_rebuilds_the_same_net(tmp_p
     assert hparams["cfg"]["model"]["width"] == 70 and hparams["cfg"]["model"]["match_params"] is None
 
 
+@pytest.mark.slow
 def test_recorded_config_holds_the_gate_bias_auto_resolved_to(tmp_path, data_dir):
     train(compose_cfg(tiny("depth=6"), tmp_path))
     config = recorded(tmp_path)
@@ -119,6 +122,7 @@ def test_recorded_config_holds_the_gate_bias_auto_resolved_to(tmp_path, data_dir
 
 # 4. a log that speaks; the progress bar only on a terminal
 
+@pytest.mark.slow
 def test_epoch_logger_logs_the_finished_epochs_metrics_once_per_epoch(tmp_path, data_dir, caplog):
     parts = build(compose_cfg(tiny("logger=csv", "trainer.max_epochs=3"), tmp_path))
     with caplog.at_level(logging.INFO, logger="highwaylab.callbacks.epoch_log"):

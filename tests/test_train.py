@@ -24,6 +24,7 @@ def test_train_writes_metrics_and_checkpoints(cfg_tiny, tmp_path):
     assert (tmp_path / "config_resolved.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_same_seed_same_metrics_on_cpu(tmp_path):
     a = train(compose_cfg(TINY + ["seed=3"], tmp_path / "a"))
     b = train(compose_cfg(TINY + ["seed=3"], tmp_path / "b"))
@@ -33,6 +34,7 @@ def test_same_seed_same_metrics_on_cpu(tmp_path):
     assert a["train/loss"] != c["train/loss"]
 
 
+@pytest.mark.slow
 def test_resume_from_last_ckpt_continues_at_the_right_step(tmp_path):
     first = train(compose_cfg(TINY, tmp_path / "first"))
     last = tmp_path / "first" / "checkpoints" / "last.ckpt"
@@ -47,6 +49,7 @@ def test_resume_from_last_ckpt_continues_at_the_right_step(tmp_path):
     assert resumed["global_step"] == straight["global_step"]
 
 
+@pytest.mark.slow
 def test_every_config_group_option_composes_and_instantiates(tmp_path, data_dir):
     from hydra.utils import instantiate
 
@@ -66,6 +69,7 @@ def test_every_config_group_option_composes_and_instantiates(tmp_path, data_dir)
         instantiate(cfg.trainer, logger=False)
 
 
+@pytest.mark.slow
 def test_checkpoint_of_another_depth_is_refused_with_the_fix(tmp_path):
     from highwaylab.errors import ConfigError
 

@@ -126,6 +126,7 @@ def test_help_does_not_import_torch_or_wandb():
     assert "--json" in proc.stdout and "heavy: []" in proc.stdout
 
 
+@pytest.mark.slow
 def test_bad_paths_exit_2_with_one_line_naming_the_path(tmp_path):
     assert_one_line_error(cli(tmp_path / "nowhere"), str(tmp_path / "nowhere"), "no such file")
     (tmp_path / "empty_dir").mkdir()
