@@ -4,10 +4,9 @@ The names below are imported on first use (PEP 562), so that ``highwaylab.models
 torch-free checks of a model's config, loads without torch.
 """
 
-from importlib import import_module
-from typing import Any
+from highwaylab.lazy import lazy_exports
 
-_FROM = {
+__getattr__, __all__ = lazy_exports(__name__, {
     "highwaylab.models.base": ("Backbone", "Internals"),
     "highwaylab.models.conv_backbone": ("ConvBackbone", "auto_conv_gate_bias"),
     "highwaylab.models.conv_blocks": ("CONV_BLOCKS", "ConvHighwayBlock", "ConvPlainBlock",
@@ -16,12 +15,4 @@ _FROM = {
     "highwaylab.models.fc_blocks": ("ACTIVATIONS", "BLOCKS", "HighwayBlock", "NaiveHighwayBlock",
                                     "PlainBlock", "ResidualBlock", "get_activation"),
     "highwaylab.models.spec": ("parse_stages",),
-}
-_MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module 'highwaylab.models' has no attribute {name!r}")
-    return getattr(import_module(_MODULE_OF[name]), name)
+})
