@@ -25,10 +25,11 @@ def interrupted_at_start_up() -> None:
 
 
 try:
-    from highwaylab.config_checks import validate
-    from highwaylab.errors import RunInterrupted
+    from highwaylab.config_checks import GROUPS, validate
+    from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.hydra_utils import flags_first
+    from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
@@ -66,7 +67,9 @@ def main(cfg: DictConfig) -> float | None:
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)
-        where = full_key(err)
+        where = full_key(err)  # the node Hydra was instantiating: callbacks.gate_stats, module, ...
+        if isinstance(user, HighwaylabError) and where in GROUPS:
+            where = None  # the group's own components name their keys in full (optim.optimizer.lr)
         message = f"{user or repr(err)}" + (f" [config key: {where}]" if where else "")
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])
@@ -94,10 +97,13 @@ if __name__ == "__main__":
     # resume=<run folder> becomes the run's own overrides, its folder and its last checkpoint; bad
     # resumes and reused folders stop here, before Hydra writes anything (highwaylab.utils.resume)
     try:
-        sys.argv = prepare_argv(flags_first(sys.argv), Path(__file__).resolve().parent / "conf")
+        conf = Path(__file__).resolve().parent / "conf"
+        sys.argv = flags_first(sys.argv)  # train.py depth=3 -m ...: Hydra reads flags before overrides
+        check_command_line(sys.argv, conf)  # typos, and a single run's config: before Hydra writes
+        sys.argv = prepare_argv(sys.argv, conf)
         main()
     except KeyboardInterrupt:  # before the task wrapper's handlers (composing the config)
         interrupted_at_start_up()
-    except MissingConfigException as err:  # --help/--cfg with an unknown option: Hydra raises it raw
+    except (MissingConfigException, HighwaylabError) as err:  # a refused command line; nothing written
         print(f"highwaylab: {err}", file=sys.stderr)
         sys.exit(1)

@@ -182,3 +182,88 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
     error = user_error(excinfo.value)
     assert isinstance(error, ConfigError)
     assert str(error).startswith("trainer.val_check_interval=10 is more than the 4 training batches")
+
+
+# command line -> the start of the one-line answer, before Hydra writes anything
+COMMAND_LINES = {
+    "trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key 'max_epoch'; did you mean "
+                           "trainer.max_epochs? Fix:",
+    "depht=10": "depht=10: the config has no top-level key 'depht'; did you mean depth? Fix:",
+    "optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'; did you mean "
+                               "optim.optimizer.lr?",
+    "callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat.every_n_steps=10: callbacks has no key "
+                                            "'gate_stat'; did you mean callbacks.gate_stats?",
+    "+callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat has no _target_",
+    "hydra.run.dirr=/x": "hydra.run.dirr=/x: hydra.run has no key 'dirr'; did you mean hydra.run.dir? Fix: "
+                         "correct the key (python train.py --cfg hydra lists them)",
+    "+hydra.run.dirr=/x": "+hydra.run.dirr: hydra.run (RunDir) has no field 'dirr', so Hydra would keep the "
+                          "value and ignore it; did you mean hydra.run.dir?",
+    "hparams_search=mnist_tpe hydra.sweeper.directon=minimize": "hydra.sweeper.directon=minimize: "
+                                                                "hydra.sweeper has no key 'directon'; did "
+                                                                "you mean hydra.sweeper.direction?",
+    "logger=[wandb,tensorbord]": "logger=[wandb,tensorbord]: logger has no option 'tensorbord'; did you mean "
+                                 "logger=tensorboard? Its options: csv, none, tensorboard, wandb",
+    "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
+                       "quote it, e.g. \"run_name='δοκιμή'\"",
+    "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
+    "-m depth=3,0 trainer.max_epoch=2": "trainer.max_epoch=2: trainer has no key 'max_epoch'",
+    "--cfg job optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'",
+    "depth=0": "depth=0 is invalid",  # a single run's config: validated before Hydra's run
+    "+logger.wandbb.project=x": "logger.wandbb has no _target_, so it would build nothing",
+}
+
+
+@pytest.mark.parametrize("line", sorted(COMMAND_LINES))
+def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+    assert str(excinfo.value).startswith(COMMAND_LINES[line]), str(excinfo.value)
+    assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
+                                  "hparams_search=mnist_tpe", "--help", "--cfg job",
+                                  "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
+                                  "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1"])
+def test_good_command_lines_pass(line, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", *line.replace("'", "").split(), f"paths.log_dir={tmp_path}"],
+                       ROOT / "conf")
+
+
+def test_a_refused_run_leaves_no_folder_and_prints_one_bare_line(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", "model.activation=relux",
+                           f"paths.log_dir={tmp_path}/logs"], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("highwaylab: model.activation='relux' is not a torch.nn activation")
+    assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "logs").exists()
+
+
+def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_path, data_dir):
+    from highwaylab.train import build
+    from highwaylab.utils import user_error
+
+    from .conftest import TINY
+
+    with pytest.raises(Exception) as excinfo:
+        build(compose_cfg([*TINY, "+trainer.max_epoch=3"], tmp_path))
+    assert str(user_error(excinfo.value)).startswith(
+        "trainer.max_epoch is not an argument of lightning.pytorch.Trainer; did you mean trainer.max_epochs?")
+
+
+def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_path):
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(tmp_path / "afile" / "runs" / "r", "hydra.run.dir")
+    assert f"(a file is in the way: {tmp_path / 'afile'}). Fix: move that file away" in str(excinfo.value)
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder("~/x/runs/r", "hydra.run.dir")
+    assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)

@@ -257,6 +257,7 @@ def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_
 def test_run_and_sweep_folders_are_unique_beyond_the_second(tmp_path):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
     from hydra.core.utils import setup_globals
 
     from highwaylab.utils import register_resolvers
@@ -268,6 +269,7 @@ def test_run_and_sweep_folders_are_unique_beyond_the_second(tmp_path):
         GlobalHydra.instance().clear()
         with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
             cfg = compose("train", overrides=[f"paths.log_dir={tmp_path}"], return_hydra_config=True)
+        HydraConfig.instance().set_config(cfg)  # as Hydra does: ${hydra:runtime.choices.*} reads this one
         run, sweep = Path(cfg.hydra.run.dir), Path(cfg.hydra.sweep.dir)
         assert run.parent == tmp_path / "runs" and sweep.parent == tmp_path / "multiruns"
         match = FOLDER.match(run.name)

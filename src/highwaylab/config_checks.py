@@ -60,6 +60,8 @@ def validate(cfg: DictConfig) -> None:
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     check_model_config(cfg.model)
     check_data_config(cfg.data)
+    for group in ("callbacks", "logger"):
+        check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
     check_wandb_names(cfg.get("logger"))  # W&B's own check of logger.wandb.project and id (imports wandb)
 
@@ -85,6 +87,23 @@ def check_data_config(data: DictConfig) -> None:
     if str(data.get("_target_")) not in DATA_MODULES or dataset not in LAYOUT or data.get("download") is True:
         return
     check_data_files(dataset, data.get("data_dir"))
+
+
+def check_targets(entries: DictConfig | None, group: str) -> None:
+    """Raises ConfigError for an entry of ``callbacks`` or ``logger`` that builds nothing: a mapping
+    without ``_target_`` (``+callbacks.gate_stat.every_n_steps=10``, a typo of ``gate_stats``, makes
+    one, which would otherwise be skipped in silence). ``null`` entries switch one off and pass."""
+    import difflib
+
+    for name, node in (entries or {}).items():
+        if node is None or not OmegaConf.is_dict(node) or "_target_" in node:
+            continue
+        builders = [str(k) for k, v in entries.items() if OmegaConf.is_dict(v) and "_target_" in v]
+        match = difflib.get_close_matches(str(name), builders, n=1, cutoff=0.6)
+        meant = f"; did you mean {group}.{match[0]}?" if match else "."
+        raise ConfigError(f"{group}.{name} has no _target_, so it would build nothing and its settings would "
+                          f"be ignored{meant} Fix: correct the name (python train.py --cfg job lists "
+                          f"{group}), or give it a _target_")
 
 
 def check_monitors(callbacks: DictConfig | None) -> None:

@@ -174,8 +174,8 @@ def build(cfg: DictConfig) -> Built:
     # before the first parallel operation: PyTorch's CPU worker threads start with this thread's mode
     if not configure_denormals(cfg.get("flush_denormal", True) is True) and cfg.get("flush_denormal", True):
         log.info("flush_denormal: this CPU cannot flush subnormal numbers; left as is")
+    quiet_known_notices()  # two notices no configuration avoids; Lightning's other notices once
     L.seed_everything(cfg.seed, workers=True)
-    quiet_known_notices()  # two notices no configuration avoids (see highwaylab.utils.quiet)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
     datamodule = instantiate_checked("data", cfg.data)
@@ -206,7 +206,7 @@ def build(cfg: DictConfig) -> Built:
                                          **progress_bar)
     except InstantiationException as err:
         if not isinstance(err.__cause__, MisconfigurationException):
-            error = config_error("trainer", err)
+            error = config_error("trainer", err, cfg.trainer)
             if error is None:
                 raise
             raise error from err
@@ -260,12 +260,12 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
 
 def _record_defaults(node: DictConfig, cls: type, group: str) -> None:
     """Add to ``node`` (``cfg.data``, ``cfg.model``) the default of every argument of ``cls`` that
-    it lacks and that a config can hold (a number, string, boolean or null)."""
+    it lacks and that a config can hold (a number, string or boolean)."""
     added = []
     for name, param in inspect.signature(cls).parameters.items():
         default = param.default
-        if name in node or default is param.empty or not (default is None or isinstance(
-                default, bool | int | float | str)):
+        if name in node or default is param.empty or default is None or not isinstance(
+                default, bool | int | float | str):  # None: unused or chosen by the class (gate_bias)
             continue
         node[name] = default
         added.append(f"{group}.{name}={default}")
@@ -283,18 +283,19 @@ def instantiate_checked(key: str, node: DictConfig, **kwargs: Any) -> Any:
     try:
         return instantiate(node, **kwargs)
     except InstantiationException as err:
-        error = config_error(key, err)
+        error = config_error(key, err, node)
         if error is None:
             raise
         raise error from err
 
 
-def config_error(key: str, err: InstantiationException) -> ConfigError | None:
+def config_error(key: str, err: InstantiationException, node: DictConfig | None = None) -> ConfigError | None:
     """``err`` as a one-line ConfigError naming the config key, when its cause is the config's fault: a
     ``_target_`` that cannot be imported (a typo), an argument the target does not take
     (``+trainer.foo=1``), or a value the constructor rejects (``trainer.precision=8``,
     ``trainer.accelerator=tpu``); ``None`` for a user error already typed (reported as it is) or a
-    bug (raised with its traceback)."""
+    bug (raised with its traceback). With the config ``node`` that was instantiated, a key its
+    ``_target_`` does not take is named, with the closest argument it does take."""
     cause = err.__cause__
     if user_error(err) is not None or not isinstance(cause, ImportError | TypeError | ValueError):
         return None
@@ -309,8 +310,32 @@ def config_error(key: str, err: InstantiationException) -> ConfigError | None:
         return ConfigError(f"trainer: {type(cause).__name__}: {detail}: this machine lacks what "
                            f"trainer.accelerator needs. Fix: trainer=cpu (or "
                            f"trainer=gpu where CUDA is)")
+    if isinstance(cause, TypeError) and node is not None and (unknown := _unknown_argument(node, where)):
+        return unknown
     return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
                        f"(python train.py --cfg job shows the config)")
+
+
+def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
+    """A ConfigError naming the first key of ``node`` that its ``_target_`` does not take
+    (``+trainer.max_epoch=3``: "did you mean trainer.max_epochs?"), or ``None``."""
+    import difflib
+
+    from hydra.utils import get_object
+
+    try:
+        params = inspect.signature(get_object(node._target_)).parameters
+    except (ValueError, TypeError, ImportError, AttributeError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return None
+    unknown = [str(k) for k in node if not str(k).startswith("_") and k not in params]
+    if not unknown:
+        return None
+    match = difflib.get_close_matches(unknown[0], list(params), n=1, cutoff=0.6)
+    meant = f"; did you mean {where}.{match[0]}?" if match else "."
+    return ConfigError(f"{where}.{unknown[0]} is not an argument of {node._target_}{meant} Fix: correct or "
+                       f"remove it (+{where}.{unknown[0]}=... added it)")
 
 
 def val_check_error(trainer: L.Trainer) -> ConfigError | None:

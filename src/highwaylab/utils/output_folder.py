@@ -33,15 +33,21 @@ class OutputFolderError(ConfigError):
 
 def check_output_folder(folder: str | Path, key: str) -> None:
     """Check that ``folder`` (``key`` places it: ``hydra.run.dir`` or ``hydra.sweep.dir``) can be
-    created and written: a probe file is written into it (or into its nearest existing parent, whose
-    missing folders are created), the disk holds at least ``MIN_FREE_MB`` MB, and the process may
-    write files of ``MIN_FILE_SIZE_MB`` MB (``ulimit -f``).
+    created and written (``~`` is refused: Hydra does not expand it): a probe file is written into
+    it (or into its nearest existing parent, whose missing folders are created), the disk holds at
+    least ``MIN_FREE_MB`` MB, and the process may write files of ``MIN_FILE_SIZE_MB`` MB
+    (``ulimit -f``).
 
     Raises:
         OutputFolderError: naming the folder, the cause and the fix.
     """
-    folder = Path(folder).expanduser()
     elsewhere = f"write runs elsewhere: paths.log_dir=/another/folder (or {key}=...)"
+    if str(folder).startswith("~"):  # quoted: '~/x' reaches here as it is
+        log_dir = str(folder)[1:].split("/runs/")[0].split("/multiruns/")[0]
+        raise OutputFolderError(f"{key}={folder}: Hydra does not expand ~, so the run would go to a folder "
+                                f"named '~' in {Path.cwd()}. Fix: write the folder in full, e.g. "
+                                f"paths.log_dir=$HOME{log_dir}")
+    folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder) as probe:
@@ -53,9 +59,12 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                   errno.EPERM: "permission denied", errno.ENOSPC: "the disk is full",
                   errno.EDQUOT: "the disk quota is used up", errno.ENOTDIR: "a file is in the way",
                   errno.EEXIST: "a file is in the way"}.get(err.errno, err.strerror or str(err))
-        where = err.filename or folder
+        where, fix = err.filename or folder, "make it writable"
+        if err.errno in (errno.ENOTDIR, errno.EEXIST):  # name the file itself, not the folder below it
+            where = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), where)
+            fix = "move that file away"
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
-                                f"Fix: make it writable, or {elsewhere}") from None
+                                f"Fix: {fix}, or {elsewhere}") from None
     free_mb = shutil.disk_usage(folder).free / 2**20
     if free_mb < MIN_FREE_MB:
         raise OutputFolderError(f"{key}={folder}: only {free_mb:.1f} MB free on its disk; a run needs at "

@@ -33,9 +33,11 @@ _ADVERT_FILTER = _DropLightningAdverts()
 def quiet_known_notices() -> None:
     """Install both filters (idempotent): on the logger that Lightning's ``rank_zero_info`` writes to,
     a filter dropping its litlogger/litmodels adverts; and a warnings filter for one deprecation that
-    Lightning's own code triggers in torch (see below)."""
+    Lightning's own code triggers in torch (see below). And print each Lightning notice once (see
+    :func:`lightning_logs_once`)."""
     from lightning_utilities.core import rank_zero
 
+    lightning_logs_once()
     rank_zero.log.addFilter(_ADVERT_FILTER)  # the emitting logger (lightning.pytorch.utilities.rank_zero)
     # torch 2.14 deprecates constructing ``LeafSpec()``; Lightning 2.6.6's
     # lightning/pytorch/utilities/_pytree.py still does, at every fit (a FutureWarning attributed to
@@ -43,6 +45,19 @@ def quiet_known_notices() -> None:
     # ``treespec_leaf()``.
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated",
                             category=FutureWarning, module=r"lightning\.pytorch\.utilities\._pytree")
+
+
+def lightning_logs_once() -> None:
+    """Remove the console handler that ``import lightning`` adds to its package logger (``lightning``,
+    format ``INFO: <message>``, on stderr) when the root logger already has handlers (Hydra's job
+    logging: the console and ``train.log``). Lightning's notices ("Seed set to 0", "`Trainer.fit`
+    stopped") then print once, through Hydra's handlers, into the log file too, instead of twice.
+    (Imported before logging is configured, Lightning keeps its own handlers instead.)"""
+    package = logging.getLogger("lightning")
+    if logging.getLogger().handlers:
+        for handler in list(package.handlers):
+            if type(handler) is logging.StreamHandler:
+                package.removeHandler(handler)
 
 
 def quiet_srun_hint(processes: int) -> None:

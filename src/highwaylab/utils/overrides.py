@@ -1,0 +1,220 @@
+"""Check the command line's overrides before Hydra reads them, so that a typo is answered with the
+key it probably meant instead of Hydra's advice to append it.
+
+Hydra answers ``trainer.max_epoch=3`` with "To append to your config use +trainer.max_epoch=3",
+which then trains with the setting ignored (``+hydra.run.dirr=...``, ``+callbacks.gate_stat...``)
+or fails later. :func:`check_overrides` composes the config as Hydra will (the first value of a
+swept key stands for the sweep) and turns these faults into one :class:`OverrideError` line:
+
+* a key the config does not have (``trainer.max_epoch=3``, ``hydra.sweeper.directon=...``): the
+  closest key of that node (``did you mean trainer.max_epochs?``);
+* a key added with ``+`` to one of Hydra's own typed nodes that has no such field
+  (``+hydra.run.dirr=...``, which Hydra would accept and ignore);
+* an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
+  options there are;
+* a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
+  quote it, and that Hydra does not expand ``~``.
+
+Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
+own message is clear.
+
+:func:`check_command_line` runs these checks on ``train.py``'s command line and then, for a single
+run, :func:`highwaylab.config_checks.validate` on the composed config: a refused command line is
+answered before Hydra creates the run's folder, so it leaves no file behind. (The jobs of a
+multirun are validated one by one, each recorded as failed while the sweep goes on.) No torch:
+this runs in well under a second.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
+from highwaylab.errors import ConfigError
+
+
+class OverrideError(ConfigError):
+    """An override of the command line that Hydra would misread or refuse unclearly."""
+
+
+# Hydra's flags after which there is no run to check (they print and exit)
+NOT_A_RUN = ("help", "hydra_help", "info", "shell_completion", "experimental_rerun")
+
+
+def check_command_line(argv: list[str], config_dir: str | Path, config_name: str = "train") -> None:
+    """Check ``train.py``'s command line ``argv`` before Hydra runs it: its overrides
+    (:func:`check_overrides`) and, for a single run, the composed config
+    (:func:`highwaylab.config_checks.validate`). ``resume=`` command lines are checked by
+    :mod:`highwaylab.utils.resume` instead; the ranks that a launcher starts beside the first, and a
+    command line Hydra's parser refuses, are left alone.
+
+    Raises:
+        OverrideError: a faulty override (see the module's docstring).
+        ConfigError, DataError: what :func:`~highwaylab.config_checks.validate` raises.
+    """
+    from hydra._internal.utils import get_args_parser
+    from hydra.core.hydra_config import HydraConfig
+
+    from highwaylab.config_checks import validate
+
+    if any(os.environ.get(name, "0") not in ("", "0") for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID")):
+        return  # a further rank: its first rank checked the same command line
+
+    def refuse(message: str) -> None:
+        raise ValueError(message)
+
+    parser = get_args_parser()
+    parser.error = refuse  # Hydra's own parser reports a bad command line, with its usage
+    try:
+        args = parser.parse_args(argv[1:])
+    except (ValueError, SystemExit):
+        return
+    if any(getattr(args, name, None) for name in NOT_A_RUN) or args.config_path or args.config_name:
+        return
+    if any(_key(o) == "resume" for o in args.overrides):
+        return
+    cfg = check_overrides(list(args.overrides), config_dir, config_name)
+    if cfg is None or args.multirun or args.cfg:
+        return
+    HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
+    try:
+        validate(cfg)
+    finally:
+        HydraConfig.instance().cfg = None
+
+
+def check_overrides(overrides: list[str], config_dir: str | Path,
+                    config_name: str = "train") -> DictConfig | None:
+    """Check ``overrides`` (the command line's, without flags) against the config they change.
+
+    Returns:
+        The composed config (with Hydra's node; a sweep's first values), or ``None`` when Hydra
+        will report a fault of its own.
+
+    Raises:
+        OverrideError: see the module's docstring; one line naming the override and the fix.
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except OverrideParseException:
+        for override in overrides:  # find the one that does not parse
+            try:
+                OverridesParser.create().parse_overrides([override])
+            except OverrideParseException:
+                raise OverrideError(_unreadable(override)) from None
+        return None
+    single = [_first_value(o) for o in parsed]
+    cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
+    if err is not None:
+        problem = _explain(err, overrides, single, config_dir, config_name)
+        if problem is not None:
+            raise OverrideError(problem) from None
+        return None  # Hydra reports it, clearly enough
+    for override in parsed:
+        if override.is_add() and override.key_or_group.startswith("hydra."):
+            _check_typed_field(cfg, override.key_or_group)
+    return cfg
+
+
+def _first_value(override: Any) -> str | None:
+    """``override`` as a single value: a sweep ``depth=3,4`` as ``depth=3``; ``None`` if it has none."""
+    if not override.is_sweep_override():
+        return override.input_line
+    key = override.get_key_element()
+    if override.is_interval_sweep():
+        return f"{key}={override.value().start}"
+    first = next(iter(override.sweep_string_iterator()), None)
+    return None if first is None else f"{key}={first}"
+
+
+def _compose(config_dir: str | Path, config_name: str, overrides: list[str]) -> tuple[DictConfig | None,
+                                                                                      Exception | None]:
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(Path(config_dir).resolve())):
+            return compose(config_name, overrides=overrides, return_hydra_config=True), None
+    except Exception as err:  # Hydra's and OmegaConf's composition errors
+        return None, err
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def _explain(err: Exception, overrides: list[str], single: list[str | None], config_dir: str | Path,
+             config_name: str) -> str | None:
+    """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
+    from hydra.errors import MissingConfigException
+
+    if isinstance(err, MissingConfigException) and err.missing_cfg_file and "/" in err.missing_cfg_file:
+        group, name = err.missing_cfg_file.rsplit("/", 1)
+        culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
+                        and o.split("=", 1)[-1].startswith("[")), None)
+        options = sorted(p.stem for p in (Path(config_dir) / group).glob("*.yaml")
+                         if not p.stem.startswith("_"))
+        if culprit is None or not options:  # a single option: Hydra lists the options itself
+            return None
+        meant = _did_you_mean(name, options, prefix=f"{group}=")
+        return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
+    cause = err.__cause__
+    missing_key = getattr(cause, "full_key", None)
+    if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
+        return None
+    index = next((i for i, o in enumerate(single) if o is not None and _key(o) == missing_key
+                  or o is not None and _key(o).startswith(missing_key + ".")), None)
+    if index is None:
+        return None
+    given = overrides[index]
+    parent, _, name = missing_key.rpartition(".")
+    rest = [o for i, o in enumerate(single) if o is not None and i != index]
+    cfg, _ = _compose(config_dir, config_name, rest)
+    node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
+    keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
+    where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
+    meant = _did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
+    show = "hydra" if missing_key.startswith("hydra.") else "job"
+    return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
+            f"them); to add a new key on purpose, write +{_key(given)}=...")
+
+
+def _check_typed_field(cfg: DictConfig, key: str) -> None:
+    """Refuse ``+key`` when its parent is one of Hydra's typed nodes (a dataclass) without that field."""
+    parent, _, name = key.rpartition(".")
+    node = OmegaConf.select(cfg, parent) if parent else None
+    kind = OmegaConf.get_type(node) if isinstance(node, DictConfig) else None
+    if kind is None or not dataclasses.is_dataclass(kind):
+        return
+    fields = [f.name for f in dataclasses.fields(kind)]
+    if name not in fields:
+        meant = _did_you_mean(name, fields, prefix=parent + ".")
+        raise OverrideError(f"+{key}: {parent} ({kind.__name__}) has no field '{name}', so Hydra would keep "
+                            f"the value and ignore it{meant or '.'} Fix: correct the key (its fields: "
+                            f"{', '.join(fields)})")
+
+
+def _unreadable(override: str) -> str:
+    key, _, value = override.partition("=")
+    if value.startswith("~"):
+        return (f"{override}: Hydra does not expand ~ (and reads it as an operator here). Fix: write the "
+                f"folder in full, e.g. {key}=$HOME{value[1:]}")
+    return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
+            f"e.g. \"{key}='{value}'\"")
+
+
+def _key(override: str) -> str:
+    return override.split("=", 1)[0].lstrip("+~")
+
+
+def _did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f"; did you mean {prefix}{match[0]}?" if match else ""  # the sentence ends here
