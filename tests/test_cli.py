@@ -70,7 +70,8 @@ BAD_INPUTS = {
                             "[config key: callbacks.gate_stats]"),
     "not a checkpoint": (["ckpt_path={tmp}/notes.txt"],
                          "ckpt_path={tmp}/notes.txt is not a readable Lightning checkpoint"),
-    "negative lr": (["optim.optimizer.lr=-1"], "optim: the optimizer or scheduler rejected its config"),
+    "negative lr": (["optim.optimizer.lr=-1"], "optim.optimizer (lr=-1, momentum=0.9, weight_decay=0.0) was "
+                    "refused by SGD (ValueError: Invalid learning rate: -1)"),
     "gpu without one": (["trainer=gpu"], "Fix: on a machine without a GPU use trainer=cpu"),
     "even conv kernel": (["model=conv_highway", "model.stages=[{{channels:4,layers:1,kernel_size:2}}]"],
                          "model.stages[0].kernel_size=2 must be an odd positive integer"),

@@ -131,7 +131,7 @@ def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
     table = markdown_table(rows, jobs, points)
     assert table.startswith("| model | depth | optim.optimizer.lr | seeds | final training loss (nats) | "
                             "test accuracy (%) |\n|---|---|---|---|---|---|\n"
-                            "| highway | 3 | 0.01 | 1 | 1.1 ± 0 | 60.00 ± 0.00 |\n"
+                            "| highway | 3 | 0.01 | 1 | 1.1 | 60.00 |\n"
                             "| highway | 3 | 0.1 | 2 | 0.4 ± 0.14 | 85.00 ± 7.07 |\n")
     assert "- 3_mnist-highway-d3-relu-sgd-s1: failed: optimized_metric val/acc_best is NaN" in table
 

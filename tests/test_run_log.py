@@ -197,8 +197,9 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     assert not re.search(r"━+ \d+/\d+", text)  # a bar and its count (the tables use ━ too)
     for notice in AVOIDED:
         assert notice not in text, notice
-    assert "Total FLOPs:" in text and "CONFIG" in text  # the summary, with FLOPs; the config tree once
-    assert text.count("├── model") == 1
+    assert "Total FLOPs:" in text and "CONFIG" in text  # the summary, with FLOPs; the config once
+    assert text.count("\nmodel:\n") == 1 and "├──" not in text  # plain YAML in a file, not rich's tree
+    assert f"  output_dir: {tmp_path}/run\n" in text  # a path whole on its line, not wrapped at 80 columns
     # the same lines in the run's own log file
     train_log = (tmp_path / "run" / "train.log").read_text()
     assert sum(1 for line in train_log.splitlines() if " - epoch " in line) == 2

@@ -39,7 +39,7 @@ def validate(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
     the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
-    the callbacks' monitored metrics and the W&B project name and run id
+    the callbacks' monitored metrics and the W&B project name, run id and tags
     (:func:`highwaylab.utils.loggers.check_wandb_names`).
 
     Raises:
@@ -63,7 +63,7 @@ def validate(cfg: DictConfig) -> None:
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
-    check_wandb_names(cfg.get("logger"))  # W&B's own check of logger.wandb.project and id (imports wandb)
+    check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
 
 
 # the data modules whose files check_data_config knows (by data.dataset)

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.activation and args.activation.lower().replace("_", "") not in ACTIVATIONS:
         parser.error(f"--activation {args.activation!r} is not an element-wise torch.nn activation; "
                      f"choose one of: {', '.join(sorted(ACTIVATIONS))}")
+    args.plot = check_plot_path(parser, args.plot)
 
     stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
               else [Stack(*s) for s in PUBLISHED])
@@ -58,11 +59,54 @@ def main(argv: list[str] | None = None) -> None:
                       "Gradient norm w.r.t. each layer's input at initialisation",
                       "L2 norm", log=True)
     try:
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120)
     except OSError as err:
         parser.error(f"--plot {args.plot}: cannot write the plot there ({err})")
     print(f"\nplot: {args.plot}")
+
+
+def check_plot_path(parser: argparse.ArgumentParser, plot: Path) -> Path:
+    """The file ``--plot`` will be written to, checked before anything is computed; an argparse error
+    (exit status 2, one line) otherwise.
+
+    The file type is the suffix, checked against matplotlib's own list
+    (``FigureCanvasBase.get_supported_filetypes``), case-insensitively as ``savefig`` reads it; a
+    small figure with text is then drawn in that format into memory, so that a format whose writer
+    needs a program this machine lacks (``.pgf``: LaTeX) is refused now, not after the computation.
+    Without a suffix, ``savefig`` adds its default type (``.png``): the returned path has it. A
+    ``--plot`` that is a folder is refused; the file's folder is created here (one that cannot be is
+    refused).
+    """
+    import io
+
+    from matplotlib.figure import Figure
+
+    if plot.is_dir():
+        parser.error(f"--plot {plot} is a folder; give a file name, e.g. --plot {plot / 'grad_norms.png'}")
+    canvas = Figure().canvas
+    types = canvas.get_supported_filetypes()
+    fmt = plot.suffix[1:].lower()
+    if not fmt:  # what savefig does: <name>.<default type>
+        fmt = canvas.get_default_filetype()
+        plot = plot.with_name(plot.name.rstrip(".") + "." + fmt)
+    if fmt not in types:
+        parser.error(f"--plot {plot}: matplotlib cannot write .{fmt} files; end the name with one of "
+                     f"{', '.join('.' + t for t in sorted(types))} (e.g. --plot {plot.with_suffix('.png')})")
+    trial = Figure(figsize=(1, 1))
+    trial.text(0.5, 0.5, "x")
+    try:
+        trial.savefig(io.BytesIO(), format=fmt)
+    except Exception as err:  # noqa: BLE001 -- the writer's own reason, reported as one line
+        reason = (str(err).strip().splitlines() or [""])[0]
+        parser.error(f"--plot {plot}: matplotlib cannot write .{fmt} on this machine ({type(err).__name__}: "
+                     f"{reason}); choose another type, e.g. --plot {plot.with_suffix('.png')}")
+    try:
+        plot.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        why = "a file is there" if isinstance(err, FileExistsError) else err.strerror or err
+        parser.error(f"--plot {plot}: cannot create the folder {plot.parent} ({why}); "
+                     f"give a writable place, e.g. --plot /tmp/grad_norms.png")
+    return plot
 
 
 if __name__ == "__main__":

@@ -296,6 +296,13 @@ def table_rows(points: list[Point]) -> list[dict]:
              "test_acc_mean": p.acc_mean, "test_acc_std": Point.spread(p.acc)} for p in points]
 
 
+def _spread(mean: float, std: float, seeds: int, mean_format: str, std_format: str | None = None) -> str:
+    """``mean ± std`` over seeds; one seed has no spread to show, only its value."""
+    if seeds < 2:
+        return format(mean, mean_format)
+    return f"{format(mean, mean_format)} ± {format(std, std_format or mean_format)}"
+
+
 def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None = None) -> str:
     """The table as markdown (a column per swept key, after depth), then the seeds that several jobs
     ran (from ``points``), then the jobs that failed or did not finish."""
@@ -304,10 +311,10 @@ def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None
                                 "test accuracy (%)"]) + " |",
              "|" + "---|" * (5 + len(swept))]
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
+        loss = _spread(r["train_loss_mean"], r["train_loss_std"], r["seeds"], ".4g", ".2g")
+        acc = _spread(100 * r["test_acc_mean"], 100 * r["test_acc_std"], r["seeds"], ".2f")
         lines.append(" | ".join([f"| {r['model']}", str(r["depth"]), *(str(r[k]) for k in swept),
-                                 str(r["seeds"])])
-                     + f" | {r['train_loss_mean']:.4g} ± {r['train_loss_std']:.2g} | "
-                       f"{100 * r['test_acc_mean']:.2f} ± {100 * r['test_acc_std']:.2f} |")
+                                 str(r["seeds"]), loss, acc]) + " |")
     for note in (p.repeats_note() for p in points or []):
         if note:
             lines.append(f"\n- repeated seeds: {note}")

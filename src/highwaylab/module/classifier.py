@@ -10,11 +10,14 @@ from collections.abc import Callable, Sequence
 
 import torch
 from lightning import LightningModule
+from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric
 from torchmetrics.classification import MulticlassAccuracy
 
-from highwaylab.errors import ConfigError, NonFiniteError
+from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
+from highwaylab.utils.loggers import cli_text
 
 
 class ClassifierModule(LightningModule):
@@ -191,12 +194,20 @@ class ClassifierModule(LightningModule):
         load_epoch_metrics(self, checkpoint)
 
     def configure_optimizers(self) -> dict:
-        try:
-            optimizer = self.optimizer(params=self.parameters())
-            scheduler = None if self.scheduler is None else self.scheduler(optimizer=optimizer)
-        except (TypeError, ValueError) as err:  # e.g. lr=-1, a misspelt argument
-            raise ConfigError(f"optim: the optimizer or scheduler rejected its config ({err}); "
-                              "check optim.optimizer.* and optim.scheduler.*") from err
+        """The optimiser (``optim.optimizer``) and scheduler (``optim.scheduler``; without one a
+        ``ConstantLR`` of factor 1) as Lightning's dict, the scheduler named ``train/lr``.
+
+        List and mapping arguments reach torch as plain ``list``/``dict`` (a tuple where torch's
+        default is one, e.g. ``betas``), never as omegaconf containers.
+
+        Raises:
+            ConfigError: the optimiser or scheduler refused its arguments (``lr=-1``, a misspelt
+                argument, ``betas=[0.9]``): one line naming ``optim.optimizer`` or
+                ``optim.scheduler``, its arguments, torch's reason and what the target takes.
+        """
+        optimizer = build_from_config("optim.optimizer", self.optimizer, params=self.parameters())
+        scheduler = (None if self.scheduler is None
+                     else build_from_config("optim.scheduler", self.scheduler, optimizer=optimizer))
         if scheduler is None:  # a constant learning rate, so that LearningRateMonitor names it LR_KEY too
             scheduler = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=0)
         return {"optimizer": optimizer,
@@ -218,17 +229,21 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
     ``optim.scheduler.*``) before anything is trained or logged. Other callables are not inspected.
 
     Numeric arguments (the names in ``NUMERIC_ARGS``, or any whose default in the target's signature
-    is a number) must be finite real numbers (a tensor is accepted as is); ``gamma``, the factor a
-    scheduler multiplies the learning rate by (ExponentialLR: every epoch; StepLR, MultiStepLR: at
-    its steps), must be in (0, 1].
+    is a number) must be finite real numbers (a tensor is accepted as is); an argument whose default
+    is a tuple of numbers (AdamW's ``betas=(0.9, 0.999)``) must be as many finite numbers;
+    ``gamma``, the factor a scheduler multiplies the learning rate by (ExponentialLR: every epoch;
+    StepLR, MultiStepLR: at its steps), must be in (0, 1]. The ranges of the other arguments are
+    torch's to check, when :meth:`ClassifierModule.configure_optimizers` builds them
+    (:func:`build_from_config`).
 
     Raises:
         ConfigError: naming ``optim.optimizer.<key>`` or ``optim.scheduler.<key>`` and the fix,
-            e.g. ``lr=abc`` or ``gamma=-1``.
+            e.g. ``lr=abc``, ``gamma=-1`` or ``betas=[0.9]``.
     """
     for group, part in (("optim.optimizer", optimizer), ("optim.scheduler", scheduler)):
         if not isinstance(part, functools.partial):
             continue
+        _check_tuple_args(group, part)
         defaults = _numeric_defaults(part.func)
         for key, value in part.keywords.items():
             if isinstance(value, Tensor) or (key not in NUMERIC_ARGS and key not in defaults):
@@ -252,6 +267,78 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
                 "learning rate by it (negative: the rate changes sign every other time; 0: it drops "
                 "to 0; above 1: it grows). Fix: a decay factor such as optim.scheduler.gamma=0.6 "
                 "(1: a constant rate).")
+
+
+def _check_tuple_args(group: str, part: functools.partial) -> None:
+    """Each argument of ``part`` whose default in its target's signature is a tuple of numbers
+    (AdamW's ``betas``, Rprop's ``etas``) must be a list of as many finite numbers (torch would
+    index it, and fail with an IndexError or at the first step)."""
+    for key, default in _tuple_defaults(part.func).items():
+        value = part.keywords.get(key, default)
+        if isinstance(value, Tensor) or value is default:
+            continue
+        listed = isinstance(value, Sequence | ListConfig) and not isinstance(value, str)
+        items = list(value) if listed else None
+        if items is not None and len(items) == len(default) and all(
+                isinstance(v, Tensor) or isinstance(v, numbers.Real) and not isinstance(v, bool)
+                and math.isfinite(v) for v in items):
+            continue
+        example = "[" + ",".join(f"{v:g}" for v in default) + "]"
+        name = getattr(part.func, "__name__", "the target")
+        raise ConfigError(f"{group}.{key}={cli_text(value)} must be {len(default)} finite numbers, like "
+                          f"{name}'s default {example}: e.g. {group}.{key}={example}")
+
+
+def build_from_config(group: str, part: Callable, **kwargs: object) -> object:
+    """``part(**kwargs)``: build the optimiser or scheduler of ``group`` (``optim.optimizer`` or
+    ``optim.scheduler``) from its partial, its omegaconf list and mapping arguments given as plain
+    containers (a tuple where the target's default is a tuple).
+
+    Raises:
+        ConfigError: the target refused its arguments (a TypeError, ValueError, IndexError,
+            KeyError or omegaconf error: a bad value, a misspelt argument, a list too short): one
+            line with ``group``, its arguments, torch's reason and the arguments the target takes.
+    """
+    keywords = dict(getattr(part, "keywords", None) or {})
+    target = getattr(part, "func", part)
+    tuples = _tuple_defaults(target)
+    plain = {}
+    for key, value in keywords.items():
+        if isinstance(value, DictConfig | ListConfig):
+            value = OmegaConf.to_container(value, resolve=True)
+            plain[key] = tuple(value) if key in tuples and isinstance(value, list) else value
+    try:
+        return part(**plain, **kwargs)
+    except HighwaylabError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, OmegaConfBaseException) as err:
+        name = getattr(target, "__name__", type(target).__name__)
+        given = ", ".join(f"{k}={cli_text(v)}" for k, v in keywords.items()) or "no arguments"
+        reason = " ".join((str(err).strip().splitlines() or [""])[0].split()) or type(err).__name__
+        takes = _arguments(target, exclude=set(kwargs))
+        raise ConfigError(f"{group} ({given}) was refused by {name} ({type(err).__name__}: "
+                          f"{reason}). Fix: correct or remove the {group}.<argument> at fault"
+                          + (f"; {name} takes {', '.join(takes)}" if takes else "")) from err
+
+
+def _arguments(target: Callable, exclude: set[str]) -> list[str]:
+    """The names of ``target``'s keyword arguments, less ``exclude``; [] without a signature."""
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.name not in exclude and p.name != "self"
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _tuple_defaults(target: Callable) -> dict[str, tuple]:
+    """The arguments of ``target``'s signature whose defaults are non-empty tuples of numbers."""
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return {}
+    return {p.name: p.default for p in params if isinstance(p.default, tuple) and p.default
+            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in p.default)}
 
 
 def _numeric_defaults(target: Callable) -> dict[str, float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -133,9 +134,12 @@ def instantiate_group(cfg: DictConfig | None) -> list[Any]:
 
 
 def print_config_tree(cfg: DictConfig, save_to: Path | None = None, show: bool = True) -> None:
-    """Print the resolved config as a rich tree (unless ``show`` is false), and save it as YAML to
-    ``save_to``."""
-    if show:
+    """Print the resolved config (unless ``show`` is false): a rich tree on a terminal, plain YAML
+    otherwise (``> run.log``: no 80-column wrapping inside paths, no padding), and save it as YAML
+    to ``save_to``."""
+    if show and not sys.stdout.isatty():
+        print(f"CONFIG\n{OmegaConf.to_yaml(cfg, resolve=True)}", end="", flush=True)
+    elif show:
         tree = rich.tree.Tree("CONFIG", style="bold")
         for key, value in cfg.items():
             branch = tree.add(str(key), style="bold cyan")

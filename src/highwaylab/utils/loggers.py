@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 
@@ -97,25 +97,33 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     return DictConfig({name: node for name, node in group.items() if name not in names})
 
 
-def check_wandb_names(logger_cfg: Mapping | None) -> None:
+def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     """Check the names that ``wandb.init`` validates, before any run starts: the project
-    (``logger.<name>.project``, or the environment variable ``WANDB_PROJECT`` when it is empty) and
-    the run id (``logger.<name>.id``, or Lightning's ``version``), with W&B's own validation (its
-    ``wandb.Settings`` fields; in wandb 0.31 a project name has at most 128 characters and none of
-    ``/ \\ # ? % :``). Unchecked, W&B refuses them at the logger's first use, after the data and
-    model are built, with a ``UsageError`` that reads like a login problem. W&B does not check the
-    entity offline (an online server does, at ``wandb.init``).
+    (``logger.<name>.project``, or the environment variable ``WANDB_PROJECT`` when it is empty),
+    the run id (``logger.<name>.id``, or Lightning's ``version``) and the run's extra ``tags`` (the
+    top-level ``tags``, :func:`check_wandb_tags`), with W&B's own validation (its ``wandb.Settings``
+    fields; in wandb 0.31 a project name has at most 128 characters and none of
+    ``/ \\ # ? % :``, and a tag 1 to 64 characters). Unchecked, W&B refuses them at the logger's
+    first use, after the data and model are built, with a ``UsageError`` that reads like a login
+    problem (a tag: a pydantic traceback). W&B does not check the entity offline (an online server
+    does, at ``wandb.init``).
 
     Nothing is checked without a W&B logger in ``logger_cfg`` (the ``logger`` group) or with
     ``WANDB_MODE=disabled``. Imports ``wandb`` (about 0.4 s, no torch) only when there is a W&B
     logger, which imports it anyway.
 
+    Args:
+        logger_cfg: the ``logger`` group.
+        tags: the config's top-level ``tags`` (``cfg.get("tags")``); ``None``: none given.
+
     Raises:
-        ConfigError: naming the key (e.g. ``logger.wandb.project``), the value, W&B's reason and
-            the fix.
+        ConfigError: naming the key (e.g. ``logger.wandb.project``, ``tags``), the value, W&B's
+            reason and the fix.
     """
     if os.environ.get("WANDB_MODE") == "disabled":
         return
+    if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
+        check_wandb_tags(tags)
     for name, node in (logger_cfg or {}).items():
         if not _is_wandb(node):
             continue
@@ -138,7 +146,66 @@ def check_wandb_names(logger_cfg: Mapping | None) -> None:
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
 
 
-def _wandb_refusal(field: str, value: str) -> str | None:
+def check_wandb_tags(tags: object) -> None:
+    """Check the config's ``tags``, the run's extra W&B tags (:func:`highwaylab.utils.hydra_utils.run_tags`
+    adds them to W&B's): ``null``, one tag (``tags=foo``: a string; a number is taken as its text),
+    or a list of them, each of which W&B takes (its ``wandb.Settings(run_tags=...)`` check: 1 to 64
+    characters in wandb 0.31). A list or mapping inside the list, or a ``null`` in it, is refused:
+    ``run_tags`` would make it a tag such as ``['b', 'c']`` or ``None``, without a word.
+
+    Raises:
+        ConfigError: naming ``tags`` (``tags[<i>]`` for one item), the value, the reason and the fix.
+    """
+    if tags is None or tags == "" or tags == []:  # no extra tags
+        return
+    if isinstance(tags, DictConfig | Mapping):
+        raise ConfigError(f"tags={_shown(tags)} must be a list of tags or one tag, not a mapping; "
+                          f"e.g. tags=[baseline,wide] or tags=baseline")
+    given = list(tags) if isinstance(tags, ListConfig | list | tuple) else [tags]
+    for i, tag in enumerate(given):
+        if tag is None or isinstance(tag, DictConfig | ListConfig | Mapping | list | tuple):
+            kind = ("null" if tag is None else "a mapping" if isinstance(tag, DictConfig | Mapping)
+                    else "a list")
+            flat = [t for t in _leaves(OmegaConf.to_container(tags) if isinstance(tags, ListConfig) else tags)
+                    if t is not None]
+            raise ConfigError(f"tags[{i}]={_shown(tag)} is {kind}, but each W&B tag is one string (it "
+                              f"would become the tag {str(tag)!r}); list the tags flat, e.g. "
+                              f"tags={_shown(flat)}")
+    reason = _wandb_refusal("run_tags", tuple(str(t) for t in given))  # W&B's indices are the list's
+    if reason is not None:
+        raise ConfigError(f"tags={_shown(tags)} is refused by W&B ({reason}). Fix: shorten or drop the "
+                          f"tag W&B names, e.g. tags=[baseline,wide]")
+
+
+def _leaves(value: object) -> list:
+    """The scalars of a nest of lists and mappings (a mapping's keys and values), in order."""
+    if isinstance(value, Mapping):
+        return [leaf for k, v in value.items() for leaf in (k, *_leaves(v))]
+    if isinstance(value, list | tuple):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _shown(value: object) -> str:
+    """``value`` as it is written on the command line (``[a,[b,c]]``, ``{k:v}``), cut to about 60
+    characters."""
+    text = cli_text(value)
+    return f"{text[:40]}... ({len(text)} characters)" if len(text) > 60 else text
+
+
+def cli_text(value: object) -> str:
+    """A config value as it is written on the command line: ``[0.9,0.999]``, ``[a,[b,c]]``,
+    ``{k:v}``, ``null``, ``''``."""
+    if isinstance(value, DictConfig | ListConfig):
+        value = OmegaConf.to_container(value)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{cli_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(cli_text(v) for v in value) + "]"
+    return "null" if value is None else "''" if value == "" else str(value)
+
+
+def _wandb_refusal(field: str, value: object) -> str | None:
     """W&B's own reason for refusing ``value`` as the ``wandb.Settings`` field ``field`` (one line),
     or ``None`` if W&B takes it."""
     import wandb
@@ -147,8 +214,11 @@ def _wandb_refusal(field: str, value: str) -> str | None:
         wandb.Settings(**{field: value})
     except wandb.errors.UsageError as err:  # the field validators' error
         return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    except ValueError as err:  # pydantic's ValidationError: the type
-        return f"{type(err).__name__}: {str(err).strip().splitlines()[-1]}"
+    except ValueError as err:  # pydantic's ValidationError: a validator's ValueError, or the type
+        errors = getattr(err, "errors", None)
+        if callable(errors) and errors():
+            return " ".join(str(errors()[0]["msg"]).removeprefix("Value error, ").split())
+        return f"{type(err).__name__}: {str(err).strip().splitlines()[0]}"
     return None
 
 

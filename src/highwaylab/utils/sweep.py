@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +117,10 @@ class SweepSummary(Callback):
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
-    ``RUN_METRICS``) and ``hydra.sweeper.n_trials`` and
-    ``n_jobs`` (integers >= 1). A bad value is one ``highwaylab:`` line on stderr and exit status 1,
-    instead of optuna's traceback or, for ``n_trials=0``, a search that fails at its end.
+    ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`) and
+    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1). A bad value is one ``highwaylab:``
+    line on stderr and exit status 1, instead of optuna's traceback (after the sweep folder and its
+    ``optuna.db`` are made) or, for ``n_trials=0``, a search that fails at its end.
 
     Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.sweep_check``).
     """
@@ -132,6 +134,8 @@ class SweepCheck(Callback):
             if "n_trials" in config.hydra.sweeper and metric is not None and metric not in RUN_METRICS:
                 raise ConfigError(f"optimized_metric={metric} is not a metric of the run, so every trial "
                                   f"would train and then fail; choose one of {', '.join(RUN_METRICS)}")
+            if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
+                check_direction(config.hydra.sweeper.direction)
             for key in ("n_trials", "n_jobs"):
                 if key not in config.hydra.sweeper:  # the basic sweeper has neither
                     continue
@@ -144,3 +148,30 @@ class SweepCheck(Callback):
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
 
+
+def check_direction(direction: Any) -> None:
+    """Check ``hydra.sweeper.direction`` of the Optuna sweeper: one of the names of the plugin's own
+    ``Direction`` enum (``hydra_plugins.hydra_optuna_sweeper.config.Direction``: ``minimize``,
+    ``maximize``; optuna compares them case-sensitively), a ``Direction`` member, or a list of one
+    of them. A list of two or more (optuna's multi-objective search) is refused too: a job returns
+    one value, ``optimized_metric``, so every trial would train and then fail.
+
+    Raises:
+        ConfigError: naming ``hydra.sweeper.direction``, the value and the fix.
+    """
+    from hydra_plugins.hydra_optuna_sweeper.config import Direction
+
+    names = list(Direction.__members__)
+    listed = isinstance(direction, Sequence) and not isinstance(direction, str)
+    given = list(direction) if listed else [direction]
+    names_given = ["null" if d is None else d.name if isinstance(d, Direction) else d for d in given]
+    shown = f"[{','.join(map(str, names_given))}]" if listed else names_given[0]
+    bad = [d for d in given if not isinstance(d, Direction) and not (isinstance(d, str) and d in names)]
+    if bad or not given:
+        raise ConfigError(f"hydra.sweeper.direction={shown} is not a direction of the Optuna sweeper: "
+                          f"give {' or '.join(names)} (lower case), e.g. hydra.sweeper.direction=maximize "
+                          f"for optimized_metric=val/acc_best")
+    if len(given) > 1:
+        raise ConfigError(f"hydra.sweeper.direction={shown} asks for a search of {len(given)} objectives, "
+                          f"but a job returns one value (optimized_metric), so every trial would fail: "
+                          f"give one direction, e.g. hydra.sweeper.direction={names_given[0]}")

@@ -1,0 +1,235 @@
+"""One line, before the work, for four inputs of the fourth breaking pass (issue 11): an Optuna
+direction that optuna refuses (#55: was a 22-line traceback and a sweep folder with optuna.db), a
+``--plot`` file type matplotlib cannot write (#65: was a traceback after the computation), W&B tags
+that are lists or too long (#79: a silent tag "['b', 'c']"; #81: a pydantic traceback after 7 s),
+and optimiser arguments that torch refuses (#94: an omegaconf IndexError inside AdamW).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import matplotlib
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+from highwaylab.errors import ConfigError
+from highwaylab.probe import main as probe_main
+from highwaylab.utils import user_error
+from highwaylab.utils.loggers import check_wandb_names
+from highwaylab.utils.sweep import SweepCheck
+
+from .conftest import ROOT, TINY, compose_cfg
+
+# --- #55: hydra.sweeper.direction -----------------------------------------------------------------
+
+
+def sweep_check(overrides: list[str], capsys) -> tuple[int | None, str]:
+    """SweepCheck on the composed multirun config: (exit status or None, its stderr)."""
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("train", overrides=["hparams_search=mnist_tpe", *overrides], return_hydra_config=True)
+    try:
+        SweepCheck().on_multirun_start(cfg)
+    except SystemExit as exit_:
+        return exit_.code, capsys.readouterr().err
+    return None, capsys.readouterr().err
+
+
+REFUSED = ("is not a direction of the Optuna sweeper: give minimize or maximize (lower case), e.g. "
+           "hydra.sweeper.direction=maximize for optimized_metric=val/acc_best")
+
+
+@pytest.mark.parametrize(("direction", "message"), [
+    ("minimise", f"hydra.sweeper.direction=minimise {REFUSED}"),
+    ("MAXIMIZE", f"hydra.sweeper.direction=MAXIMIZE {REFUSED}"),
+    ("null", f"hydra.sweeper.direction=null {REFUSED}"),
+    ("[maximize,up]", f"hydra.sweeper.direction=[maximize,up] {REFUSED}"),
+    ("[maximize,minimize]", "hydra.sweeper.direction=[maximize,minimize] asks for a search of 2 "
+                            "objectives, but a job returns one value (optimized_metric), so every trial "
+                            "would fail: give one direction, e.g. hydra.sweeper.direction=maximize"),
+])
+def test_a_direction_optuna_refuses_is_one_line_before_the_sweeper(direction, message, capsys):
+    import optuna
+
+    assert sweep_check([f"hydra.sweeper.direction={direction}"], capsys) == (1, f"highwaylab: {message}\n")
+    if direction in ("minimise", "MAXIMIZE"):  # optuna itself refuses them (the traceback of #55)
+        with pytest.raises(ValueError, match="Please set either 'minimize' or 'maximize'"):
+            optuna.create_study(direction=direction)
+
+
+@pytest.mark.parametrize("direction", ["maximize", "minimize", "[minimize]"])
+def test_the_directions_of_the_optuna_sweeper_pass(direction, capsys):
+    assert sweep_check([f"hydra.sweeper.direction={direction}"], capsys) == (None, "")
+
+
+# --- #65: probe --plot --------------------------------------------------------------------------
+
+
+def probe_error(args: list[str], capsys) -> str:
+    """The probe's argparse error line (exit status 2), checking that nothing was computed."""
+    with pytest.raises(SystemExit) as exit_:
+        probe_main(["--depth", "3", "--width", "8", "--activation", "tanh", *args])
+    assert exit_.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # refused before the table
+    return err.strip().splitlines()[-1]
+
+
+def test_a_plot_type_matplotlib_cannot_write_is_refused_before_the_computation(tmp_path, capsys):
+    line = probe_error(["--plot", str(tmp_path / "p.pdff")], capsys)
+    assert line == (f"python -m highwaylab.probe: error: --plot {tmp_path}/p.pdff: matplotlib cannot write "
+                    ".pdff files; end the name with one of .avif, .eps, .gif, .jpeg, .jpg, .pdf, .pgf, "
+                    ".png, .ps, .raw, .rgba, .svg, .svgz, .tif, .tiff, .webp (e.g. --plot "
+                    f"{tmp_path}/p.png)")
+    assert not (tmp_path / "p.pdff").exists()
+    line = probe_error(["--plot", str(tmp_path)], capsys)  # a folder
+    assert line == (f"python -m highwaylab.probe: error: --plot {tmp_path} is a folder; give a file name, "
+                    f"e.g. --plot {tmp_path}/grad_norms.png")
+    (tmp_path / "file").write_text("")
+    line = probe_error(["--plot", str(tmp_path / "file" / "g.png")], capsys)
+    assert line.endswith(f"cannot create the folder {tmp_path}/file (a file is there); give a writable "
+                         "place, e.g. --plot /tmp/grad_norms.png")
+
+
+@pytest.mark.skipif(shutil.which(matplotlib.rcParams["pgf.texsystem"]) is not None,
+                    reason="this machine has the LaTeX that .pgf needs")
+def test_a_plot_type_whose_writer_needs_a_missing_program_is_refused_first(tmp_path, capsys):
+    line = probe_error(["--plot", str(tmp_path / "p.pgf")], capsys)
+    texsystem = matplotlib.rcParams["pgf.texsystem"]
+    assert line.startswith(f"python -m highwaylab.probe: error: --plot {tmp_path}/p.pgf: matplotlib cannot "
+                           f"write .pgf on this machine (RuntimeError: '{texsystem}' not found")
+    assert line.endswith(f"choose another type, e.g. --plot {tmp_path}/p.png")
+    assert not (tmp_path / "p.pgf").exists()
+
+
+def test_a_plot_without_a_suffix_is_written_and_named_as_matplotlib_writes_it(tmp_path, capsys):
+    small = ["--depth", "3", "--width", "8", "--activation", "tanh"]
+    probe_main([*small, "--plot", str(tmp_path / "g" / "norms")])
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(f"plot: {tmp_path}/g/norms.png")
+    assert (tmp_path / "g" / "norms.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    probe_main([*small, "--plot", str(tmp_path / "n.SVG")])
+    assert (tmp_path / "n.SVG").read_text().lstrip().startswith("<?xml")  # the type, case-insensitive
+
+
+# --- #79, #81: W&B tags ---------------------------------------------------------------------------
+
+WANDB = [a for a in TINY if a != "logger=none"]  # the default logger: W&B, offline
+
+
+def tags_error(tags: str, tmp_path: Path) -> str:
+    cfg = compose_cfg([*WANDB, f"tags={tags}"], tmp_path)
+    with pytest.raises(ConfigError) as err:
+        check_wandb_names(cfg.logger, cfg.get("tags"))
+    return str(err.value)
+
+
+def test_a_list_inside_tags_is_refused_instead_of_becoming_one_tag(tmp_path):
+    assert tags_error("[a,[b,c]]", tmp_path) == (
+        "tags[1]=[b,c] is a list, but each W&B tag is one string (it would become the tag \"['b', 'c']\"); "
+        "list the tags flat, e.g. tags=[a,b,c]")
+    assert tags_error("[a,{x:1}]", tmp_path).startswith("tags[1]={x:1} is a mapping, but each W&B tag is "
+                                                        "one string")
+    assert tags_error("[a,null]", tmp_path) == ("tags[1]=null is null, but each W&B tag is one string (it "
+                                                "would become the tag 'None'); list the tags flat, e.g. "
+                                                "tags=[a]")
+    cfg = compose_cfg(WANDB, tmp_path)  # (tags={a:1} is Hydra's to refuse: tags is a list in train.yaml)
+    with pytest.raises(ConfigError) as err:
+        check_wandb_names(cfg.logger, OmegaConf.create({"a": 1}))
+    assert str(err.value) == ("tags={a:1} must be a list of tags or one tag, not a mapping; e.g. "
+                              "tags=[baseline,wide] or tags=baseline")
+
+
+def test_a_tag_wandb_refuses_is_one_line_with_wandbs_reason(tmp_path):
+    import wandb
+
+    long = "t" * 80
+    with pytest.raises(ValueError, match="Tags must be between 1 and 64 characters"):  # W&B's own rule
+        wandb.Settings(run_tags=(long,))
+    assert tags_error(long, tmp_path) == (
+        f"tags={'t' * 40}... (80 characters) is refused by W&B (Tag '{'t' * 20}...{'t' * 20}' is 80 "
+        "characters. Tags must be between 1 and 64 characters). Fix: shorten or drop the tag W&B names, "
+        "e.g. tags=[baseline,wide]")
+    assert tags_error("[ok,'']", tmp_path) == (
+        "tags=[ok,''] is refused by W&B (Tag at index 1 is empty. Tags must be between 1 and 64 "
+        "characters). Fix: shorten or drop the tag W&B names, e.g. tags=[baseline,wide]")
+
+
+def test_tags_wandb_takes_pass_and_one_string_stays_one_tag(tmp_path, monkeypatch):
+    for tags, first in (("foo", ["foo"]), ("[a,b]", ["a", "b"]), ("[a,1]", ["a", "1"]),
+                        ("t" * 64, ["t" * 64]), ("[]", [])):
+        cfg = compose_cfg([*WANDB, f"tags={tags}"], tmp_path)
+        check_wandb_names(cfg.logger, cfg.get("tags"))
+        assert list(cfg.logger.wandb.tags)[:len(first)] == first
+        assert list(cfg.logger.wandb.tags)[len(first)].startswith("data:")
+    cfg = compose_cfg([*TINY, "tags=[a,[b,c]]"], tmp_path)  # logger=none: no W&B run, nothing to check
+    check_wandb_names(cfg.get("logger"), cfg.get("tags"))
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    cfg = compose_cfg([*WANDB, "tags=[a,[b,c]]"], tmp_path)
+    check_wandb_names(cfg.logger, cfg.get("tags"))
+
+
+# --- #94: optimiser and scheduler arguments -------------------------------------------------------
+
+
+def build_module(overrides: list[str], tmp_path: Path):
+    cfg = compose_cfg([*TINY, *overrides], tmp_path)
+    net = instantiate(cfg.model, input_shape=(1, 28, 28), num_classes=10)
+    return instantiate(cfg.module, net=net, num_classes=10, input_shape=(1, 28, 28))
+
+
+def optim_error(overrides: list[str], tmp_path: Path) -> str:
+    with pytest.raises(Exception) as err:
+        build_module(overrides, tmp_path).configure_optimizers()
+    user = user_error(err.value)
+    assert isinstance(user, ConfigError), repr(err.value)
+    return str(user)
+
+
+def test_betas_of_the_wrong_length_are_named_at_construction(tmp_path):
+    message = ("optim.optimizer.betas={} must be 2 finite numbers, like AdamW's default [0.9,0.999]: e.g. "
+               "optim.optimizer.betas=[0.9,0.999]")
+    for betas in ("[0.9]", "0.9", "[0.9,0.99,0.999]"):
+        with pytest.raises(Exception) as err:  # at the module's construction: before any training
+            build_module(["optim=adamw", f"+optim.optimizer.betas={betas}"], tmp_path)
+        assert str(user_error(err.value)) == message.format(betas)
+
+
+def test_arguments_torch_refuses_are_one_line_naming_the_group_and_torchs_reason(tmp_path):
+    assert optim_error(["optim=adamw", "+optim.optimizer.betas=[0.9,1.5]"], tmp_path) == (
+        "optim.optimizer (lr=0.001, weight_decay=0.01, betas=[0.9,1.5]) was refused by AdamW (ValueError: "
+        "Invalid beta parameter at index 1: 1.5). Fix: correct or remove the optim.optimizer.<argument> at "
+        "fault; AdamW takes lr, betas, eps, weight_decay, amsgrad, maximize, foreach, capturable, "
+        "differentiable, fused")
+    assert optim_error(["optim.optimizer.lr=-1"], tmp_path).startswith(
+        "optim.optimizer (lr=-1, momentum=0.9, weight_decay=0.0) was refused by SGD (ValueError: Invalid "
+        "learning rate: -1). Fix:")
+    assert optim_error(["+optim.optimizer.beta=0.9"], tmp_path).startswith(
+        "optim.optimizer (lr=0.1, momentum=0.9, weight_decay=0.0, beta=0.9) was refused by SGD (TypeError: "
+        "SGD.__init__() got an unexpected keyword argument 'beta'). Fix:")
+    assert optim_error(["optim=sgd_step", "optim.scheduler.milestones=5"], tmp_path) == (
+        "optim.scheduler (milestones=5, gamma=0.1) was refused by MultiStepLR (TypeError: 'int' object is "
+        "not iterable). Fix: correct or remove the optim.scheduler.<argument> at fault; MultiStepLR takes "
+        "milestones, gamma, last_epoch")
+
+
+def test_list_arguments_reach_torch_as_plain_values_and_the_presets_build(tmp_path):
+    module = build_module(["optim=adamw", "+optim.optimizer.betas=[0.8,0.99]"], tmp_path)
+    built = module.configure_optimizers()
+    assert built["optimizer"].param_groups[0]["betas"] == (0.8, 0.99)  # a tuple, as torch's default
+    assert type(built["optimizer"].param_groups[0]["betas"]) is tuple
+    for preset, optimizer, scheduler in (("adamw", torch.optim.AdamW, "CosineAnnealingLR"),
+                                         ("sgd", torch.optim.SGD, "ExponentialLR"),
+                                         ("sgd_step", torch.optim.SGD, "MultiStepLR")):
+        built = build_module([f"optim={preset}"], tmp_path).configure_optimizers()
+        assert type(built["optimizer"]) is optimizer
+        assert type(built["lr_scheduler"]["scheduler"]).__name__ == scheduler
+        assert built["lr_scheduler"]["name"] == "train/lr"
+    assert built["lr_scheduler"]["scheduler"].milestones == {100: 1, 150: 1}
+    assert built["optimizer"].param_groups[0]["weight_decay"] == 5.0e-4
