@@ -456,8 +456,10 @@ def test_help_with_an_unknown_option_is_not_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize(("override", "message"), [
-    ("+data.foo=1", "data: TypeError: MNISTDataModule.__init__() got an unexpected keyword argument 'foo'."),
-    ("+trainer.foo=1", "trainer: TypeError: Trainer.__init__() got an unexpected keyword argument 'foo'."),
+    ("+data.foo=1", "data.foo is not an argument of highwaylab.data.MNISTDataModule. Fix: correct or "
+                    "remove it"),
+    ("+trainer.fast_dev_runn=1", "trainer.fast_dev_runn is not an argument of lightning.pytorch.Trainer; did "
+                                 "you mean trainer.fast_dev_run? Fix: correct or remove it"),
     ("trainer.precision=8", "trainer: ValueError: Precision 8 is invalid."),
     ("trainer.accelerator=tpu", "trainer: ModuleNotFoundError: Requirement 'torch_xla>=1.13' not met: this "
                                 "machine lacks what trainer.accelerator needs. Fix: trainer=cpu"),
