@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -343,7 +344,9 @@ def test_a_damaged_last_checkpoint_names_the_intact_one_to_resume_from(tmp_path,
                                        "trainer.max_epochs=3"], capture_output=True, text=True,
                                       timeout=300, env=subprocess_env(), cwd=tmp_path))
     assert message.startswith(f"resume={run}: {last} is not a readable Lightning checkpoint: damaged")
-    assert message.endswith(f"Fix: resume from another of the run's checkpoints: python train.py "
+    own = [o for o in two_epochs if o != "trainer.max_epochs=2"]  # the run's overrides, then the extra
+    command = " ".join(shlex.quote(o) for o in [*own, f"paths.log_dir={tmp_path}", "trainer.max_epochs=3"])
+    assert message.endswith(f"Fix: resume from another of the run's checkpoints: python train.py {command} "
                             f"ckpt_path={run}/checkpoints/epoch_001.ckpt hydra.run.dir={run}")
 
 

@@ -93,8 +93,8 @@ def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_
     line = refused(train_py([f"resume={finished}"], tmp_path))
     # before: it ran, and metrics.json was rewritten with test/* only (train/*, val/* lost)
     assert line == (f"highwaylab: resume={finished}: the run has finished: its checkpoint is at the end of 2 "
-                    f"epochs (step 20), and trainer.max_epochs=2; nothing would be trained, and metrics.json "
-                    f"would lose its train/* and val/* values. To train it further, extend it: "
+                    f"epochs (step 20), and trainer.max_epochs=2; nothing would be trained, and its "
+                    f"metrics.json already holds its result. To train it further, extend it: "
                     f"python train.py resume={finished} trainer.max_epochs=4")
     assert listing(finished) == before  # before: config_resolved.resumed_*.yaml, .hydra/resumed_*/ stayed
     assert {"train/loss", "val/acc", "val/acc_best", "test/acc"} <= set(

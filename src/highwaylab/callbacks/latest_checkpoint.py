@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import lightning as L
+import torch
 from lightning.pytorch.callbacks import Checkpoint
 from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities.exceptions import SIGTERMException
@@ -30,6 +31,13 @@ class LatestCheckpoint(Checkpoint):
     - when a signal stops the run (SIGTERM, SIGINT: :mod:`highwaylab.utils.interrupt`), the state
       after the last finished batch;
     - when training ends mid-epoch (``trainer.max_steps``).
+
+    Each checkpoint also holds the epoch-level metrics (``train/*``, ``val/*``...) of the latest
+    finished epoch, as its state (``checkpoint["callbacks"]["LatestCheckpoint"]["epoch_metrics"]``).
+    A fit that trains nothing, because its checkpoint is at the run's end (a run stopped after
+    training, before its test, and completed by ``resume=``: :func:`highwaylab.utils.resume.check_resume`),
+    gets them back into ``trainer.callback_metrics`` at its end, so that ``metrics.json`` holds the
+    final epoch's values.
 
     A mid-epoch checkpoint resumes exactly: the training loader continues the epoch's batch order
     (:class:`highwaylab.data.memory.ResumableDataLoader`) and the module restores the epoch's
@@ -73,6 +81,8 @@ class LatestCheckpoint(Checkpoint):
         self.last_saved_step: int | None = None
         self._last_time = time.monotonic()
         self._waiting_for_validation = False
+        self.epoch_metrics: dict[str, float] = {}  # of the latest finished epoch: saved with the state
+        self._trained = False  # whether this fit ran the training loop
 
     @property
     def path(self) -> str:
@@ -82,7 +92,11 @@ class LatestCheckpoint(Checkpoint):
         if self.dirpath is None:
             self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
 
+    def on_fit_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._trained = False
+
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._trained = True
         self.last_saved_step = trainer.global_step  # a fresh run at 0, a resumed one at its checkpoint
         self._last_time = time.monotonic()
         self._waiting_for_validation = False
@@ -111,7 +125,34 @@ class LatestCheckpoint(Checkpoint):
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._waiting_for_validation = False
+        self.epoch_metrics = epoch_metrics(trainer)
         self._save(trainer)
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if self._trained:
+            return
+        # nothing trained: the checkpoint was at the run's end; its final epoch's metrics stand, and
+        # the checkpoint restored, if it is this one's file, stays the resume point (a signal during
+        # the test that follows names it)
+        if trainer.ckpt_path and Path(trainer.ckpt_path).resolve() == Path(self.path).resolve():
+            self.last_model_path, self.last_saved_step = self.path, trainer.global_step
+        metrics = trainer.callback_metrics  # Lightning's own dict: train.py reads it after fit
+        restored = {k: v for k, v in self.epoch_metrics.items() if k not in metrics}
+        metrics.update({k: torch.tensor(v) for k, v in restored.items()})
+        step = trainer.global_step
+        if restored:
+            log.info(f"Nothing was trained (the checkpoint, of step {step}, is at the run's end): its "
+                     f"final epoch's metrics come from the checkpoint ({', '.join(sorted(restored))})")
+        elif trainer.ckpt_path and not any(k.startswith("train/") for k in metrics):
+            log.warning(f"Nothing was trained (the checkpoint, of step {step}, is at the run's end), and "
+                        "the checkpoint holds no epoch metrics (written by an earlier highwaylab): "
+                        "metrics.json has no train/* and val/* values")
+
+    def state_dict(self) -> dict:
+        return {"epoch_metrics": dict(self.epoch_metrics)}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.epoch_metrics = dict(state_dict.get("epoch_metrics") or {})
 
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if trainer.global_step != self.last_saved_step:  # stopped mid-epoch (max_steps)
@@ -146,10 +187,25 @@ class LatestCheckpoint(Checkpoint):
         log.debug(f"Saved {path} (epoch {trainer.current_epoch}, step {trainer.global_step})")
 
 
+def epoch_metrics(trainer: L.Trainer) -> dict[str, float]:
+    """The epoch-level scalar metrics in ``trainer.callback_metrics`` (not the per-batch ``*_step``
+    ones), as floats: at ``on_train_epoch_end``, the epoch's ``train/*`` means and its ``val/*``."""
+    found = {}
+    for key, value in trainer.callback_metrics.items():
+        if key.endswith("_step"):
+            continue
+        try:
+            found[key] = float(value)
+        except (TypeError, ValueError, RuntimeError):  # not a scalar
+            continue
+    return found
+
+
 class StopOnSignal(L.Callback):
     """Connect a trainer to the signal handlers of :mod:`highwaylab.utils.interrupt`: register it at
     set-up, keep a signal that came during set-up (Lightning lowers its stop flag when a run
-    starts), and apply a signal that came during ``fit``'s validation when that validation ends.
+    starts), and apply a signal that came during ``fit``'s validation, or just before it (after the
+    epoch's last training batch), when that validation ends.
     :func:`highwaylab.train.build` adds it to every trainer."""
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
@@ -164,6 +220,9 @@ class StopOnSignal(L.Callback):
 
     def on_test_batch_start(self, trainer, pl_module, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
         interrupt.stop_if_signalled(trainer)
+
+    def on_validation_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        interrupt.validation_started(trainer)
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         interrupt.validation_ended(trainer)

@@ -11,14 +11,18 @@ How a signal travels:
    :func:`highwaylab.train.build` adds), the handler only raises Lightning's ``received_sigterm``
    flag: Lightning then raises ``SIGTERMException`` at the next batch boundary, where the training
    state is consistent. A signal during the validation inside ``fit`` waits until that validation
-   ends (``StopOnSignal.on_validation_end``), so that the epoch's validation is not lost. Outside a
-   trainer run, or at a second signal, the handler raises :class:`RunInterrupted` at once.
+   ends (``StopOnSignal.on_validation_end``), so that the epoch's validation is not lost; so does
+   one that came just before it, after the epoch's last training batch
+   (``StopOnSignal.on_validation_start``). Outside a trainer run, or at a second signal, the handler
+   raises :class:`RunInterrupted` at once.
 3. ``LatestCheckpoint.on_exception`` saves ``checkpoints/last.ckpt`` (the state after the last
    finished batch, resumable mid-epoch).
 4. :func:`as_interrupted` turns the ``SIGTERMException`` into :class:`RunInterrupted`, whose
    message names the signal, the epoch and step, and the checkpoint to resume from: ``last.ckpt``,
    or with ``callbacks.last_checkpoint`` off the latest checkpoint of the ``ModelCheckpoint`` (and
-   the ``ckpt_path=`` command that continues from it).
+   the ``ckpt_path=`` command that continues from it). A signal after training finished (the last
+   epoch's end, or during the test) says so: ``resume=`` then runs the test and writes
+   ``metrics.json`` (:func:`highwaylab.utils.resume.check_resume`).
 """
 
 from __future__ import annotations
@@ -124,6 +128,16 @@ def stop_if_signalled(trainer: Any) -> None:
         _set_stop(trainer, True)
 
 
+def validation_started(trainer: Any) -> None:
+    """A validation inside ``fit`` starts: a signal that came just before it (after the epoch's last
+    training batch, when Lightning would stop at the validation's first batch, losing the epoch's
+    validation and its epoch-end checkpoint) waits until it ends, as one during it does."""
+    if (_state.signum is not None and not _state.pending and trainer.received_sigterm
+            and _fitting(trainer) and not trainer.sanity_checking):
+        _state.pending = True
+        _set_stop(trainer, False)
+
+
 def validation_ended(trainer: Any) -> None:
     """Apply a signal that waited for the validation inside ``fit`` to end."""
     if _state.pending and not trainer.sanity_checking:
@@ -172,12 +186,18 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     ``LatestCheckpoint`` (``resume=<run folder>``); without one (``callbacks.last_checkpoint`` off,
     or none written yet), the latest checkpoint of another checkpoint callback, e.g. the best
     ``epoch_XXX.ckpt`` of the ``ModelCheckpoint`` (``ckpt_path=<file> hydra.run.dir=<run folder>``
-    with the run's overrides); "no checkpoint was written yet" only when there is none at all."""
+    with the run's overrides); "no checkpoint was written yet" only when there is none at all. After
+    training finished (:func:`_training_finished`), with its final state saved: that the test (and
+    ``metrics.json``) is what is missing, and the ``resume=`` that does it."""
     name = signal.Signals(signum).name
     if trainer is None:
         return f"interrupted by {name} before training started: nothing was saved."
-    where = f"in epoch {trainer.current_epoch} at step {trainer.global_step}"
+    where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
+    finished = _training_finished(trainer)
+    if finished and path and step == trainer.global_step:  # only the test (and metrics.json) is missing
+        return (f"interrupted by {name} {where}: the final state, of step {step}, is saved in {path}; "
+                f"{_resume_hint(complete=True)}.")
     if not path:
         other = _other_checkpoint(trainer)
         if other is None:
@@ -192,15 +212,55 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     return f"interrupted by {name} {where}: {saved}."
 
 
-def _resume_hint() -> str:
+def _resume_hint(complete: bool = False) -> str:
+    """How to continue: ``resume=<run folder>`` in a run of ``train.py``; ``complete``: the
+    checkpoint is at the run's end, and what that resume does is the test and ``metrics.json``."""
+    what = "complete the run (its test and metrics.json)" if complete else "resume"
     try:
         from hydra.core.hydra_config import HydraConfig
 
         if HydraConfig.initialized():  # a run of train.py: its folder
-            return f"resume with: python train.py resume={HydraConfig.get().runtime.output_dir}"
+            return f"{what} with: python train.py resume={HydraConfig.get().runtime.output_dir}"
     except Exception:  # no Hydra run: say where the recipe is
         pass
-    return "resume from it (README: Resume)"
+    return f"{what} from it (README: Resume)"
+
+
+def _where(trainer: Any) -> str:
+    """Where the run was: ``in epoch 3 at step 1691``; ``at the end of epoch 2, at step 1290`` (the
+    epoch and its validation ended, the next had not started); ``after training finished (5 epochs,
+    step 2150), before its test`` or ``during its test``. Epochs are 0-based, as in the log."""
+    epoch, step = trainer.current_epoch, trainer.global_step
+    progress = _epoch_progress(trainer)
+    if _training_finished(trainer):
+        n = progress.processed if progress is not None else None
+        epochs = f"{n} epoch{'' if n == 1 else 's'}, " if n is not None else ""
+        when = "during its test" if getattr(trainer, "testing", False) else "before its test"
+        return f"after training finished ({epochs}step {step}), {when}"
+    if progress is not None and progress.completed > 0 and progress.started == progress.completed:
+        return f"at the end of epoch {progress.completed - 1}, at step {step}"
+    return f"in epoch {epoch} at step {step}"
+
+
+def _epoch_progress(trainer: Any) -> Any:
+    """Lightning's count of the fit loop's epochs (``started``, ``processed``, ``completed``), or
+    ``None`` if ``trainer`` has none."""
+    try:
+        return trainer.fit_loop.epoch_progress.current
+    except AttributeError:
+        return None
+
+
+def _training_finished(trainer: Any) -> bool:
+    """Whether ``trainer``'s fit reached its end: ``max_epochs`` epochs processed (Lightning counts
+    an epoch processed before its epoch-end checkpoint) or ``max_steps`` steps."""
+    progress = _epoch_progress(trainer)
+    if progress is None:
+        return False
+    max_epochs, max_steps = getattr(trainer, "max_epochs", None), getattr(trainer, "max_steps", -1)
+    by_steps = isinstance(max_steps, int) and max_steps != -1 and trainer.global_step >= max_steps
+    by_epochs = isinstance(max_epochs, int) and max_epochs != -1 and progress.processed >= max_epochs
+    return by_steps or by_epochs
 
 
 def _latest_checkpoint(trainer: Any) -> tuple[str, int | None]:
@@ -254,10 +314,9 @@ def _continue_hint(path: str) -> str:
     run = Path(path).resolve().parent.parent
     if (run / ".hydra" / "overrides.yaml").is_file():
         try:
-            from highwaylab.utils.resume import run_overrides
+            from highwaylab.utils.resume import continue_command
 
-            words = ["python", "train.py", *run_overrides(run), f"ckpt_path={path}", f"hydra.run.dir={run}"]
-            return " ".join(shlex.quote(w) for w in words)
+            return continue_command(run, path)
         except Exception:  # an unreadable record: the low-level way below
             pass
     return f"python train.py <the run's overrides> ckpt_path={shlex.quote(path)}"

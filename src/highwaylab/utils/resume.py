@@ -19,14 +19,20 @@ an explicit ``hydra.run.dir=`` / ``hydra.sweep.dir=``.
 
 Refused, with one ``highwaylab:`` line (:class:`ResumeError`, exit status 1):
 
-* a ``resume=`` folder that is not a run folder, or has no checkpoint;
+* an empty ``resume=`` (``resume=null`` means no resume);
+* a ``resume=`` folder that is not a run folder, has no ``checkpoints/last.ckpt`` (the command that
+  continues from its latest other checkpoint, if any), a damaged one, or a record (``.hydra/``)
+  that is not valid YAML;
 * an extra override that cannot apply to a checkpoint: one that changes ``model``, ``depth``,
   ``width``, ``optim``, ``data`` (but ``data.data_dir``, ``data.num_workers``...) or
   ``module`` (but ``module.compile``), e.g. ``optim=adamw``, ``data=fashion_mnist``,
   ``model.activation=tanh``; and a checkpoint written by a run of another model, optimiser or data
   set (its run's ``.hydra/config.yaml``);
-* resuming a finished run (its checkpoint is at ``trainer.max_epochs`` or ``trainer.max_steps``)
-  without extending it;
+* resuming a finished run (its checkpoint is at ``trainer.max_epochs`` or ``trainer.max_steps``,
+  and its ``metrics.json`` is of that checkpoint) without extending it, and a ``trainer.max_epochs``
+  or ``trainer.max_steps`` at or below the checkpoint's progress. A run stopped after training and
+  before its test (its checkpoint at its end, no ``metrics.json`` of it) is completed: its test
+  runs and ``metrics.json`` is written;
 * a new run in a folder that holds another run's files (``hydra.run.dir=`` given explicitly; the
   default folder names are unique: ``<date>_<time>_<run_name>_<4 hex digits>``);
 * a ``run_name`` with a path separator or ``..``.
@@ -38,12 +44,14 @@ axis of the earlier segments (:func:`continue_wandb_steps`).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf
@@ -113,8 +121,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     overrides = list(args.overrides)
     flags = [token for token in argv[1:] if token not in set(overrides)]
     values = {key: value for key, value in map(_key_value, overrides) if key}
-    if values.get("resume") in ("", "null"):  # resume=null: no resume
-        del values["resume"]
+    given = [o for o in overrides if _key_value(o)[0] == "resume"]
+    if given and (given[-1].startswith("~") or values["resume"].lower() == "null"):
+        del values["resume"]  # resume=null (or ~resume): no resume
+    elif given and not values["resume"].strip():  # before: a new run with the default config
+        raise ResumeError("resume= is empty: give a run folder, e.g. resume=outputs/runs/<run> (or leave "
+                          "resume= out to start a new run)")
     for value in _sweep_values(values.get("run_name")):
         check_run_name(value)
     if values.get("hydra.output_subdir") in ("null", "", "~"):
@@ -123,7 +135,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           "hydra.output_subdir out")
 
     if "resume" in values:
-        run = resume_folder(values["resume"])
+        extra = [o for o in overrides if _key_value(o)[0] != "resume"]
+        run = resume_folder(values["resume"], extra)
         if args.multirun:
             raise ResumeError(f"resume={values['resume']} resumes one run: leave out -m/--multirun "
                               "(resume each job of a sweep by its folder)")
@@ -132,12 +145,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                 raise ResumeError(f"resume={values['resume']} and {key}= together: resume= continues "
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
-        extra = [o for o in overrides if _key_value(o)[0] != "resume"]
         own = run_overrides(run)
-        if any(_key_value(o)[0] == "hparams_search" for o in own):
-            # a trial of a search: its sampled values are among its overrides; resumed as one run,
-            # not as a new search (hparams_search sets hydra.mode=MULTIRUN)
-            own = [o for o in own if _key_value(o)[0] != "hparams_search"]
         ckpt = run / LAST_CKPT
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
@@ -146,7 +154,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
-        checkpoint = _read(ckpt, f"resume={run}")
+        checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
         log.debug(f"resume={run}: {' '.join(merged + where)}")
@@ -159,7 +167,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     ckpt_path = values.get("ckpt_path")
     if ckpt_path and ckpt_path != "null":
         cfg = _compose(config_dir, config_name, overrides)
-        checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}")
+        checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
+                           [o for o in overrides if _key_value(o)[0] not in WHERE])
         if cfg is not None:
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
@@ -167,11 +176,14 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     return list(argv)
 
 
-def resume_folder(value: str) -> Path:
-    """The run folder that ``resume=<value>`` names, absolute.
+def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
+    """The run folder that ``resume=<value>`` names, absolute. ``extra``: the command line's other
+    overrides, for the command that a message gives.
 
     Raises:
-        ResumeError: no such folder, not a run folder (no ``.hydra/overrides.yaml``), or no checkpoint.
+        ResumeError: no such folder, not a run folder (no ``.hydra/overrides.yaml``), or no
+            ``checkpoints/last.ckpt`` (with the command that continues from the run's latest other
+            checkpoint, if it has one, else the one that starts it again).
     """
     path = Path(value).expanduser()
     example = "e.g. resume=outputs/runs/<date>_<time>_<run_name>_<hex>"
@@ -187,28 +199,60 @@ def resume_folder(value: str) -> Path:
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
     if not (path / LAST_CKPT).is_file():
-        others = sorted((path / "checkpoints").glob("*.ckpt")) if (path / "checkpoints").is_dir() else []
-        fix = (f"resume from another of its checkpoints with ckpt_path={others[-1]} hydra.run.dir={path}"
-               if others else
-               f"start it again: python train.py {' '.join(run_overrides(path))}".rstrip())
+        others = _checkpoints(path / LAST_CKPT.parent)
+        if others:  # last.ckpt was deleted (or moved): the run did save
+            latest = others[-1]
+            raise ResumeError(
+                f"resume={value}: {LAST_CKPT} is missing (deleted?), and resume= continues from it; the "
+                f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
+                f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
+        again = _command(merge_overrides(run_overrides(path), list(extra)))
         raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({LAST_CKPT} is "
-                          f"missing: it stopped before its first checkpoint); {fix}")
+                          f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
 
 
 def run_overrides(run: Path) -> list[str]:
     """The overrides that the latest start of ``run`` was given (``.hydra/overrides.yaml``, or the
-    latest ``.hydra/resumed_*/overrides.yaml``), less where it ran and resumed from (``WHERE``), and
-    its ``hydra.searchpath`` (from ``hydra.yaml``), if any."""
+    latest ``.hydra/resumed_*/overrides.yaml``), less where it ran and resumed from (``WHERE``) and
+    ``hparams_search`` (a trial of a search continues as one run: its sampled values are among its
+    overrides), and with its ``hydra.searchpath`` (from ``hydra.yaml``), if any.
+
+    Raises:
+        ResumeError: the record is not valid YAML, or not a list of overrides (names the file and
+            the line).
+    """
     records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
     record = [r for r in records if (r / "overrides.yaml").is_file()][-1]
-    overrides = [str(o) for o in yaml.safe_load((record / "overrides.yaml").read_text()) or []]
+    path, name, what = record / "overrides.yaml", f"resume={run}", "the run's overrides"
+    fix = "repair that line (one override a line, as Hydra writes them: - depth=3), or start a new run"
+    loaded = _load_yaml(path, name, what, fix)
+    if loaded is not None and not isinstance(loaded, list):
+        kind = "mapping" if isinstance(loaded, dict) else f"single value ({loaded!r})"
+        raise ResumeError(f"{name}: {path} is not a list of overrides at line 1 (it holds a {kind}); "
+                          f"resume= reads {what} from it. Fix: {fix}")
+    overrides = list(loaded or [])
+    bad = next((i for i, o in enumerate(overrides) if not isinstance(o, str)), None)
+    if bad is not None:
+        raise ResumeError(f"{name}: {path} is not a list of overrides at line {_item_line(path, bad)} "
+                          f"({overrides[bad]!r} is not key=value); resume= reads {what} from it. Fix: {fix}")
     hydra_yaml = record / "hydra.yaml"
     if hydra_yaml.is_file() and "hydra.searchpath" not in {_key_value(o)[0] for o in overrides}:
-        hydra_overrides = (yaml.safe_load(hydra_yaml.read_text()) or {}).get("hydra", {}) \
-            .get("overrides", {}).get("hydra", []) or []
-        overrides += [str(o) for o in hydra_overrides if _key_value(str(o))[0] == "hydra.searchpath"]
-    return [o for o in overrides if _key_value(o)[0] not in WHERE]
+        hydra_cfg = _load_yaml(hydra_yaml, name, "the run's Hydra settings",
+                               "repair that line (Hydra wrote it), or start a new run")
+        hydra_cfg = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
+        hydra_overrides = hydra_cfg.get("overrides") if isinstance(hydra_cfg, dict) else None
+        hydra_overrides = hydra_overrides.get("hydra") if isinstance(hydra_overrides, dict) else None
+        overrides += [str(o) for o in hydra_overrides or [] if _key_value(str(o))[0] == "hydra.searchpath"]
+    return [o for o in overrides if _key_value(o)[0] not in (*WHERE, "hparams_search")]
+
+
+def continue_command(run: Path, ckpt: Path | str, overrides: list[str] | None = None) -> str:
+    """The shell command that continues the run in the folder ``run`` from its checkpoint ``ckpt``
+    (what ``resume=`` does with ``last.ckpt``): ``overrides`` (default: the run's own,
+    :func:`run_overrides`), ``ckpt_path=<ckpt>`` and ``hydra.run.dir=<run>``."""
+    overrides = run_overrides(run) if overrides is None else overrides
+    return _command([*overrides, f"ckpt_path={_quote(Path(ckpt))}", f"hydra.run.dir={_quote(Path(run))}"])
 
 
 def merge_overrides(own: list[str], extra: list[str]) -> list[str]:
@@ -279,13 +323,25 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
 
 
 def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
-    """Raises ResumeError if ``checkpoint`` (read from ``ckpt_path``) was written by a run of another
-    data set, model or optimiser (its run's ``.hydra/config.yaml``), or if the run it resumes has
-    finished: its epoch is ``trainer.max_epochs`` (or its step ``trainer.max_steps``)."""
+    """Check that ``checkpoint`` (read from ``ckpt_path``) can continue under ``cfg``.
+
+    A checkpoint at the run's end (its epoch is ``trainer.max_epochs``, or its step
+    ``trainer.max_steps``) of a run that has no result of it (no ``metrics.json`` of its step: the
+    run was stopped after training, before its test) is accepted: nothing is trained, and the run is
+    completed (its test, and ``metrics.json`` with the final epoch's ``train/*`` and ``val/*``,
+    which :class:`highwaylab.callbacks.LatestCheckpoint` keeps in the checkpoint).
+
+    Raises:
+        ResumeError: the checkpoint was written by a run of another data set, model or optimiser
+            (its run's ``.hydra/config.yaml``); the run has finished (checkpoint at its end, and
+            tested); or ``trainer.max_epochs`` / ``trainer.max_steps`` is at or below the
+            checkpoint's progress (mid-epoch, or short of the run's own end). One line, naming the
+            key, the checkpoint's epoch and step, and the fix.
+    """
     name = f"resume={_run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
     run = _run_of(Path(ckpt_path))
     if run is not None:
-        record = OmegaConf.load(run / RECORD / "config.yaml")
+        record = _load_config(run / RECORD / "config.yaml", name)
         for key in IDENTITY:
             old, new = _select(record, key), _select(cfg, key)
             if old != new and old is not None:
@@ -293,7 +349,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
                     f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
                     f"settings: python train.py resume={run}; or start a new run without ckpt_path")
-    epochs, steps = finished_epochs(checkpoint), int(checkpoint.get("global_step", 0))
+    progress = checkpoint_progress(checkpoint)
+    epochs, steps = progress.epochs, progress.step
     max_epochs, max_steps = _select(cfg, "trainer.max_epochs"), _select(cfg, "trainer.max_steps")
     max_steps = -1 if max_steps is None else int(max_steps)
     if max_epochs is None:
@@ -301,14 +358,34 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     max_epochs = int(max_epochs)
     done_epochs = max_epochs != -1 and epochs >= max_epochs
     done_steps = max_steps != -1 and steps >= max_steps
-    if done_epochs or done_steps:
-        key, value, more = (("trainer.max_epochs", max_epochs, epochs + 2) if done_epochs
-                            else ("trainer.max_steps", max_steps, steps * 2))
-        again = f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}"
+    if not (done_epochs or done_steps):
+        return
+    key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
+    at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
+    again = f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}"
+    if at_end and not _tested(run, steps):  # stopped after training, before its test: complete it
+        log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
+                 f"the run has no result of it (metrics.json): nothing is trained; its test runs and "
+                 f"metrics.json is written")
+        return
+    if at_end:
+        more = epochs + 2 if done_epochs else steps * 2
+        at = f"the end of {epochs} epochs (step {steps})" if done_epochs else f"step {steps}"
         raise ResumeError(
-            f"{name}: the run has finished: its checkpoint is at the end of {epochs} epochs (step {steps}), "
-            f"and {key}={value}; nothing would be trained, and metrics.json would lose its train/* and "
-            f"val/* values. To train it further, extend it: python train.py {again} {key}={more}")
+            f"{name}: the run has finished: its checkpoint is at {at}, "
+            f"and {key}={value}; nothing would be trained, and its metrics.json already holds its result. "
+            f"To train it further, extend it: python train.py {again} {key}={more}")
+    need = epochs + 1 if done_epochs else steps + 1
+    own = _own_value(run, key, name) if run is not None else None
+    own_text = f", and the run's own {key} is {own}" if own is not None and own != value else ""
+    if resume and isinstance(own, int) and own >= need:
+        fix = f"Resume without {key}={value} (python train.py {again}), or with {key}={need} or more"
+    elif resume:
+        fix = f"Resume with {key}={need} or more: python train.py {again} {key}={need}"
+    else:
+        fix = f"Give {key}={need} or more with ckpt_path={ckpt_path}"
+    raise ResumeError(f"{name}: {key}={value} is at or below the checkpoint's progress: it was saved "
+                      f"{progress.describe()}{own_text}; nothing would be trained. {fix}")
 
 
 def check_run(cfg: DictConfig) -> None:
@@ -324,14 +401,42 @@ def check_run(cfg: DictConfig) -> None:
                           "resume=<run folder>); in Python, set ckpt_path and the run's folder instead")
 
 
+class Progress(NamedTuple):
+    """How far the run of a checkpoint got: ``epochs`` trained to their end (Lightning's processed
+    epochs: what it compares with ``max_epochs``), the optimizer ``step`` (``global_step``), and
+    whether it was saved inside an epoch (``mid_epoch``: then inside epoch ``epochs``, 0-based as
+    in the log)."""
+
+    epochs: int
+    step: int
+    mid_epoch: bool
+
+    def describe(self) -> str:
+        """E.g. ``in the middle of epoch 3 (step 1691; epochs 0..2 done)``, ``at the end of epoch 0
+        (step 4; epoch 0 done)``."""
+        done = {0: "no epoch done", 1: "epoch 0 done"}.get(self.epochs, f"epochs 0..{self.epochs - 1} done")
+        if self.mid_epoch or not self.epochs:
+            return f"in the middle of epoch {self.epochs} (step {self.step}; {done})"
+        return f"at the end of epoch {self.epochs - 1} (step {self.step}; {done})"
+
+
+def checkpoint_progress(checkpoint: dict) -> Progress:
+    """The :class:`Progress` of a Lightning checkpoint, from its fit loop's epoch progress (an epoch
+    is processed before ``on_train_epoch_end``, where checkpoints are saved; one started and not
+    processed was saved inside it); ``checkpoint["epoch"]`` for a checkpoint without loops."""
+    step = int(checkpoint.get("global_step", 0))
+    try:
+        current = checkpoint["loops"]["fit_loop"]["epoch_progress"]["current"]
+        epochs = int(current["processed"])
+        return Progress(epochs, step, int(current["started"]) > epochs)
+    except (KeyError, TypeError, ValueError):
+        return Progress(int(checkpoint.get("epoch", 0)), step, False)
+
+
 def finished_epochs(checkpoint: dict) -> int:
     """The epochs that the run of ``checkpoint`` has trained to their end: what Lightning compares
-    with ``max_epochs`` when it resumes (its fit loop's processed epochs; Lightning counts an epoch
-    processed before ``on_train_epoch_end``, where checkpoints are saved)."""
-    try:
-        return int(checkpoint["loops"]["fit_loop"]["epoch_progress"]["current"]["processed"])
-    except (KeyError, TypeError):
-        return int(checkpoint.get("epoch", 0))
+    with ``max_epochs`` when it resumes (:func:`checkpoint_progress`)."""
+    return checkpoint_progress(checkpoint).epochs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,18 +541,104 @@ def _compose(config_dir: Path, config_name: str, overrides: list[str]) -> DictCo
         GlobalHydra.instance().clear()
 
 
-def _read(ckpt: Path, name: str) -> dict:
+def _read(ckpt: Path, name: str, overrides: list[str] | None = None, resume: bool = False) -> dict:
+    """The checkpoint ``ckpt`` (:func:`highwaylab.train.read_checkpoint`); for a damaged one, the fix
+    is the command that continues from the run's latest other checkpoint (with ``overrides``), or,
+    for ``resume=`` of a run without another, the one that starts it again."""
     from highwaylab.train import read_checkpoint
 
     run = _run_of(ckpt)
-    others = sorted((p for p in ckpt.parent.glob("*.ckpt") if p.name != ckpt.name),
-                    key=lambda p: p.stat().st_mtime) if ckpt.parent.is_dir() else []  # newest last
-    fix = (f"resume from another of the run's checkpoints: python train.py ckpt_path={_quote(others[-1])} "
-           f"hydra.run.dir={_quote(run)}" if others and run is not None else None)
+    others = [p for p in _checkpoints(ckpt.parent) if p.name != ckpt.name]
+    fix = None
+    if run is not None and others:
+        fix = (f"resume from another of the run's checkpoints: "
+               f"{continue_command(run, others[-1], overrides)}")
+    elif run is not None and resume:
+        fix = (f"the run has no other checkpoint: start it again, in a new folder: "
+               f"{_command(overrides if overrides is not None else run_overrides(run))}")
     try:
         return read_checkpoint(str(ckpt), name, fix)
     except ConfigError as err:
         raise ResumeError(str(err)) from None
+
+
+def _checkpoints(folder: Path) -> list[Path]:
+    """The ``*.ckpt`` files in ``folder``, oldest first (by modification time)."""
+    if not folder.is_dir():
+        return []
+    found = (p for p in folder.glob("*.ckpt") if p.is_file())
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _command(overrides: list[str]) -> str:
+    """``python train.py <overrides>``, each quoted for the shell where it needs it."""
+    return " ".join(["python", "train.py", *(shlex.quote(o) for o in overrides)])
+
+
+def _load_yaml(path: Path, name: str, what: str, fix: str, load: Callable[[Path], Any] | None = None) -> Any:
+    """The YAML file ``path`` of a run's record, which holds ``what``, loaded (by ``load``; default
+    ``yaml.safe_load``).
+
+    Raises:
+        ResumeError: not valid YAML (names the file, the line and ``fix``), or not readable.
+    """
+    try:
+        return load(path) if load is not None else yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or " ".join(str(err).split())
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ResumeError(f"{name}: {path} is not valid YAML{where} ({problem}); resume= reads {what} "
+                          f"from it. Fix: {fix}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ResumeError(f"{name}: {path} cannot be read ({type(err).__name__}: "
+                          f"{getattr(err, 'strerror', None) or err}); resume= reads {what} from it. Fix: "
+                          f"make it readable, or start a new run") from None
+
+
+def _item_line(path: Path, index: int) -> int | str:
+    """The line (1-based) of item ``index`` of the YAML list in ``path``; ``"?"`` if not found."""
+    try:
+        node = yaml.compose(path.read_text())
+        return node.value[index].start_mark.line + 1
+    except Exception:  # only for a message
+        return "?"
+
+
+def _load_config(path: Path, name: str) -> DictConfig:
+    """A run's recorded config (``.hydra/config.yaml``), as OmegaConf reads it (an empty one if the
+    file holds no mapping).
+
+    Raises:
+        ResumeError: not readable, or not valid YAML (see :func:`_load_yaml`).
+    """
+    loaded = _load_yaml(path, name, "the run's config", "repair that line (Hydra wrote the run's config "
+                        "there), or start a new run", load=OmegaConf.load)
+    return loaded if isinstance(loaded, DictConfig) else OmegaConf.create()
+
+
+def _own_value(run: Path, key: str, name: str) -> Any:
+    """The value of ``key`` in the latest record of ``run`` (``.hydra/config.yaml``, or the latest
+    ``.hydra/resumed_*/config.yaml``): the run's own setting; ``None`` if not set."""
+    records = [r for r in [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
+               if (r / "config.yaml").is_file()]
+    return _select(_load_config(records[-1] / "config.yaml", name), key) if records else None
+
+
+def _tested(run: Path | None, step: int) -> bool:
+    """Whether ``run`` has a result (``metrics.json``) of the checkpoint of ``step``: written after
+    the test that follows training; ``True`` when the run folder is unknown (as before)."""
+    if run is None:
+        return True
+    path = run / "metrics.json"
+    if not path.is_file():
+        return False
+    try:
+        metrics = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False  # unreadable: completing the run writes it again
+    written = metrics.get("global_step") if isinstance(metrics, dict) else None
+    return written is None or written == step
 
 
 def _run_of(ckpt: Path) -> Path | None:

@@ -1,0 +1,288 @@
+"""The one-line messages of ``resume=`` and of an interrupted run name the real state and a fix that
+works (issue 11, fourth breaking pass: rows #37, #39, #42, #107, #45/#46, #108).
+
+Run folders are built by hand (``.hydra/overrides.yaml``, ``.hydra/config.yaml`` and small
+Lightning-shaped checkpoints: epoch progress and step, no weights) and checked in process through
+:func:`highwaylab.utils.resume.rewrite_argv`, what ``train.py`` runs before Hydra. A fix that is a
+command is run through ``rewrite_argv`` too: it must be accepted. The tests marked slow train a tiny
+net, stopped by a real SIGINT or SIGTERM at the last batch of an epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from omegaconf import OmegaConf
+
+from highwaylab.errors import RunInterrupted
+from highwaylab.utils.resume import ResumeError, checkpoint_progress, rewrite_argv
+
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+
+CONF = ROOT / "conf"
+OWN = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=5", "logger=none"]  # a run's overrides
+
+
+def argv(*args: str) -> list[str]:
+    return rewrite_argv(["train.py", *args], CONF)
+
+
+def message(*args: str) -> str:
+    with pytest.raises(ResumeError) as err:
+        argv(*args)
+    text = str(err.value)
+    assert "\n" not in text
+    return text
+
+
+def fake_checkpoint(path: Path, epochs: int, step: int, mid_epoch: bool) -> Path:
+    """A checkpoint as Lightning writes it, less the weights: ``epochs`` processed, saved at ``step``,
+    inside epoch ``epochs`` if ``mid_epoch`` (else at the end of epoch ``epochs - 1``)."""
+    current = {"ready": epochs + mid_epoch, "started": epochs + mid_epoch, "processed": epochs,
+               "completed": epochs - (not mid_epoch and epochs > 0)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    loops = {"fit_loop": {"epoch_progress": {"current": current, "total": dict(current)}}}
+    epoch = epochs if mid_epoch else max(epochs - 1, 0)
+    torch.save({"state_dict": {}, "pytorch-lightning_version": "2.6.6", "optimizer_states": [],
+                "epoch": epoch, "global_step": step, "loops": loops}, path)
+    return path
+
+
+def make_run(folder: Path, overrides: list[str] = OWN) -> Path:
+    """A run folder's record, as Hydra writes it: the overrides and the composed config."""
+    (folder / ".hydra").mkdir(parents=True)
+    (folder / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(overrides))
+    OmegaConf.save(compose_cfg(overrides, folder), folder / ".hydra" / "config.yaml")
+    return folder
+
+
+def fix_command(text: str, after: str) -> list[str]:
+    """The overrides of the ``python train.py ...`` command that ends ``text``, after ``after``."""
+    words = shlex.split(text.split(after, 1)[1])
+    assert words[:2] == ["python", "train.py"], words
+    return words[2:]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. resume= (#37)
+# ---------------------------------------------------------------------------------------------
+
+def test_an_empty_resume_is_refused_and_resume_null_is_no_resume():
+    # before: resume= started a new 100-layer run with the default config, silently
+    expected = ("resume= is empty: give a run folder, e.g. resume=outputs/runs/<run> (or leave resume= "
+                "out to start a new run)")
+    assert message("resume=") == expected
+    assert message("resume=''", "depth=3") == expected
+    assert argv("resume=null", "depth=3") == ["train.py", "resume=null", "depth=3"]  # no resume
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. trainer.max_epochs at or below the checkpoint (#39), and a finished run
+# ---------------------------------------------------------------------------------------------
+
+def test_max_epochs_below_a_mid_epoch_checkpoint_says_so_and_not_that_the_run_finished(tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=3, step=1691, mid_epoch=True)
+    # before: "the run has finished: its checkpoint is at the end of 3 epochs (step 1691)"
+    assert message(f"resume={run}", "trainer.max_epochs=2") == (
+        f"resume={run}: trainer.max_epochs=2 is at or below the checkpoint's progress: it was saved in the "
+        f"middle of epoch 3 (step 1691; epochs 0..2 done), and the run's own trainer.max_epochs is 5; "
+        f"nothing would be trained. Resume without trainer.max_epochs=2 (python train.py resume={run}), or "
+        f"with trainer.max_epochs=4 or more")
+    # max_epochs=3 would end the epoch the checkpoint is in before it ends
+    assert "trainer.max_epochs=3 is at or below the checkpoint's progress" in message(
+        f"resume={run}", "trainer.max_epochs=3")
+    # both fixes are accepted
+    for fix in ([], ["trainer.max_epochs=4"]):
+        assert argv(f"resume={run}", *fix)[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=3, step=1290, mid_epoch=False)
+    assert checkpoint_progress(torch.load(run / "checkpoints" / "last.ckpt")).describe() == (
+        "at the end of epoch 2 (step 1290; epochs 0..2 done)")
+    assert message(f"resume={run}", "trainer.max_epochs=2").endswith(
+        "it was saved at the end of epoch 2 (step 1290; epochs 0..2 done), and the run's own "
+        f"trainer.max_epochs is 5; nothing would be trained. Resume without trainer.max_epochs=2 "
+        f"(python train.py resume={run}), or with trainer.max_epochs=4 or more")
+    # the low-level ckpt_path= in a new run: the key and the value that trains
+    ckpt = run / "checkpoints" / "last.ckpt"
+    assert message(f"ckpt_path={ckpt}", *OWN[:3], "trainer.max_epochs=1").endswith(
+        f"nothing would be trained. Give trainer.max_epochs=4 or more with ckpt_path={ckpt}")
+
+
+def test_a_run_at_its_end_is_finished_only_once_it_has_its_metrics_json(tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=2150, mid_epoch=False)
+    # no metrics.json: stopped after training, before its test; resume= completes it
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    (run / "metrics.json").write_text(json.dumps({"global_step": 1720}))  # of an earlier segment
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    (run / "metrics.json").write_text(json.dumps({"global_step": 2150, "test/acc": 0.9}))
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run has finished: its checkpoint is at the end of 5 epochs (step 2150), and "
+        f"trainer.max_epochs=5; nothing would be trained, and its metrics.json already holds its result. "
+        f"To train it further, extend it: python train.py resume={run} trainer.max_epochs=7")
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. last.ckpt deleted (#42), 6. last.ckpt damaged (#108)
+# ---------------------------------------------------------------------------------------------
+
+def test_a_deleted_last_checkpoint_names_the_latest_one_and_a_command_that_is_accepted(tmp_path):
+    run = make_run(tmp_path / "run")
+    epoch_2 = fake_checkpoint(run / "checkpoints" / "epoch_002.ckpt", epochs=3, step=1290, mid_epoch=False)
+    text = message(f"resume={run}", "data.num_workers=0")
+    # before: "the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it stopped
+    # before its first checkpoint); resume from another ... ckpt_path=... hydra.run.dir=..." (without
+    # the run's overrides: refused as a run of depth=100)
+    assert text == (
+        f"resume={run}: checkpoints/last.ckpt is missing (deleted?), and resume= continues from it; the "
+        f"run's latest checkpoint is checkpoints/epoch_002.ckpt: continue from it with: python train.py "
+        f"{' '.join(OWN)} data.num_workers=0 ckpt_path={epoch_2} hydra.run.dir={run}")
+    fix = fix_command(text, "continue from it with: ")
+    assert argv(*fix)[1:] == fix  # accepted: the run's own settings, its folder
+
+
+def test_a_run_without_any_checkpoint_is_started_again(tmp_path):
+    run = make_run(tmp_path / "run")
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it "
+        f"stopped before its first checkpoint); start it again: python train.py {' '.join(OWN)}")
+
+
+def test_a_damaged_only_checkpoint_says_so_and_gives_the_command_that_starts_the_run_again(tmp_path):
+    run = make_run(tmp_path / "run")
+    last = run / "checkpoints" / "last.ckpt"
+    last.parent.mkdir()
+    last.write_bytes(b"PK\x03\x04" + bytes(996))  # cut short
+    text = message(f"resume={run}", "trainer.max_epochs=6")
+    # before: "Fix: give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
+    assert text.startswith(f"resume={run}: {last} is not a readable Lightning checkpoint: damaged")
+    own = [o for o in OWN if not o.startswith("trainer.max_epochs=")]
+    assert text.endswith(f"Fix: the run has no other checkpoint: start it again, in a new folder: "
+                         f"python train.py {' '.join(own)} trainer.max_epochs=6")
+
+
+def test_a_damaged_last_checkpoint_names_another_one_with_a_command_that_is_accepted(tmp_path):
+    run = make_run(tmp_path / "run")
+    epoch_1 = fake_checkpoint(run / "checkpoints" / "epoch_001.ckpt", epochs=2, step=860, mid_epoch=False)
+    last = run / "checkpoints" / "last.ckpt"
+    last.write_bytes(b"PK\x03\x04" + bytes(996))
+    text = message(f"resume={run}")
+    assert text.endswith(f"Fix: resume from another of the run's checkpoints: python train.py "
+                         f"{' '.join(OWN)} ckpt_path={epoch_1} hydra.run.dir={run}")
+    fix = fix_command(text, "Fix: resume from another of the run's checkpoints: ")
+    assert argv(*fix)[1:] == fix
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. a record that is not valid YAML (#107)
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- depth=3\n  : [unclosed\n", "is not valid YAML at line 2 (expected <block end>, but found "
+                                   "'<block mapping start>')"),
+    ("depth: 3\n", "is not a list of overrides at line 1 (it holds a mapping)"),
+    ("- depth=3\n- 5\n", "is not a list of overrides at line 2 (5 is not key=value)"),
+])
+def test_a_record_that_is_not_a_list_of_overrides_is_one_line_naming_the_file_and_line(text, expected,
+                                                                                        tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=430, mid_epoch=False)
+    (run / ".hydra" / "overrides.yaml").write_text(text)
+    # before: a yaml.parser.ParserError traceback
+    assert message(f"resume={run}") == (
+        f"resume={run}: {run}/.hydra/overrides.yaml {expected}; resume= reads the run's overrides from "
+        "it. Fix: repair that line (one override a line, as Hydra writes them: - depth=3), or start a "
+        "new run")
+
+
+def test_a_recorded_config_that_is_not_valid_yaml_is_one_line(tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=430, mid_epoch=False)
+    (run / ".hydra" / "config.yaml").write_text("depth: 4\ntrainer: {max_epochs: 5\n")
+    assert message(f"resume={run}").startswith(
+        f"resume={run}: {run}/.hydra/config.yaml is not valid YAML at line 3 (")
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. a signal at the last batch of the last epoch (#45, #46)
+# ---------------------------------------------------------------------------------------------
+
+def signal_at(step: int, signum: int) -> list[str]:
+    return ["+callbacks.signal_at._target_=tests.signal_at.SignalAt", f"+callbacks.signal_at.step={step}",
+            f"+callbacks.signal_at.signum={signum}"]
+
+
+RESULT = ("train/loss", "train/acc", "val/loss", "val/acc", "val/acc_best", "test/loss", "test/acc")
+
+
+@pytest.mark.slow
+def test_sigint_at_the_last_batch_says_training_finished_and_resume_completes_the_run(tmp_path, data_dir):
+    from highwaylab.train import train
+
+    straight = train(compose_cfg(TINY, tmp_path / "straight"))
+    run = make_run(tmp_path / "run", TINY)  # the record Hydra would write; 4 batches, 1 epoch
+    with pytest.raises(RunInterrupted) as err:
+        train(compose_cfg([*TINY, *signal_at(4, int(signal.SIGINT))], run))
+    last = run / "checkpoints" / "last.ckpt"
+    # before: "interrupted by SIGINT in epoch 1 at step 4 ...; resume with ..." (and a signal after the
+    # last batch, before the validation, lost the validation and saved nothing)
+    assert str(err.value).startswith(f"interrupted by SIGINT after training finished (1 epoch, step 4), "
+                                     f"before its test: the final state, of step 4, is saved in {last}; "
+                                     f"complete the run (its test and metrics.json) ")
+    saved = torch.load(last, weights_only=True)
+    assert checkpoint_progress(saved).describe() == "at the end of epoch 0 (step 4; epoch 0 done)"
+    kept = saved["callbacks"]["LatestCheckpoint"]["epoch_metrics"]
+    assert kept["val/acc"] == pytest.approx(straight["val/acc"])  # the epoch's validation ran
+    assert not (run / "metrics.json").exists()
+    # before: refused, "the run has finished ... metrics.json would lose its train/* and val/* values"
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={last}"
+    completed = train(compose_cfg([*TINY, f"ckpt_path={last}"], run))
+    assert json.loads((run / "metrics.json").read_text()) == completed
+    for key in RESULT:  # the run's result, as if it had never been interrupted
+        assert completed[key] == pytest.approx(straight[key], rel=1e-6), key
+    assert (completed["epochs"], completed["global_step"]) == (1, 4)
+    assert "the run has finished" in message(f"resume={run}")  # now it has
+
+
+@pytest.mark.slow
+def test_sigterm_at_the_end_of_an_earlier_epoch_names_that_epoch(tmp_path, data_dir):
+    from highwaylab.train import train
+
+    two = [o for o in TINY if o != "trainer.max_epochs=1"] + ["trainer.max_epochs=2"]
+    with pytest.raises(RunInterrupted) as err:
+        train(compose_cfg([*two, *signal_at(4, int(signal.SIGTERM))], tmp_path))
+    # before: "in epoch 1 at step 4", an epoch that had not started
+    assert str(err.value).startswith(f"interrupted by SIGTERM at the end of epoch 0, at step 4: its state "
+                                     f"at step 4 is saved in {tmp_path}/checkpoints/last.ckpt")
+
+
+@pytest.mark.slow
+def test_train_py_interrupted_after_training_is_completed_by_the_resume_it_names(tmp_path, data_dir):
+    def train_py(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path, env=subprocess_env())
+
+    run = tmp_path / "run"
+    first = train_py(*TINY, *signal_at(4, int(signal.SIGINT)), f"hydra.run.dir={run}")
+    assert first.returncode == 130, first.stderr[-3000:]
+    line = [x for x in (first.stdout + first.stderr).splitlines() if "highwaylab: " in x][-1]
+    assert line.endswith(f"highwaylab: interrupted by SIGINT after training finished (1 epoch, step 4), "
+                         f"before its test: the final state, of step 4, is saved in {run}/checkpoints/"
+                         f"last.ckpt; complete the run (its test and metrics.json) with: python train.py "
+                         f"resume={run}.")
+    resumed = train_py(f"resume={run}")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert set(RESULT) <= set(metrics) and metrics["global_step"] == 4
