@@ -52,9 +52,11 @@ def main(cfg: DictConfig) -> float | None:
     launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
     which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
-        validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
-        from highwaylab.train import optimized_metric, train
-
+        try:
+            validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
+            from highwaylab.train import optimized_metric, train
+        except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
+            interrupted_at_start_up()
         metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:
