@@ -47,9 +47,9 @@ def main(cfg: DictConfig) -> float | None:
     that the launcher goes on (the Optuna sweeper marks the trial failed); the sweep then ends with
     a list of the failed jobs and exit status 1 (``SweepSummary``). A job whose objective is NaN (a
     diverged run) is failed too, and a single run exits 1. A bug is raised with its traceback.
-    SIGTERM or SIGINT (``RunInterrupted``, after the state is saved) ends the process, a sweep
-    included, with status 143 or 130; the job is recorded as ``interrupted``. In a job of the SLURM
-    launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
+    SIGTERM, SIGINT or SIGHUP (``RunInterrupted``, after the state is saved) ends the process, a
+    sweep included, with status 143, 130 or 129; the job is recorded as ``interrupted``. In a job of
+    the SLURM launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
     which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
         try:

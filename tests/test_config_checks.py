@@ -42,6 +42,23 @@ BAD = {
     "data.data_dir={tmp}": "Data file missing: {tmp}/MNIST/raw/train-images-idx3-ubyte. Expected the",
     "data=cifar10 data.data_dir={tmp}": "Data folder missing: {tmp}/cifar-10-batches-py. Expected the python "
                                         "version of CIFAR10",
+    "trainer.deterministic=ture": "trainer.deterministic='ture' must be one of true, false, warn",
+    "+trainer.benchmark=maybe": "trainer.benchmark='maybe' must be true or false",
+    "trainer.max_steps=0":
+        "trainer.max_steps=0 trains nothing, and test=true would then report the untrained",
+    "optim=adamw trainer.max_epochs=-1 trainer.max_steps=24": "optim.scheduler.T_max=-1 must be a number of "
+                                                              "epochs >= 1",
+    "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
+    "callbacks.model_checkpoint.monitor=train/loss":
+        "callbacks.model_checkpoint.monitor=train/loss with mode=max "
+        "would keep the worst epoch as the best. Fix: callbacks.model_checkpoint.mode=min",
+    "callbacks.model_checkpoint.mode=maximum": "callbacks.model_checkpoint.mode='maximum' must be min or max",
+    "+trainer.num_nodes=2":
+        "trainer.num_nodes=2 needs a launcher that starts the processes of the other nodes",
+    "model=residual model.norm=batchnorm":
+        "model.norm='batchnorm' is unknown; choose one of: none, layernorm.",
+    "model=residual model.zero_init=none": "model.zero_init='none' is unknown; choose one of: true, false.",
+    "model=conv_residual model.form=mid": "model.form='mid' is unknown; choose one of: post, pre.",
 }
 
 
@@ -210,6 +227,19 @@ COMMAND_LINES = {
     "--cfg job optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'",
     "depth=0": "depth=0 is invalid",  # a single run's config: validated before Hydra's run
     "+logger.wandbb.project=x": "logger.wandbb has no _target_, so it would build nothing",
+    "hydra/launcher=slurm_cpu trainer=cpu": "hydra/launcher=slurm_cpu launches the jobs of a multirun; this "
+                                            "command runs here, without it. Fix: add -m",
+    "logger=[tensorboard,none]": "logger=[tensorboard,none]: none removes every logger, the others included. "
+                                 "Fix: leave none out (logger=[tensorboard])",
+    "optim.optimizer.lr=1e\u22123":
+        "optim.optimizer.lr=1e\u22123: it contains MINUS SIGN (U+2212), which looks "
+                                    "like '-' but is not (pasted text?). Fix: type it: "
+                                    "optim.optimizer.lr=1e-3",
+    "trainer.max_time=00:00:10:00":
+        "trainer.max_time=00:00:10:00: trainer has no key 'max_time'. Fix: correct "
+                                    "the key (python train.py --cfg job lists them); if it is an argument of "
+                                    "lightning.pytorch.Trainer that the preset does not set, add it: "
+                                    "+trainer.max_time=...",
 }
 
 

@@ -305,7 +305,8 @@ def test_a_val_size_leaving_one_example_names_val_size_not_the_label_file(tmp_pa
 def test_scheduler_interval_is_checked_by_key_before_any_logger_starts(tmp_path):
     with pytest.raises(Exception) as refused:  # raised inside instantiate: Hydra wraps it
         train(compose_cfg(TINY + ["optim.scheduler_interval=foo"], tmp_path))
-    assert str(user_error(refused.value)).startswith("optim.scheduler_interval='foo' must be epoch or step")
+    assert str(user_error(refused.value)).startswith(
+        "optim.scheduler_interval='foo' must be one of epoch, step")
 
 
 @pytest.mark.parametrize(("override", "message"), [

@@ -24,7 +24,9 @@ INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
             ("log_every_n_steps", 1, ""))
 INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
-BOOL_KEYS = ("module.compile", "logger.wandb.offline")  # data.verify, data.download: the data module
+BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark")  # data.*: the data module
+# trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
+CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step")}
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
 GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a run is built from
 # the metrics of every run (highwaylab.module.ClassifierModule), written into metrics.json: what a
@@ -116,6 +118,14 @@ def check_monitors(callbacks: DictConfig | None) -> None:
                 and monitor not in LOGGED_METRICS:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} is not a metric of the run. Fix: choose "
                               f"one of {', '.join(LOGGED_METRICS)}")
+        mode = node.get("mode") if OmegaConf.is_dict(node) and monitor else None
+        if mode is not None and mode not in ("min", "max"):
+            raise ConfigError(f"callbacks.{name}.mode={mode!r} must be min or max, e.g. "
+                              f"callbacks.{name}.mode=max for val/acc")
+        wanted = {"loss": "min", "acc": "max"}.get(str(monitor).rsplit("/", 1)[-1].split("_")[0])
+        if mode is not None and wanted is not None and mode != wanted:
+            raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
+                              f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
 
 
 def check_seed(seed: Any) -> None:
@@ -158,6 +168,11 @@ def check_schedule(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key, default=None)
         if value is not None and not isinstance(value, bool):
             raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=false")
+    for key, allowed in CHOICE_KEYS.items():  # deterministic=ture: Lightning applies only part of it
+        value = OmegaConf.select(cfg, key, default=None)
+        if value is not None and not any(value is a or (isinstance(a, str) and value == a) for a in allowed):
+            names = ", ".join(str(a).lower() for a in allowed)
+            raise ConfigError(f"{key}={value!r} must be one of {names}, e.g. {key}={str(allowed[0]).lower()}")
     for key in LIMIT_KEYS:
         limit = cfg.trainer.get(key)
         if limit is not None and not _is_limit(limit):
@@ -174,6 +189,10 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
                               "untrained network as the run's result. Fix: trainer.max_epochs=1 or more "
                               "(or trainer.max_steps=N), or test=false.")
+        if max_steps == 0:
+            raise ConfigError("trainer.max_steps=0 trains nothing, and test=true would then report the "
+                              "untrained network as the run's result. Fix: trainer.max_steps=-1 (no limit) "
+                              "or a number of steps, or test=false.")
         if cfg.trainer.get("limit_train_batches") == 0:
             raise ConfigError("trainer.limit_train_batches=0 trains nothing, and test=true would then "
                               "report the untrained network as the run's result. Fix: "
@@ -182,6 +201,27 @@ def check_schedule(cfg: DictConfig) -> None:
     if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
                           f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
+    t_max = OmegaConf.select(cfg, "optim.scheduler.T_max", default=None)
+    if t_max is not None and (isinstance(t_max, bool) or not isinstance(t_max, int) or t_max < 1):
+        raise ConfigError(f"optim.scheduler.T_max={t_max!r} must be a number of epochs >= 1 (it follows "
+                          f"trainer.max_epochs={max_epochs}; a cosine period below 1 sets the learning rate "
+                          f"to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
+                          f"trainer.max_epochs=N")
+    check_nodes(cfg)
+
+
+def check_nodes(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
+    """Raises ConfigError for ``trainer.num_nodes`` > 1 in a process that no launcher started as one
+    of several nodes: Lightning would wait for the other nodes for ever (only SIGKILL ends it). SLURM
+    (``SLURM_NNODES``) and torchrun (``WORLD_SIZE``) set up such jobs."""
+    env = os.environ if environ is None else environ
+    nodes = cfg.trainer.get("num_nodes")
+    launched = "SLURM_NNODES" in env or "WORLD_SIZE" in env
+    if isinstance(nodes, int) and nodes > 1 and not launched:
+        raise ConfigError(f"trainer.num_nodes={nodes} needs a launcher that starts the processes of the "
+                          f"other nodes; started alone, this one would wait for them for ever. Fix: submit "
+                          f"it with -m hydra/launcher=slurm (nodes follow trainer.num_nodes), or start it "
+                          f"with torchrun --nnodes={nodes}; on one machine leave trainer.num_nodes=1")
 
 
 def _is_limit(value: Any) -> bool:

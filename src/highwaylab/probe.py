@@ -38,10 +38,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.activation and args.activation.lower().replace("_", "") not in ACTIVATIONS:
         parser.error(f"--activation {args.activation!r} is not an element-wise torch.nn activation; "
                      f"choose one of: {', '.join(sorted(ACTIVATIONS))}")
-    args.plot = check_plot_path(parser, args.plot)
-
-    stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
-              else [Stack(*s) for s in PUBLISHED])
     d = args.depth  # default columns: 30, 20, 10, 1 for depth 30, as in the published table
     try:
         layers = ([int(k) for k in args.layers.split(",")] if args.layers
@@ -50,6 +46,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--layers must be comma-separated layer numbers, e.g. 30,20,10,1; got {args.layers}")
     if any(not 1 <= k <= args.depth for k in layers):
         parser.error(f"--layers must lie in 1 .. {args.depth}")
+    args.plot = check_plot_path(parser, args.plot)  # the last check: it creates the plot's folder
+
+    stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
+              else [Stack(*s) for s in PUBLISHED])
     sizes = {"depth": args.depth, "width": args.width, "batch": args.batch, "seed": args.seed}
     print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
           f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")

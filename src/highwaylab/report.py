@@ -46,6 +46,12 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
     args = parser.parse_args(argv)
+    if not args.no_wandb:  # before any work: W&B would refuse it after the report is written
+        from highwaylab.workspace import project_name_error
+
+        refused = project_name_error(args.project)
+        if refused is not None:
+            fail(parser, f"{refused} (or --no-wandb)")
     if not args.sweep_dir.is_dir():
         fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below

@@ -249,7 +249,7 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             cfg.model.width = net.width
             if cfg.model.get("match_params") is not None:
                 cfg.model.match_params = None
-        if cfg.model.get("gate_bias") is not None and getattr(net, "gate_bias", None) is not None:
+        if "gate_bias" in cfg.model and getattr(net, "gate_bias", None) is not None:  # null, auto: the number
             cfg.model.gate_bias = float(net.gate_bias)
         if trainer is not None and "precision" in cfg.trainer and str(trainer.precision) != str(
                 cfg.trainer.precision):

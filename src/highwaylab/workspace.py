@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,6 +146,26 @@ def has_credentials() -> bool:
     return auth is not None
 
 
+def project_name_error(project: str, given_as: str = "--project") -> str | None:
+    """Why W&B refuses ``project`` as a project name (one line, naming ``given_as`` and the fix), or
+    ``None`` if it takes it. The rule is W&B's own (its ``wandb.Settings`` check, through
+    :func:`highwaylab.utils.loggers.check_wandb_names`' helper; in wandb 0.31: at most 128 characters,
+    none of ``/ \\ # ? % :``); an empty name is refused too (W&B would file the run elsewhere).
+    Imports ``wandb`` (about 0.4 s). W&B does not check an entity name (its server does)."""
+    from highwaylab.utils.loggers import _wandb_refusal
+
+    if given_as.startswith("--"):  # an option: --project NAME
+        shown = f"{given_as} {shlex.quote(project)}"
+        fix = "give a project name W&B accepts, e.g. --project highwaylab"
+    else:  # the default taken from the environment: WANDB_PROJECT=NAME
+        shown = f"{given_as}={shlex.quote(project)}"
+        fix = f"pass e.g. --project highwaylab, or change or unset {given_as}"
+    if not project.strip():
+        return f"{shown} is empty: {fix}"
+    reason = _wandb_refusal("project", project)
+    return None if reason is None else f"{shown} is refused by W&B ({reason}): {fix}"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m highwaylab.workspace",
@@ -152,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
                     "Lesion) in a project, or write its layout to a JSON file.")
     parser.add_argument("--entity", default=os.environ.get("WANDB_ENTITY"),
                         help="W&B entity (user or team); default $WANDB_ENTITY")
-    parser.add_argument("--project", default=os.environ.get("WANDB_PROJECT", "highwaylab"),
+    parser.add_argument("--project", default=None,
                         help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
     parser.add_argument("--out", type=Path, metavar="FILE",
@@ -163,7 +184,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    given_as = "--project" if args.project is not None else "WANDB_PROJECT"
+    if args.project is None:
+        args.project = os.environ.get("WANDB_PROJECT") or "highwaylab"
+    refused = project_name_error(args.project, given_as)
+    if refused is not None:  # before any work: an argparse error, one line, exit status 2
+        parser.exit(2, f"{parser.prog}: error: {refused}\n")
     if args.out is not None or args.offline:
         out = args.out or Path(DEFAULT_OFFLINE_FILE)
         text = workspace_json(build_workspace(args.entity or "", args.project, args.name))

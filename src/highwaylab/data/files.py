@@ -60,7 +60,7 @@ def check_data_files(dataset: str, data_dir: object) -> None:
     """
     folder = LAYOUT[dataset][0]
     check_data_dir(data_dir, f"{folder}/")
-    where = data_folder(data_dir, dataset)
+    where = data_folder(Path(str(data_dir)).absolute(), dataset)  # a relative one: from the current folder
     if LAYOUT[dataset][1] is not None:  # CIFAR: the extracted folder itself
         check_data_path(where, f"Data folder missing: {where}. {fix_hint(dataset, data_dir)}", folder=True)
     for name in data_files(dataset):

@@ -23,9 +23,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from highwaylab.errors import ConfigError
 from highwaylab.models.base import FusedGate
-from highwaylab.models.spec import check_kernel
+from highwaylab.models.spec import check_block_options, check_kernel
 
 
 def _norm(batch_norm: bool, channels: int) -> nn.Module:
@@ -150,8 +149,7 @@ class ConvResidualBlock(ConvBlock):
                  zero_init: bool = False) -> None:
         super().__init__(pool)
         check_kernel(kernel_size)
-        if form not in ("post", "pre"):
-            raise ConfigError(f"model.form={form!r} is unknown; choose post [RN] or pre [PA].")
+        check_block_options(form=form, zero_init=zero_init)
         self.form, self.zero_init = form, zero_init
         pad = kernel_size // 2
         self.conv1 = nn.Conv2d(channels, channels, kernel_size, padding=pad)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from highwaylab.errors import ConfigError
 from highwaylab.models import spec
 from highwaylab.models.base import FusedGate
 
@@ -84,11 +83,7 @@ class ResidualBlock(Block):
     def __init__(self, width: int, act_layer: type[nn.Module] = nn.ReLU, *,
                  norm: str = "layernorm", zero_init: bool = True) -> None:
         super().__init__()
-        norms = {"none": nn.Identity, "layernorm": nn.LayerNorm}
-        if norm not in norms:
-            raise ConfigError(f"model.norm={norm!r} is unknown; choose one of: {', '.join(norms)}.")
-        if not isinstance(zero_init, bool):
-            raise ConfigError(f"model.zero_init={zero_init!r} must be true or false.")
+        spec.check_block_options(norm=norm, zero_init=zero_init)
         self.norm = nn.Identity() if norm == "none" else nn.LayerNorm(width)
         self.act = act_layer()
         self.fc = nn.Linear(width, width)

@@ -24,6 +24,9 @@ from highwaylab.errors import ConfigError
 FC_BLOCKS = {"plain": (), "residual": ("norm", "zero_init"), "highway": ("gate_bias",),
              "highway_naive": ("gate_bias",)}
 CONV_BLOCKS = {"plain": (), "residual": ("form", "zero_init"), "highway": ("gate_bias",)}
+# the values of the block options: norm (FC residual: LayerNorm or none), form (conv residual: post
+# [RN] or pre-activation [PA]), zero_init (residual: the block starts at the identity)
+BLOCK_OPTION_VALUES = {"norm": ("none", "layernorm"), "form": ("post", "pre"), "zero_init": (True, False)}
 # weight initialisations of the Linear and conv layers (models.base.WEIGHT_INITS maps them to torch)
 WEIGHT_INITS = ("default", "glorot", "he")
 DOWNSAMPLES = ("maxpool", "conv")
@@ -105,6 +108,16 @@ def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match
                           f"choose null or one of: {', '.join(FC_BLOCKS)}.")
     check_gate_bias(block, gate_bias, FC_BLOCKS[block])
     activation_name(activation)
+
+
+def check_block_options(**options: Any) -> None:
+    """Raises ConfigError, naming ``model.<option>``, for a block option outside
+    :data:`BLOCK_OPTION_VALUES` (``model.norm=batchnorm``, ``model.zero_init=none``)."""
+    for name, value in options.items():
+        allowed = BLOCK_OPTION_VALUES[name]
+        if not any(value is a if isinstance(a, bool) else value == a for a in allowed):
+            raise ConfigError(f"model.{name}={value!r} is unknown; choose one of: "
+                              f"{', '.join(str(a).lower() for a in allowed)}.")
 
 
 def check_kernel(kernel_size: Any, key: str = "model.stages[...].kernel_size") -> None:
@@ -233,3 +246,4 @@ def check_model_config(model: DictConfig) -> None:
             if key in model and not OmegaConf.is_interpolation(model, key):
                 values[f"{key}_key"] = f"model.{key}"
     check(**{k: v for k, v in values.items() if k not in options})
+    check_block_options(**{k: v for k, v in values.items() if k in options})

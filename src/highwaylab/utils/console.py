@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from typing import Any, TextIO
@@ -27,3 +28,25 @@ class StdoutHandler(logging.StreamHandler):
     @stream.setter
     def stream(self, value: Any) -> None:  # StreamHandler.__init__ and setStream assign it
         pass
+
+
+class RunLogFileHandler(logging.FileHandler):
+    """``train.log`` (Hydra's file handler): when a write fails with an ``OSError`` (a full disk), one
+    line on stderr says so, and the file is left out from then on, instead of a "--- Logging error ---"
+    traceback for every record. The console keeps the log."""
+
+    failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        err = sys.exc_info()[1]
+        if not isinstance(err, OSError):
+            return super().handleError(record)
+        if not self.failed:
+            self.failed = True
+            with contextlib.suppress(OSError):
+                sys.stderr.write(f"highwaylab: could not write {self.baseFilename} ({err.strerror or err}): "
+                                 "the log continues on the console only\n")

@@ -1,12 +1,20 @@
-"""Signals as interruptions: SIGTERM and SIGINT stop a run at a batch boundary with its state saved,
-and end it with :class:`~highwaylab.errors.RunInterrupted` (exit status 143 or 130), never as a success.
+"""Signals as interruptions: SIGTERM, SIGINT and SIGHUP stop a run at a batch boundary with its state
+saved, and end it with :class:`~highwaylab.errors.RunInterrupted` (exit status 143, 130 or 129), never
+as a success.
+
+SIGHUP is what a run started in a terminal gets when the terminal or ssh session closes. A run
+started with ``nohup`` (SIGHUP ignored) keeps ignoring it: the handler is installed only where
+SIGHUP is not ignored. A closed terminal refuses every later write (``EIO``), the progress bar's
+last one included, which would stop the run before its checkpoint is saved; so at any signal, the
+standard output and error that are such a terminal are pointed at ``/dev/null``
+(:func:`_drop_hung_up_terminal`), and ``train.log`` keeps the log.
 
 How a signal travels:
 
 1. :func:`signals_interrupt` (entered by the task wrapper for the whole run) installs
-   :func:`_on_signal` for SIGTERM and SIGINT (and, in a SLURM launcher's job, its warning signal
-   USR2: :mod:`highwaylab.utils.slurm`). Lightning's own SIGTERM handler, installed for each
-   ``fit``/``test``, calls it after its own.
+   :func:`_on_signal` for SIGTERM, SIGINT and SIGHUP (unless ignored) (and, in a SLURM launcher's
+   job, its warning signal USR2: :mod:`highwaylab.utils.slurm`). Lightning's own SIGTERM handler,
+   installed for each ``fit``/``test``, calls it after its own.
 2. While a trainer runs (registered by the :class:`~highwaylab.callbacks.StopOnSignal` callback that
    :func:`highwaylab.train.build` adds), the handler only raises Lightning's ``received_sigterm``
    flag: Lightning then raises ``SIGTERMException`` at the next batch boundary, where the training
@@ -45,11 +53,15 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def _signals() -> tuple[signal.Signals, ...]:
-    """SIGTERM and SIGINT; in a job of the SLURM launcher also its warning signal (USR2, sent before
-    the time limit: :mod:`highwaylab.utils.slurm`), in place of submitit's handler."""
+    """SIGTERM and SIGINT; SIGHUP (a closed terminal or ssh session) unless it is ignored (``nohup``
+    ignores it: such a run goes on when its terminal closes, as ``nohup`` promises); in a job of the
+    SLURM launcher also its warning signal (USR2, sent before the time limit:
+    :mod:`highwaylab.utils.slurm`), in place of submitit's handler."""
     from highwaylab.utils.slurm import WARNING_SIGNAL, requeueable
 
-    return SIGNALS + ((WARNING_SIGNAL,) if requeueable() else ())
+    hangup = getattr(signal, "SIGHUP", None)  # not on Windows
+    hup = (hangup,) if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN else ()
+    return SIGNALS + hup + ((WARNING_SIGNAL,) if requeueable() else ())
 
 
 class _State:
@@ -79,9 +91,9 @@ def signalled() -> int | None:
 
 @contextlib.contextmanager
 def signals_interrupt() -> Iterator[None]:
-    """Within this context, SIGTERM and SIGINT interrupt the run as the module docstring says; the
-    previous handlers come back at its end. Does nothing outside the main thread (where Python
-    cannot install handlers)."""
+    """Within this context, SIGTERM, SIGINT and SIGHUP (unless ignored) interrupt the run as the
+    module docstring says; the previous handlers come back at its end. Does nothing outside the
+    main thread (where Python cannot install handlers)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -99,8 +111,36 @@ def signals_interrupt() -> Iterator[None]:
         _state.trainer, _state.signum, _state.pending = outer
 
 
+def _drop_hung_up_terminal() -> list[int]:
+    """Point file descriptors 1 and 2 at ``/dev/null`` where they are a terminal that was hung up
+    (closed: ``tcgetattr`` fails with ``EIO``, as every write to it would), so that the run's later
+    output (log lines, the progress bar's last refresh, the final line) is dropped instead of raising
+    ``OSError`` inside the run's shutdown. A file, a pipe or a live terminal is left as it is.
+
+    Returns:
+        The file descriptors redirected.
+    """
+    import errno
+    import termios
+
+    dropped = []
+    for fd in (1, 2):
+        try:
+            termios.tcgetattr(fd)
+        except termios.error as err:
+            if err.args and err.args[0] == errno.EIO:  # a hung-up terminal; ENOTTY: not a terminal
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, fd)
+                os.close(null)
+                dropped.append(fd)
+        except (OSError, ValueError):  # a closed descriptor: nothing to do
+            pass
+    return dropped
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     name = signal.Signals(signum).name
+    _drop_hung_up_terminal()  # a closed terminal (SIGHUP) would make the next write fail
     first = _state.signum is None
     if first:
         _state.signum = signum
@@ -163,7 +203,7 @@ def _fitting(trainer: Any) -> bool:
 
 def as_interrupted(err: BaseException) -> RunInterrupted | None:
     """``err`` as a :class:`RunInterrupted` if a signal caused it: Lightning's ``SIGTERMException``
-    (raised at a batch boundary after SIGTERM, or SIGINT through :func:`_on_signal`), a
+    (raised at a batch boundary after SIGTERM, or SIGINT or SIGHUP through :func:`_on_signal`), a
     ``KeyboardInterrupt`` (SIGINT without these handlers; Lightning turns it into ``sys.exit(1)``),
     or a :class:`RunInterrupted` itself; ``None`` for any other error."""
     from lightning.pytorch.utilities.exceptions import SIGTERMException

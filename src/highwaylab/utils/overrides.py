@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,24 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     if any(_key(o) == "resume" for o in args.overrides):
         return
     cfg = check_overrides(list(args.overrides), config_dir, config_name)
-    if cfg is None or args.multirun or args.cfg:
+    if cfg is None or args.cfg:
+        return
+    choices = cfg.hydra.runtime.choices
+    launcher = choices.get("hydra/launcher")
+    if not args.multirun and launcher not in (None, "basic") and choices.get("hparams_search") is None:
+        raise OverrideError(f"hydra/launcher={launcher} launches the jobs of a multirun; this command runs "
+                            f"here, without it. Fix: add -m to submit it (python train.py -m "
+                            f"hydra/launcher={launcher} ...)")
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    given = [o.value() for o in OverridesParser.create().parse_overrides(list(args.overrides))
+             if o.key_or_group == "logger" and not o.is_sweep_override()]
+    loggers = given[-1] if given else None
+    if isinstance(loggers, list) and "none" in loggers and len(loggers) > 1:
+        others = ",".join(str(x) for x in loggers if x != "none")
+        raise OverrideError(f"logger=[{','.join(str(x) for x in loggers)}]: none removes every logger, the "
+                            f"others included. Fix: leave none out (logger=[{others}])")
+    if args.multirun:
         return
     HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
     try:
@@ -183,8 +201,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
     meant = _did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
     show = "hydra" if missing_key.startswith("hydra.") else "job"
+    target = node.get("_target_") if isinstance(node, DictConfig) else None
+    add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
+           if target else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
-            f"them); to add a new key on purpose, write +{_key(given)}=...")
+            f"them); {add}")
 
 
 def _check_typed_field(cfg: DictConfig, key: str) -> None:
@@ -202,8 +223,17 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
                             f"{', '.join(fields)})")
 
 
+# characters that look like ASCII ones but are not (pasted from a document): Hydra cannot read them
+LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"',
+              "\u201d": '"', "\u00a0": " "}
+
+
 def _unreadable(override: str) -> str:
     key, _, value = override.partition("=")
+    if found := [c for c in override if c in LOOKALIKES]:
+        fixed = "".join(LOOKALIKES.get(c, c) for c in override)
+        return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "
+                f"like '{LOOKALIKES[found[0]]}' but is not (pasted text?). Fix: type it: {fixed}")
     if value.startswith("~"):
         return (f"{override}: Hydra does not expand ~ (and reads it as an operator here). Fix: write the "
                 f"folder in full, e.g. {key}=$HOME{value[1:]}")
@@ -216,5 +246,5 @@ def _key(override: str) -> str:
 
 
 def _did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
-    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)  # typos, not other keys
     return f"; did you mean {prefix}{match[0]}?" if match else ""  # the sentence ends here

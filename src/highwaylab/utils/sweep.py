@@ -37,8 +37,8 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
     any rank but zero (:func:`highwaylab.utils.ranks.env_rank`).
 
     The line holds ``job`` (Hydra's job number), ``overrides`` (the job's command-line overrides),
-    ``output_dir``, ``status`` (``"ok"``, ``"failed"``, or ``"interrupted"``: stopped by SIGTERM or
-    SIGINT with its state saved, to be resumed), ``error`` (one line, or null), and the
+    ``output_dir``, ``status`` (``"ok"``, ``"failed"``, or ``"interrupted"``: stopped by SIGTERM,
+    SIGINT or SIGHUP with its state saved, to be resumed), ``error`` (one line, or null), and the
     job's final ``metrics`` (NaN and infinity written as null).
 
     Returns:
@@ -117,10 +117,13 @@ class SweepSummary(Callback):
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
-    ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`) and
-    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1). A bad value is one ``highwaylab:``
-    line on stderr and exit status 1, instead of optuna's traceback (after the sweep folder and its
-    ``optuna.db`` are made) or, for ``n_trials=0``, a search that fails at its end.
+    ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`),
+    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1) and the keys that
+    ``hydra.sweeper.params`` sets (:func:`check_params`: each must be a key of the job's config). A
+    bad value is one ``highwaylab:`` line on stderr and exit status 1, instead of optuna's traceback
+    or Hydra's "Could not override" (after the sweep folder and its ``optuna.db`` are made) or, for
+    ``n_trials=0``, a search that fails at its end. A search that tunes on a ``test/`` metric gets a
+    one-line warning (the search goes on).
 
     Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.sweep_check``).
     """
@@ -134,6 +137,7 @@ class SweepCheck(Callback):
             if "n_trials" in config.hydra.sweeper and metric is not None and metric not in RUN_METRICS:
                 raise ConfigError(f"optimized_metric={metric} is not a metric of the run, so every trial "
                                   f"would train and then fail; choose one of {', '.join(RUN_METRICS)}")
+            check_params(config)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
                 check_direction(config.hydra.sweeper.direction)
             for key in ("n_trials", "n_jobs"):
@@ -147,6 +151,129 @@ class SweepCheck(Callback):
         except ConfigError as err:
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
+        warning = tuned_on_test_warning(config)
+        if warning is not None:
+            log.warning(warning)
+
+
+def tuned_on_test_warning(config: DictConfig) -> str | None:
+    """The one-line warning for a search (a sweeper with ``n_trials``: Optuna's) whose
+    ``optimized_metric`` is a ``test/`` metric: it picks hyperparameters by the test set, so the best
+    trial's test score is no longer a fair estimate; the papers tune on validation [TVDN sec. 3.1].
+    ``None`` for any other metric or sweeper."""
+    metric = config.get("optimized_metric")
+    searching = "n_trials" in config.hydra.sweeper
+    if not searching or not isinstance(metric, str) or not metric.startswith("test/"):
+        return None
+    instead = "val/loss (with hydra.sweeper.direction=minimize)" if metric == "test/loss" else "val/acc_best"
+    return (f"highwaylab: optimized_metric={metric} tunes the search on the test set, so the best trial's "
+            f"{metric} is no longer a fair estimate of it; tune on the validation set instead: "
+            f"optimized_metric={instead}")
+
+
+def check_params(config: DictConfig) -> None:
+    """Check that every key ``hydra.sweeper.params`` sets (the Optuna search space, or the basic
+    sweeper's ``params``) is a key of the job's config, as Hydra requires of an override without
+    ``+``. Its keys are dotted config paths, each one key of ``params`` (``model.gate_bias``). Skipped:
+    ``+``/``++``/``~`` keys (they add or delete), ``hydra.*`` keys (Hydra refuses those itself),
+    config groups (``model: choice(highway,plain)``) and the keys inside a group that the search
+    itself chooses.
+
+    Raises:
+        ConfigError: naming the search (``hparams_search=<choice>``, else ``hydra.sweeper.params``),
+            the key, the group choice that lacks it (e.g. ``model=plain``) and the choices of that
+            group that have it.
+    """
+    params = config.hydra.sweeper.get("params")
+    if not params:
+        return
+    from omegaconf import OmegaConf
+
+    choices = dict(config.hydra.runtime.choices)
+    swept_groups = {str(k).replace(".", "/") for k in params if str(k).replace(".", "/") in choices}
+    job = OmegaConf.to_container(config, resolve=False, throw_on_missing=False)
+    job.pop("hydra", None)
+    search = (f"hparams_search={choices['hparams_search']}" if choices.get("hparams_search")
+              else "hydra.sweeper.params")
+    for key in map(str, params):
+        if key.startswith(("+", "~", "hydra.")) or key.replace(".", "/") in choices:
+            continue
+        group = _owner_group(key, choices)
+        if group in swept_groups or _has_key(job, key):
+            continue
+        if group is None:
+            raise ConfigError(f"{search} searches {key}, which the config does not have: correct or "
+                              f"remove that entry of hydra.sweeper.params, or choose another search")
+        name = group.replace("/", ".")
+        having = _options_with(config, group, key)
+        which = (f" ({' or '.join(f'{group}={o}' for o in having)})" if having else "")
+        article = "an" if name[0] in "aeiou" else "a"
+        raise ConfigError(f"{search} searches {key}, which {group}={choices[group]} does not have: choose "
+                          f"{article} {name} that has it{which} or another search")
+
+
+def _owner_group(key: str, choices: dict) -> str | None:
+    """The config group whose choice holds the dotted ``key`` (the longest one: ``optim`` for
+    ``optim.optimizer.lr``), or ``None`` if no chosen group does."""
+    parts = key.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        group = "/".join(parts[:n])
+        if choices.get(group) is not None:
+            return group
+    return None
+
+
+def _has_key(container: Any, key: str) -> bool:
+    """Whether the dotted ``key`` is a key of the unresolved config ``container`` (plain dicts and
+    lists); a path through an interpolation (unknown before resolution) counts as present."""
+    node = container
+    for part in key.split("."):
+        if isinstance(node, str) and node.startswith("${"):
+            return True
+        if isinstance(node, dict):
+            if part not in node:
+                return False
+            node = node[part]
+        elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
+
+
+def _options_with(config: DictConfig, group: str, key: str) -> list[str]:
+    """The options of config group ``group`` whose job config has ``key`` with a value (else with the
+    key at all), composed as the sweep's jobs are (its overrides, with ``group=<option>``); [] when
+    Hydra is not initialised (outside a run of ``train.py``) or nothing fits."""
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+
+    if not GlobalHydra.instance().is_initialized():
+        return []
+    loader = GlobalHydra.instance().config_loader()
+    try:
+        task = [str(o) for o in config.hydra.overrides.task]
+        parsed = OverridesParser.create().parse_overrides(task)
+        task = [text for text, o in zip(task, parsed, strict=True)  # one job's: no sweeps (a,b)
+                if o.key_or_group != group and not o.is_sweep_override()]
+        options = loader.get_group_options(group)
+    except Exception:  # noqa: BLE001 - only the suggestion is lost
+        return []
+    with_value, with_key = [], []
+    for option in options:
+        try:
+            overrides = [*config.hydra.overrides.hydra, *task, f"{group}={option}"]
+            cfg = loader.load_configuration(config_name=config.hydra.job.config_name, overrides=overrides,
+                                            run_mode=RunMode.RUN)
+        except Exception:  # noqa: BLE001 - an option these overrides do not fit
+            continue
+        job = OmegaConf.to_container(cfg, resolve=False, throw_on_missing=False)
+        if _has_key(job, key):
+            with_key.append(option)
+            if OmegaConf.select(cfg, key, throw_on_resolution_failure=False) is not None:
+                with_value.append(option)
+    return with_value or with_key
 
 
 def check_direction(direction: Any) -> None:
