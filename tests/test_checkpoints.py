@@ -269,14 +269,14 @@ def test_a_ddp_checkpoint_resumes_in_one_process(tmp_path, straight):
 class FakeTrainer:
     """What the signal handler reads of a trainer in the middle of ``fit``."""
 
-    def __init__(self, validating: bool) -> None:
+    def __init__(self, validating: bool = False, epoch: int = 1, step: int = 15, saved: int = 10) -> None:
         from lightning.pytorch.trainer.states import TrainerFn, TrainerStatus
 
         self.state = SimpleNamespace(status=TrainerStatus.RUNNING, fn=TrainerFn.FITTING)
         self.validating, self.sanity_checking = validating, False
         self._signal_connector = SimpleNamespace(received_sigterm=False)
-        self.current_epoch, self.global_step = 1, 15
-        self.checkpoint_callbacks = [SimpleNamespace(last_model_path="last.ckpt", last_saved_step=10)]
+        self.current_epoch, self.global_step = epoch, step
+        self.checkpoint_callbacks = [SimpleNamespace(last_model_path="last.ckpt", last_saved_step=saved)]
 
     @property
     def received_sigterm(self) -> bool:

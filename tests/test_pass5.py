@@ -38,6 +38,7 @@ from highwaylab.workspace import main as workspace_main
 from highwaylab.workspace import project_name_error
 
 from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .test_checkpoints import FakeTrainer, deliver
 
 SWEEP_LOGGER = "highwaylab.utils.sweep"
 MEDIA_LOGGER = "highwaylab.callbacks.media"
@@ -290,26 +291,9 @@ def test_a_training_run_whose_figures_cannot_be_written_finishes_with_its_checkp
 
 # --- #47: SIGHUP --------------------------------------------------------------------------------------
 
-class FakeTrainer:
-    """What the signal handler reads of a trainer in the middle of ``fit``."""
-
-    def __init__(self) -> None:
-        from lightning.pytorch.trainer.states import TrainerFn, TrainerStatus
-
-        self.state = SimpleNamespace(status=TrainerStatus.RUNNING, fn=TrainerFn.FITTING)
-        self.validating, self.sanity_checking = False, False
-        self._signal_connector = SimpleNamespace(received_sigterm=False)
-        self.current_epoch, self.global_step = 0, 7
-        self.checkpoint_callbacks = [SimpleNamespace(last_model_path="last.ckpt", last_saved_step=7)]
-
-    @property
-    def received_sigterm(self) -> bool:
-        return self._signal_connector.received_sigterm
-
-
-def deliver(signum: int) -> None:
-    os.kill(os.getpid(), signum)
-    time.sleep(0.2)  # Python runs the handler at the next bytecode; this is a margin
+def fake_trainer() -> FakeTrainer:
+    """A trainer in the middle of epoch 0, at step 7, whose last.ckpt is of step 7."""
+    return FakeTrainer(epoch=0, step=7, saved=7)
 
 
 @pytest.fixture
@@ -325,7 +309,7 @@ def test_sighup_stops_at_a_batch_boundary_and_exits_129(hangup_default):
         deliver(signal.SIGHUP)  # no trainer yet: at once
     assert err.value.exit_code == 129
     assert str(err.value) == "interrupted by SIGHUP before training started: nothing was saved."
-    trainer = FakeTrainer()
+    trainer = fake_trainer()
     with interrupt.signals_interrupt():
         interrupt.watch(trainer)
         deliver(signal.SIGHUP)
