@@ -59,6 +59,12 @@ BAD = {
         "model.norm='batchnorm' is unknown; choose one of: none, layernorm.",
     "model=residual model.zero_init=none": "model.zero_init='none' is unknown; choose one of: true, false.",
     "model=conv_residual model.form=mid": "model.form='mid' is unknown; choose one of: post, pre.",
+    "data.verify=flase": "data.verify='flase' must be true or false.",
+    "data=cifar10 data.normalise=zca data.download=true": "data.normalise='zca' is unknown; choose one of: "
+                                                          "channel, gcn.",
+    "data=cifar10 data.augment=yes data.download=true": "data.augment='yes' must be true or false.",
+    "trainer.gradient_clip_algorithm=norn":
+        "trainer.gradient_clip_algorithm='norn' must be one of value, norm",
 }
 
 
@@ -111,6 +117,15 @@ def test_the_data_layout_is_torchvisions():
     for name, cls in (("cifar10", CIFAR10), ("cifar100", CIFAR100)):
         assert LAYOUT[name] == (cls.base_folder, cls.url)
         assert data_files(name) == (*(f for f, _ in cls.train_list + cls.test_list), cls.meta["filename"])
+
+
+def test_the_early_choices_are_lightnings():
+    """CHOICE_KEYS' gradient-clip algorithms are Lightning's own."""
+    from lightning.pytorch.utilities import GradClipAlgorithmType
+
+    from highwaylab.config_checks import CHOICE_KEYS
+
+    assert set(CHOICE_KEYS["trainer.gradient_clip_algorithm"]) == {a.value for a in GradClipAlgorithmType}
 
 
 def test_monitored_metrics_are_those_a_run_logs(cfg_tiny):

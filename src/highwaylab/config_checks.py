@@ -26,7 +26,8 @@ INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
 BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark")  # data.*: the data module
 # trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
-CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step")}
+CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step"),
+               "trainer.gradient_clip_algorithm": ("value", "norm")}  # Lightning's GradClipAlgorithmType
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
 GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a run is built from
 # the metrics of every run (highwaylab.module.ClassifierModule), written into metrics.json: what a
@@ -74,8 +75,9 @@ DATA_MODULES = ("highwaylab.data.MNISTDataModule", "highwaylab.data.mnist.MNISTD
 
 
 def check_data_config(data: DictConfig) -> None:
-    """Check that ``data.data_dir`` is set and holds the data set's files, with the data modules'
-    own path checks (:func:`highwaylab.data.files.check_data_files`), unless ``data.download`` may
+    """Check the data module's switches and choices (:func:`highwaylab.data.files.check_data_options`),
+    and that ``data.data_dir`` is set and holds the data set's files, with the data modules' own
+    path checks (:func:`highwaylab.data.files.check_data_files`), unless ``data.download`` may
     bring them. An unknown ``data.dataset`` or a data module of another ``_target_`` is left to
     the data module.
 
@@ -83,10 +85,13 @@ def check_data_config(data: DictConfig) -> None:
         ConfigError: ``data.data_dir`` is not set.
         DataError: a data file or folder is missing, or something else is at its path.
     """
-    from highwaylab.data.files import LAYOUT, check_data_files
+    from highwaylab.data.files import DATA_OPTIONS, LAYOUT, check_data_files, check_data_options
 
+    if str(data.get("_target_")) not in DATA_MODULES:
+        return
+    check_data_options(**{key: data[key] for key in DATA_OPTIONS if key in data})
     dataset = data.get("dataset")
-    if str(data.get("_target_")) not in DATA_MODULES or dataset not in LAYOUT or data.get("download") is True:
+    if dataset not in LAYOUT or data.get("download") is True:
         return
     check_data_files(dataset, data.get("data_dir"))
 

@@ -23,7 +23,7 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, verify_official
-from highwaylab.data.files import data_files, data_folder, fix_hint
+from highwaylab.data.files import check_data_options, data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -53,7 +53,6 @@ DATASETS: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10, "cifar100": CIFAR100}
 DATASETS_NO_MD5: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10NoMD5, "cifar100": CIFAR100NoMD5}
 CHANNELS = ("red", "green", "blue")
 NUM_CLASSES = {"cifar10": 10, "cifar100": 100}
-NORMALISE = ("channel", "gcn")
 TRAIN_IMAGES = 50_000  # official training images of either dataset
 
 
@@ -120,12 +119,7 @@ class CIFARDataModule(InMemoryDataModule):
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
         check_data_dir(data_dir, f"{DATASETS[dataset].base_folder}/")
         self.check_loader_args(batch_size, val_size, split_seed, num_workers, TRAIN_IMAGES)
-        if normalise not in NORMALISE:
-            raise ConfigError(f"data.normalise={normalise!r} is unknown; "
-                              f"choose one of: {', '.join(NORMALISE)}.")
-        for key, value in (("augment", augment), ("verify", verify), ("download", download)):
-            if not isinstance(value, bool):
-                raise ConfigError(f"data.{key}={value!r} must be true or false.")
+        check_data_options(normalise=normalise, augment=augment, verify=verify, download=download)
         if verify_md5 is not None and not isinstance(verify_md5, bool):
             raise ConfigError(f"data.verify_md5={verify_md5!r} must be true, false or null "
                               f"(it is the old name of data.verify).")

@@ -24,6 +24,24 @@ LAYOUT = {
 }
 
 
+# the data modules' switches and choices (MNISTDataModule: verify, download; CIFARDataModule: all of
+# them), checked by the data modules and, before torch, by config_checks
+DATA_OPTIONS = {"verify": (True, False), "download": (True, False), "augment": (True, False),
+                "normalise": ("channel", "gcn")}
+
+
+def check_data_options(**options: object) -> None:
+    """Raises ConfigError, naming ``data.<option>``, for a value outside :data:`DATA_OPTIONS`
+    (``data.verify=flase`` is a string, which would read as true)."""
+    for key, value in options.items():
+        allowed = DATA_OPTIONS[key]
+        if any(value is a if isinstance(a, bool) else value == a for a in allowed):
+            continue
+        if allowed == (True, False):
+            raise ConfigError(f"data.{key}={value!r} must be true or false.")
+        raise ConfigError(f"data.{key}={value!r} is unknown; choose one of: {', '.join(map(str, allowed))}.")
+
+
 def data_folder(data_dir: str | Path, dataset: str) -> Path:
     """The folder that holds ``dataset``'s files, e.g. ``<data_dir>/MNIST/raw``."""
     return Path(data_dir) / LAYOUT[dataset][0]

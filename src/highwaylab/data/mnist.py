@@ -18,7 +18,7 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
-from highwaylab.data.files import data_files, data_folder, fix_hint
+from highwaylab.data.files import check_data_options, data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -71,9 +71,7 @@ class MNISTDataModule(InMemoryDataModule):
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
         check_data_dir(data_dir, f"{DATASETS[dataset].__name__}/raw/")
         self.check_loader_args(batch_size, val_size, split_seed, num_workers, 60_000)
-        for key, value in (("verify", verify), ("download", download)):
-            if not isinstance(value, bool):
-                raise ConfigError(f"data.{key}={value!r} must be true or false.")
+        check_data_options(verify=verify, download=download)
         self.save_hyperparameters(logger=False)
 
     @property
