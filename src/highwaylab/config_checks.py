@@ -100,14 +100,13 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
     """Raises ConfigError for an entry of ``callbacks`` or ``logger`` that builds nothing: a mapping
     without ``_target_`` (``+callbacks.gate_stat.every_n_steps=10``, a typo of ``gate_stats``, makes
     one, which would otherwise be skipped in silence). ``null`` entries switch one off and pass."""
-    import difflib
+    from highwaylab.utils.hydra_utils import did_you_mean
 
     for name, node in (entries or {}).items():
         if node is None or not OmegaConf.is_dict(node) or "_target_" in node:
             continue
         builders = [str(k) for k, v in entries.items() if OmegaConf.is_dict(v) and "_target_" in v]
-        match = difflib.get_close_matches(str(name), builders, n=1, cutoff=0.6)
-        meant = f"; did you mean {group}.{match[0]}?" if match else "."
+        meant = did_you_mean(str(name), builders, prefix=f"{group}.") or "."
         raise ConfigError(f"{group}.{name} has no _target_, so it would build nothing and its settings would "
                           f"be ignored{meant} Fix: correct the name (python train.py --cfg job lists "
                           f"{group}), or give it a _target_")

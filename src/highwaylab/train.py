@@ -32,6 +32,7 @@ from highwaylab.models.carry import check_carry
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
+from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.quiet import quiet_known_notices, quiet_srun_hint
@@ -319,8 +320,6 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
 def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
     """A ConfigError naming the first key of ``node`` that its ``_target_`` does not take
     (``+trainer.max_epoch=3``: "did you mean trainer.max_epochs?"), or ``None``."""
-    import difflib
-
     from hydra.utils import get_object
 
     try:
@@ -332,8 +331,7 @@ def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
     unknown = [str(k) for k in node if not str(k).startswith("_") and k not in params]
     if not unknown:
         return None
-    match = difflib.get_close_matches(unknown[0], list(params), n=1, cutoff=0.6)
-    meant = f"; did you mean {where}.{match[0]}?" if match else "."
+    meant = did_you_mean(unknown[0], list(params), prefix=f"{where}.") or "."
     return ConfigError(f"{where}.{unknown[0]} is not an argument of {node._target_}{meant} Fix: correct or "
                        f"remove it (+{where}.{unknown[0]}=... added it)")
 

@@ -151,19 +151,35 @@ def print_config_tree(cfg: DictConfig, save_to: Path | None = None, show: bool =
         save_to.write_text(OmegaConf.to_yaml(cfg, resolve=True))
 
 
-def flags_first(argv: list[str]) -> list[str]:
-    """``argv`` with Hydra's flags before the overrides. Hydra's parser takes the overrides in one
-    run, so ``train.py depth=3 -m model=plain,highway`` fails with "unrecognized arguments:
-    model=plain,highway"; this returns ``train.py -m depth=3 model=plain,highway``. A command line
-    that parses as it is, or that does not parse either way, is returned unchanged (Hydra reports it).
-    """
+
+def quiet_args_parser() -> Any:
+    """Hydra's command-line parser, raising ValueError instead of printing its usage and exiting:
+    for reading a command line before Hydra does (Hydra's own parser then reports a bad one)."""
     from hydra._internal.utils import get_args_parser
 
     def refuse(message: str) -> None:
         raise ValueError(message)
 
     parser = get_args_parser()
-    parser.error = refuse  # quiet: Hydra's own parser reports a bad command line, with its usage
+    parser.error = refuse
+    return parser
+
+
+def did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
+    """``"; did you mean <prefix><closest>?"`` for a typo of one of ``candidates``, else ``""``."""
+    import difflib
+
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)  # typos, not other keys
+    return f"; did you mean {prefix}{match[0]}?" if match else ""
+
+
+def flags_first(argv: list[str]) -> list[str]:
+    """``argv`` with Hydra's flags before the overrides. Hydra's parser takes the overrides in one
+    run, so ``train.py depth=3 -m model=plain,highway`` fails with "unrecognized arguments:
+    model=plain,highway"; this returns ``train.py -m depth=3 model=plain,highway``. A command line
+    that parses as it is, or that does not parse either way, is returned unchanged (Hydra reports it).
+    """
+    parser = quiet_args_parser()
     try:
         if not parser.parse_known_args(argv[1:])[1]:  # nothing left over: Hydra reads it as it is
             return list(argv)

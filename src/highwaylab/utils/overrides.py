@@ -28,8 +28,6 @@ this runs in well under a second.
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import os
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -38,14 +36,11 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
 from highwaylab.errors import ConfigError
+from highwaylab.utils.hydra_utils import did_you_mean
 
 
 class OverrideError(ConfigError):
     """An override of the command line that Hydra would misread or refuse unclearly."""
-
-
-# Hydra's flags after which there is no run to check (they print and exit)
-NOT_A_RUN = ("help", "hydra_help", "info", "shell_completion", "experimental_rerun")
 
 
 def check_command_line(argv: list[str], config_dir: str | Path, config_name: str = "train") -> None:
@@ -59,21 +54,17 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         OverrideError: a faulty override (see the module's docstring).
         ConfigError, DataError: what :func:`~highwaylab.config_checks.validate` raises.
     """
-    from hydra._internal.utils import get_args_parser
     from hydra.core.hydra_config import HydraConfig
 
     from highwaylab.config_checks import validate
+    from highwaylab.utils.hydra_utils import quiet_args_parser
+    from highwaylab.utils.ranks import further_rank
+    from highwaylab.utils.resume import NOT_A_RUN
 
-    if any(os.environ.get(name, "0") not in ("", "0") for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID")):
-        return  # a further rank: its first rank checked the same command line
-
-    def refuse(message: str) -> None:
-        raise ValueError(message)
-
-    parser = get_args_parser()
-    parser.error = refuse  # Hydra's own parser reports a bad command line, with its usage
+    if further_rank():
+        return  # its first rank checked the same command line
     try:
-        args = parser.parse_args(argv[1:])
+        args = quiet_args_parser().parse_args(argv[1:])
     except (ValueError, SystemExit):
         return
     if any(getattr(args, name, None) for name in NOT_A_RUN) or args.config_path or args.config_name:
@@ -182,7 +173,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                          if not p.stem.startswith("_"))
         if culprit is None or not options:  # a single option: Hydra lists the options itself
             return None
-        meant = _did_you_mean(name, options, prefix=f"{group}=")
+        meant = did_you_mean(name, options, prefix=f"{group}=")
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
     cause = err.__cause__
     missing_key = getattr(cause, "full_key", None)
@@ -199,7 +190,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
     keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
-    meant = _did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
+    meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
@@ -217,7 +208,7 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
         return
     fields = [f.name for f in dataclasses.fields(kind)]
     if name not in fields:
-        meant = _did_you_mean(name, fields, prefix=parent + ".")
+        meant = did_you_mean(name, fields, prefix=parent + ".")
         raise OverrideError(f"+{key}: {parent} ({kind.__name__}) has no field '{name}', so Hydra would keep "
                             f"the value and ignore it{meant or '.'} Fix: correct the key (its fields: "
                             f"{', '.join(fields)})")
@@ -243,8 +234,3 @@ def _unreadable(override: str) -> str:
 
 def _key(override: str) -> str:
     return override.split("=", 1)[0].lstrip("+~")
-
-
-def _did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
-    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)  # typos, not other keys
-    return f"; did you mean {prefix}{match[0]}?" if match else ""  # the sentence ends here

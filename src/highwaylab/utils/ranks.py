@@ -31,3 +31,8 @@ def log_name(job_name: str) -> str:
     if rank == 0 or job_name.startswith(RANK_LOG.split("{", 1)[0]):
         return job_name
     return RANK_LOG.format(rank=rank)
+
+
+def further_rank() -> bool:
+    """Whether this process is a rank other than the first (Lightning's DDP children, torchrun, SLURM)."""
+    return any(os.environ.get(name, "0") not in ("", "0") for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID"))

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -57,6 +56,7 @@ import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
+from highwaylab.utils.ranks import further_rank
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     Raises:
         ResumeError: see the module's docstring.
     """
-    if _other_rank():
+    if further_rank():
         return list(argv)
     from hydra._internal.utils import get_args_parser
 
@@ -488,11 +488,6 @@ def continue_wandb_steps(loggers: list) -> int | None:
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
-
-def _other_rank() -> bool:
-    """Whether this process is a rank other than the first (Lightning's DDP children, torchrun, SLURM)."""
-    return any(os.environ.get(name, "0") not in ("", "0") for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID"))
-
 
 def _key_value(override: str) -> tuple[str, str]:
     """``("optim", "adamw")`` for ``optim=adamw``, ``++optim=adamw`` or ``~optim``; the key of
