@@ -66,8 +66,8 @@ BAD_INPUTS = {
                        "Data file truncated or corrupt: {tmp}/trunc/MNIST/raw/t10k-images-idx3-ubyte"),
     "huge depth": (["depth=100000000"], "depth=100000000 and width=8 would need about 1.4e+10 parameters"),
     "bad callback option": (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=-1"],
-                            "every_n_steps=-1 must be an integer >= 0 (0: epoch ends only) "
-                            "[config key: callbacks.gate_stats]"),
+                            "highwaylab: callbacks.gate_stats.every_n_steps=-1 must be an integer >= 0 "
+                            "(0: at epoch ends only)"),
     "not a checkpoint": (["ckpt_path={tmp}/notes.txt"],
                          "ckpt_path={tmp}/notes.txt is not a readable Lightning checkpoint"),
     "negative lr": (["optim.optimizer.lr=-1"], "optim.optimizer (lr=-1, momentum=0.9, weight_decay=0.0) was "

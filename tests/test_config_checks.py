@@ -65,6 +65,32 @@ BAD = {
     "data=cifar10 data.augment=yes data.download=true": "data.augment='yes' must be true or false.",
     "trainer.gradient_clip_algorithm=norn":
         "trainer.gradient_clip_algorithm='norn' must be one of value, norm",
+    # highwaylab's callbacks (callbacks/options.py): before, these were answered after the imports
+    # (5-6 s) and left the run's folder behind
+    "callbacks=analysis callbacks.lesion.num_examples=0":
+        "callbacks.lesion.num_examples=0 must be an integer >= 1 (or null: the whole training set)",
+    "callbacks.last_checkpoint.every_n_train_steps=0":
+        "callbacks.last_checkpoint.every_n_train_steps=0 must be an integer >= 1 (or null: off)",
+    "callbacks.last_checkpoint.every_n_minutes=-5":
+        "callbacks.last_checkpoint.every_n_minutes=-5 must be a positive number of minutes or null",
+    "callbacks.epoch_log.keys=val/accuracy":
+        "callbacks.epoch_log.keys: 'val/accuracy' is not a metric of the run",
+    "callbacks.epoch_log.keys=[train/loss,val/acx]":
+        "callbacks.epoch_log.keys: 'val/acx' is not a metric of the run; did you mean val/acc?",
+    "+callbacks.gate_stats.closed_below=0.95":
+        "callbacks.gate_stats.closed_below=0.95 and callbacks.gate_stats.open_above=0.9 must be fractions",
+    "callbacks.grad_norms.vanishing_ratio=2":
+        "callbacks.grad_norms.vanishing_ratio=2 and callbacks.grad_norms.exploding_ratio=1000.0 must",
+    "+callbacks.grad_norms.every_n_step=5": "callbacks.grad_norms.every_n_step is not an argument of "
+                                            "highwaylab.callbacks.LayerGradNormMonitor; did you mean "
+                                            "callbacks.grad_norms.every_n_steps?",
+    "callbacks.carry_stripes.num_examples=2.5":
+        "callbacks.carry_stripes.num_examples=2.5 must be an integer",
+    "callbacks.gate_stats.per_layer_scalars=yes":
+        "callbacks.gate_stats.per_layer_scalars='yes' must be true or false",
+    "callbacks.nonfinite_guard.check_every_n_steps=0":
+        "callbacks.nonfinite_guard.check_every_n_steps=0 must be an integer >= 1",
+    "callbacks.chance_warning.tolerance=1.5": "callbacks.chance_warning.tolerance=1.5 must be in (0, 1)",
 }
 
 
@@ -103,6 +129,24 @@ def test_the_spec_names_what_the_blocks_take():
             for k, v in CONV_BLOCKS.items()} == spec.CONV_BLOCKS
     assert tuple(WEIGHT_INITS) == spec.WEIGHT_INITS
     assert len(ACTIVATIONS) == len(spec.ACTIVATIONS) == 21  # every name exists in this torch
+
+
+def test_the_callback_checks_take_the_callbacks_arguments(tmp_path):
+    """callbacks/options.py has one check per highwaylab callback, with the same arguments and
+    defaults as the callback's __init__, and each callback of the presets is checked."""
+    import inspect
+
+    import highwaylab.callbacks as callbacks
+    from highwaylab.callbacks.options import CHECKS
+
+    for name, check in CHECKS.items():
+        own = inspect.signature(getattr(callbacks, name)).parameters
+        checked = {k: p for k, p in inspect.signature(check).parameters.items() if k != "key"}
+        assert list(own) == list(checked), name
+        assert [p.default for p in own.values()] == [p.default for p in checked.values()], name
+    preset = compose_cfg(["callbacks=analysis"], tmp_path).callbacks
+    targets = {str(node._target_).rsplit(".", 1)[-1] for node in preset.values()}
+    assert set(CHECKS) <= targets  # no check for a callback that no preset builds
 
 
 def test_the_data_layout_is_torchvisions():

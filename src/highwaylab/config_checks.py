@@ -42,13 +42,15 @@ def validate(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
     the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
-    the callbacks' monitored metrics and the W&B project name, run id and tags
+    the callbacks' monitored metrics, highwaylab's callbacks' options
+    (:func:`highwaylab.callbacks.options.check_callbacks_config`) and the W&B project name, run id and tags
     (:func:`highwaylab.utils.loggers.check_wandb_names`).
 
     Raises:
         ConfigError: the first bad value, in one line naming its key and the fix.
         DataError: a data file that is not there (or not a file).
     """
+    from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
     from highwaylab.utils.loggers import check_wandb_names
     from highwaylab.utils.resume import check_run
@@ -66,6 +68,7 @@ def validate(cfg: DictConfig) -> None:
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
+    check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
 
 

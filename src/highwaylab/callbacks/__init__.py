@@ -1,15 +1,19 @@
-"""Lightning callbacks that look inside the depth; one concern each, logging on rank zero."""
+"""Lightning callbacks that look inside the depth; one concern each, logging on rank zero.
 
-from highwaylab.callbacks.carry_stripes import CarryStripeMonitor
-from highwaylab.callbacks.chance import ChanceWarning
-from highwaylab.callbacks.epoch_log import EpochLogger
-from highwaylab.callbacks.gate_stats import GateStatsMonitor
-from highwaylab.callbacks.grad_norms import LayerGradNormMonitor
-from highwaylab.callbacks.latest_checkpoint import LatestCheckpoint, StopOnSignal
-from highwaylab.callbacks.lesion import LesionMonitor
-from highwaylab.callbacks.nonfinite_guard import NonFiniteError, NonFiniteGuard
-from highwaylab.callbacks.run_folder_moved import RunFolderMoved
+The names below are imported on first use (PEP 562), so that ``highwaylab.callbacks.options``, the
+torch-free checks of the callbacks' config, loads without torch.
+"""
 
-__all__ = ["CarryStripeMonitor", "ChanceWarning", "EpochLogger", "GateStatsMonitor", "LatestCheckpoint",
-           "LayerGradNormMonitor", "LesionMonitor", "NonFiniteError", "NonFiniteGuard", "RunFolderMoved",
-           "StopOnSignal"]
+from highwaylab.lazy import lazy_exports
+
+__getattr__, __all__ = lazy_exports(__name__, {
+    "highwaylab.callbacks.carry_stripes": ("CarryStripeMonitor",),
+    "highwaylab.callbacks.chance": ("ChanceWarning",),
+    "highwaylab.callbacks.epoch_log": ("EpochLogger",),
+    "highwaylab.callbacks.gate_stats": ("GateStatsMonitor",),
+    "highwaylab.callbacks.grad_norms": ("LayerGradNormMonitor",),
+    "highwaylab.callbacks.latest_checkpoint": ("LatestCheckpoint", "StopOnSignal"),
+    "highwaylab.callbacks.lesion": ("LesionMonitor",),
+    "highwaylab.callbacks.nonfinite_guard": ("NonFiniteError", "NonFiniteGuard"),
+    "highwaylab.callbacks.run_folder_moved": ("RunFolderMoved",),
+})

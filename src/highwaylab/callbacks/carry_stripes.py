@@ -11,7 +11,7 @@ from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.callbacks.media import log_figure, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_carry_stripes
 
 
 class CarryStripeMonitor(L.Callback):
@@ -41,14 +41,11 @@ class CarryStripeMonitor(L.Callback):
         seed: seed of the examples' choice.
 
     Raises:
-        ConfigError: ``num_examples < 1`` or ``class_examples < 0``.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, num_examples: int = 4, class_examples: int = 1000, seed: int = 0) -> None:
-        if num_examples < 1:
-            raise ConfigError(f"num_examples={num_examples} must be >= 1")
-        if class_examples < 0:
-            raise ConfigError(f"class_examples={class_examples} must be >= 0 (0: no class map)")
+        check_carry_stripes(num_examples, class_examples, seed)
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
         self.outputs = self.gates = self.class_difference = None
         self._warned = False

@@ -9,7 +9,7 @@ import lightning as L
 import torch
 from torch import Tensor
 
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_chance_warning
 from highwaylab.models.carry import CARRY_THRESHOLD, auto_gate_bias_for, carry_product, layer_gate_biases
 from highwaylab.models.conv_backbone import ConvBackbone
 
@@ -40,16 +40,11 @@ class ChanceWarning(L.Callback):
         message: the warning text, once given (``None`` before, or when the run learns).
 
     Raises:
-        ConfigError: ``steps`` or ``tolerance`` out of range.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, steps: int = 300, tolerance: float = 0.01) -> None:
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise ConfigError(f"callbacks.chance_warning.steps={steps!r} must be a positive integer, "
-                              "e.g. 300.")
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance < 1:
-            raise ConfigError(f"callbacks.chance_warning.tolerance={tolerance!r} must be in (0, 1), "
-                              "e.g. 0.01.")
+        check_chance_warning(steps, tolerance)
         self.steps, self.tolerance = steps, float(tolerance)
         self.message: str | None = None
         self._seen = 0

@@ -13,7 +13,7 @@ import lightning as L
 from lightning.pytorch.utilities import rank_zero_only
 
 from highwaylab.callbacks.media import step_of
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import epoch_log_keys
 
 log = logging.getLogger(__name__)
 _process_start_reported = False  # the first training start of the process counts from its start
@@ -52,18 +52,17 @@ class EpochLogger(L.Callback):
     ``/proc``) from the creation of this callback, when the job's callbacks were built.
 
     Args:
-        keys: the metrics to show, in order; a key not logged (yet) is left out, and after the
-            first validated epoch a warning names the keys the run does not log (a typo).
+        keys: the metrics to show, in order (one name alone is a list of one); a key not logged
+            (yet) is left out, and after the first validated epoch a warning names the keys the run
+            does not log (a typo of a ``gates/`` or other callback's key).
 
     Raises:
-        ConfigError: ``keys`` is a string or holds a non-string.
+        ConfigError: ``keys`` is not a string or a list of strings, or names a ``train/``, ``val/``
+            or ``test/`` metric that no run logs (:func:`highwaylab.callbacks.options.epoch_log_keys`).
     """
 
     def __init__(self, keys: Sequence[str] = ("train/loss", "val/loss", "val/acc")) -> None:
-        if isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
-            raise ConfigError(f"callbacks.epoch_log.keys={keys!r} must be a list of metric names, "
-                              "e.g. 'callbacks.epoch_log.keys=[train/loss,val/acc]'")
-        self.keys = list(keys)
+        self.keys = epoch_log_keys(keys)
         self._unknown_reported = False
         self._created = time.perf_counter()
         self._age_at_creation = process_age()

@@ -15,7 +15,7 @@ from highwaylab.analysis.layer_maps import stack_layers
 from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_gate_stats
 
 
 class GateStatsMonitor(L.Callback):
@@ -56,18 +56,13 @@ class GateStatsMonitor(L.Callback):
         per_layer_scalars: also log the per-layer scalar keys (``4 x (depth - 1)`` keys).
 
     Raises:
-        ConfigError: negative ``every_n_steps``, ``num_examples < 1``, or thresholds not in (0, 1).
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, every_n_steps: int = 200, num_examples: int = 1000, seed: int = 0,
                  closed_below: float = 0.1, open_above: float = 0.9, per_layer_scalars: bool = False
                  ) -> None:
-        if isinstance(every_n_steps, bool) or not isinstance(every_n_steps, int) or every_n_steps < 0:
-            raise ConfigError(f"every_n_steps={every_n_steps!r} must be an integer >= 0 (0: epoch ends only)")
-        if num_examples < 1:
-            raise ConfigError(f"num_examples={num_examples} must be >= 1")
-        if not 0 < closed_below <= open_above < 1:
-            raise ConfigError(f"need 0 < closed_below ({closed_below}) <= open_above ({open_above}) < 1")
+        check_gate_stats(every_n_steps, num_examples, seed, closed_below, open_above, per_layer_scalars)
         self.every_n_steps, self.num_examples, self.seed = every_n_steps, num_examples, seed
         self.closed_below, self.open_above = closed_below, open_above
         self.per_layer_scalars = per_layer_scalars

@@ -11,7 +11,7 @@ from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_s
 from highwaylab.analysis.plots import layer_lines, layer_step_maps
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_grad_norms
 
 
 class LayerGradNormMonitor(L.Callback):
@@ -45,16 +45,12 @@ class LayerGradNormMonitor(L.Callback):
         per_layer_scalars: also log the per-layer scalar keys (``2 x (depth - 1)`` keys).
 
     Raises:
-        ConfigError: ``every_n_steps < 1`` or ``not 0 < vanishing_ratio < 1 < exploding_ratio``.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, every_n_steps: int = 200, vanishing_ratio: float = 1e-3,
                  exploding_ratio: float = 1e3, per_layer_scalars: bool = False) -> None:
-        if isinstance(every_n_steps, bool) or not isinstance(every_n_steps, int) or every_n_steps < 1:
-            raise ConfigError(f"every_n_steps={every_n_steps!r} must be an integer >= 1")
-        if not 0 < vanishing_ratio < 1 < exploding_ratio:
-            raise ConfigError(f"need 0 < vanishing_ratio ({vanishing_ratio}) < 1 < exploding_ratio "
-                             f"({exploding_ratio})")
+        check_grad_norms(every_n_steps, vanishing_ratio, exploding_ratio, per_layer_scalars)
         self.every_n_steps = every_n_steps
         self.vanishing_ratio, self.exploding_ratio = vanishing_ratio, exploding_ratio
         self.per_layer_scalars = per_layer_scalars

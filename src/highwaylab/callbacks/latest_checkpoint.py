@@ -12,7 +12,7 @@ from lightning.pytorch.callbacks import Checkpoint
 from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_last_checkpoint
 from highwaylab.utils import interrupt
 
 log = logging.getLogger(__name__)
@@ -55,24 +55,14 @@ class LatestCheckpoint(Checkpoint):
         every_n_minutes: save after this many minutes since the last save.
 
     Raises:
-        ConfigError: a non-positive interval.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     best_model_path = ""  # not a best checkpoint: trainer.checkpoint_callback may be this one
 
     def __init__(self, dirpath: str | None = None, filename: str = "last",
                  every_n_train_steps: int | None = 1000, every_n_minutes: float | None = 10.0) -> None:
-        for key, value in (("every_n_train_steps", every_n_train_steps),
-                           ("every_n_minutes", every_n_minutes)):
-            bad = isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
-            if value is not None and bad:
-                raise ConfigError(f"callbacks.last_checkpoint.{key}={value!r} must be a positive number "
-                                  "or null")
-        if not isinstance(filename, str) or not filename.strip() or any(c in filename for c in "/\\") \
-                or ".." in filename:
-            raise ConfigError(f"callbacks.last_checkpoint.filename={filename!r} must be a plain file name "
-                              f"without '/', '\\' or '..' (resume= looks for checkpoints/last.ckpt), "
-                              f"e.g. last")
+        check_last_checkpoint(dirpath, filename, every_n_train_steps, every_n_minutes)
         self.dirpath = dirpath
         self.filename = filename
         self.every_n_train_steps = every_n_train_steps

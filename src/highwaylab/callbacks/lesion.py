@@ -9,7 +9,7 @@ from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.probe_batch import backbone_of, training_examples
-from highwaylab.errors import ConfigError
+from highwaylab.callbacks.options import check_lesion
 
 
 class LesionMonitor(L.Callback):
@@ -36,14 +36,11 @@ class LesionMonitor(L.Callback):
         seed: seed of the examples' choice.
 
     Raises:
-        ConfigError: ``num_examples`` or ``batch_size`` below 1.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, num_examples: int | None = 2000, batch_size: int = 2500, seed: int = 0) -> None:
-        if num_examples is not None and num_examples < 1:
-            raise ConfigError(f"num_examples={num_examples} must be >= 1, or null for all")
-        if batch_size < 1:
-            raise ConfigError(f"batch_size={batch_size} must be >= 1")
+        check_lesion(num_examples, batch_size, seed)
         self.num_examples, self.batch_size, self.seed = num_examples, batch_size, seed
         self.baseline: float | None = None
         self.errors: torch.Tensor | None = None

@@ -6,7 +6,8 @@ import lightning as L
 import torch
 from torch import Tensor
 
-from highwaylab.errors import ConfigError, NonFiniteError
+from highwaylab.callbacks.options import check_nonfinite_guard
+from highwaylab.errors import NonFiniteError
 
 __all__ = ["NonFiniteError", "NonFiniteGuard"]  # NonFiniteError lives in highwaylab.errors
 
@@ -28,12 +29,11 @@ class NonFiniteGuard(L.Callback):
         check_every_n_steps: check only every n-th step (1: every step) to save the syncs.
 
     Raises:
-        ConfigError: ``check_every_n_steps < 1``.
+        ConfigError: a bad option, naming its key (:mod:`highwaylab.callbacks.options`).
     """
 
     def __init__(self, check_every_n_steps: int = 1) -> None:
-        if check_every_n_steps < 1:
-            raise ConfigError(f"check_every_n_steps={check_every_n_steps} must be >= 1")
+        check_nonfinite_guard(check_every_n_steps)
         self.check_every_n_steps = check_every_n_steps
         self._bad_loss: float | None = None  # the non-finite loss of this step, if any
         self._params: list[torch.nn.Parameter] = []

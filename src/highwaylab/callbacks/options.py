@@ -1,0 +1,180 @@
+"""The options of highwaylab's callbacks, checked without torch: each callback's ``__init__`` calls
+its check here, and :func:`highwaylab.config_checks.validate` calls :func:`check_callbacks_config`
+before torch is imported, so that ``callbacks.lesion.num_examples=0`` is answered in about a second,
+with the same message, and leaves no run folder.
+
+Each ``check_<name>`` takes the arguments of one callback class (a test ties the signatures
+together) and ``key``, the config node the message names (``callbacks.lesion``: the name the
+presets in ``conf/callbacks/`` give it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from highwaylab.errors import ConfigError
+
+
+def _integer(key: str, value: Any, low: int, meaning: str = "", example: int | None = None) -> None:
+    """Raises ConfigError unless ``value`` is an int >= ``low`` (``True`` is not an int here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(f"{key}={value!r} must be an integer >= {low}{meaning}, "
+                          f"e.g. {key}={low if example is None else example}")
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float)
+
+
+def check_gate_stats(every_n_steps: Any = 200, num_examples: Any = 1000, seed: Any = 0,
+                     closed_below: Any = 0.1, open_above: Any = 0.9, per_layer_scalars: Any = False,
+                     key: str = "callbacks.gate_stats") -> None:
+    """:class:`highwaylab.callbacks.GateStatsMonitor`: a cadence >= 0 (0: epoch ends only), examples
+    >= 1, ``0 < closed_below <= open_above < 1`` (fractions of T), a boolean switch."""
+    _integer(f"{key}.every_n_steps", every_n_steps, 0, " (0: at epoch ends only)", 200)
+    _integer(f"{key}.num_examples", num_examples, 1, "", 1000)
+    _integer(f"{key}.seed", seed, 0)
+    if not (_number(closed_below) and _number(open_above) and 0 < closed_below <= open_above < 1):
+        raise ConfigError(f"{key}.closed_below={closed_below!r} and {key}.open_above={open_above!r} must be "
+                          f"fractions of T with 0 < closed_below <= open_above < 1, e.g. 0.1 and 0.9")
+    _switch(f"{key}.per_layer_scalars", per_layer_scalars)
+
+
+def check_carry_stripes(num_examples: Any = 4, class_examples: Any = 1000, seed: Any = 0,
+                        key: str = "callbacks.carry_stripes") -> None:
+    """:class:`highwaylab.callbacks.CarryStripeMonitor`: examples >= 1, class examples >= 0."""
+    _integer(f"{key}.num_examples", num_examples, 1, " (the fixed examples whose stripes are drawn)", 4)
+    _integer(f"{key}.class_examples", class_examples, 0, " (0: no class map)", 1000)
+    _integer(f"{key}.seed", seed, 0)
+
+
+def check_grad_norms(every_n_steps: Any = 200, vanishing_ratio: Any = 1e-3, exploding_ratio: Any = 1e3,
+                     per_layer_scalars: Any = False, key: str = "callbacks.grad_norms") -> None:
+    """:class:`highwaylab.callbacks.LayerGradNormMonitor`: a cadence >= 1 and
+    ``0 < vanishing_ratio < 1 < exploding_ratio`` (ratios of a layer's norm to the largest)."""
+    _integer(f"{key}.every_n_steps", every_n_steps, 1, "", 200)
+    if not (_number(vanishing_ratio) and _number(exploding_ratio) and 0 < vanishing_ratio < 1 < exploding_ratio):
+        raise ConfigError(f"{key}.vanishing_ratio={vanishing_ratio!r} and {key}.exploding_ratio="
+                          f"{exploding_ratio!r} must satisfy 0 < vanishing_ratio < 1 < exploding_ratio, "
+                          f"e.g. 1e-3 and 1e3")
+    _switch(f"{key}.per_layer_scalars", per_layer_scalars)
+
+
+def check_lesion(num_examples: Any = 2000, batch_size: Any = 2500, seed: Any = 0,
+                 key: str = "callbacks.lesion") -> None:
+    """:class:`highwaylab.callbacks.LesionMonitor`: examples >= 1 or ``None`` (the whole training
+    set), a batch size >= 1."""
+    if num_examples is not None:
+        _integer(f"{key}.num_examples", num_examples, 1, " (or null: the whole training set)", 1000)
+    _integer(f"{key}.batch_size", batch_size, 1, "", 2500)
+    _integer(f"{key}.seed", seed, 0)
+
+
+def check_nonfinite_guard(check_every_n_steps: Any = 1, key: str = "callbacks.nonfinite_guard") -> None:
+    """:class:`highwaylab.callbacks.NonFiniteGuard`: a cadence >= 1."""
+    _integer(f"{key}.check_every_n_steps", check_every_n_steps, 1, " (1: every step)", 1)
+
+
+def check_chance_warning(steps: Any = 300, tolerance: Any = 0.01, key: str = "callbacks.chance_warning") -> None:
+    """:class:`highwaylab.callbacks.ChanceWarning`: steps >= 1, a tolerance in (0, 1) (a fraction of
+    ln(classes))."""
+    _integer(f"{key}.steps", steps, 1, "", 300)
+    if not _number(tolerance) or not 0 < tolerance < 1:
+        raise ConfigError(f"{key}.tolerance={tolerance!r} must be in (0, 1), e.g. {key}.tolerance=0.01")
+
+
+def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
+    """``callbacks.epoch_log.keys`` as a list: one metric name given alone (``keys=val/acc``, which
+    Hydra reads as a string) is a list of one, as ``tags=foo`` is one tag.
+
+    Raises:
+        ConfigError: not a string or a list of strings; a ``train/``, ``val/`` or ``test/`` name that
+            no run logs (:data:`highwaylab.config_checks.LOGGED_METRICS`), with the closest one.
+    """
+    from highwaylab.config_checks import LOGGED_METRICS
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    if isinstance(keys, str):
+        keys = [keys]
+    if OmegaConf.is_list(keys):
+        keys = OmegaConf.to_container(keys)
+    if not isinstance(keys, Sequence) or not all(isinstance(k, str) for k in keys):
+        raise ConfigError(f"{key}.keys={keys!r} must be a list of metric names, "
+                          f"e.g. '{key}.keys=[train/loss,val/acc]'")
+    for name in keys:
+        if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS:
+            meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
+            raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "
+                              f"{', '.join(LOGGED_METRICS)}")
+    return list(keys)
+
+
+def check_epoch_log(keys: Any = ("train/loss", "val/loss", "val/acc"), key: str = "callbacks.epoch_log") -> None:
+    """:class:`highwaylab.callbacks.EpochLogger`: see :func:`epoch_log_keys`."""
+    epoch_log_keys(keys, key)
+
+
+def check_last_checkpoint(dirpath: Any = None, filename: Any = "last", every_n_train_steps: Any = 1000,
+                          every_n_minutes: Any = 10.0, key: str = "callbacks.last_checkpoint") -> None:
+    """:class:`highwaylab.callbacks.LatestCheckpoint`: positive intervals or ``None`` (off), and a
+    plain file name (``resume=`` looks for ``checkpoints/last.ckpt``)."""
+    if every_n_train_steps is not None:
+        _integer(f"{key}.every_n_train_steps", every_n_train_steps, 1, " (or null: off)", 1000)
+    if every_n_minutes is not None and (not _number(every_n_minutes) or every_n_minutes <= 0):
+        raise ConfigError(f"{key}.every_n_minutes={every_n_minutes!r} must be a positive number of minutes "
+                          f"or null (off), e.g. {key}.every_n_minutes=10")
+    if not isinstance(filename, str) or not filename.strip() or any(c in filename for c in "/\\") \
+            or ".." in filename:
+        raise ConfigError(f"{key}.filename={filename!r} must be a plain file name without '/', '\\' or '..' "
+                          f"(resume= looks for checkpoints/last.ckpt), e.g. last")
+    if dirpath is not None and not isinstance(dirpath, str):
+        raise ConfigError(f"{key}.dirpath={dirpath!r} must be a folder path or null")
+
+
+def _switch(key: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=true")
+
+
+# callback class name -> its check; the callbacks live in highwaylab.callbacks.<module>
+CHECKS: dict[str, Callable[..., None]] = {
+    "GateStatsMonitor": check_gate_stats, "CarryStripeMonitor": check_carry_stripes,
+    "LayerGradNormMonitor": check_grad_norms, "LesionMonitor": check_lesion,
+    "NonFiniteGuard": check_nonfinite_guard, "ChanceWarning": check_chance_warning,
+    "EpochLogger": check_epoch_log, "LatestCheckpoint": check_last_checkpoint,
+}
+
+
+def check_callbacks_config(callbacks: DictConfig | None) -> None:
+    """Check every entry of the ``callbacks`` group whose ``_target_`` is one of highwaylab's
+    callbacks (``highwaylab.callbacks.<Class>`` or ``highwaylab.callbacks.<module>.<Class>``) without
+    building it: its keys against the callback's arguments, and their values. Entries of other
+    targets (Lightning's callbacks, a user's) are left to their constructors; ``null`` entries pass.
+
+    Raises:
+        ConfigError: naming ``callbacks.<name>.<key>``: an argument the callback does not take (with
+            the closest one) or a bad value.
+    """
+    import inspect
+
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    for name, node in (callbacks or {}).items():
+        if not OmegaConf.is_dict(node):
+            continue
+        target = str(node.get("_target_", ""))
+        module, _, cls = target.rpartition(".")
+        if cls not in CHECKS or not (module == "highwaylab.callbacks" or module.startswith("highwaylab.callbacks.")):
+            continue
+        check, key = CHECKS[cls], f"callbacks.{name}"
+        values = {k: v for k, v in OmegaConf.to_container(node, resolve=True).items() if not str(k).startswith("_")}
+        takes = [p for p in inspect.signature(check).parameters if p != "key"]
+        for arg in values:
+            if arg not in takes:
+                meant = did_you_mean(str(arg), takes, prefix=f"{key}.") or "."
+                raise ConfigError(f"{key}.{arg} is not an argument of {target}{meant} It takes "
+                                  f"{', '.join(takes)}. Fix: correct or remove {key}.{arg}")
+        check(**values, key=key)
