@@ -65,6 +65,16 @@ BAD = {
     "data=cifar10 data.augment=yes data.download=true": "data.augment='yes' must be true or false.",
     "trainer.gradient_clip_algorithm=norn":
         "trainer.gradient_clip_algorithm='norn' must be one of value, norm",
+    # sizes that need the data's shape (data/files.py SHAPES): before, found when the backbone was
+    # built, after the imports, leaving the run's folder
+    "depth=100000000 width=8": "depth=100000000 and width=8 would need about 1.4e+10 parameters",
+    "model=conv_plain model.stages=[{{channels:100000,layers:1}}]": "model.stages would need about 9e+10 parameters",
+    "model=conv_highway model.stem_kernel=31": "model.stem_kernel=31 is larger than the 28x28 maps",
+    "model=conv_highway model.stages=[{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}},"
+    "{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}}]":
+        "model.stages: 6 stages with 2x2 max-pooling between them shrink the 28x28 input to nothing",
+    "data=cifar10 data.download=true model=conv_highway model.stages=[{{channels:4,layers:1,kernel_size:33}}]":
+        "model.stages[0].kernel_size=33 is larger than the 32x32 maps",
     # highwaylab's callbacks (callbacks/options.py): before, these were answered after the imports
     # (5-6 s) and left the run's folder behind
     "callbacks=analysis callbacks.lesion.num_examples=0":

@@ -323,7 +323,8 @@ def test_one_epoch_log_key_given_alone_is_a_list_of_one(tmp_path):
 @pytest.mark.slow
 def test_an_epoch_log_key_the_run_does_not_log_is_named_once(tmp_path, data_dir, caplog):
     cfg = compose_cfg([o for o in TINY if o != "trainer.max_epochs=1"]
-                      + ["trainer.max_epochs=2", "callbacks.epoch_log.keys=[train/loss,gates/mean_al]"], tmp_path)
+                      + ["trainer.max_epochs=2", "callbacks.epoch_log.keys=[train/loss,gates/mean_al]"],
+                      tmp_path)
     with caplog.at_level("INFO", logger="highwaylab.callbacks.epoch_log"):
         train(cfg)
     warned = [r.getMessage() for r in caplog.records

@@ -63,7 +63,7 @@ def validate(cfg: DictConfig) -> None:
     check_seed(cfg.get("seed"))
     check_schedule(cfg)
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
-    check_model_config(cfg.model)
+    check_model_config(cfg.model, *data_shape(cfg.data))  # with the data's shape: size, conv maps
     check_data_config(cfg.data)
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
@@ -75,6 +75,16 @@ def validate(cfg: DictConfig) -> None:
 # the data modules whose files check_data_config knows (by data.dataset)
 DATA_MODULES = ("highwaylab.data.MNISTDataModule", "highwaylab.data.mnist.MNISTDataModule",
                 "highwaylab.data.CIFARDataModule", "highwaylab.data.cifar.CIFARDataModule")
+
+
+def data_shape(data: DictConfig) -> tuple[tuple[int, ...] | None, int | None]:
+    """The shape of one example and the number of classes of ``data`` (:data:`highwaylab.data.files.SHAPES`),
+    for one of highwaylab's data modules and a known ``data.dataset``; else ``(None, None)``."""
+    from highwaylab.data.files import SHAPES
+
+    if str(data.get("_target_")) not in DATA_MODULES or data.get("dataset") not in SHAPES:
+        return None, None
+    return SHAPES[data.dataset]
 
 
 def check_data_config(data: DictConfig) -> None:

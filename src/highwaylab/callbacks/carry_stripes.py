@@ -10,8 +10,8 @@ from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.callbacks.media import log_figure, step_of, when
-from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 from highwaylab.callbacks.options import check_carry_stripes
+from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 
 
 class CarryStripeMonitor(L.Callback):

@@ -14,8 +14,8 @@ from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_s
 from highwaylab.analysis.layer_maps import stack_layers
 from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
-from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 from highwaylab.callbacks.options import check_gate_stats
+from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
 
 
 class GateStatsMonitor(L.Callback):

@@ -10,8 +10,8 @@ from torch import Tensor
 from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_scalars
 from highwaylab.analysis.plots import layer_lines, layer_step_maps
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
-from highwaylab.callbacks.probe_batch import backbone_of
 from highwaylab.callbacks.options import check_grad_norms
+from highwaylab.callbacks.probe_batch import backbone_of
 
 
 class LayerGradNormMonitor(L.Callback):

@@ -8,8 +8,8 @@ import torch
 from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
-from highwaylab.callbacks.probe_batch import backbone_of, training_examples
 from highwaylab.callbacks.options import check_lesion
+from highwaylab.callbacks.probe_batch import backbone_of, training_examples
 
 
 class LesionMonitor(L.Callback):

@@ -56,7 +56,8 @@ def check_grad_norms(every_n_steps: Any = 200, vanishing_ratio: Any = 1e-3, expl
     """:class:`highwaylab.callbacks.LayerGradNormMonitor`: a cadence >= 1 and
     ``0 < vanishing_ratio < 1 < exploding_ratio`` (ratios of a layer's norm to the largest)."""
     _integer(f"{key}.every_n_steps", every_n_steps, 1, "", 200)
-    if not (_number(vanishing_ratio) and _number(exploding_ratio) and 0 < vanishing_ratio < 1 < exploding_ratio):
+    ratios = _number(vanishing_ratio) and _number(exploding_ratio)
+    if not (ratios and 0 < vanishing_ratio < 1 < exploding_ratio):
         raise ConfigError(f"{key}.vanishing_ratio={vanishing_ratio!r} and {key}.exploding_ratio="
                           f"{exploding_ratio!r} must satisfy 0 < vanishing_ratio < 1 < exploding_ratio, "
                           f"e.g. 1e-3 and 1e3")
@@ -78,7 +79,8 @@ def check_nonfinite_guard(check_every_n_steps: Any = 1, key: str = "callbacks.no
     _integer(f"{key}.check_every_n_steps", check_every_n_steps, 1, " (1: every step)", 1)
 
 
-def check_chance_warning(steps: Any = 300, tolerance: Any = 0.01, key: str = "callbacks.chance_warning") -> None:
+def check_chance_warning(steps: Any = 300, tolerance: Any = 0.01,
+                         key: str = "callbacks.chance_warning") -> None:
     """:class:`highwaylab.callbacks.ChanceWarning`: steps >= 1, a tolerance in (0, 1) (a fraction of
     ln(classes))."""
     _integer(f"{key}.steps", steps, 1, "", 300)
@@ -112,7 +114,8 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
     return list(keys)
 
 
-def check_epoch_log(keys: Any = ("train/loss", "val/loss", "val/acc"), key: str = "callbacks.epoch_log") -> None:
+def check_epoch_log(keys: Any = ("train/loss", "val/loss", "val/acc"),
+                    key: str = "callbacks.epoch_log") -> None:
     """:class:`highwaylab.callbacks.EpochLogger`: see :func:`epoch_log_keys`."""
     epoch_log_keys(keys, key)
 
@@ -167,10 +170,12 @@ def check_callbacks_config(callbacks: DictConfig | None) -> None:
             continue
         target = str(node.get("_target_", ""))
         module, _, cls = target.rpartition(".")
-        if cls not in CHECKS or not (module == "highwaylab.callbacks" or module.startswith("highwaylab.callbacks.")):
+        ours = module == "highwaylab.callbacks" or module.startswith("highwaylab.callbacks.")
+        if cls not in CHECKS or not ours:
             continue
         check, key = CHECKS[cls], f"callbacks.{name}"
-        values = {k: v for k, v in OmegaConf.to_container(node, resolve=True).items() if not str(k).startswith("_")}
+        values = OmegaConf.to_container(node, resolve=True)
+        values = {k: v for k, v in values.items() if not str(k).startswith("_")}
         takes = [p for p in inspect.signature(check).parameters if p != "key"]
         for arg in values:
             if arg not in takes:

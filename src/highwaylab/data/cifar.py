@@ -23,7 +23,7 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, verify_official
-from highwaylab.data.files import check_data_options, data_files, data_folder, fix_hint
+from highwaylab.data.files import SHAPES, check_data_options, data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -52,7 +52,6 @@ class CIFAR100NoMD5(CIFAR100):
 DATASETS: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10, "cifar100": CIFAR100}
 DATASETS_NO_MD5: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10NoMD5, "cifar100": CIFAR100NoMD5}
 CHANNELS = ("red", "green", "blue")
-NUM_CLASSES = {"cifar10": 10, "cifar100": 100}
 TRAIN_IMAGES = 50_000  # official training images of either dataset
 
 
@@ -108,7 +107,7 @@ class CIFARDataModule(InMemoryDataModule):
             the message names it and the fix.
     """
 
-    input_shape = (3, 32, 32)
+    input_shape = SHAPES["cifar10"][0]  # (3, 32, 32), CIFAR-100's too
 
     def __init__(self, data_dir: str, dataset: str = "cifar10", batch_size: int = 128,
                  val_size: int = 5000, split_seed: int = 0, normalise: str = "channel",
@@ -136,7 +135,7 @@ class CIFARDataModule(InMemoryDataModule):
 
     @property
     def num_classes(self) -> int:
-        return NUM_CLASSES[self.hparams.dataset]
+        return SHAPES[self.hparams.dataset][1]
 
     @property
     def in_features(self) -> int:

@@ -23,6 +23,11 @@ LAYOUT = {
     "cifar100": ("cifar-100-python", "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"),
 }
 
+# data set -> (the shape of one example (C, H, W), the number of classes): what the data modules
+# give the backbone, known before any file is read (the model's size and conv maps are checked early)
+SHAPES = {"mnist": ((1, 28, 28), 10), "fashion_mnist": ((1, 28, 28), 10), "cifar10": ((3, 32, 32), 10),
+          "cifar100": ((3, 32, 32), 100)}
+
 
 # the data modules' switches and choices (MNISTDataModule: verify, download; CIFARDataModule: all of
 # them), checked by the data modules and, before torch, by config_checks

@@ -18,7 +18,7 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
-from highwaylab.data.files import check_data_options, data_files, data_folder, fix_hint
+from highwaylab.data.files import SHAPES, check_data_options, data_files, data_folder, fix_hint
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -60,8 +60,7 @@ class MNISTDataModule(InMemoryDataModule):
             symbolic link, a folder); the message names it and the fix.
     """
 
-    input_shape = (1, 28, 28)
-    num_classes = 10
+    input_shape, num_classes = SHAPES["mnist"]  # (1, 28, 28), 10; Fashion-MNIST's too
 
     def __init__(self, data_dir: str, dataset: str = "mnist", batch_size: int = 128,
                  val_size: int = 5000, split_seed: int = 0, verify: bool = True, download: bool = False,

@@ -80,9 +80,8 @@ class FCBackbone(Backbone):
                  activation: str = "relu", match_params: str | None = None,
                  gate_bias: float | str | None = None, init: str = "default", **block_kwargs) -> None:
         super().__init__()
-        check_fc(block, depth, width, activation, match_params, gate_bias, init)
+        check_fc(block, depth, width, activation, match_params, gate_bias, init, input_shape, num_classes)
         in_features = input_shape if isinstance(input_shape, int) else math.prod(input_shape)
-        _check_size(depth, width, in_features, num_classes)
         if BLOCKS[block].has_gate:
             block_kwargs["gate_bias"] = resolve_gate_bias(gate_bias, auto_gate_bias(depth - 1))
         act_layer = get_activation(activation)
@@ -102,19 +101,6 @@ class FCBackbone(Backbone):
                               f"{sorted(block_kwargs)} ({err}); remove that key.") from err
         self.head = nn.Linear(self.width, num_classes)
         self.init_weights(init)
-
-
-MAX_PARAMS = 500_000_000  # 2 GB of float32 weights; with gradients and momentum 6 GB
-
-
-def _check_size(depth: int, width: int, in_features: int, num_classes: int) -> None:
-    """Refuse, before building anything, a network too large to build (e.g. depth=100000000)."""
-    # a highway layer holds two D x D matrices; a plain or residual one, widened by match_params,
-    # about as many parameters: at most 2 (D^2 + D) per layer either way
-    estimate = 2 * (depth - 1) * (width * width + width) + (in_features + num_classes + 1) * width
-    if estimate > MAX_PARAMS:
-        raise ConfigError(f"depth={depth} and width={width} would need about {estimate:.2g} parameters "
-                          f"(more than {MAX_PARAMS:.0e}); reduce depth or width.")
 
 
 def _sized_kwargs(block_kwargs: dict) -> dict:

@@ -5,7 +5,8 @@ about a second, with the same message.
 
 Depth is counted as in the paper: one plain stem layer plus ``depth - 1`` highway, residual or
 plain layers [HN sec. 4; TVDN sec. 4.1]. Sizes that need the data's shape (the parameter count,
-the feature maps of conv stages) are checked when the backbone is built.
+the feature maps of conv stages) are checked here too when the shape of one example is given
+(:data:`highwaylab.data.files.SHAPES` before torch; the data module's when the backbone is built).
 """
 
 from __future__ import annotations
@@ -87,15 +88,21 @@ def check_gate_bias(block: str, gate_bias: Any, options: Sequence[str]) -> None:
         raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
 
 
+MAX_PARAMS = 500_000_000  # 2 GB of float32 weights; with gradients and momentum 6 GB
+# arguments of the backbones that train() passes from the data module, not from model.*
+DATA_ARGS = ("input_shape", "num_classes")
+
+
 def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match_params: Any = None,
-             gate_bias: Any = None, init: Any = "default", depth_key: str = "depth",
-             width_key: str = "width") -> None:
-    """Check the arguments of :class:`highwaylab.models.FCBackbone` (see there).
+             gate_bias: Any = None, init: Any = "default", input_shape: Sequence[int] | int | None = None,
+             num_classes: int | None = None, depth_key: str = "depth", width_key: str = "width") -> None:
+    """Check the arguments of :class:`highwaylab.models.FCBackbone` (see there); with ``input_shape``
+    and ``num_classes``, also that the network is not too large to build.
 
     Raises:
         ConfigError: a non-positive depth or width (named by ``depth_key`` / ``width_key``), an
-            unknown block, activation, ``init`` or ``match_params``, or a gate bias that is not a
-            number or is set for a block without gates.
+            unknown block, activation, ``init`` or ``match_params``, a gate bias that is not a
+            number or is set for a block without gates, or more than :data:`MAX_PARAMS` parameters.
     """
     check_positive_int(depth_key, depth, "the stem plus depth - 1 layers; e.g. depth=10")
     check_positive_int(width_key, width, "units per layer; e.g. width=50")
@@ -108,6 +115,14 @@ def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match
                           f"choose null or one of: {', '.join(FC_BLOCKS)}.")
     check_gate_bias(block, gate_bias, FC_BLOCKS[block])
     activation_name(activation)
+    if input_shape is not None and num_classes is not None:
+        in_features = input_shape if isinstance(input_shape, int) else math.prod(input_shape)
+        # a highway layer holds two D x D matrices; a plain or residual one, widened by match_params,
+        # about as many parameters: at most 2 (D^2 + D) per layer either way
+        estimate = 2 * (depth - 1) * (width * width + width) + (in_features + num_classes + 1) * width
+        if estimate > MAX_PARAMS:
+            raise ConfigError(f"{depth_key}={depth} and {width_key}={width} would need about {estimate:.2g} "
+                              f"parameters (more than {MAX_PARAMS:.0e}); reduce depth or width.")
 
 
 def check_block_options(**options: Any) -> None:
@@ -181,14 +196,17 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
 
 def check_conv(block: Any, stages: Any, activation: Any = "relu", batch_norm: Any = False,
                downsample: Any = "maxpool", stem_kernel: Any = 3, transition_kernel: Any = 3,
-               gate_bias: Any = None, init: Any = "he") -> list[Stage]:
+               gate_bias: Any = None, init: Any = "he", input_shape: Sequence[int] | None = None,
+               num_classes: int | None = None) -> list[Stage]:
     """Check the arguments of :class:`highwaylab.models.ConvBackbone` (see there) and return the
-    parsed stages.
+    parsed stages; with ``input_shape`` ``(C, H, W)``, also the network's size and the feature maps
+    through its layers (:func:`check_conv_geometry`). ``num_classes`` is not needed for that.
 
     Raises:
         ConfigError: an unknown block, downsampling, ``init`` or activation; a ``batch_norm`` that is
             not a boolean; an even or non-positive kernel; bad stages (:func:`parse_stages`); a gate
-            bias that is not a number or is set for a block without gates.
+            bias that is not a number or is set for a block without gates; what
+            :func:`check_conv_geometry` raises.
     """
     if block not in CONV_BLOCKS:
         raise ConfigError(f"model.block={block!r} is unknown for conv backbones; choose one of: "
@@ -204,7 +222,79 @@ def check_conv(block: Any, stages: Any, activation: Any = "relu", batch_norm: An
     specs = parse_stages(stages)
     check_gate_bias(block, gate_bias, CONV_BLOCKS[block])
     activation_name(activation)
+    if input_shape is not None:
+        check_conv_geometry(block, specs, tuple(input_shape), downsample, stem_kernel, transition_kernel)
     return specs
+
+
+def conv_plan(block: str, specs: list[Stage], downsample: str, transition_kernel: int
+              ) -> tuple[list[tuple[str, int, int, dict]], list[int]]:
+    """The layers of a conv backbone after the stem as ``(kind, channels, kernel, plain-layer
+    options)``, in order, and the index of each stage's last layer in that list. A stage i > 0
+    starts with a plain transition layer when the channel count changes, or always (stride 2) with
+    ``downsample="conv"``."""
+    plan, ends = [], []
+    for i, stage in enumerate(specs):
+        previous = specs[i - 1].channels if i else stage.channels
+        if i and (downsample == "conv" or stage.channels != previous):
+            stride = 2 if downsample == "conv" else 1
+            plan.append(("plain", stage.channels, transition_kernel,
+                         {"in_channels": previous, "stride": stride}))
+        plan.extend((block, stage.channels, stage.kernel(j), {}) for j in range(stage.layers))
+        ends.append(len(plan) - 1)
+    return plan, ends
+
+
+def conv_depth(stages: Sequence[Mapping], downsample: str = "maxpool") -> int:
+    """The depth of the conv backbone that ``stages`` build: stem + transitions + blocks (what
+    :class:`highwaylab.models.ConvBackbone` calls ``depth``), e.g. 12 for ``model=conv_highway``'s
+    three stages of 3.
+
+    Raises:
+        ConfigError: bad stages (see :func:`parse_stages`).
+    """
+    return 1 + len(conv_plan("plain", parse_stages(stages), downsample, 3)[0])
+
+
+def check_conv_geometry(block: str, specs: list[Stage], input_shape: tuple[int, ...], downsample: str,
+                        stem_kernel: int, transition_kernel: int) -> None:
+    """Refuse, before anything is built, a conv net that the input ``(C, H, W)`` cannot hold: more
+    than :data:`MAX_PARAMS` weights (``channels: 100000``), a 2 x 2 max-pool that would leave no
+    pixel, and a kernel larger than 3 x 3 that is larger than its map (a slow net of mostly padding).
+    The feature-map size is followed through the layers ("same" padding, stride 1 or 2).
+
+    Raises:
+        ConfigError: data that are not images, or naming ``model.stages``, ``model.stem_kernel``,
+            ``model.transition_kernel`` or ``model.stages[i].kernel_size``.
+    """
+    if len(input_shape) != 3:
+        raise ConfigError(f"conv backbones need images (C, H, W); the data gives {input_shape}. Fix: a "
+                          f"fully connected model (model=highway) for these data")
+    plan, ends = conv_plan(block, specs, downsample, transition_kernel)
+    estimate = stem_kernel ** 2 * input_shape[0] * specs[0].channels  # weights; highway/residual: 2 convs
+    for kind, c, k, extra in plan:
+        estimate += (1 if kind == "plain" else 2) * k * k * c * extra.get("in_channels", c)
+    if estimate > MAX_PARAMS:
+        raise ConfigError(f"model.stages would need about {estimate:.2g} parameters (more than "
+                          f"{MAX_PARAMS:.0e}); reduce channels or layers.")
+    h, w = input_shape[1:]
+    pooled = set(ends[:-1]) if downsample == "maxpool" else set()  # 2 x 2 max-pool after these layers
+    layers = [("model.stem_kernel", stem_kernel, 1, -1 in pooled)]
+    for j, (_, _, kernel, extra) in enumerate(plan):
+        stage = next(i for i, end in enumerate(ends) if j <= end)
+        key = "model.transition_kernel" if "in_channels" in extra else f"model.stages[{stage}].kernel_size"
+        layers.append((key, kernel, extra.get("stride", 1), j in pooled))
+    for key, kernel, stride, pool in layers:
+        if kernel > 3 and kernel > min(h, w):
+            raise ConfigError(f"{key}={kernel} is larger than the {h}x{w} maps it would slide over; "
+                              f"use a kernel of at most {max(3, min(h, w))}.")
+        h, w = ((h - 1) // stride + 1, (w - 1) // stride + 1)
+        if pool:
+            h, w = h // 2, w // 2
+            if min(h, w) < 1:
+                raise ConfigError(f"model.stages: {len(ends)} stages with 2x2 max-pooling between them "
+                                  f"shrink the {input_shape[1]}x{input_shape[2]} input to nothing; use fewer "
+                                  f"stages, or model.downsample=conv.")
 
 
 # the backbones whose config check_model_config knows, by their _target_: (check, blocks)
@@ -214,9 +304,12 @@ _CHECKS = {"highwaylab.models.FCBackbone": (check_fc, FC_BLOCKS),
            "highwaylab.models.conv_backbone.ConvBackbone": (check_conv, CONV_BLOCKS)}
 
 
-def check_model_config(model: DictConfig) -> None:
+def check_model_config(model: DictConfig, input_shape: Sequence[int] | None = None,
+                       num_classes: int | None = None) -> None:
     """Check the ``model`` group of a composed config without building anything; a backbone of
-    another ``_target_`` (a user's own class) is left to its constructor.
+    another ``_target_`` (a user's own class) is left to its constructor. With the data's
+    ``input_shape`` (one example) and ``num_classes``, the network's size and (conv) feature maps
+    are checked too.
 
     ``depth`` and ``width`` are named as the user set them: ``depth`` when ``model.depth`` is the
     top-level ``${depth}`` (the presets), ``model.depth`` when it was set itself.
@@ -233,7 +326,8 @@ def check_model_config(model: DictConfig) -> None:
     values = {k: v for k, v in values.items() if not k.startswith("_")}
     block = values.get("block")
     options = tuple(o for o in blocks.get(block, ()) if o != "gate_bias")
-    takes = [k for k in check.__code__.co_varnames[:check.__code__.co_argcount] if not k.endswith("_key")]
+    takes = [k for k in check.__code__.co_varnames[:check.__code__.co_argcount]
+             if not k.endswith("_key") and k not in DATA_ARGS]
     unknown = sorted(k for k in values if k not in takes and k not in options)
     if block not in blocks:  # the check names the block; keys that only some blocks take wait
         values = {k: v for k, v in values.items() if k in takes}
@@ -245,5 +339,6 @@ def check_model_config(model: DictConfig) -> None:
         for key in ("depth", "width"):
             if key in model and not OmegaConf.is_interpolation(model, key):
                 values[f"{key}_key"] = f"model.{key}"
-    check(**{k: v for k, v in values.items() if k not in options})
+    check(**{k: v for k, v in values.items() if k not in options}, input_shape=input_shape,
+          num_classes=num_classes)
     check_block_options(**{k: v for k, v in values.items() if k in options})

@@ -56,13 +56,13 @@ def run_tags(*, _root_: DictConfig) -> ListConfig:
 def net_depth(*, _root_: DictConfig) -> Any:
     """The depth of the network the config builds, for run names (``d${net_depth:}``): ``depth``
     for fully connected models; for conv models (``model.stages``) the conv layers that the stages
-    build (stem + transitions + blocks, :func:`highwaylab.models.conv_backbone.conv_depth`), which
+    build (stem + transitions + blocks, :func:`highwaylab.models.spec.conv_depth`), which
     ``depth`` does not set. Bad stages give ``depth`` here: the backbone reports them."""
     model = _root_.get("model") or {}
     if "stages" not in model:
         return _root_.get("depth")
     from highwaylab.errors import ConfigError
-    from highwaylab.models.conv_backbone import conv_depth
+    from highwaylab.models.spec import conv_depth
 
     try:
         stages = OmegaConf.to_container(model.stages, resolve=True)
