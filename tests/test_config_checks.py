@@ -68,13 +68,27 @@ BAD = {
     # sizes that need the data's shape (data/files.py SHAPES): before, found when the backbone was
     # built, after the imports, leaving the run's folder
     "depth=100000000 width=8": "depth=100000000 and width=8 would need about 1.4e+10 parameters",
-    "model=conv_plain model.stages=[{{channels:100000,layers:1}}]": "model.stages would need about 9e+10 parameters",
+    "model=conv_plain model.stages=[{{channels:100000,layers:1}}]":
+        "model.stages would need about 9e+10 parameters",
     "model=conv_highway model.stem_kernel=31": "model.stem_kernel=31 is larger than the 28x28 maps",
-    "model=conv_highway model.stages=[{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}},"
-    "{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}}]":
+    "model=conv_highway model.stages=[{{channels:4,layers:1}},{{channels:4,layers:1}},"
+    "{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}},{{channels:4,layers:1}}]":
         "model.stages: 6 stages with 2x2 max-pooling between them shrink the 28x28 input to nothing",
-    "data=cifar10 data.download=true model=conv_highway model.stages=[{{channels:4,layers:1,kernel_size:33}}]":
+    "data=cifar10 data.download=true model=conv_highway "
+    "model.stages=[{{channels:4,layers:1,kernel_size:33}}]":
         "model.stages[0].kernel_size=33 is larger than the 32x32 maps",
+    # an experiment's model settings merged into another model: before, model.stages was named as a
+    # typo of the fully connected model's keys
+    "experiment=paper_mnist_conv16 model=highway": "experiment=paper_mnist_conv16 sets model.stages for "
+                                                   "model=conv_highway, which model=highway does not take. "
+                                                   "Fix: leave model=highway out",
+    "experiment=paper_mnist_conv16 model=conv_residual":
+        "experiment=paper_mnist_conv16 sets model.gate_bias for model=conv_highway, which "
+        "model=conv_residual does not take. Fix: leave model=conv_residual out (the experiment chooses "
+        "model=conv_highway), or drop the experiment's setting: ~model.gate_bias",
+    "experiment=paper_cifar10_highway_a data.download=true model=plain":
+        "experiment=paper_cifar10_highway_a sets model.stages for model=conv_highway",
+    "experiment=paper_mnist_depth model=plain depth=0": "depth=0 is invalid",  # not the experiment's key
     # highwaylab's callbacks (callbacks/options.py): before, these were answered after the imports
     # (5-6 s) and left the run's folder behind
     "callbacks=analysis callbacks.lesion.num_examples=0":
@@ -117,7 +131,10 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
 @pytest.mark.parametrize("overrides", [[], ["model=plain"], ["model=residual"], ["model=conv_highway"],
                                        ["model=conv_residual"], ["experiment=paper_mnist_conv16"],
                                        ["experiment=paper_cifar10_highway_a", "data.download=true"],
-                                       ["callbacks=analysis"], ["model.activation=leaky_relu"]])
+                                       ["callbacks=analysis"], ["model.activation=leaky_relu"],
+                                       ["experiment=paper_mnist_depth", "model=plain"],
+                                       ["experiment=paper_mnist_conv16", "model=conv_residual",
+                                        "~model.gate_bias"]])
 def test_the_presets_pass(overrides, tmp_path):
     validate(compose_cfg(overrides, tmp_path))
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from highwaylab.errors import ConfigError
+from highwaylab.errors import ConfigError, OptionNotTaken
 
 MAX_SEED = 2**32 - 1
 # integer trainer keys Lightning accepts as anything (and then fails far from the cause, or ignores)
@@ -63,7 +63,10 @@ def validate(cfg: DictConfig) -> None:
     check_seed(cfg.get("seed"))
     check_schedule(cfg)
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
-    check_model_config(cfg.model, *data_shape(cfg.data))  # with the data's shape: size, conv maps
+    try:
+        check_model_config(cfg.model, *data_shape(cfg.data))  # with the data's shape: size, conv maps
+    except OptionNotTaken as err:
+        raise experiment_conflict(err) or err from None
     check_data_config(cfg.data)
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
@@ -286,6 +289,50 @@ def check_slurm_tasks(cfg: DictConfig, environ: dict[str, str] | None = None) ->
                           f"nodes), but trainer.devices={devices} x trainer.num_nodes={nodes} processes are "
                           f"expected. Fix: leave hydra.launcher.tasks_per_node and nodes unset (they follow "
                           f"the trainer), or set them to the same numbers.")
+
+
+def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:
+    """For a model key that the model run does not take, set by ``experiment=<name>`` for another
+    model than the one run (``experiment=paper_mnist_conv16 model=highway``: the experiment's
+    ``model.stages`` merged into a fully connected model), the error that names the conflict; ``None``
+    when the key is not the experiment's or the experiment's model is the one run
+    (``experiment=paper_mnist_depth model=plain`` is how that experiment is swept)."""
+    experiment, chosen = _choice("experiment"), _choice("model")
+    if not experiment or chosen is None:
+        return None
+    wanted, keys = _experiment_option(experiment, "model")
+    if wanted in (None, chosen) or err.key.removeprefix("model.") not in keys:
+        return None
+    drop = f", or drop the experiment's setting: ~{err.key}" if err.key != "model.stages" else ""
+    return ConfigError(f"experiment={experiment} sets {err.key} for model={wanted}, which model={chosen} "
+                       f"does not take. Fix: leave model={chosen} out (the experiment chooses "
+                       f"model={wanted}){drop}")
+
+
+def _experiment_option(experiment: str, group: str) -> tuple[str | None, set[str]]:
+    """The option that ``conf/experiment/<experiment>.yaml``, or a file of its defaults list (such as
+    ``_paper_cifar``), chooses for ``group`` (``override /<group>: <option>``), or ``None``; and the
+    keys those files set under ``<group>:``."""
+    import yaml
+    from hydra.core.hydra_config import HydraConfig
+
+    option, keys = None, set()
+    folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
+               if s.schema == "file"]
+    paths = [os.path.join(folder, "experiment", f"{experiment}.yaml") for folder in folders]
+    path = next((p for p in paths if os.path.isfile(p)), None)
+    if path is None:
+        return None, keys
+    with open(path, encoding="utf-8") as file:
+        content = yaml.safe_load(file) or {}
+    keys |= set(content.get(group) or {})
+    for entry in content.get("defaults") or []:
+        if isinstance(entry, dict) and f"override /{group}" in entry:
+            option = str(entry[f"override /{group}"])
+        elif isinstance(entry, str) and entry != "_self_":
+            found, more = _experiment_option(entry, group)
+            option, keys = option or found, keys | more
+    return option, keys
 
 
 def _choice(group: str) -> str | None:

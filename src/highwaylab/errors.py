@@ -13,6 +13,15 @@ class ConfigError(HighwaylabError, ValueError):
     """A config value is out of range or unknown. The message names the key and the fix."""
 
 
+class OptionNotTaken(ConfigError):
+    """A config key that the component does not take (``model.stages`` for a fully connected model,
+    ``model.gate_bias`` for a plain one). :attr:`key` is the full key, e.g. ``model.stages``."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 class DataError(HighwaylabError, FileNotFoundError):
     """A data file is missing, truncated or corrupt. The message names the file and the fix."""
 

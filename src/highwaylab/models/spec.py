@@ -18,7 +18,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from highwaylab.errors import ConfigError
+from highwaylab.errors import ConfigError, OptionNotTaken
 
 # block name -> the options its layers take from model.* (keyword arguments of the block's class,
 # besides the width and activation); "gate_bias" marks the blocks with a transform gate T [HN eq. 3]
@@ -85,7 +85,8 @@ def check_gate_bias(block: str, gate_bias: Any, options: Sequence[str]) -> None:
     if "gate_bias" in options:
         resolve_gate_bias(gate_bias, 0.0)
     elif gate_bias is not None:
-        raise ConfigError(f"model.gate_bias is for highway models, not {block!r}: remove it.")
+        raise OptionNotTaken("model.gate_bias", f"model.gate_bias is for highway models, not {block!r}: "
+                             f"remove it.")
 
 
 MAX_PARAMS = 500_000_000  # 2 GB of float32 weights; with gradients and momentum 6 GB
@@ -333,8 +334,9 @@ def check_model_config(model: DictConfig, input_shape: Sequence[int] | None = No
         values = {k: v for k, v in values.items() if k in takes}
     elif unknown:
         own = f", and {block!r} layers take {', '.join(options)}" if options else ""
-        raise ConfigError(f"model.{unknown[0]} is not an option of model.block={block!r}: the backbone "
-                          f"takes {', '.join(takes)}{own}. Fix: remove or correct model.{unknown[0]}")
+        raise OptionNotTaken(f"model.{unknown[0]}", f"model.{unknown[0]} is not an option of model.block="
+                             f"{block!r}: the backbone takes {', '.join(takes)}{own}. Fix: remove or correct "
+                             f"model.{unknown[0]}")
     if check is check_fc:
         for key in ("depth", "width"):
             if key in model and not OmegaConf.is_interpolation(model, key):
