@@ -43,15 +43,27 @@ def message(*args: str) -> str:
     return text
 
 
-def fake_checkpoint(path: Path, epochs: int, step: int, mid_epoch: bool) -> Path:
-    """A checkpoint as Lightning writes it, less the weights: ``epochs`` processed, saved at ``step``,
-    inside epoch ``epochs`` if ``mid_epoch`` (else at the end of epoch ``epochs - 1``)."""
+def own_weights() -> dict[str, torch.Tensor]:
+    """The backbone weights of a run of ``OWN`` (highway, depth 4, width 16, MNIST), as the module
+    holds them."""
+    from highwaylab.models import FCBackbone
+
+    net = FCBackbone("highway", depth=4, width=16, input_shape=(1, 28, 28), num_classes=10)
+    return {f"net.{k}": v for k, v in net.state_dict().items()}
+
+
+def fake_checkpoint(path: Path, epochs: int, step: int, mid_epoch: bool,
+                    weights: dict[str, torch.Tensor] | None = None) -> Path:
+    """A checkpoint as Lightning writes it, with the backbone weights (default: :func:`own_weights`)
+    and no optimiser state: ``epochs`` processed, saved at ``step``, inside epoch ``epochs`` if
+    ``mid_epoch`` (else at the end of epoch ``epochs - 1``)."""
     current = {"ready": epochs + mid_epoch, "started": epochs + mid_epoch, "processed": epochs,
                "completed": epochs - (not mid_epoch and epochs > 0)}
     path.parent.mkdir(parents=True, exist_ok=True)
     loops = {"fit_loop": {"epoch_progress": {"current": current, "total": dict(current)}}}
     epoch = epochs if mid_epoch else max(epochs - 1, 0)
-    torch.save({"state_dict": {}, "pytorch-lightning_version": "2.6.6", "optimizer_states": [],
+    weights = own_weights() if weights is None else weights
+    torch.save({"state_dict": weights, "pytorch-lightning_version": "2.6.6", "optimizer_states": [],
                 "epoch": epoch, "global_step": step, "loops": loops}, path)
     return path
 
@@ -118,6 +130,24 @@ def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
     ckpt = run / "checkpoints" / "last.ckpt"
     assert message(f"ckpt_path={ckpt}", *OWN[:3], "trainer.max_epochs=1").endswith(
         f"nothing would be trained. Give trainer.max_epochs=4 or more with ckpt_path={ckpt}")
+
+
+def test_a_lone_checkpoint_of_another_model_is_named_before_its_progress(tmp_path):
+    # before: a conv checkpoint outside a run folder, given to a fully connected run, was refused as
+    # "the run has finished ... its metrics.json already holds its result": neither was known
+    from highwaylab.models import ConvBackbone
+
+    conv = ConvBackbone("plain", [{"channels": 4, "layers": 1}], input_shape=(1, 28, 28), num_classes=10)
+    lone = fake_checkpoint(tmp_path / "lone.ckpt", epochs=1, step=3, mid_epoch=False,
+                           weights={f"net.{k}": v for k, v in conv.state_dict().items()})
+    assert message(f"ckpt_path={lone}", *OWN[:3], "trainer.max_epochs=1").startswith(
+        f"ckpt_path={lone} was saved from another model: 10 missing, 6 unexpected and 0 reshaped weights "
+        f"(first: net.head.bias)")
+    fits = fake_checkpoint(tmp_path / "fits.ckpt", epochs=1, step=3, mid_epoch=False)
+    assert message(f"ckpt_path={fits}", *OWN[:3], "trainer.max_epochs=1") == (
+        f"ckpt_path={fits}: the run has finished: its checkpoint is at the end of 1 epochs (step 3), and "
+        f"trainer.max_epochs=1; nothing would be trained. To train it further, give trainer.max_epochs=3 "
+        f"or more with ckpt_path={fits}")
 
 
 def test_a_run_at_its_end_is_finished_only_once_it_has_its_metrics_json(tmp_path):

@@ -11,6 +11,7 @@ import logging
 import math
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -88,7 +89,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         if in_multirun():
             log.info(f"Config: {resolved}")
     if checkpoint is not None:
-        check_checkpoint(checkpoint, ckpt_path, module)
+        check_checkpoint(checkpoint, ckpt_path, module.state_dict())
         check_resume(cfg, ckpt_path, checkpoint)  # another data set or optimiser, or a finished run
 
     if rank_zero_only.rank == 0 and (carry_warning := check_carry(net)) is not None:
@@ -397,14 +398,17 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
     return resumable(checkpoint, path)  # a full training state; no torch.compile prefixes
 
 
-def check_checkpoint(checkpoint: dict, path: str, module: torch.nn.Module) -> None:
-    """Check that the weights of ``checkpoint`` (read from ``path``) fit ``module``.
+def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.Tensor],
+                     prefix: str = "") -> None:
+    """Check that the weights of ``checkpoint`` (read from ``path``) fit ``expected`` (a module's
+    ``state_dict()``): the same names and shapes, of the keys that start with ``prefix`` (``"net."``:
+    the backbone's only).
 
     Raises:
         ConfigError: the checkpoint was saved from another model.
     """
-    state = checkpoint["state_dict"]
-    expected = module.state_dict()
+    state = {k: v for k, v in checkpoint["state_dict"].items() if k.startswith(prefix)}
+    expected = {k: v for k, v in expected.items() if k.startswith(prefix)}
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
     reshaped = sorted(k for k in set(state) & set(expected) if state[k].shape != expected[k].shape)
@@ -415,6 +419,21 @@ def check_checkpoint(checkpoint: dict, path: str, module: torch.nn.Module) -> No
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). Resume with the model, "
             "depth and width (conv models: model.stages) of the run that wrote it (its "
             ".hydra/config.yaml lists them).")
+
+
+def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:
+    """The backbone's ``state_dict()`` as a :class:`highwaylab.module.ClassifierModule` holds it
+    (``net.<name>``), built from ``cfg.model`` on the meta device (shapes, no memory, no data read),
+    with the data's shape (:data:`highwaylab.data.files.SHAPES`); ``None`` for data or a model
+    that this cannot build without the data module."""
+    from highwaylab.config_checks import data_shape
+
+    input_shape, num_classes = data_shape(cfg.data)
+    if input_shape is None:
+        return None
+    with torch.device("meta"):
+        net = instantiate(cfg.model, input_shape=input_shape, num_classes=num_classes)
+    return {f"net.{k}": v for k, v in net.state_dict().items()}
 
 
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:

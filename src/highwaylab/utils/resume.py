@@ -170,6 +170,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
                            [o for o in overrides if _key_value(o)[0] not in WHERE])
         if cfg is not None:
+            _check_weights(cfg, ckpt_path, checkpoint)  # another model's checkpoint: that first
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
@@ -371,10 +372,13 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     if at_end:
         more = epochs + 2 if done_epochs else steps * 2
         at = f"the end of {epochs} epochs (step {steps})" if done_epochs else f"step {steps}"
-        raise ResumeError(
-            f"{name}: the run has finished: its checkpoint is at {at}, "
-            f"and {key}={value}; nothing would be trained, and its metrics.json already holds its result. "
-            f"To train it further, extend it: python train.py {again} {key}={more}")
+        if run is not None:
+            result = (f", and its metrics.json already holds its result. To train it further, extend it: "
+                      f"python train.py {again} {key}={more}")
+        else:  # a checkpoint outside a run folder: no record of its run, nor of its result
+            result = f". To train it further, give {key}={more} or more with ckpt_path={ckpt_path}"
+        raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {key}={value}; "
+                          f"nothing would be trained{result}")
     need = epochs + 1 if done_epochs else steps + 1
     own = _own_value(run, key, name) if run is not None else None
     own_text = f", and the run's own {key} is {own}" if own is not None and own != value else ""
@@ -553,6 +557,20 @@ def _read(ckpt: Path, name: str, overrides: list[str] | None = None, resume: boo
                f"{_command(overrides if overrides is not None else run_overrides(run))}")
     try:
         return read_checkpoint(str(ckpt), name, fix)
+    except ConfigError as err:
+        raise ResumeError(str(err)) from None
+
+
+def _check_weights(cfg: DictConfig, ckpt_path: str, checkpoint: dict) -> None:
+    """Raises ResumeError when the backbone's weights in ``checkpoint`` do not fit the model of
+    ``cfg`` (:func:`highwaylab.train.check_checkpoint`, with the backbone built on the meta device),
+    so that a checkpoint of another model is named as that, before anything about its progress."""
+    from highwaylab.train import backbone_weights, check_checkpoint
+
+    expected = backbone_weights(cfg)
+    try:
+        if expected is not None:
+            check_checkpoint(checkpoint, ckpt_path, expected, prefix="net.")
     except ConfigError as err:
         raise ResumeError(str(err)) from None
 
