@@ -132,6 +132,21 @@ def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
         f"nothing would be trained. Give trainer.max_epochs=4 or more with ckpt_path={ckpt}")
 
 
+def test_a_new_run_in_a_folder_of_other_files_is_refused(tmp_path):
+    # before: hydra.run.dir=. in a checkout wrote .hydra/, checkpoints/, train.log... among its files
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "README.md").write_text("mine")
+    (folder / "data").mkdir()
+    assert message(f"hydra.run.dir={folder}", *OWN) == (
+        f"hydra.run.dir={folder} is not empty ({folder} holds README.md, data/): a run writes its record "
+        f"(.hydra/), train.log, checkpoints/ and metrics.json into its folder, among those files. Give a new "
+        f"or empty folder (or leave hydra.run.dir out: every run gets a folder of its own)")
+    (folder / "README.md").unlink()
+    (folder / "data").rmdir()
+    assert argv(f"hydra.run.dir={folder}", *OWN)[1] == f"hydra.run.dir={folder}"  # an empty folder is free
+
+
 def test_a_lone_checkpoint_of_another_model_is_named_before_its_progress(tmp_path):
     # before: a conv checkpoint outside a run folder, given to a fully connected run, was refused as
     # "the run has finished ... its metrics.json already holds its result": neither was known

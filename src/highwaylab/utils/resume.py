@@ -276,17 +276,25 @@ def check_run_name(value: Any) -> None:
 
 
 def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
-    """Raises ResumeError if ``folder`` holds another run's files and this run does not resume it
-    (from a checkpoint inside it)."""
+    """Raises ResumeError if ``folder`` (``hydra.run.dir``) holds another run's files, or any other
+    files (``hydra.run.dir=.`` in a checkout: the run's record, checkpoints and logs would be written
+    among them, over files of the same names), and this run does not resume the run there (from a
+    checkpoint inside it). A missing or empty folder is free."""
+    if not folder.is_dir() or (ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder)):
+        return  # nothing there yet, or resuming that very run, in place
     found = _run_files(folder)
-    if not found:
-        return
-    if ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder):
-        return  # resuming that very run, in place
-    raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new run "
-                      "there would overwrite its record and mix up its checkpoints. Resume that run "
-                      f"with: python train.py resume={folder}; or give a new folder (or leave "
-                      "hydra.run.dir out: every run gets a folder of its own)")
+    if found:
+        raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
+                          "run there would overwrite its record and mix up its checkpoints. Resume that run "
+                          f"with: python train.py resume={folder}; or give a new folder (or leave "
+                          "hydra.run.dir out: every run gets a folder of its own)")
+    others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    if others:
+        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+        raise ResumeError(f"hydra.run.dir={folder} is not empty ({folder.resolve()} holds {shown}): a run "
+                          f"writes its record (.hydra/), train.log, checkpoints/ and metrics.json into its "
+                          f"folder, among those files. Give a new or empty folder (or leave hydra.run.dir "
+                          f"out: every run gets a folder of its own)")
 
 
 def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
