@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from omegaconf import DictConfig
 
-from highwaylab.utils import compose_config
+from highwaylab.utils import compose_config, register_resolvers
 
+register_resolvers()  # as train.py does at import: ${net_depth:} and the others, whatever test runs first
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("HIGHWAYLAB_DATA_DIR", ROOT.parent / "shared" / "data")).resolve()
 

@@ -321,6 +321,18 @@ COMMAND_LINES = {
         "optim.optimizer.lr=1e\u22123: it contains MINUS SIGN (U+2212), which looks "
                                     "like '-' but is not (pasted text?). Fix: type it: "
                                     "optim.optimizer.lr=1e-3",
+    # the search space through hydra.sweeper.params: before, Hydra's advice to append the key led to
+    # "Sweeping over Hydra's configuration is not supported", or to a merge error
+    "hparams_search=mnist_tpe hydra.sweeper.params.optim.optimizer.lr=interval(0.01,0.1)":
+        "hydra.sweeper.params.optim.optimizer.lr=interval(0.01,0.1): the search space's entries are keys "
+        "with dots (optim.optimizer.lr), which an override of hydra.sweeper.params cannot address. Fix: give "
+        "the entry as an override of the run's key: 'optim.optimizer.lr=interval(0.01,0.1)'",
+    "hparams_search=mnist_tpe ~hydra.sweeper.params":
+        "~hydra.sweeper.params: Hydra cannot delete the sweeper's params. Fix: hydra.sweeper.params=null",
+    "hparams_search=mnist_random ~hydra.sweeper.params.model.gate_bias":
+        "~hydra.sweeper.params.model.gate_bias: the search space's entries are keys with dots "
+        "(optim.optimizer.lr), which an override of hydra.sweeper.params cannot address. Fix: to take "
+        "model.gate_bias out of the search, fix its value: model.gate_bias=<value>",
     "trainer.max_time=00:00:10:00":
         "trainer.max_time=00:00:10:00: trainer has no key 'max_time'. Fix: correct "
                                     "the key (python train.py --cfg job lists them); if it is an argument of "
@@ -342,7 +354,9 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 @pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
-                                  "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1"])
+                                  "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
+                                  "hparams_search=mnist_random model=plain hydra.sweeper.params=null "
+                                  "optim.optimizer.lr=interval(0.01,0.1)"])
 def test_good_command_lines_pass(line, tmp_path):
     from highwaylab.utils.overrides import check_command_line
 

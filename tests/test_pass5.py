@@ -78,13 +78,19 @@ def _call_check(cfg, capsys) -> tuple[int | None, str]:
 @pytest.mark.parametrize(("overrides", "message"), [
     (["hparams_search=mnist_random", "model=plain"],
      "hparams_search=mnist_random searches model.gate_bias, which model=plain does not have: choose a "
-     "model that has it (model=conv_highway or model=highway) or another search"),
+     "model that has it (model=conv_highway or model=highway) or another search, or search without it: "
+     "hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+     "'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'"),
     (["hparams_search=mnist_tpe", "model=residual", "depth=5"],
      "hparams_search=mnist_tpe searches model.gate_bias, which model=residual does not have: choose a "
-     "model that has it (model=conv_highway or model=highway) or another search"),
+     "model that has it (model=conv_highway or model=highway) or another search, or search without it: "
+     "hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+     "'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'"),
     (["hparams_search=mnist_random", "optim=adamw"],
      "hparams_search=mnist_random searches optim.optimizer.momentum, which optim=adamw does not have: "
-     "choose an optim that has it (optim=sgd or optim=sgd_step) or another search"),
+     "choose an optim that has it (optim=sgd or optim=sgd_step) or another search, or search without it: "
+     "hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+     "'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'"),
     (["hparams_search=mnist_random", "+hydra.sweeper.params.nope='choice(1,2)'"],
      "hparams_search=mnist_random searches nope, which the config does not have: correct or remove that "
      "entry of hydra.sweeper.params, or choose another search"),
@@ -99,7 +105,9 @@ def test_outside_a_hydra_run_the_line_names_no_options(capsys):
     """Without an initialised Hydra (a config composed elsewhere) the options are not composed."""
     assert sweep_check(["hparams_search=mnist_random", "model=plain"], capsys, hydra_up=False) == (
         1, "highwaylab: hparams_search=mnist_random searches model.gate_bias, which model=plain does not "
-           "have: choose a model that has it or another search\n")
+           "have: choose a model that has it or another search, or search without it: "
+           "hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+           "'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'\n")
 
 
 @pytest.mark.parametrize("overrides", [
@@ -146,7 +154,9 @@ def test_train_py_refuses_the_search_before_any_folder_or_optuna_db(tmp_path):
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert proc.stderr.strip().splitlines()[-1] == (
         "highwaylab: hparams_search=mnist_random searches model.gate_bias, which model=plain does not have: "
-        "choose a model that has it (model=conv_highway or model=highway) or another search")
+        "choose a model that has it (model=conv_highway or model=highway) or another search, or search "
+        "without it: hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+        "'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'")
     assert "Could not override" not in proc.stderr + proc.stdout
     assert not (tmp_path / "logs").exists()  # no sweep folder, no optuna.db
 

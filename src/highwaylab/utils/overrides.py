@@ -13,7 +13,9 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
   options there are;
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
-  quote it, and that Hydra does not expand ``~``.
+  quote it, and that Hydra does not expand ``~``;
+* an entry of a search space addressed through ``hydra.sweeper.params`` (its keys hold dots, which
+  an override cannot address): the forms that work (:func:`_search_space_entry`).
 
 Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
 own message is clear.
@@ -121,6 +123,10 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             except OverrideParseException:
                 raise OverrideError(_unreadable(override)) from None
         return None
+    for override in parsed:
+        if override.key_or_group.startswith("hydra.sweeper.params"):
+            if problem := _search_space_entry(override.input_line, override.key_or_group):
+                raise OverrideError(problem)
     single = [_first_value(o) for o in parsed]
     cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
     if err is not None:
@@ -197,6 +203,37 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
            if target else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _search_space_entry(given: str, key: str) -> str | None:
+    """The message for an override of the Optuna search space through ``hydra.sweeper.params``:
+    ``hydra.sweeper.params.optim.optimizer.lr=...`` reads as nested keys (the space's keys are
+    dotted paths, one key each), ``+...`` as sweeping Hydra's own config, and ``={...}`` merges
+    into the space. The sweeper takes the entries as overrides of the run's keys instead, after the
+    config's space: a range replaces that entry, a fixed value takes the key out of the search, and
+    ``hydra.sweeper.params=null`` empties the space so that only the command line's entries remain.
+    ``None`` for ``hydra.sweeper.params=null`` itself."""
+    entry = key.removeprefix("hydra.sweeper.params").lstrip(".")
+    value = given.split("=", 1)[1] if "=" in given else ""
+    deletes = given.startswith("~")
+    if not entry and value == "null" and not deletes:
+        return None
+    space = "add hydra.sweeper.params=null to search only the entries given on the command line"
+    if deletes and not entry:
+        return (f"{given}: Hydra cannot delete the sweeper's params. Fix: hydra.sweeper.params=null empties "
+                f"the search space; then give its entries as overrides of the run's keys, e.g. "
+                f"'optim.optimizer.lr=tag(log, interval(0.01, 0.1))'")
+    if deletes:
+        fix = (f"to take {entry} out of the search, fix its value: {entry}=<value>; or {space} (if the "
+               f"model has no {entry})")
+    else:
+        example = (f"'{entry}={value}'" if entry and value
+                   else "'optim.optimizer.lr=tag(log, interval(0.01, 0.1))'")
+        fix = (f"give the entry as an override of the run's key: {example} (a range replaces that entry of "
+               f"the space; a fixed value, e.g. optim.optimizer.momentum=0.9, takes the key out of the "
+               f"search); {space}")
+    return (f"{given}: the search space's entries are keys with dots (optim.optimizer.lr), which an override "
+            f"of hydra.sweeper.params cannot address. Fix: {fix}")
 
 
 def _check_typed_field(cfg: DictConfig, key: str) -> None:

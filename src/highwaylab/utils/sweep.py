@@ -209,7 +209,9 @@ def check_params(config: DictConfig) -> None:
         which = (f" ({' or '.join(f'{group}={o}' for o in having)})" if having else "")
         article = "an" if name[0] in "aeiou" else "a"
         raise ConfigError(f"{search} searches {key}, which {group}={choices[group]} does not have: choose "
-                          f"{article} {name} that has it{which} or another search")
+                          f"{article} {name} that has it{which} or another search, or search without it: "
+                          f"hydra.sweeper.params=null and the entries to search as overrides, e.g. "
+                          f"'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'")
 
 
 def _owner_group(key: str, choices: dict) -> str | None:
