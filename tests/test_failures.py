@@ -317,7 +317,7 @@ def test_one_epoch_log_key_given_alone_is_a_list_of_one(tmp_path):
 
     cfg = compose_cfg(TINY + ["callbacks.epoch_log.keys=val/acc"], tmp_path)
     validate(cfg)
-    assert EpochLogger(keys=cfg.callbacks.epoch_log.keys).keys == ["val/acc"]
+    assert EpochLogger(keys=cfg.callbacks.epoch_log["keys"]).keys == ["val/acc"]
 
 
 @pytest.mark.slow

@@ -27,6 +27,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from highwaylab.callbacks import EpochLogger, LesionMonitor, RunFolderMoved, StopOnSignal
+from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate
 from highwaylab.errors import ConfigError
 from highwaylab.models.carry import check_carry
@@ -124,7 +125,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         raise
     # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
     # which the loggers, fed every trainer.log_every_n_steps, may never have seen
-    fit_metrics = {k: v for k, v in _floats(trainer.callback_metrics).items() if not k.endswith("_step")}
+    fit_metrics = epoch_metrics(trainer)
     fit_seconds = time.time() - fit_start
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
     test_metrics: dict[str, float] = {}
