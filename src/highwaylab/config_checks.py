@@ -21,8 +21,9 @@ MAX_SEED = 2**32 - 1
 # integer trainer keys Lightning accepts as anything (and then fails far from the cause, or ignores)
 INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
             ("max_steps", -1, " (-1: no limit)"), ("accumulate_grad_batches", 1, " (1: a step per batch)"),
-            ("log_every_n_steps", 1, ""))
-INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50}
+            ("log_every_n_steps", 1, ""), ("num_sanity_val_steps", -1, " (-1: all validation batches)"))
+INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50,
+                "num_sanity_val_steps": 2}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
 BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark")  # data.*: the data module
 # trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
@@ -81,8 +82,9 @@ DATA_MODULES = ("highwaylab.data.MNISTDataModule", "highwaylab.data.mnist.MNISTD
 
 
 def data_shape(data: DictConfig) -> tuple[tuple[int, ...] | None, int | None]:
-    """The shape of one example and the number of classes of ``data`` (:data:`highwaylab.data.files.SHAPES`),
-    for one of highwaylab's data modules and a known ``data.dataset``; else ``(None, None)``."""
+    """The shape of one example and the number of classes of ``data``
+    (:data:`highwaylab.data.files.SHAPES`), for one of highwaylab's data modules and a known
+    ``data.dataset``; else ``(None, None)``."""
     from highwaylab.data.files import SHAPES
 
     if str(data.get("_target_")) not in DATA_MODULES or data.get("dataset") not in SHAPES:
@@ -92,20 +94,31 @@ def data_shape(data: DictConfig) -> tuple[tuple[int, ...] | None, int | None]:
 
 def check_data_config(data: DictConfig) -> None:
     """Check the data module's switches and choices (:func:`highwaylab.data.files.check_data_options`),
-    and that ``data.data_dir`` is set and holds the data set's files, with the data modules' own
-    path checks (:func:`highwaylab.data.files.check_data_files`), unless ``data.download`` may
-    bring them. An unknown ``data.dataset`` or a data module of another ``_target_`` is left to
-    the data module.
+    its loader arguments (:func:`highwaylab.data.files.check_loader_options`), and that
+    ``data.data_dir`` is set and holds the data set's files, with the data modules' own path checks
+    (:func:`highwaylab.data.files.check_data_files`), unless ``data.download`` may bring them. An
+    unknown ``data.dataset`` or a data module of another ``_target_`` is left to the data module.
 
     Raises:
         ConfigError: ``data.data_dir`` is not set.
         DataError: a data file or folder is missing, or something else is at its path.
     """
-    from highwaylab.data.files import DATA_OPTIONS, LAYOUT, check_data_files, check_data_options
+    from highwaylab.data.files import (
+        DATA_OPTIONS,
+        LAYOUT,
+        LOADER_OPTIONS,
+        TRAIN_EXAMPLES,
+        check_data_files,
+        check_data_options,
+        check_loader_options,
+    )
 
     if str(data.get("_target_")) not in DATA_MODULES:
         return
     check_data_options(**{key: data[key] for key in DATA_OPTIONS if key in data})
+    if data.get("dataset") in TRAIN_EXAMPLES:
+        check_loader_options(**{key: data[key] for key in LOADER_OPTIONS if key in data},
+                             train_examples=TRAIN_EXAMPLES[data.dataset])
     dataset = data.get("dataset")
     if dataset not in LAYOUT or data.get("download") is True:
         return
@@ -160,7 +173,9 @@ def check_schedule(cfg: DictConfig) -> None:
     ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
     ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
     ``trainer.check_val_every_n_epoch`` below 1, trainer counts that are not integers (``INT_KEYS``),
-    ``min_epochs`` above ``max_epochs``, switches that are not booleans (``BOOL_KEYS``), and
+    ``min_epochs`` above ``max_epochs``, switches that are not booleans (``BOOL_KEYS``), a
+    ``trainer.val_check_interval`` of 0 or below, ``optim.scheduler.milestones`` that are not
+    increasing epochs, ``trainer.limit_test_batches=0`` with ``test=true``, and
     ``trainer.max_epochs=0`` (with no
     ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
     for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
@@ -199,6 +214,11 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError(f"trainer.{key}={limit!r} must be a fraction of the batches in 0.0 .. 1.0 "
                               f"or a whole number of batches >= 0, e.g. trainer.{key}=0.25 or "
                               f"trainer.{key}=10")
+    interval = cfg.trainer.get("val_check_interval")
+    if interval is not None and not (_is_limit(interval) and interval > 0):  # 0: Lightning divides by it
+        raise ConfigError(f"trainer.val_check_interval={interval!r} must be a fraction of the epoch in "
+                          f"(0.0, 1.0] or a number of training batches >= 1, e.g. "
+                          f"trainer.val_check_interval=0.5; null: once per epoch")
     devices = cfg.trainer.get("devices")
     if not _is_devices(devices):
         raise ConfigError(f"trainer.devices={devices!r} must be a number of devices >= 1, -1 or \"auto\" "
@@ -217,6 +237,10 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError("trainer.limit_train_batches=0 trains nothing, and test=true would then "
                               "report the untrained network as the run's result. Fix: "
                               "trainer.limit_train_batches=1.0 (all) or a number of batches, or test=false.")
+        if cfg.trainer.get("limit_test_batches") == 0:
+            raise ConfigError("trainer.limit_test_batches=0 tests nothing, and test=true would then write "
+                              "metrics.json without test/acc and test/loss. Fix: "
+                              "trainer.limit_test_batches=1.0 (all) or a number of batches, or test=false.")
     min_epochs, max_epochs = cfg.trainer.get("min_epochs"), cfg.trainer.get("max_epochs")
     if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
@@ -227,6 +251,16 @@ def check_schedule(cfg: DictConfig) -> None:
                           f"trainer.max_epochs={max_epochs}; a cosine period below 1 sets the learning rate "
                           f"to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
                           f"trainer.max_epochs=N")
+    milestones = OmegaConf.select(cfg, "optim.scheduler.milestones", default=None)
+    if milestones is not None:
+        listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)
+        values = list(milestones) if listed else None
+        if not values or any(isinstance(m, bool) or not isinstance(m, int) or m < 1 for m in values) \
+                or values != sorted(values):
+            raise ConfigError(f"optim.scheduler.milestones={milestones!r} must be a list of epochs >= 1 in "
+                              f"increasing order (the learning rate is divided at each; an epoch never "
+                              f"equals anything else, so it would never decay), e.g. "
+                              f"'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
 
 

@@ -23,7 +23,15 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, verify_official
-from highwaylab.data.files import SHAPES, check_data_options, data_files, data_folder, fix_hint
+from highwaylab.data.files import (
+    SHAPES,
+    TRAIN_EXAMPLES,
+    check_data_options,
+    check_loader_options,
+    data_files,
+    data_folder,
+    fix_hint,
+)
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -52,7 +60,6 @@ class CIFAR100NoMD5(CIFAR100):
 DATASETS: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10, "cifar100": CIFAR100}
 DATASETS_NO_MD5: dict[str, type[CIFAR10]] = {"cifar10": CIFAR10NoMD5, "cifar100": CIFAR100NoMD5}
 CHANNELS = ("red", "green", "blue")
-TRAIN_IMAGES = 50_000  # official training images of either dataset
 
 
 class CIFARDataModule(InMemoryDataModule):
@@ -117,8 +124,9 @@ class CIFARDataModule(InMemoryDataModule):
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
         check_data_dir(data_dir, f"{DATASETS[dataset].base_folder}/")
-        self.check_loader_args(batch_size, val_size, split_seed, num_workers, TRAIN_IMAGES)
-        check_data_options(normalise=normalise, augment=augment, verify=verify, download=download)
+        check_loader_options(batch_size, val_size, split_seed, num_workers, TRAIN_EXAMPLES[dataset])
+        check_data_options(normalise=normalise, augment=augment, verify=verify, download=download,
+                           pin_memory=pin_memory)
         if verify_md5 is not None and not isinstance(verify_md5, bool):
             raise ConfigError(f"data.verify_md5={verify_md5!r} must be true, false or null "
                               f"(it is the old name of data.verify).")

@@ -27,12 +27,39 @@ LAYOUT = {
 # give the backbone, known before any file is read (the model's size and conv maps are checked early)
 SHAPES = {"mnist": ((1, 28, 28), 10), "fashion_mnist": ((1, 28, 28), 10), "cifar10": ((3, 32, 32), 10),
           "cifar100": ((3, 32, 32), 100)}
+# data set -> the official training examples (the validation split is drawn from them)
+TRAIN_EXAMPLES = {"mnist": 60_000, "fashion_mnist": 60_000, "cifar10": 50_000, "cifar100": 50_000}
 
 
 # the data modules' switches and choices (MNISTDataModule: verify, download; CIFARDataModule: all of
 # them), checked by the data modules and, before torch, by config_checks
 DATA_OPTIONS = {"verify": (True, False), "download": (True, False), "augment": (True, False),
-                "normalise": ("channel", "gcn")}
+                "normalise": ("channel", "gcn"), "pin_memory": (True, False)}
+# the loader arguments every in-memory data module takes (check_loader_options)
+LOADER_OPTIONS = ("batch_size", "val_size", "split_seed", "num_workers")
+
+
+def check_loader_options(batch_size: object = 128, val_size: object = 5000, split_seed: object = 0,
+                         num_workers: object = 0, train_examples: int = 60_000) -> None:
+    """Check the loader arguments every in-memory data module shares (``train_examples``: the data
+    set's official training examples, :data:`TRAIN_EXAMPLES`).
+
+    Raises:
+        ConfigError: naming ``data.<key>``: a non-positive batch size, a ``val_size`` outside
+            1 .. ``train_examples`` - 1, a non-integer ``split_seed``, negative ``num_workers``.
+    """
+    def integer(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if not integer(batch_size) or batch_size < 1:
+        raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer, "
+                          f"e.g. data.batch_size=128.")
+    if not integer(val_size) or not 1 <= val_size < train_examples:
+        raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {train_examples - 1}.")
+    if not integer(split_seed):
+        raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+    if not integer(num_workers) or num_workers < 0:
+        raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
 
 
 def check_data_options(**options: object) -> None:

@@ -166,24 +166,6 @@ class InMemoryDataModule(LightningDataModule):
     data_val: InMemoryBatches | None = None
     data_test: InMemoryBatches | None = None
 
-    @staticmethod
-    def check_loader_args(batch_size: int, val_size: int, split_seed: int, num_workers: int,
-                          train_examples: int) -> None:
-        """Check the arguments every in-memory DataModule shares.
-
-        Raises:
-            ConfigError: naming ``data.<key>``: a non-positive batch size, a ``val_size`` outside
-                1 .. ``train_examples`` - 1, a non-integer ``split_seed``, negative ``num_workers``.
-        """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"data.batch_size={batch_size!r} must be a positive integer.")
-        if isinstance(val_size, bool) or not isinstance(val_size, int) or not 1 <= val_size < train_examples:
-            raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {train_examples - 1}.")
-        if isinstance(split_seed, bool) or not isinstance(split_seed, int):
-            raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
-
     def split(self, n: int, source: Path) -> tuple[Tensor, Tensor]:
         """Indices ``(train, validation)`` of ``n`` official training examples: ``val_size`` of them,
         drawn with ``split_seed``, for validation, the rest for training.

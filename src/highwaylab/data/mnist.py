@@ -18,7 +18,15 @@ from highwaylab.data.checks import (
     download_error,
 )
 from highwaylab.data.checksums import note_unverified, unreadable_error, verify_official
-from highwaylab.data.files import SHAPES, check_data_options, data_files, data_folder, fix_hint
+from highwaylab.data.files import (
+    SHAPES,
+    TRAIN_EXAMPLES,
+    check_data_options,
+    check_loader_options,
+    data_files,
+    data_folder,
+    fix_hint,
+)
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
 
@@ -69,8 +77,8 @@ class MNISTDataModule(InMemoryDataModule):
         if dataset not in DATASETS:
             raise ConfigError(f"data.dataset={dataset!r} is unknown; choose one of: {', '.join(DATASETS)}.")
         check_data_dir(data_dir, f"{DATASETS[dataset].__name__}/raw/")
-        self.check_loader_args(batch_size, val_size, split_seed, num_workers, 60_000)
-        check_data_options(verify=verify, download=download)
+        check_loader_options(batch_size, val_size, split_seed, num_workers, TRAIN_EXAMPLES[dataset])
+        check_data_options(verify=verify, download=download, pin_memory=pin_memory)
         self.save_hyperparameters(logger=False)
 
     @property
