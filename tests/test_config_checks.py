@@ -115,6 +115,19 @@ BAD = {
     "callbacks.nonfinite_guard.check_every_n_steps=0":
         "callbacks.nonfinite_guard.check_every_n_steps=0 must be an integer >= 1",
     "callbacks.chance_warning.tolerance=1.5": "callbacks.chance_warning.tolerance=1.5 must be in (0, 1)",
+    # sixth pass: before, answered after the imports (and leaving a folder), or accepted
+    "data.batch_size=2.5": "data.batch_size=2.5 must be a positive integer, e.g. data.batch_size=128.",
+    "data.pin_memory=maybe": "data.pin_memory='maybe' must be true or false.",  # before: read as true
+    "optim=sgd_step optim.scheduler.milestones=[a,b]":  # before: the learning rate never decayed
+        "optim.scheduler.milestones=['a', 'b'] must be a list of epochs >= 1 in increasing order",
+    "optim=sgd_step optim.scheduler.milestones=[150,100]": "optim.scheduler.milestones=[150, 100] must be",
+    "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
+        "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "
+        "batches >= 1",
+    "trainer.limit_test_batches=0":  # before: exit 0, metrics.json without test/*
+        "trainer.limit_test_batches=0 tests nothing, and test=true would then write metrics.json without "
+        "test/acc and test/loss",
 }
 
 
@@ -333,6 +346,14 @@ COMMAND_LINES = {
         "~hydra.sweeper.params.model.gate_bias: the search space's entries are keys with dots "
         "(optim.optimizer.lr), which an override of hydra.sweeper.params cannot address. Fix: to take "
         "model.gate_bias out of the search, fix its value: model.gate_bias=<value>",
+    # sixth pass: folders that runs would share or split (before: exit 0, one run's files overwritten)
+    "paths.output_dir=/tmp/elsewhere":
+        "paths.output_dir=/tmp/elsewhere: paths.output_dir is the run's folder as Hydra makes it; set here, "
+        "the run would be split in two",
+    "-m seed=0,1 hydra.sweep.subdir=fixed": "hydra.sweep.subdir=fixed: every job of the multirun would write "
+                                            "into that one folder",
+    "-m seed=0,1 hydra.sweep.subdir=../../escape":
+        "hydra.sweep.subdir=../../escape: a job's folder must stay inside the sweep's folder",
     "trainer.max_time=00:00:10:00":
         "trainer.max_time=00:00:10:00: trainer has no key 'max_time'. Fix: correct "
                                     "the key (python train.py --cfg job lists them); if it is an argument of "
@@ -355,6 +376,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
                                   "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
+                                  "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}_mine",
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "
                                   "optim.optimizer.lr=interval(0.01,0.1)"])
 def test_good_command_lines_pass(line, tmp_path):
@@ -362,6 +384,18 @@ def test_good_command_lines_pass(line, tmp_path):
 
     check_command_line(["train.py", *line.replace("'", "").split(), f"paths.log_dir={tmp_path}"],
                        ROOT / "conf")
+
+
+def test_a_multirun_refuses_one_wandb_run_id_for_all_its_jobs(tmp_path, monkeypatch):
+    # before: WANDB_RUN_ID=myfixedid gave every job of -m seed=0,1 the W&B id myfixedid, exit 0
+    from highwaylab.utils.overrides import check_command_line
+
+    monkeypatch.setenv("WANDB_RUN_ID", "myfixedid")
+    for line in (["-m", "seed=0,1"], ["hparams_search=mnist_tpe"]):
+        with pytest.raises(HighwaylabError, match=r"^WANDB_RUN_ID=myfixedid is set, so every job of this "
+                                                  r"multirun would log to that one W&B run"):
+            check_command_line(["train.py", *line, f"paths.log_dir={tmp_path}"], ROOT / "conf")
+    check_command_line(["train.py", "depth=3", f"paths.log_dir={tmp_path}"], ROOT / "conf")  # one run: its id
 
 
 def test_a_refused_run_leaves_no_folder_and_prints_one_bare_line(tmp_path):

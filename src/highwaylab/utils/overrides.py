@@ -15,7 +15,11 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
   quote it, and that Hydra does not expand ``~``;
 * an entry of a search space addressed through ``hydra.sweeper.params`` (its keys hold dots, which
-  an override cannot address): the forms that work (:func:`_search_space_entry`).
+  an override cannot address): the forms that work (:func:`_search_space_entry`);
+* where a run writes that would mix runs up (:func:`_shared_folder`): ``paths.output_dir=`` (it
+  follows Hydra's run folder: set, it splits the run in two), a multirun's ``hydra.sweep.subdir``
+  without the job's number (every job in one folder), and ``WANDB_RUN_ID`` in the environment of a
+  multirun (every job one W&B run).
 
 Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
 own message is clear.
@@ -30,6 +34,7 @@ this runs in well under a second.
 from __future__ import annotations
 
 import dataclasses
+import os
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -57,6 +62,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         ConfigError, DataError: what :func:`~highwaylab.config_checks.validate` raises.
     """
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
 
     from highwaylab.config_checks import validate
     from highwaylab.utils.hydra_utils import quiet_args_parser
@@ -91,7 +97,13 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         others = ",".join(str(x) for x in loggers if x != "none")
         raise OverrideError(f"logger=[{','.join(str(x) for x in loggers)}]: none removes every logger, the "
                             f"others included. Fix: leave none out (logger=[{others}])")
-    if args.multirun:
+    multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
+    if multirun and os.environ.get("WANDB_RUN_ID"):
+        raise OverrideError(f"WANDB_RUN_ID={os.environ['WANDB_RUN_ID']} is set, so every job of this "
+                            f"multirun would log to that one W&B run (and wandb sync would merge them). "
+                            f"Fix: unset WANDB_RUN_ID (each job gets a run of its own, in the sweep's "
+                            f"group); for one run, logger.wandb.id=<id>")
+    if multirun:
         return
     HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
     try:
@@ -127,6 +139,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         if override.key_or_group.startswith("hydra.sweeper.params"):
             if problem := _search_space_entry(override.input_line, override.key_or_group):
                 raise OverrideError(problem)
+        if problem := _shared_folder(override.key_or_group, override.input_line):
+            raise OverrideError(problem)
     single = [_first_value(o) for o in parsed]
     cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
     if err is not None:
@@ -203,6 +217,25 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
            if target else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _shared_folder(key: str, given: str) -> str | None:
+    """The message for an override that would make runs share a folder, or split one: see the
+    module's docstring. ``None`` for any other override."""
+    value = given.split("=", 1)[1] if "=" in given else ""
+    if key == "paths.output_dir" and not given.startswith("~"):
+        return (f"{given}: paths.output_dir is the run's folder as Hydra makes it; set here, the run would "
+                f"be split in two (its record and train.log in Hydra's folder, its checkpoints and "
+                f"metrics.json here, over another run's). Fix: hydra.run.dir={value or '<folder>'} (a "
+                f"multirun: hydra.sweep.dir=), or paths.log_dir=<folder> for where the runs' folders go")
+    if key == "hydra.sweep.subdir" and ".." in value:
+        return (f"{given}: a job's folder must stay inside the sweep's folder (hydra.sweep.dir), where the "
+                f"report and resume= find it. Fix: leave hydra.sweep.subdir out (<n>_<run_name>)")
+    if key == "hydra.sweep.subdir" and "job.num" not in value:
+        return (f"{given}: every job of the multirun would write into that one folder, over the others' "
+                f"checkpoints and metrics.json. Fix: keep the job's number in it, e.g. "
+                f"'hydra.sweep.subdir=${{hydra.job.num}}_{value or 'name'}', or leave it out")
+    return None
 
 
 def _search_space_entry(given: str, key: str) -> str | None:
