@@ -125,6 +125,10 @@ BAD = {
     "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
         "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "
         "batches >= 1",
+    "logger.wandb.log_model=all":  # before: Lightning's two lines, naming its Python arguments
+        "logger.wandb.log_model=all uploads checkpoints to W&B, which an offline run cannot do "
+        "(logger.wandb.offline=true, the default here). Fix: logger.wandb.log_model=false",
+    "logger.wandb.log_model=sometimes": "logger.wandb.log_model='sometimes' must be false, true",
     "trainer.limit_test_batches=0":  # before: exit 0, metrics.json without test/*
         "trainer.limit_test_batches=0 tests nothing, and test=true would then write metrics.json without "
         "test/acc and test/loss",

@@ -244,3 +244,9 @@ def test_check_log_dirs_creates_the_folders_and_names_the_key(tmp_path):
         check_log_dirs([TensorBoardLogger(tmp_path / "file", name="tb")], group)
     with pytest.raises(ConfigError, match=r"^logger\.csv\.save_dir=.*Fix: set logger\.csv\.save_dir"):
         check_log_dirs([CSVLogger(tmp_path / "file", name="csv")])
+    # before: W&B warned, fell back to /tmp/wandb/ (outside the run's folder) and the run went on
+    from highwaylab.utils.wandb_logger import WandbLogger
+
+    wandb_group = OmegaConf.create({"wandb": {"_target_": "highwaylab.utils.wandb_logger.WandbLogger"}})
+    with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*file: cannot write the W&B log"):
+        check_log_dirs([WandbLogger(save_dir=str(tmp_path / "file"), offline=True)], wandb_group)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> None:
-    """Create the log folder of every TensorBoard and CSV logger and write a probe file into it, on
+    """Create the log folder of every TensorBoard, CSV and W&B logger and write a probe file into it, on
     rank zero only: the process that writes them (on another rank, a CSV logger would count the
     folder made here and pick the next ``version_N``).
 
@@ -36,12 +36,13 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
     Raises:
         ConfigError: a log folder cannot be created or written; the message names the key and the fix.
     """
-    from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
+    from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger, WandbLogger
     from lightning.pytorch.utilities import rank_zero_only
 
     if rank_zero_only.rank != 0:
         return
-    folder_loggers = {TensorBoardLogger: "TensorBoard", CSVLogger: "CSV"}
+    # W&B writes <save_dir>/wandb/; given a folder it cannot make, it falls back to /tmp with a warning
+    folder_loggers = {TensorBoardLogger: "TensorBoard", CSVLogger: "CSV", WandbLogger: "W&B"}
     names = [name for name, node in (group or {}).items()
              if isinstance(node, DictConfig) and "_target_" in node]  # instantiate_group's order
     if len(names) != len(loggers):
@@ -50,7 +51,7 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
         kind = next((k for cls, k in folder_loggers.items() if isinstance(logger, cls)), None)
         if kind is None or "://" in str(logger.save_dir):  # not a local folder (W&B, s3://, ...)
             continue
-        folder = os.path.normpath(logger.log_dir)
+        folder = os.path.normpath(logger.save_dir if isinstance(logger, WandbLogger) else logger.log_dir)
         try:
             os.makedirs(folder, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
@@ -144,6 +145,24 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                 fix = (f"give {key} a value W&B accepts, e.g. {key}={example}" if key != "WANDB_PROJECT"
                        else f"change or unset WANDB_PROJECT, or set logger.{name}.project=highwaylab")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
+        check_log_model(name, node)
+
+
+def check_log_model(name: str, node: Mapping) -> None:
+    """Raises ConfigError for ``logger.<name>.log_model`` other than true, false or ``all``, or set
+    (true or ``all``: checkpoints uploaded as W&B artifacts) for an offline run
+    (``logger.<name>.offline=true``, the default, or ``WANDB_MODE=offline``), which cannot upload them:
+    Lightning refuses that at the logger's start, in two lines naming its Python arguments."""
+    key, value = f"logger.{name}.log_model", node.get("log_model", False)
+    if not (isinstance(value, bool) or value == "all"):
+        raise ConfigError(f"{key}={value!r} must be false, true (the best and last checkpoints at the end) "
+                          f"or all (every checkpoint), e.g. {key}=false")
+    offline = node.get("offline") is True or os.environ.get("WANDB_MODE") in ("offline", "dryrun")
+    if value and offline:
+        raise ConfigError(f"{key}={str(value).lower()} uploads checkpoints to W&B, which an offline run "
+                          f"cannot do (logger.{name}.offline=true, the default here). Fix: {key}=false (the "
+                          f"checkpoints stay in the run's checkpoints/), or logger.{name}.offline=false "
+                          f"after wandb login")
 
 
 def check_wandb_tags(tags: object) -> None:
