@@ -487,7 +487,11 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
     (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=abc"],
      "callbacks.gate_stats.every_n_steps='abc' must be an integer >= 0"),
     (["callbacks.last_checkpoint.filename=../../escaped"],
-     "callbacks.last_checkpoint.filename='../../escaped' must be a plain file name")])
+     "callbacks.last_checkpoint.filename='../../escaped' must be a plain file name"),
+    # sixth pass: before, "refused by Linear (TypeError ... 'lr')", with a fix about the arguments
+    (["optim.optimizer._target_=torch.nn.Linear"],
+     "optim.optimizer._target_=torch.nn.modules.linear.Linear is not an optimiser (a subclass of "
+     "torch.optim.optimizer.Optimizer). Fix: e.g. optim.optimizer._target_=torch.optim.SGD")])
 def test_more_values_found_by_the_third_pass_are_refused(overrides, message, tmp_path):
     # before: an InterpolationKeyError traceback (~model); momentum 2 accepted and the run diverged
     # with a fix about the learning rate; TypeError "'<' not supported" (every_n_steps=abc);

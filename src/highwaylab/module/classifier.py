@@ -239,11 +239,22 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
 
     Raises:
         ConfigError: naming ``optim.optimizer.<key>`` or ``optim.scheduler.<key>`` and the fix,
-            e.g. ``lr=abc``, ``gamma=-1`` or ``betas=[0.9]``.
+            e.g. ``lr=abc``, ``gamma=-1`` or ``betas=[0.9]``; a ``_target_`` that is not a torch
+            optimiser (``torch.optim.Optimizer``) or scheduler (``LRScheduler``).
     """
+    kinds = {"optim.optimizer": (torch.optim.Optimizer, "an optimiser", "torch.optim.SGD"),
+             "optim.scheduler": (torch.optim.lr_scheduler.LRScheduler, "a learning-rate scheduler",
+                                 "torch.optim.lr_scheduler.ExponentialLR")}
     for group, part in (("optim.optimizer", optimizer), ("optim.scheduler", scheduler)):
         if not isinstance(part, functools.partial):
             continue
+        base, what, example = kinds[group]
+        if not (isinstance(part.func, type) and issubclass(part.func, base)):
+            name = f"{getattr(part.func, '__module__', '')}.{getattr(part.func, '__qualname__', part.func)}"
+            raise ConfigError(f"{group}._target_={name.lstrip('.')} is not {what} (a subclass of "
+                              f"{base.__module__}.{base.__qualname__}). Fix: e.g. "
+                              f"{group}._target_={example}, or choose an optim preset (optim=sgd, sgd_step "
+                              f"or adamw)")
         _check_tuple_args(group, part)
         defaults = _numeric_defaults(part.func)
         for key, value in part.keywords.items():
