@@ -56,6 +56,27 @@ def test_precision_lightning_chose_is_recorded(tmp_path, data_dir):
     assert recorded["trainer"]["precision"] == "bf16-mixed"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("precision", "dtype"), [("64", "float64"), ("16-true", "float16")])
+def test_a_true_precision_runs_with_the_model_summary(precision, dtype, tmp_path, data_dir):
+    # before: RuntimeError "mat1 and mat2 must have the same dtype" in the summary's FLOP count, whose
+    # example input stayed float32 while the weights were converted
+    import torch
+
+    from highwaylab.models import FCBackbone
+    from highwaylab.module import ClassifierModule
+
+    cfg = compose_cfg([o for o in TINY if o != "~callbacks.model_summary"]
+                      + [f"trainer.precision={precision}", "callbacks=minimal"], tmp_path)
+    metrics = train(cfg)
+    assert metrics["precision"] == ("64-true" if precision == "64" else precision)
+    assert math.isfinite(metrics["test/loss"])
+    module = ClassifierModule(FCBackbone("highway", 3, 8, (1, 28, 28), 10), optimizer=None, scheduler=None,
+                              num_classes=10, input_shape=(1, 28, 28))
+    assert module.example_input_array.dtype == torch.float32
+    assert module.to(getattr(torch, dtype)).example_input_array.dtype == getattr(torch, dtype)
+
+
 def test_conv_run_is_named_and_tagged_by_the_depth_of_its_stages(tmp_path):
     # before: mnist-conv_plain-d100-relu-sgd-s0 (the unused top-level depth) and no depth tag
     cfg = compose_cfg(["model=conv_plain"], tmp_path)

@@ -97,6 +97,21 @@ class ClassifierModule(LightningModule):
         self._step_loss: Tensor | None = None
 
     @property
+    def example_input_array(self) -> Tensor | None:
+        """``(1, *input_shape)`` zeros in the dtype of the weights, or ``None``: Lightning's model
+        summary runs the net on it after the precision plugin has converted the weights
+        (``trainer.precision=64-true``: float64; ``16-true``: float16)."""
+        example = self._example_input_array
+        net = getattr(self, "net", None)
+        weights = net.parameters() if net is not None else ()
+        weight = next((p for p in weights if p.is_floating_point()), None)
+        return example if example is None or weight is None else example.to(weight.dtype)
+
+    @example_input_array.setter
+    def example_input_array(self, example: Tensor | None) -> None:
+        self._example_input_array = example
+
+    @property
     def backbone(self) -> nn.Module:
         """The backbone itself (never the ``torch.compile`` wrapper): what analysis callbacks inspect."""
         return getattr(self.net, "_orig_mod", self.net)
