@@ -94,6 +94,17 @@ def _call_check(cfg, capsys) -> tuple[int | None, str]:
     (["hparams_search=mnist_random", "+hydra.sweeper.params.nope='choice(1,2)'"],
      "hparams_search=mnist_random searches nope, which the config does not have: correct or remove that "
      "entry of hydra.sweeper.params, or choose another search"),
+    # sixth pass: before, a sqlalchemy or FileNotFoundError traceback and an empty sweep folder
+    (["hparams_search=mnist_random", "hydra.sweeper.storage=garbage://x"],
+     "hydra.sweeper.storage=garbage://x is not a database URL SQLAlchemy can open (NoSuchModuleError: "
+     "Can't load plugin: sqlalchemy.dialects:garbage). Fix: "
+     "hydra.sweeper.storage=sqlite:///<folder>/optuna.db (the default puts it in the sweep's folder), "
+     "another database URL, or null (a study in memory, lost at the end)"),
+    (["hparams_search=mnist_random", "hydra.sweeper.storage=sqlite:////proc/nope/optuna.db"],
+     "hydra.sweeper.storage=sqlite:////proc/nope/optuna.db: the study's folder /proc/nope cannot be made "
+     "(No such file or directory at /proc). Fix: hydra.sweeper.storage=sqlite:///<folder>/optuna.db (the "
+     "default puts it in the sweep's folder), another database URL, or null (a study in memory, lost at "
+     "the end)"),
 ])
 def test_a_searched_key_the_config_lacks_is_one_line_before_the_sweeper(overrides, message, capsys):
     # before: Hydra's "Could not override 'model.gate_bias'. To append to your config use

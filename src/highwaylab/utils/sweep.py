@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -118,7 +119,8 @@ class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
     ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`),
-    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1) and the keys that
+    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1), ``hydra.sweeper.storage``
+    (:func:`check_storage`) and the keys that
     ``hydra.sweeper.params`` sets (:func:`check_params`: each must be a key of the job's config). A
     bad value is one ``highwaylab:`` line on stderr and exit status 1, instead of optuna's traceback
     or Hydra's "Could not override" (after the sweep folder and its ``optuna.db`` are made) or, for
@@ -138,6 +140,8 @@ class SweepCheck(Callback):
                 raise ConfigError(f"optimized_metric={metric} is not a metric of the run, so every trial "
                                   f"would train and then fail; choose one of {', '.join(RUN_METRICS)}")
             check_params(config)
+            if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
+                check_storage(config.hydra.sweeper.storage)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
                 check_direction(config.hydra.sweeper.direction)
             for key in ("n_trials", "n_jobs"):
@@ -212,6 +216,52 @@ def check_params(config: DictConfig) -> None:
                           f"{article} {name} that has it{which} or another search, or search without it: "
                           f"hydra.sweeper.params=null and the entries to search as overrides, e.g. "
                           f"'optim.optimizer.lr=tag(log, interval(0.001, 1.0))'")
+
+
+def check_storage(storage: object) -> None:
+    """Check the Optuna study's ``hydra.sweeper.storage``, a SQLAlchemy database URL, before the
+    sweeper opens it: that SQLAlchemy reads it and has its dialect and driver, and, for SQLite, that
+    the file's folder exists or can be made (its nearest existing folder can be written). ``null``
+    (a study in memory) passes.
+
+    Raises:
+        ConfigError: naming ``hydra.sweeper.storage``, SQLAlchemy's or the file system's reason, and
+            the fix.
+    """
+    if storage is None:
+        return
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    fix = ("Fix: hydra.sweeper.storage=sqlite:///<folder>/optuna.db (the default puts it in the sweep's "
+           "folder), another database URL, or null (a study in memory, lost at the end)")
+    try:
+        url = make_url(str(storage))
+        dialect = url.get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError) as err:
+        reason = str(err).splitlines()[0]
+        raise ConfigError(f"hydra.sweeper.storage={storage} is not a database URL SQLAlchemy can open "
+                          f"({type(err).__name__}: {reason}). {fix}") from None
+    try:
+        (getattr(dialect, "import_dbapi", None) or dialect.dbapi)()  # the driver (SQLAlchemy 2 / 1.4)
+    except ImportError as err:
+        raise ConfigError(f"hydra.sweeper.storage={storage}: the {url.get_backend_name()} driver that "
+                          f"SQLAlchemy needs is not installed ({err}). Fix: pip install it (e.g. psycopg2 "
+                          f"for postgresql), or use SQLite: the default hydra.sweeper.storage") from None
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return
+    folder = Path(url.database).absolute().parent
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    reason = f"{existing} is a file" if not existing.is_dir() else None
+    try:
+        if reason is None:
+            with tempfile.TemporaryFile(dir=existing):  # a probe, removed at once: nothing is left
+                pass
+    except OSError as err:
+        reason = f"{err.strerror or err} at {existing}"
+    if reason is not None:
+        raise ConfigError(f"hydra.sweeper.storage={storage}: the study's folder {folder} cannot be made "
+                          f"({reason}). {fix}")
 
 
 def _owner_group(key: str, choices: dict) -> str | None:
