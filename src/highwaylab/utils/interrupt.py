@@ -54,14 +54,15 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 def _signals() -> tuple[signal.Signals, ...]:
     """SIGTERM and SIGINT; SIGHUP (a closed terminal or ssh session) unless it is ignored (``nohup``
-    ignores it: such a run goes on when its terminal closes, as ``nohup`` promises); in a job of the
-    SLURM launcher also its warning signal (USR2, sent before the time limit:
-    :mod:`highwaylab.utils.slurm`), in place of submitit's handler."""
-    from highwaylab.utils.slurm import WARNING_SIGNAL, requeueable
+    ignores it: such a run goes on when its terminal closes, as ``nohup`` promises); and USR2, the
+    warning signal that schedulers send before a time limit: in a job of the SLURM launcher it
+    requeues the job (:mod:`highwaylab.utils.slurm`, in place of submitit's handler), elsewhere it
+    stops the run like SIGTERM (its default action would kill the process without a checkpoint)."""
+    from highwaylab.utils.slurm import WARNING_SIGNAL
 
     hangup = getattr(signal, "SIGHUP", None)  # not on Windows
     hup = (hangup,) if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN else ()
-    return SIGNALS + hup + ((WARNING_SIGNAL,) if requeueable() else ())
+    return SIGNALS + hup + (WARNING_SIGNAL,)
 
 
 class _State:
