@@ -432,6 +432,14 @@ def test_closing_the_terminal_of_a_training_run_saves_it_and_exits_129(tmp_path)
                                           "got a,b"),
     (["--layers", "9", "--depth", "5"], "--layers must lie in 1 .. 5"),
     (["--batch", "0", "--depth", "5"], "--batch must be a positive integer, got 0"),
+    # sixth pass: before, ignored without --activation (the published table printed, exit 0)
+    (["--scale", "3", "--depth", "5"], "--scale 3.0 describes a stack of your own, which needs --activation "
+                                       "too (e.g. --activation tanh --scale 3.0); without --activation the "
+                                       "five published stacks run"),
+    (["--form", "residual", "--scale", "2"], "--form residual and --scale 2.0 describe a stack of your own, "
+                                             "which needs --activation too (e.g. --activation tanh --form "
+                                             "residual --scale 2.0); without --activation the five published "
+                                             "stacks run"),
 ])
 def test_a_refused_probe_leaves_no_folder(args, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # the default --plot is outputs/probe/grad_norms.png, in the cwd

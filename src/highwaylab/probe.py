@@ -21,8 +21,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m highwaylab.probe", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--activation", help="any torch.nn activation; omit for the published stacks")
-    parser.add_argument("--form", choices=["plain", "residual"], default="plain")
-    parser.add_argument("--scale", type=float, default=1.0, help="weight std is scale / sqrt(width)")
+    parser.add_argument("--form", choices=["plain", "residual"], default=None,
+                        help="with --activation: the stack's form (default plain)")
+    parser.add_argument("--scale", type=float, default=None,
+                        help="with --activation: weight std is scale / sqrt(width) (default 1)")
     parser.add_argument("--depth", type=int, default=30)
     parser.add_argument("--width", type=int, default=64)
     parser.add_argument("--batch", type=int, default=32)
@@ -33,6 +35,14 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
+    own = [f"--{name} {getattr(args, name)}" for name in ("form", "scale") if getattr(args, name) is not None]
+    if own and not args.activation:  # they describe one stack of the user's; else the published five
+        verb = "describes" if len(own) == 1 else "describe"
+        parser.error(f"{' and '.join(own)} {verb} a stack of your own, which needs --activation too (e.g. "
+                     f"--activation tanh {' '.join(own)}); without --activation the five published "
+                     f"stacks run")
+    args.form = args.form or "plain"
+    args.scale = 1.0 if args.scale is None else args.scale
     if not math.isfinite(args.scale) or args.scale <= 0:
         parser.error(f"--scale must be a positive number, got {args.scale}")
     if args.activation and args.activation.lower().replace("_", "") not in ACTIVATIONS:
