@@ -42,17 +42,28 @@ runpy.run_module("highwaylab.workspace", run_name="__main__", alter_sys=True)
 
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch):
+    """No network call leaves the machine: only loopback addresses (127.0.0.1) may be reached."""
+    def loopback(host: object) -> bool:
+        return str(host) in ("127.0.0.1", "localhost", "::1")
+
     def refuse(*args, **kwargs):
         raise RuntimeError(f"network call in a test: {args!r}")
-    real_connect = socket.socket.connect
+    real_connect, real_create = socket.socket.connect, socket.create_connection
+    real_getaddrinfo = socket.getaddrinfo
 
     def connect(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not loopback(address[0]):
             refuse(address)
         return real_connect(self, address)
+
+    def create_connection(address, *args, **kwargs):
+        return real_create(address, *args, **kwargs) if loopback(address[0]) else refuse(address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        return real_getaddrinfo(host, *args, **kwargs) if loopback(host) else refuse(host)
     monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket, "create_connection", create_connection)
 
 
 def module_source(dotted: str) -> str:
@@ -189,6 +200,36 @@ def test_cli_without_api_key_stops_with_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("highwaylab: "), proc.stderr
     assert "wandb login" in lines[0] and "--out" in lines[0]
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_cli_bad_out_is_one_line_naming_the_flag_and_the_fix(tmp_path):
+    # before: "highwaylab: cannot write <out>: Is a directory" (no flag, no fix)
+    (tmp_path / "folder").mkdir()
+    proc = cli("--out", str(tmp_path / "folder"), tmp_path=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
+        f"python -m highwaylab.workspace: error: --out {tmp_path}/folder is a folder; give a file name, e.g. "
+        f"--out {tmp_path}/folder/wandb_workspace.json")
+    proc = cli("--out", "/proc/nope/ws.json", tmp_path=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
+        "python -m highwaylab.workspace: error: --out /proc/nope/ws.json cannot be written (No such file or "
+        "directory); give a file in a folder that can be written, e.g. --out wandb_workspace.json")
+
+
+def test_an_unreachable_server_is_named_as_that_at_once(monkeypatch):
+    # before: answered after 20 s as failed credentials and a busy service (a loopback port here)
+    from highwaylab.workspace import WorkspaceError, main
+
+    with socket.socket() as closed:  # a loopback port that nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("WANDB_API_KEY", "0123456789012345678901234567890123456789ab")
+    monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{port}")
+    with pytest.raises(WorkspaceError) as err:
+        main(["--entity", "me", "--project", "depth"])
+    assert str(err.value) == (
+        f"W&B at http://127.0.0.1:{port} cannot be reached (ConnectionRefusedError: Connection refused): "
+        f"check WANDB_BASE_URL and the network, or write the layout to a file with --out FILE and save it "
+        f"from a machine that reaches W&B")
 
 
 def test_cli_help_is_light(tmp_path):

@@ -194,12 +194,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: error: {refused}\n")
     if args.out is not None or args.offline:
         out = args.out or Path(DEFAULT_OFFLINE_FILE)
+        if out.is_dir():
+            parser.exit(2, f"{parser.prog}: error: --out {out} is a folder; give a file name, e.g. "
+                           f"--out {out / DEFAULT_OFFLINE_FILE}\n")
         text = workspace_json(build_workspace(args.entity or "", args.project, args.name))
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n")
         except OSError as err:
-            raise WorkspaceError(f"cannot write {out}: {err.strerror or err}") from None
+            parser.exit(2, f"{parser.prog}: error: --out {out} cannot be written ({err.strerror or err}); "
+                           f"give a file in a folder that can be written, e.g. "
+                           f"--out {DEFAULT_OFFLINE_FILE}\n")
         print(f"wrote the workspace layout ({len(SECTIONS)} sections) to {out}")
         return 0
     if not args.entity:
@@ -213,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     if not found:
         raise WorkspaceError("no W&B API key found: run `wandb login` (or set WANDB_API_KEY), "
                              "or write the layout to a file with --out FILE")
+    unreachable = server_error()
+    if unreachable is not None:
+        raise WorkspaceError(f"{unreachable}: check WANDB_BASE_URL and the network, or write the layout to a "
+                             f"file with --out FILE and save it from a machine that reaches W&B")
     workspace = build_workspace(args.entity, args.project, args.name)
     try:
         workspace.save()
@@ -221,6 +230,24 @@ def main(argv: list[str] | None = None) -> int:
                              f"{_one_line(err)}") from None
     print(f"saved workspace {args.name!r}: {workspace.url}")
     return 0
+
+
+def server_error(timeout_s: float = 5.0) -> str | None:
+    """Why the W&B server (``WANDB_BASE_URL``, else W&B's default ``https://api.wandb.ai``) cannot
+    be reached: its host does not resolve or refuses or drops a TCP connection within ``timeout_s``
+    seconds; ``None`` when it answers. (Without this check, W&B reports an unreachable server after
+    about 20 s as failed credentials and a busy service.)"""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = os.environ.get("WANDB_BASE_URL") or "https://api.wandb.ai"
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=timeout_s):
+            return None
+    except OSError as err:
+        return f"W&B at {url} cannot be reached ({type(err).__name__}: {err.strerror or err})"
 
 
 def _one_line(err: BaseException) -> str:
