@@ -132,6 +132,16 @@ def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
         f"nothing would be trained. Give trainer.max_epochs=4 or more with ckpt_path={ckpt}")
 
 
+def test_a_suggested_command_for_a_folder_with_a_space_can_be_pasted(tmp_path):
+    # before: "extend it: python train.py resume=/.../my run_63f3 trainer.max_epochs=3", which the
+    # shell split at the space (run_name='my run' makes such a folder)
+    run = make_run(tmp_path / "2026-12-01_07-44-25_my run_63f3")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=2150, mid_epoch=False)
+    (run / "metrics.json").write_text(json.dumps({"global_step": 2150, "test/acc": 0.9}))
+    text = message(f"resume={run}")
+    assert fix_command(text, "extend it: ") == [f"resume={run}", "trainer.max_epochs=7"]
+
+
 def test_a_new_run_in_a_folder_of_other_files_is_refused(tmp_path):
     # before: hydra.run.dir=. in a checkout wrote .hydra/, checkpoints/, train.log... among its files
     folder = tmp_path / "notes"
@@ -160,7 +170,7 @@ def test_a_lone_checkpoint_of_another_model_is_named_before_its_progress(tmp_pat
         f"(first: net.head.bias)")
     fits = fake_checkpoint(tmp_path / "fits.ckpt", epochs=1, step=3, mid_epoch=False)
     assert message(f"ckpt_path={fits}", *OWN[:3], "trainer.max_epochs=1") == (
-        f"ckpt_path={fits}: the run has finished: its checkpoint is at the end of 1 epochs (step 3), and "
+        f"ckpt_path={fits}: the run has finished: its checkpoint is at the end of 1 epoch (step 3), and "
         f"trainer.max_epochs=1; nothing would be trained. To train it further, give trainer.max_epochs=3 "
         f"or more with ckpt_path={fits}")
 

@@ -261,7 +261,8 @@ def _resume_hint(complete: bool = False) -> str:
         from hydra.core.hydra_config import HydraConfig
 
         if HydraConfig.initialized():  # a run of train.py: its folder
-            return f"{what} with: python train.py resume={HydraConfig.get().runtime.output_dir}"
+            run = HydraConfig.get().runtime.output_dir
+            return f"{what} with: python train.py {shlex.quote(f'resume={run}')}"
     except Exception:  # no Hydra run: say where the recipe is
         pass
     return f"{what} from it (README: Resume)"

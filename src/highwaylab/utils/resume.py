@@ -285,9 +285,9 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     found = _run_files(folder)
     if found:
         raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
-                          "run there would overwrite its record and mix up its checkpoints. Resume that run "
-                          f"with: python train.py resume={folder}; or give a new folder (or leave "
-                          "hydra.run.dir out: every run gets a folder of its own)")
+                          "run there would overwrite its record and mix up its checkpoints. Resume that "
+                          f"run with: python train.py {shlex.quote(f'resume={folder}')}; or give a new "
+                          "folder (or leave hydra.run.dir out: every run gets a folder of its own)")
     others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
     if others:
         shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
@@ -357,7 +357,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                 raise ResumeError(
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
                     f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
-                    f"settings: python train.py resume={run}; or start a new run without ckpt_path")
+                    f"settings: python train.py {shlex.quote(f'resume={run}')}; or start a new run without "
+                    f"ckpt_path")
     progress = checkpoint_progress(checkpoint)
     epochs, steps = progress.epochs, progress.step
     max_epochs, max_steps = _select(cfg, "trainer.max_epochs"), _select(cfg, "trainer.max_steps")
@@ -371,7 +372,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
-    again = f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}"
+    again = shlex.quote(f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}")  # for the shell
     if at_end and not _tested(run, steps):  # stopped after training, before its test: complete it
         log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
                  f"the run has no result of it (metrics.json): nothing is trained; its test runs and "
@@ -379,7 +380,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         return
     if at_end:
         more = epochs + 2 if done_epochs else steps * 2
-        at = f"the end of {epochs} epochs (step {steps})" if done_epochs else f"step {steps}"
+        at = (f"the end of {epochs} epoch{'s' if epochs != 1 else ''} (step {steps})" if done_epochs
+              else f"step {steps}")
         if run is not None:
             result = (f", and its metrics.json already holds its result. To train it further, extend it: "
                       f"python train.py {again} {key}={more}")
