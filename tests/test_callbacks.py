@@ -218,3 +218,15 @@ def test_callbacks_inspect_the_backbone_inside_torch_compile(tmp_path, data_dir)
     assert callback(parts.trainer, GateStatsMonitor).stats.mean.shape == (2,)
     assert callback(parts.trainer, LayerGradNormMonitor).param_norms.shape == (2,)
     assert callback(parts.trainer, CarryStripeMonitor).gates.shape == (4, 2, 8)
+
+
+@pytest.mark.slow
+def test_gate_stats_says_when_it_uses_fewer_examples_than_asked(tmp_path, data_dir, caplog):
+    # before: num_examples above the training set's size was used as the whole set, and the figures'
+    # titles said "100000 training examples" of a set of 55,000
+    with caplog.at_level("INFO"):
+        parts = fit(["callbacks.gate_stats.num_examples=100000", "~callbacks.lesion"], tmp_path)
+    stats = callback(parts.trainer, GateStatsMonitor)
+    assert len(stats._probe[0]) == 55_000
+    assert any("callbacks.gate_stats.num_examples=100000 is more than the 55,000 training examples: all of "
+               "them are used" in r.getMessage() for r in caplog.records)

@@ -81,6 +81,9 @@ class GateStatsMonitor(L.Callback):
         self._active = trainer.is_global_zero and has_gates
         if self._active:
             self._probe = training_examples(trainer, pl_module, self.num_examples, self.seed)
+            if len(self._probe[0]) < self.num_examples:  # the figures' titles give the number used
+                rank_zero_info(f"callbacks.gate_stats.num_examples={self.num_examples} is more than the "
+                               f"{len(self._probe[0]):,} training examples: all of them are used")
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if self._active and self.every_n_steps and trainer.global_step % self.every_n_steps == 0:
@@ -91,13 +94,13 @@ class GateStatsMonitor(L.Callback):
             return
         step = step_of(trainer)
         self._measure(trainer, pl_module, step)
-        moment = when(trainer, step)
+        moment, used = when(trainer, step), f"{len(self._probe[0]):,}"
         initial = self.history.initial.numpy()
         bias0 = self._initial_bias(pl_module)
         low = 10 ** math.floor(math.log10(max(np.nanmin(initial), 1e-6))) if len(initial) else 1e-3
         log_figure(trainer, "gates/mean_by_step", lambda: layer_step_map(
             self.history.steps, self.history.array(),
-            f"Mean transform gate T by layer and step ({self.num_examples} training examples; {moment})",
+            f"Mean transform gate T by layer and step ({used} training examples; {moment})",
             "mean T (log scale)", vmin=low, vmax=1.0, log=True, end_step=step,
             cbar_marks=[(float(np.nanmean(initial)), f"initial mean {np.nanmean(initial):.3g}")]), step)
         log_figure(trainer, "gates/mean_by_layer", lambda: layer_lines(
@@ -111,7 +114,7 @@ class GateStatsMonitor(L.Callback):
             cbar_marks=[(bias0, f"initial {bias0:.3g}")]), step)
         log_figure(trainer, "gates/mean_map", lambda: layer_maps(
             [self.stats.mean_map.numpy()], ["mean T"],
-            f"Mean transform gate T over {self.num_examples} training examples ({moment})", "mean T",
+            f"Mean transform gate T over {used} training examples ({moment})", "mean T",
             vmin=0, vmax=1), step)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
