@@ -89,6 +89,16 @@ def test_truncated_file_is_reported_with_its_sizes(copied_mnist):
     assert "100000 bytes" in str(err.value) and "47040016" in str(err.value)  # 16 + 60000*28*28
 
 
+def test_a_file_longer_than_its_header_is_not_called_truncated(copied_mnist):
+    root, raw = copied_mnist
+    path = raw / "t10k-labels-idx1-ubyte"
+    path.write_bytes(path.read_bytes() + bytes(100))
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(root), verify=False).setup()
+    assert str(err.value).startswith(f"Data file corrupt (longer than its header says): {path} has 10108 "
+                                     f"bytes, but its header (10000) needs 10008.")
+
+
 def test_corrupt_header_is_reported(copied_mnist):
     root, raw = copied_mnist
     path = raw / "train-labels-idx1-ubyte"

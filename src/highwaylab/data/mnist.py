@@ -192,8 +192,9 @@ def check_idx_file(path: Path, hint: str = "") -> list[int]:
                         f"Delete it and copy or download it again. {hint}")
     dims = [int.from_bytes(dims_raw[4 * i: 4 * i + 4], "big") for i in range(ndim)]
     expected = 4 + 4 * ndim + math.prod(dims)
-    if size != expected:
-        raise DataError(f"Data file truncated or corrupt: {path} has {size} bytes, but its header "
+    if size != expected:  # short: cut off in a copy; long: extra bytes after the data, or another file
+        what = "truncated or corrupt" if size < expected else "corrupt (longer than its header says)"
+        raise DataError(f"Data file {what}: {path} has {size} bytes, but its header "
                         f"({' x '.join(map(str, dims))}) needs {expected}. "
                         f"Delete it and copy or download it again. {hint}")
     return dims
