@@ -28,6 +28,7 @@ try:
     from highwaylab.config_checks import GROUPS, validate
     from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
+    from highwaylab.utils.caches import redirect_unwritable
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.resume import prepare_argv
@@ -54,6 +55,8 @@ def main(cfg: DictConfig) -> float | None:
     try:
         try:
             validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
+            if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
+                log.warning(f"highwaylab: {unwritable}")
             from highwaylab.train import optimized_metric, train
         except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
             interrupted_at_start_up()

@@ -549,3 +549,21 @@ def test_a_search_for_a_metric_no_run_logs_is_refused_before_any_trial(tmp_path)
     assert proc.stderr.strip().splitlines()[-1].startswith(
         "highwaylab: optimized_metric=val/acx is not a metric of the run")
     assert not list((tmp_path / "sweep").glob("*_mnist-*"))  # no trial ran
+
+
+def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
+    # before: the run went on, but wandb-core wrote its internal log to the console (18 lines, with
+    # "ERROR main: failed to get logger path") and matplotlib warned twice, with no word of HOME
+    from highwaylab.utils.caches import redirect_unwritable
+
+    env = {"HOME": "/proc/nope"}
+    warning = redirect_unwritable(env)
+    temp = Path(env["XDG_CACHE_HOME"]).parent
+    assert warning == (f"/proc/nope/.cache (from HOME=/proc/nope) and /proc/nope/.config (from "
+                       f"HOME=/proc/nope) cannot be written: W&B's, matplotlib's and the data checksums' caches "
+                       f"go to {temp} for this run (the checksums are computed again next time). Fix: export "
+                       f"XDG_CACHE_HOME and XDG_CONFIG_HOME=<writable folders>, or a writable HOME")
+    assert env["XDG_CONFIG_HOME"] == str(temp / "config") and temp.is_dir()
+    assert redirect_unwritable(env) is None  # once redirected, nothing more to say
+    home = {"HOME": str(tmp_path)}
+    assert redirect_unwritable(home) is None and home == {"HOME": str(tmp_path)}
