@@ -561,8 +561,8 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     temp = Path(env["XDG_CACHE_HOME"]).parent
     assert warning == (f"/proc/nope/.cache (from HOME=/proc/nope) and /proc/nope/.config (from "
                        f"HOME=/proc/nope) cannot be written: W&B's, matplotlib's and the data checksums' "
-                       f"caches go to {temp} for this run (the checksums are computed again next time). Fix: export "
-                       f"XDG_CACHE_HOME and XDG_CONFIG_HOME=<writable folders>, or a writable HOME")
+                       f"caches go to {temp} for this run (the checksums are computed again next time). Fix: "
+                       f"export XDG_CACHE_HOME and XDG_CONFIG_HOME=<writable folders>, or a writable HOME")
     assert env["XDG_CONFIG_HOME"] == str(temp / "config") and temp.is_dir()
     assert redirect_unwritable(env) is None  # once redirected, nothing more to say
     home = {"HOME": str(tmp_path)}
