@@ -170,7 +170,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
                            [o for o in overrides if _key_value(o)[0] not in WHERE])
         if cfg is not None:
-            _check_weights(cfg, ckpt_path, checkpoint)  # another model's checkpoint: that first
+            if _run_of(Path(ckpt_path)) is None:  # a lone checkpoint: its weights say what wrote it
+                _check_weights(cfg, ckpt_path, checkpoint)  # (in a run folder, its record says it)
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
