@@ -125,6 +125,21 @@ BAD = {
     "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
         "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "
         "batches >= 1",
+    # seventh pass: before, a traceback (an interpolation), a run at / (paths.log_dir=), or Lightning's
+    # text after the imports with a fix naming no config key
+    "data.data_dir=${{oc.env:HIGHWAYLAB_NOPE_VAR}}":
+        "data.data_dir: its value does not resolve (KeyError raised while resolving interpolation: "
+        "\"Environment variable 'HIGHWAYLAB_NOPE_VAR' not found\"). Fix: set what it names",
+    "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
+    "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
+    "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",
+    "+trainer.barebones=true": "trainer.barebones=true runs without loggers and callbacks (Lightning refuses "
+                               "logger.wandb, callbacks.model_checkpoint, callbacks.last_checkpoint...)",
+    "+trainer.enable_checkpointing=false":
+        "trainer.enable_checkpointing=false, but the callbacks write checkpoints (model_checkpoint, "
+        "last_checkpoint). Fix: leave trainer.enable_checkpointing out and remove them: "
+        "~callbacks.model_checkpoint ~callbacks.last_checkpoint",
+    "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
     "logger.wandb.log_model=all":  # before: Lightning's two lines, naming its Python arguments
         "logger.wandb.log_model=all uploads checkpoints to W&B, which an offline run cannot do "
         "(logger.wandb.offline=true, the default here). Fix: logger.wandb.log_model=false",
@@ -358,6 +373,14 @@ COMMAND_LINES = {
                                             "into that one folder",
     "-m seed=0,1 hydra.sweep.subdir=../../escape":
         "hydra.sweep.subdir=../../escape: a job's folder must stay inside the sweep's folder",
+    # seventh pass: before, Hydra's traceback, a traceback of this check, or 0 jobs and exit 0
+    "-m depth=interval(2,5)": "depth=interval(2,5): a multirun sweeps lists, range() and choice(); an "
+                              "interval is a search space, for an Optuna search",
+    "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
+    "-m seed=0,1 logger.wandb.id=sameid": "logger.wandb.id=sameid: every job of this multirun would log to "
+                                          "that one W&B run",
+    "hydra.job_logging=disabled": "hydra.job_logging=disabled: hydra/job_logging is a config group of "
+                                  "Hydra's, chosen with a slash: hydra/job_logging=disabled",
     "trainer.max_time=00:00:10:00":
         "trainer.max_time=00:00:10:00: trainer has no key 'max_time'. Fix: correct "
                                     "the key (python train.py --cfg job lists them); if it is an argument of "
@@ -381,6 +404,8 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
                                   "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
                                   "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}_mine",
+                                  "-m optim=glob(adam*) seed=0", "-m seed=0,1 logger.wandb.id=a,b",
+                                  "+trainer.barebones=true logger=none callbacks=none",
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "
                                   "optim.optimizer.lr=interval(0.01,0.1)"])
 def test_good_command_lines_pass(line, tmp_path):

@@ -40,6 +40,43 @@ LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", 
 
 
 def validate(cfg: DictConfig) -> None:
+    """:func:`check_config`, with a value that cannot be resolved (``data.data_dir=${oc.env:NOPE}``)
+    named in one line.
+
+    Raises:
+        ConfigError, DataError: what :func:`check_config` raises; an interpolation that does not
+            resolve (naming its key and the reason).
+    """
+    from omegaconf.errors import InterpolationResolutionError
+
+    try:
+        check_config(cfg)
+    except InterpolationResolutionError as err:
+        reason = str(err).splitlines()[0]
+        hint = " (or give a default: ${oc.env:NAME,<value>})" if "Environment variable" in reason else ""
+        key = err.full_key or _unresolvable(cfg) or "the config"
+        raise ConfigError(f"{key}: its value does not resolve ({reason}). Fix: set what it names{hint}, or "
+                          f"give {key} a plain value") from None
+
+
+def _unresolvable(node: Any, prefix: str = "") -> str | None:
+    """The dotted key of the first value of ``node`` whose interpolation does not resolve (Hydra's
+    own node is left out), or ``None``."""
+    from omegaconf.errors import InterpolationResolutionError
+
+    keys = range(len(node)) if OmegaConf.is_list(node) else [k for k in node if prefix or k != "hydra"]
+    for key in keys:
+        path = f"{prefix}[{key}]" if OmegaConf.is_list(node) else f"{prefix}{'.' if prefix else ''}{key}"
+        try:
+            value = node[key]
+        except InterpolationResolutionError:
+            return path
+        if OmegaConf.is_config(value) and (found := _unresolvable(value, path)):
+            return found
+    return None
+
+
+def check_config(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
     the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
@@ -62,6 +99,7 @@ def validate(cfg: DictConfig) -> None:
                               f"choose one of those python train.py --help lists, or leave ~{group} out")
     check_run(cfg)  # run_name stays inside outputs/
     check_seed(cfg.get("seed"))
+    check_paths_and_optim(cfg)
     check_schedule(cfg)
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     try:
@@ -159,6 +197,59 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
+
+
+def check_paths_and_optim(cfg: DictConfig) -> None:
+    """Raises ConfigError for an empty ``paths.log_dir`` (the runs would go to ``/runs`` at the
+    file system's root), an ``optim.optimizer`` that is not a ``_partial_`` node with a
+    ``_target_`` (``optim.optimizer=null``, ``_partial_=false``: the module builds it with the
+    network's parameters), an ``optim.scheduler`` that is neither ``null`` nor such a node, and the
+    Trainer switches that need other groups too: ``trainer.barebones=true`` (no loggers, no
+    callbacks) and ``trainer.enable_checkpointing=false`` (no checkpoint callbacks), and a
+    ``trainer.max_time`` that is not ``DD:HH:MM:SS``."""
+    log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)
+    if log_dir is not None and not str(log_dir).strip():
+        raise ConfigError("paths.log_dir is empty, so the runs' folders would be made at the file system's "
+                          "root (/runs/...). Fix: give a folder, e.g. paths.log_dir=/data/highwaylab_runs, "
+                          "or leave it out (outputs/ beside train.py)")
+    for key, what in (("optim.optimizer", "an optimiser"), ("optim.scheduler", "a scheduler, or null,")):
+        node = OmegaConf.select(cfg, key, default=None)
+        if node is None and key == "optim.scheduler":
+            continue
+        if not OmegaConf.is_dict(node) or "_target_" not in node:
+            raise ConfigError(f"{key}={node!r}: a run needs {what} given by a _target_ (e.g. "
+                              f"{key}._target_=torch.optim.SGD). Fix: choose an optim preset (optim=sgd, "
+                              f"sgd_step or adamw) and change its arguments")
+        if node.get("_partial_") is not True:
+            raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
+                              f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
+                              f"{key}._partial_=true")
+    trainer = cfg.get("trainer") or {}
+    built = [f"{group}.{name}" for group in ("logger", "callbacks")
+             for name, node in (cfg.get(group) or {}).items()
+             if OmegaConf.is_dict(node) and "_target_" in node]
+    if trainer.get("barebones") is True and built:
+        raise ConfigError(f"trainer.barebones=true runs without loggers and callbacks (Lightning refuses "
+                          f"{', '.join(built[:3])}{'...' if len(built) > 3 else ''}). Fix: add logger=none "
+                          f"callbacks=none, or leave trainer.barebones out")
+    writers = ("ModelCheckpoint", "LatestCheckpoint")
+    checkpoints = [name for name, node in (cfg.get("callbacks") or {}).items()
+                   if OmegaConf.is_dict(node) and str(node.get("_target_", "")).endswith(writers)]
+    if trainer.get("enable_checkpointing") is False and checkpoints:
+        removed = " ".join(f"~callbacks.{name}" for name in checkpoints)
+        raise ConfigError(f"trainer.enable_checkpointing=false, but the callbacks write checkpoints "
+                          f"({', '.join(checkpoints)}). Fix: leave trainer.enable_checkpointing out and "
+                          f"remove them: {removed} (resume= then has no last.ckpt)")
+    max_time = trainer.get("max_time")
+    if isinstance(max_time, str) and not _is_duration(max_time):
+        raise ConfigError(f"trainer.max_time={max_time!r} must be a duration DD:HH:MM:SS, e.g. "
+                          f"trainer.max_time=00:12:00:00 (12 hours)")
+
+
+def _is_duration(text: str) -> bool:
+    """Lightning's ``max_time`` string: ``DD:HH:MM:SS`` (four integers)."""
+    parts = text.split(":")
+    return len(parts) == 4 and all(p.strip().isdigit() for p in parts)
 
 
 def check_seed(seed: Any) -> None:

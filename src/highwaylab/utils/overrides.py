@@ -45,6 +45,10 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
 
+# Hydra's config groups, which an override chooses with a slash (hydra/job_logging=disabled)
+HYDRA_GROUPS = ("hydra.job_logging", "hydra.hydra_logging", "hydra.launcher", "hydra.sweeper",
+                "hydra.sweeper.sampler", "hydra.help", "hydra.hydra_help", "hydra.env", "hydra.output")
+
 
 class OverrideError(ConfigError):
     """An override of the command line that Hydra would misread or refuse unclearly."""
@@ -90,14 +94,27 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                             f"hydra/launcher={launcher} ...)")
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    given = [o.value() for o in OverridesParser.create().parse_overrides(list(args.overrides))
-             if o.key_or_group == "logger" and not o.is_sweep_override()]
+    parsed = OverridesParser.create().parse_overrides(list(args.overrides))
+    given = [o.value() for o in parsed if o.key_or_group == "logger" and not o.is_sweep_override()]
     loggers = given[-1] if given else None
     if isinstance(loggers, list) and "none" in loggers and len(loggers) > 1:
         others = ",".join(str(x) for x in loggers if x != "none")
         raise OverrideError(f"logger=[{','.join(str(x) for x in loggers)}]: none removes every logger, the "
                             f"others included. Fix: leave none out (logger=[{others}])")
     multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
+    basic = "BasicSweeper" in str(cfg.hydra.sweeper.get("_target_"))
+    for override in parsed:  # Hydra's basic sweeper raises a traceback for these
+        if multirun and basic and override.is_interval_sweep():
+            raise OverrideError(f"{override.input_line}: a multirun sweeps lists, range() and choice(); "
+                                f"an interval is a search space, for an Optuna search "
+                                f"(hparams_search=mnist_tpe or mnist_random). Fix: e.g. "
+                                f"{override.get_key_element()}=range(2,6)")
+        one_id = override.get_key_element() == "logger.wandb.id" and not override.is_sweep_override()
+        if multirun and one_id and override.value() not in (None, "null"):
+            raise OverrideError(f"{override.input_line}: every job of this multirun would log to that one "
+                                f"W&B run (and wandb sync would merge them). Fix: leave logger.wandb.id out "
+                                f"(each job gets a run of its own, in the sweep's group), or sweep it: "
+                                f"logger.wandb.id=<id1>,<id2>")
     if multirun and os.environ.get("WANDB_RUN_ID"):
         raise OverrideError(f"WANDB_RUN_ID={os.environ['WANDB_RUN_ID']} is set, so every job of this "
                             f"multirun would log to that one W&B run (and wandb sync would merge them). "
@@ -141,6 +158,10 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
             raise OverrideError(problem)
+        if override.key_or_group in HYDRA_GROUPS and isinstance(override.value(), str):
+            group = override.key_or_group.replace(".", "/")
+            raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen with a "
+                                f"slash: {group}={override.value()}")
     single = [_first_value(o) for o in parsed]
     cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
     if err is not None:
@@ -155,14 +176,26 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
 
 
 def _first_value(override: Any) -> str | None:
-    """``override`` as a single value: a sweep ``depth=3,4`` as ``depth=3``; ``None`` if it has none."""
+    """``override`` as a single value: a sweep ``depth=3,4`` as ``depth=3``; ``None`` for a
+    ``glob()`` over a group's options (Hydra expands it with its config loader, when it runs).
+
+    Raises:
+        OverrideError: a sweep of no value (``seed=range(0,0)``: a multirun of no job).
+    """
+    from hydra.core.override_parser.types import Glob
+
     if not override.is_sweep_override():
         return override.input_line
     key = override.get_key_element()
     if override.is_interval_sweep():
         return f"{key}={override.value().start}"
+    if isinstance(override.value(), Glob):
+        return None
     first = next(iter(override.sweep_string_iterator()), None)
-    return None if first is None else f"{key}={first}"
+    if first is None:
+        raise OverrideError(f"{override.input_line}: the sweep has no value, so the multirun would run no "
+                            f"job. Fix: give at least one, e.g. {key}=range(0,3) or {key}=0,1,2")
+    return f"{key}={first}"
 
 
 def _compose(config_dir: str | Path, config_name: str, overrides: list[str]) -> tuple[DictConfig | None,
