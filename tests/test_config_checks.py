@@ -130,6 +130,8 @@ BAD = {
     "data.data_dir=${{oc.env:HIGHWAYLAB_NOPE_VAR}}":
         "data.data_dir: its value does not resolve (KeyError raised while resolving interpolation: "
         "\"Environment variable 'HIGHWAYLAB_NOPE_VAR' not found\"). Fix: set what it names",
+    "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
+                              "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
     "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",

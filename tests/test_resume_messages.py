@@ -142,6 +142,30 @@ def test_a_suggested_command_for_a_folder_with_a_space_can_be_pasted(tmp_path):
     assert fix_command(text, "extend it: ") == [f"resume={run}", "trainer.max_epochs=7"]
 
 
+def test_odd_run_folders_get_a_fix_that_works(tmp_path):
+    # before: a folder at last.ckpt was "missing (deleted?)", and the suggested command trained an
+    # epoch before failing; a finished debug=fast run "stopped before its first checkpoint"; a
+    # folder whose run saved nothing was "another run" to resume, which resume= then refused
+    run = make_run(tmp_path / "lastdir")
+    fake_checkpoint(run / "checkpoints" / "epoch_000.ckpt", epochs=1, step=4, mid_epoch=False)
+    (run / "checkpoints" / "last.ckpt").mkdir()
+    assert message(f"resume={run}") == (
+        f"resume={run}: {run}/checkpoints/last.ckpt is a folder, not a checkpoint, and the run writes its "
+        f"state there. Fix: move it away (mv {run}/checkpoints/last.ckpt <elsewhere>), then resume (resume= "
+        f"then names the run's latest other checkpoint)")
+    fast = make_run(tmp_path / "fast", [*OWN, "debug=fast"])
+    (fast / "metrics.json").write_text("{}")
+    assert message(f"resume={fast}").startswith(
+        f"resume={fast}: the run finished without writing a checkpoint (debug=fast, trainer.fast_dev_run or "
+        f"callbacks without checkpoints), so it cannot be resumed or extended; start a new run: python "
+        f"train.py {' '.join(OWN)} debug=fast")
+    hung_up = make_run(tmp_path / "hung_up")  # stopped before training: a record, no checkpoint
+    assert message(f"hydra.run.dir={hung_up}", *OWN) == (
+        f"hydra.run.dir={hung_up} holds the record of a run that wrote no checkpoint (.hydra/), so it cannot "
+        f"be resumed; a new run there would mix up the two records. Fix: give a new folder (or leave "
+        f"hydra.run.dir out), or remove that run first: rm -r {hung_up}")
+
+
 def test_a_new_run_in_a_folder_of_other_files_is_refused(tmp_path):
     # before: hydra.run.dir=. in a checkout wrote .hydra/, checkpoints/, train.log... among its files
     folder = tmp_path / "notes"

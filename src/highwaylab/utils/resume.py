@@ -64,6 +64,7 @@ LAST_CKPT = Path("checkpoints") / "last.ckpt"
 STUDY_FILE = "optuna.db"  # the Optuna study of an hparams_search, in its sweep folder
 RECORD = ".hydra"
 # what a run leaves in its folder: a folder with any of them holds a run
+MAX_RUN_NAME = 200  # bytes: a file name has 255 at most, and the run folder adds 25 (date, time, hex)
 RUN_FILES = (RECORD, "checkpoints", "metrics.json", "wandb", "config_resolved.yaml", "tensorboard")
 # overrides that say where and from what a run resumes: a resume sets its own
 WHERE = ("hydra.run.dir", "hydra.output_subdir", "hydra.job.name", "ckpt_path", "resume")
@@ -200,6 +201,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
+    if (path / LAST_CKPT).is_dir():  # not missing: something else is at its name
+        where = shlex.quote(str(path / LAST_CKPT))
+        raise ResumeError(f"resume={value}: {path / LAST_CKPT} is a folder, not a checkpoint, and the run "
+                          f"writes its state there. Fix: move it away (mv {where} <elsewhere>), then resume "
+                          f"(resume= then names the run's latest other checkpoint)")
     if not (path / LAST_CKPT).is_file():
         others = _checkpoints(path / LAST_CKPT.parent)
         if others:  # last.ckpt was deleted (or moved): the run did save
@@ -209,6 +215,10 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         again = _command(merge_overrides(run_overrides(path), list(extra)))
+        if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
+            raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
+                              f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
+                              f"resumed or extended; start a new run: {again}")
         raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({LAST_CKPT} is "
                           f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
@@ -274,6 +284,9 @@ def check_run_name(value: Any) -> None:
     if "/" in text or "\\" in text or ".." in text:
         raise ResumeError(f"run_name={text} must be a plain name, without '/', '\\' or '..': it names "
                           "the run's folder under outputs/ and its W&B run; e.g. run_name=my-run")
+    if len(text.encode()) > MAX_RUN_NAME:  # the folder <date>_<time>_<run_name>_<hex> has 255 bytes at most
+        raise ResumeError(f"run_name={text[:40]}... has {len(text.encode())} bytes; the run's folder "
+                          f"(<date>_<time>_<run_name>_<hex>) allows {MAX_RUN_NAME}. Fix: a shorter run_name")
 
 
 def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
@@ -284,6 +297,11 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     if not folder.is_dir() or (ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder)):
         return  # nothing there yet, or resuming that very run, in place
     found = _run_files(folder)
+    if found and not _checkpoints(folder / LAST_CKPT.parent):  # its run saved nothing to resume from
+        raise ResumeError(f"hydra.run.dir={folder} holds the record of a run that wrote no checkpoint "
+                          f"({', '.join(found)}), so it cannot be resumed; a new run there would mix up the "
+                          f"two records. Fix: give a new folder (or leave hydra.run.dir out), or remove that "
+                          f"run first: rm -r {shlex.quote(str(folder))}")
     if found:
         raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
                           "run there would overwrite its record and mix up its checkpoints. Resume that "
