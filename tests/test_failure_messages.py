@@ -255,6 +255,22 @@ def test_a_checkpoint_folder_that_cannot_be_written_is_refused_before_training(d
                               "another folder (or leave it out: the run's folder's checkpoints/)")
 
 
+def test_a_checkpoint_folder_of_another_run_is_refused_before_training(tmp_path):
+    # before: exit 0, another run's last.ckpt overwritten (Lightning: "exists and is not empty")
+    other = tmp_path / "other_run" / "checkpoints"
+    other.mkdir(parents=True)
+    (other / "last.ckpt").write_bytes(b"its state")
+    cfg = compose_cfg([*TINY, f"callbacks.last_checkpoint.dirpath={other}"], tmp_path / "run")
+    with pytest.raises(CheckpointFolderError) as err:
+        check_checkpoint_dirs(cfg.callbacks, tmp_path / "run")
+    assert str(err.value) == (
+        f"callbacks.last_checkpoint.dirpath={other} already holds checkpoints (last.ckpt) of another run, "
+        f"which this run would overwrite. Fix: give a new or empty folder, or leave "
+        f"callbacks.last_checkpoint.dirpath out (the run's folder's checkpoints/)")
+    check_checkpoint_dirs(cfg.callbacks, tmp_path / "run", ckpt_path=str(other / "last.ckpt"))  # continues it
+    assert (other / "last.ckpt").read_bytes() == b"its state"
+
+
 def test_writable_checkpoint_folders_pass_and_nothing_is_made(tmp_path):
     cfg = compose_cfg([*TINY, f"callbacks.last_checkpoint.dirpath={tmp_path}/elsewhere/deeper"],
                       tmp_path / "run")

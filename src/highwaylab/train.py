@@ -66,7 +66,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     validate(cfg)  # the torch-free checks, which train.py ran before importing torch: cheap
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    check_checkpoint_dirs(cfg.get("callbacks"))  # a dirpath that cannot take files: one line, before training
+    # a dirpath that cannot take files, or holds another run's checkpoints: one line, before training
+    check_checkpoint_dirs(cfg.get("callbacks"), output_dir, cfg.get("ckpt_path"))
     log.info(f"Run folder: {output_dir}")
     requeued = requeued_checkpoint(output_dir)  # a SLURM job rerun after preemption or its time limit
     if requeued is not None and not cfg.get("ckpt_path"):

@@ -189,13 +189,18 @@ class CheckpointFolderError(ConfigError):
     """A checkpoint callback's folder cannot take files; the message names its ``dirpath`` key."""
 
 
-def check_checkpoint_dirs(callbacks: Mapping | None) -> None:
+def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None,
+                          ckpt_path: str | None = None) -> None:
     """Check, before training, that each checkpoint callback's ``dirpath`` (``callbacks.<name>.dirpath``,
     e.g. ``callbacks.model_checkpoint.dirpath``) can take files: a probe file is created and removed in
     the folder, or in its nearest existing parent (nothing is left behind, no folder is made). A
     folder that is read-only, not writable, under a file or impossible to create would otherwise
     fail at the first checkpoint, after an epoch of training. A ``dirpath`` that is null, remote
     (``s3://``) or does not resolve is left to the callback.
+
+    A ``dirpath`` outside ``run_dir`` (the run's folder) that already holds checkpoints is another
+    run's, whose ``last.ckpt`` and best checkpoints this run would overwrite, unless this run
+    continues from a checkpoint there (``ckpt_path``).
 
     Raises:
         CheckpointFolderError: naming ``callbacks.<name>.dirpath``, the folder, the cause and the fix.
@@ -210,10 +215,18 @@ def check_checkpoint_dirs(callbacks: Mapping | None) -> None:
         if value is None or "://" in str(value):
             continue
         folder = Path(os.path.expanduser(str(value)))
+        key = f"callbacks.{name}.dirpath"
+        outside = run_dir is not None and not folder.absolute().is_relative_to(Path(run_dir).absolute())
+        continued = ckpt_path and Path(ckpt_path).absolute().parent == folder.absolute()
+        found = sorted(p.name for p in folder.glob("*.ckpt")) if folder.is_dir() else []
+        if outside and found and not continued:
+            raise CheckpointFolderError(f"{key}={value} already holds checkpoints ({', '.join(found[:3])}"
+                                        f"{'...' if len(found) > 3 else ''}) of another run, which this "
+                                        f"run would overwrite. Fix: give a new or empty folder, or leave "
+                                        f"{key} out (the run's folder's checkpoints/)")
         try:
             _probe(folder)
         except OSError as err:
-            key = f"callbacks.{name}.dirpath"
             if err.errno in FOLDER_ERRORS:
                 reason, fix = _folder_reason(err, folder)
             else:
