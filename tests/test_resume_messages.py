@@ -192,6 +192,15 @@ def test_a_lone_checkpoint_of_another_model_is_named_before_its_progress(tmp_pat
     assert message(f"ckpt_path={lone}", *OWN[:3], "trainer.max_epochs=1").startswith(
         f"ckpt_path={lone} was saved from another model: 10 missing, 6 unexpected and 0 reshaped weights "
         f"(first: net.head.bias)")
+    fashion = fake_checkpoint(tmp_path / "fashion.ckpt", epochs=1, step=3, mid_epoch=False)
+    state = torch.load(fashion)
+    state["datamodule_hyper_parameters"] = {"dataset": "fashion_mnist"}  # as the data module saves it
+    torch.save(state, fashion)
+    # before: an MNIST run continued it, and reported the Fashion-MNIST run's val/acc_best as its own
+    assert message(f"ckpt_path={fashion}", *OWN[:3], "trainer.max_epochs=3") == (
+        f"ckpt_path={fashion}: the checkpoint was written by a run of data.dataset=fashion_mnist (its data "
+        f"module's settings), and this run has data.dataset=mnist: its best score and the weights' training "
+        f"would be another data set's. Fix: data=fashion_mnist, or start a new run without ckpt_path")
     fits = fake_checkpoint(tmp_path / "fits.ckpt", epochs=1, step=3, mid_epoch=False)
     assert message(f"ckpt_path={fits}", *OWN[:3], "trainer.max_epochs=1") == (
         f"ckpt_path={fits}: the run has finished: its checkpoint is at the end of 1 epoch (step 3), and "

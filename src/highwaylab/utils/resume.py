@@ -591,11 +591,19 @@ def _read(ckpt: Path, name: str, overrides: list[str] | None = None, resume: boo
 
 
 def _check_weights(cfg: DictConfig, ckpt_path: str, checkpoint: dict) -> None:
-    """Raises ResumeError when the backbone's weights in ``checkpoint`` do not fit the model of
+    """Raises ResumeError when the checkpoint's data set (its data module's ``dataset``) is not the
+    run's, or when the backbone's weights in ``checkpoint`` do not fit the model of
     ``cfg`` (:func:`highwaylab.train.check_checkpoint`, with the backbone built on the meta device),
     so that a checkpoint of another model is named as that, before anything about its progress."""
     from highwaylab.train import backbone_weights, check_checkpoint
 
+    written = (checkpoint.get("datamodule_hyper_parameters") or {}).get("dataset")
+    dataset = _select(cfg, "data.dataset")
+    if written is not None and dataset is not None and written != dataset:
+        raise ResumeError(f"ckpt_path={ckpt_path}: the checkpoint was written by a run of "
+                          f"data.dataset={written} (its data module's settings), and this run has "
+                          f"data.dataset={dataset}: its best score and the weights' training would be "
+                          f"another data set's. Fix: data={written}, or start a new run without ckpt_path")
     expected = backbone_weights(cfg)
     try:
         if expected is not None:
