@@ -567,3 +567,17 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     assert redirect_unwritable(env) is None  # once redirected, nothing more to say
     home = {"HOME": str(tmp_path)}
     assert redirect_unwritable(home) is None and home == {"HOME": str(tmp_path)}
+
+
+@pytest.mark.slow
+def test_reduce_lr_on_plateau_watches_the_validation_loss(tmp_path, data_dir):
+    # before: Lightning's "The lr scheduler dict must include a monitor ...", which no config key set
+    cfg = compose_cfg(TINY + ["trainer.max_epochs=3", "optim.scheduler._target_=torch.optim.lr_scheduler."
+                              "ReduceLROnPlateau", "~optim.scheduler.gamma", "+optim.scheduler.patience=0",
+                              "+optim.scheduler.factor=0.5", "optim.optimizer.lr=1e-6", "logger=csv"],
+                      tmp_path)
+    metrics = train(cfg)
+    assert metrics["epochs"] == 3
+    # lr 1e-6 learns next to nothing: val/loss does not improve in epoch 1, so the rate is halved
+    # (train/lr: the rate of the last epoch, 2)
+    assert metrics["train/lr"] == pytest.approx(0.5e-6)

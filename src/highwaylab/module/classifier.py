@@ -66,6 +66,7 @@ class ClassifierModule(LightningModule):
     """
 
     LR_KEY = "train/lr"
+    PLATEAU_MONITOR = "val/loss"  # what a ReduceLROnPlateau scheduler watches (mode min, its default)
     _compiled: Callable[[Tensor], Tensor] | None = None  # torch.compile(net), set in setup("fit")
 
     def __init__(self, net: nn.Module, num_classes: int, optimizer: Callable[..., torch.optim.Optimizer],
@@ -211,7 +212,8 @@ class ClassifierModule(LightningModule):
 
     def configure_optimizers(self) -> dict:
         """The optimiser (``optim.optimizer``) and scheduler (``optim.scheduler``; without one a
-        ``ConstantLR`` of factor 1) as Lightning's dict, the scheduler named ``train/lr``.
+        ``ConstantLR`` of factor 1) as Lightning's dict, the scheduler named ``train/lr``. A
+        ``ReduceLROnPlateau`` watches ``val/loss`` (:attr:`PLATEAU_MONITOR`).
 
         List and mapping arguments reach torch as plain ``list``/``dict`` (a tuple where torch's
         default is one, e.g. ``betas``), never as omegaconf containers.
@@ -226,9 +228,10 @@ class ClassifierModule(LightningModule):
                      else build_from_config("optim.scheduler", self.scheduler, optimizer=optimizer))
         if scheduler is None:  # a constant learning rate, so that LearningRateMonitor names it LR_KEY too
             scheduler = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=0)
-        return {"optimizer": optimizer,
-                "lr_scheduler": {"scheduler": scheduler, "interval": self.hparams.scheduler_interval,
-                                 "name": self.LR_KEY}}
+        settings = {"scheduler": scheduler, "interval": self.hparams.scheduler_interval, "name": self.LR_KEY}
+        if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+            settings["monitor"] = self.PLATEAU_MONITOR  # the metric whose plateau it waits for
+        return {"optimizer": optimizer, "lr_scheduler": settings}
 
 
 # numeric arguments of optimisers and schedulers, whatever their defaults say
