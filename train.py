@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from hydra.errors import MissingConfigException
 from omegaconf import DictConfig
 
@@ -41,6 +42,21 @@ log = logging.getLogger("highwaylab")
 register_resolvers()
 
 
+def error_line(message: str) -> None:
+    """Log the run's one ``highwaylab:`` error line; print it to stderr as well when the logging
+    config lets it reach no handler (``hydra/job_logging=disabled`` disables this logger), so that a
+    failed run never ends without a word."""
+    log.error(message)
+    logger, reached = log, False
+    while logger is not None and not log.disabled and log.isEnabledFor(logging.ERROR):
+        if any(h.level <= logging.ERROR for h in logger.handlers):
+            reached = True
+            break
+        logger = logger.parent if logger.propagate else None
+    if not reached:
+        print(message, file=sys.stderr)
+
+
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> float | None:
     """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
@@ -57,6 +73,9 @@ def main(cfg: DictConfig) -> float | None:
             validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
             if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
                 log.warning(f"highwaylab: {unwritable}")
+            if HydraConfig.get().runtime.choices.get("hydra/job_logging") == "disabled":
+                print("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not "
+                      "shown and train.log stays empty; an error still prints here", file=sys.stderr)
             from highwaylab.train import optimized_metric, train
         except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
             interrupted_at_start_up()
@@ -68,7 +87,7 @@ def main(cfg: DictConfig) -> float | None:
             log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
             sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
         record_job("interrupted", error=str(err))
-        log.error(f"highwaylab: {err}")
+        error_line(f"highwaylab: {err}")
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)
@@ -78,21 +97,21 @@ def main(cfg: DictConfig) -> float | None:
         message = f"{user or repr(err)}" + (f" [config key: {where}]" if where else "")
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])
-            log.error(f"highwaylab: job failed, the sweep goes on: {message}")
+            error_line(f"highwaylab: job failed, the sweep goes on: {message}")
             if user is None:
                 raise
             return None
         if user is None:
             raise
-        log.error(f"highwaylab: {message}")
+        error_line(f"highwaylab: {message}")
         sys.exit(1)
     diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)
     if diverged is not None:  # never ok: a failed trial for the Optuna sweeper; exit status 1
         record_job("failed", metrics, error=diverged)
         if in_multirun():
-            log.error(f"highwaylab: job failed, the sweep goes on: {diverged}")
+            error_line(f"highwaylab: job failed, the sweep goes on: {diverged}")
             return None
-        log.error(f"highwaylab: {diverged}")
+        error_line(f"highwaylab: {diverged}")
         sys.exit(1)
     record_job("ok", metrics)
     return value

@@ -581,3 +581,18 @@ def test_reduce_lr_on_plateau_watches_the_validation_loss(tmp_path, data_dir):
     # lr 1e-6 learns next to nothing: val/loss does not improve in epoch 1, so the rate is halved
     # (train/lr: the rate of the last epoch, 2)
     assert metrics["train/lr"] == pytest.approx(0.5e-6)
+
+
+@pytest.mark.slow
+def test_a_run_with_its_logging_disabled_still_prints_its_error(tmp_path, data_dir):
+    # before: exit 1 with no message anywhere (the highwaylab logger was disabled), an empty train.log
+    proc = run_train([*TINY, "hydra/job_logging=disabled", "optim.optimizer._target_=torch.optim.Adam"],
+                     tmp_path)
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab: ")]
+    assert lines[0] == ("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is "
+                        "not shown and train.log stays empty; an error still prints here")
+    assert lines[1].startswith("highwaylab: optim.optimizer (lr=0.1, momentum=0.9, weight_decay=0.0) was "
+                               "refused by Adam (TypeError: Adam.__init__() got an unexpected keyword "
+                               "argument 'momentum')")
+    assert len(lines) == 2 and "Traceback" not in proc.stderr
