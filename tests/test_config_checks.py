@@ -23,6 +23,8 @@ BAD = {
     "model.depth=2.5": "model.depth=2.5 is invalid",
     "model.block=highwy": "model.block='highwy' is unknown; choose one of: plain, residual, highway",
     "model.activation=relux": "model.activation='relux' is not a torch.nn activation",
+    "model.activation=PReLU": "model.activation='PReLU': that torch.nn module has learnable weights, so it "
+                              "cannot be every layer's activation. Choose one of the parameter-free",
     "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he",
     "model.gate_bias=abc": "model.gate_bias='abc' is invalid",
     "model=plain +model.gate_bias=-2": "model.gate_bias is for highway models, not 'plain'",
@@ -166,6 +168,7 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
                                        ["model=conv_residual"], ["experiment=paper_mnist_conv16"],
                                        ["experiment=paper_cifar10_highway_a", "data.download=true"],
                                        ["callbacks=analysis"], ["model.activation=leaky_relu"],
+                                       ["model.activation=torch.nn.ReLU"],
                                        ["experiment=paper_mnist_depth", "model=plain"],
                                        ["experiment=paper_mnist_conv16", "model=conv_residual",
                                         "~model.gate_bias"]])

@@ -38,6 +38,11 @@ ACTIVATIONS = ("ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "
                "Hardswish", "ELU", "CELU", "SELU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid",
                "Softplus", "Softshrink", "Softsign", "Tanhshrink")
 _BY_KEY = {name.lower(): name for name in ACTIVATIONS}
+# torch.nn activations the models cannot use in every layer, and why (by lower-case name)
+NOT_ELEMENTWISE = {"prelu": "has learnable weights", "threshold": "needs arguments (threshold, value)",
+                   "softmax": "acts across the features", "softmin": "acts across the features",
+                   "logsoftmax": "acts across the features", "softmax2d": "acts across the channels",
+                   "glu": "halves the features", "multiheadattention": "is an attention layer"}
 
 
 def check_positive_int(key: str, value: Any, hint: str) -> None:
@@ -53,10 +58,12 @@ def activation_name(name: Any) -> str:
     Raises:
         ConfigError: not an element-wise torch.nn activation; the message lists them.
     """
-    key = str(name).lower().replace("_", "")
+    key = str(name).lower().replace("_", "").removeprefix("torch.nn.")
     if key not in _BY_KEY:
-        raise ConfigError(f"model.activation={name!r} is not a torch.nn activation. "
-                          f"Choose one of: {', '.join(sorted(_BY_KEY))} (e.g. model.activation=tanh).")
+        what = (f": that torch.nn module {NOT_ELEMENTWISE[key]}, so it cannot be every layer's activation"
+                if key in NOT_ELEMENTWISE else " is not a torch.nn activation")
+        raise ConfigError(f"model.activation={name!r}{what}. Choose one of the parameter-free element-wise "
+                          f"ones: {', '.join(sorted(_BY_KEY))} (e.g. model.activation=tanh).")
     return _BY_KEY[key]
 
 
