@@ -78,7 +78,9 @@ def _is_wandb(node: object) -> bool:
 
 def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     """The ``logger`` group less its W&B logger when the environment variable ``WANDB_MODE`` is
-    ``disabled`` (W&B's own switch: no run, no files), with one log line saying so.
+    ``disabled`` (W&B's own switch: no run, no files), with one log line saying so; with
+    ``WANDB_MODE=online`` and ``logger.wandb.offline=true``, one warning that the run stays offline
+    (W&B's own line would advise setting ``WANDB_MODE=online``).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
@@ -89,11 +91,15 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     if mode is not None and mode not in WANDB_MODES:
         raise WandbStartError(f"WANDB_MODE={mode!r} is not a W&B mode; set it to one of "
                               f"{', '.join(WANDB_MODES[:3])} (or unset it: logger.wandb.offline decides).")
-    if mode != "disabled":
-        return group
     import logging
 
     names = [name for name, node in group.items() if _is_wandb(node)]
+    if mode == "online" and any(group[name].get("offline") is True for name in names):
+        logging.getLogger(__name__).warning(
+            f"WANDB_MODE=online, but logger.{names[0]}.offline=true (the default here) keeps the run "
+            f"offline; to log online, set logger.{names[0]}.offline=false (after wandb login)")
+    if mode != "disabled":
+        return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
     return DictConfig({name: node for name, node in group.items() if name not in names})
 
