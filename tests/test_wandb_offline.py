@@ -219,6 +219,16 @@ def test_cli_json(run_dir):
 
 
 @pytest.mark.slow
+def test_cli_refuses_a_step_key_that_no_row_has(run_dir):
+    # before: exit 0, a column titled "nope" and every key shown as without a step
+    proc = cli(run_dir, "--step-key", "nope")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (f"error: --step-key nope: no row of the run has it; its step-like keys: "
+                                   f"epoch, {STEP} (default {STEP})")
+    assert cli(run_dir, "--step-key", "epoch").returncode == 0
+
+
+@pytest.mark.slow
 def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     file = find_run_file(run_dir)
     data = bytearray(file.read_bytes())

@@ -202,6 +202,15 @@ def test_cli_without_api_key_stops_with_one_line(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
+def test_cli_refuses_an_empty_workspace_name(tmp_path):
+    # before: exit 0 and "displayName": "" in the layout
+    proc = cli("--name", "", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "python -m highwaylab.workspace: error: --name '' is empty: W&B shows a workspace by its name; give "
+        "one, e.g. --name 'highwaylab depth' (the default)")
+
+
 def test_cli_bad_out_is_one_line_naming_the_flag_and_the_fix(tmp_path):
     # before: "highwaylab: cannot write <out>: Is a directory" (no flag, no fix)
     (tmp_path / "folder").mkdir()

@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     refused = project_name_error(args.project, given_as)
     if refused is not None:  # before any work: an argparse error, one line, exit status 2
         parser.exit(2, f"{parser.prog}: error: {refused}\n")
+    if not args.name.strip():
+        parser.exit(2, f"{parser.prog}: error: --name {args.name!r} is empty: W&B shows a workspace by its "
+                       f"name; give one, e.g. --name {DEFAULT_NAME!r} (the default)\n")
     if args.out is not None or args.offline:
         out = args.out or Path(DEFAULT_OFFLINE_FILE)
         if out.is_dir():

@@ -524,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
     except RunReadError as err:
         print(f"error: {_one_line(str(err))}", file=sys.stderr)
         return 2
+    if args.step_key != STEP_KEY and summary.rows and args.step_key not in summary.keys:
+        scalars = [k for k in summary.keys_of_kind("scalar") if "step" in k or k == "epoch"]
+        print(f"error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
+              f"{', '.join(scalars[:6] or list(summary.keys)[:6])} (default {STEP_KEY})", file=sys.stderr)
+        return 2
     for note in summary.notes:
         print(f"warning: {summary.path}: {note}", file=sys.stderr)
     print(json.dumps(summary.to_dict(), indent=2) if args.json else format_summary(summary))
