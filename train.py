@@ -87,7 +87,9 @@ def main(cfg: DictConfig) -> float | None:
             log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
             sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
         record_job("interrupted", error=str(err))
-        error_line(f"highwaylab: {err}")
+        later = (f" The multirun stops here: its later jobs do not start (python -m highwaylab.report "
+                 f"{HydraConfig.get().sweep.dir} lists them)." if in_multirun() else "")
+        error_line(f"highwaylab: {err}{later}")
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)

@@ -207,3 +207,27 @@ def test_the_report_imports_no_torch(one_job, tmp_path):
         assert proc.returncode == 0, proc.stderr[-3000:]
         imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
         assert "matplotlib" in imported and "torch" not in imported, args  # the control: the list is read
+
+
+def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
+    # before: a job whose folder was deleted, and the jobs after an interrupted one, were left out of
+    # the report without a word
+    import yaml
+
+    from highwaylab.analysis.sweep_report import absent_jobs
+
+    sweep = tmp_path / "sweep"
+    (sweep / "0_run-s0").mkdir(parents=True)
+    (sweep / "multirun.yaml").write_text(yaml.safe_dump({"hydra": {
+        "sweeper": {"_target_": "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"},
+        "overrides": {"task": ["depth=3", "seed=0,1,2,3"]}}}))
+    lines = [{"job": 0, "status": "ok", "output_dir": str(sweep / "0_run-s0")},
+             {"job": 1, "status": "ok", "output_dir": str(sweep / "1_run-s1")},  # deleted since
+             {"job": 2, "status": "interrupted", "output_dir": str(sweep / "2_run-s2")}]
+    (sweep / "summary.jsonl").write_text("".join(json.dumps(line | {"error": None, "overrides": []}) + "\n"
+                                                 for line in lines))
+    (sweep / "2_run-s2").mkdir()
+    assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"]) == [
+        "1_run-s1: its folder is missing (moved or deleted?); summary.jsonl records it as ok",
+        "job 3 (seed=3) did not run: the sweep stopped before it (run it alone with those overrides, or the "
+        "sweep again)"]

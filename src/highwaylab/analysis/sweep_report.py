@@ -94,7 +94,39 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>")
+    for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
+        warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
+    """One line for each job of the sweep that the report cannot show: a job of ``summary.jsonl``
+    whose folder is gone, and, for a sweep of Hydra's basic sweeper (its ``multirun.yaml``), a job
+    it would have launched that has neither a folder nor a line (the sweep stopped before it: a
+    signal, a crash)."""
+    present = {folder.name for folder in folders}
+    notes = [f"{Path(line['output_dir']).name}: its folder is missing (moved or deleted?); summary.jsonl "
+             f"records it as {line['status']}" for line in read_summary(sweep_dir)
+             if Path(line["output_dir"]).name not in present]
+    numbers = {name.split("_", 1)[0] for name in present} | {
+        Path(line["output_dir"]).name.split("_", 1)[0] for line in read_summary(sweep_dir)}
+    try:
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        record = OmegaConf.load(sweep_dir / "multirun.yaml").hydra
+        if "BasicSweeper" not in str(record.sweeper.get("_target_")):
+            return notes
+        parsed = OverridesParser.create().parse_overrides(list(record.overrides.task))
+        launched = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+    except Exception:  # no record, or a sweep this cannot expand (glob over groups): lines only
+        return notes
+    for number, overrides in enumerate(launched):
+        if str(number) not in numbers:
+            swept = [o for o in overrides if o not in record.overrides.task]
+            notes.append(f"job {number} ({' '.join(swept) or ' '.join(overrides)}) did not run: the sweep "
+                         f"stopped before it (run it alone with those overrides, or the sweep again)")
+    return notes
 
 
 def parse_overrides(lines: object) -> dict[str, str | None]:
