@@ -142,6 +142,18 @@ def test_a_suggested_command_for_a_folder_with_a_space_can_be_pasted(tmp_path):
     assert fix_command(text, "extend it: ") == [f"resume={run}", "trainer.max_epochs=7"]
 
 
+def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):
+    # before: "the checkpoint was written by a run with depth=4 ... Resume it with its own settings:
+    # python train.py resume=<run>", the very command that had failed
+    run = make_run(tmp_path / "edited")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump([o for o in OWN if o != "depth=4"]))
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run's overrides (.hydra/overrides.yaml, with conf/ as it is now) give "
+        f"depth=100, but its .hydra/config.yaml, the config its checkpoint was trained with, has depth=4 (was the record "
+        f"or conf/ edited?). Fix: give depth=4 again in {run}/.hydra/overrides.yaml")
+
+
 def test_odd_run_folders_get_a_fix_that_works(tmp_path):
     # before: a folder at last.ckpt was "missing (deleted?)", and the suggested command trained an
     # epoch before failing; a finished debug=fast run "stopped before its first checkpoint"; a

@@ -372,6 +372,12 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         record = _load_config(run / RECORD / "config.yaml", name)
         for key in IDENTITY:
             old, new = _select(record, key), _select(cfg, key)
+            if old != new and old is not None and resume:  # the run's own record disagrees with itself
+                raise ResumeError(
+                    f"{name}: the run's overrides ({RECORD}/overrides.yaml, with conf/ as it is now) give "
+                    f"{key}={_short(new)}, but its {RECORD}/config.yaml, the config its checkpoint was "
+                    f"trained with, has {key}={_short(old)} (was the record or conf/ edited?). Fix: give "
+                    f"{key}={_short(old)} again in {run / RECORD / 'overrides.yaml'}")
             if old != new and old is not None:
                 raise ResumeError(
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
