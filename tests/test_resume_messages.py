@@ -150,8 +150,8 @@ def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):
     (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump([o for o in OWN if o != "depth=4"]))
     assert message(f"resume={run}") == (
         f"resume={run}: the run's overrides (.hydra/overrides.yaml, with conf/ as it is now) give "
-        f"depth=100, but its .hydra/config.yaml, the config its checkpoint was trained with, has depth=4 (was the record "
-        f"or conf/ edited?). Fix: give depth=4 again in {run}/.hydra/overrides.yaml")
+        f"depth=100, but its .hydra/config.yaml, the config its checkpoint was trained with, has depth=4 "
+        f"(was the record or conf/ edited?). Fix: give depth=4 again in {run}/.hydra/overrides.yaml")
 
 
 def test_odd_run_folders_get_a_fix_that_works(tmp_path):
