@@ -386,3 +386,19 @@ def test_train_py_interrupted_after_training_is_completed_by_the_resume_it_names
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     metrics = json.loads((run / "metrics.json").read_text())
     assert set(RESULT) <= set(metrics) and metrics["global_step"] == 4
+
+
+def test_a_copied_run_folder_is_told_from_a_moved_one(tmp_path):
+    # before: a copy and its original, both resumed, continued one W&B id with two histories
+    from highwaylab.train import copied_from
+
+    original, copy = tmp_path / "run", tmp_path / "run_copy"
+    for folder in (original, copy):
+        (folder / "checkpoints").mkdir(parents=True)
+        (folder / "checkpoints" / "last.ckpt").write_bytes(b"state")
+    checkpoint = {"callbacks": {"ModelCheckpoint{'monitor': 'val/acc', 'mode': 'max'}":
+                                {"dirpath": str(original / "checkpoints")}}}
+    assert copied_from(checkpoint, str(copy / "checkpoints" / "last.ckpt")) == original
+    assert copied_from(checkpoint, str(original / "checkpoints" / "last.ckpt")) is None  # its own folder
+    (original / "checkpoints" / "last.ckpt").unlink()  # moved, not copied: the old folder is empty
+    assert copied_from(checkpoint, str(copy / "checkpoints" / "last.ckpt")) is None

@@ -9,6 +9,7 @@ import inspect
 import json
 import logging
 import math
+import os
 import sys
 import time
 from collections.abc import Mapping
@@ -438,6 +439,19 @@ def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:
     return {f"net.{k}": v for k, v in net.state_dict().items()}
 
 
+def copied_from(checkpoint: dict, path: str) -> Path | None:
+    """The run folder that ``checkpoint`` (read from ``path``) was saved in, when that is another
+    folder that still holds a ``checkpoints/last.ckpt``: the run's folder was copied, not moved.
+    ``None`` otherwise (the same folder, a moved one, or no record of the folder)."""
+    states = checkpoint.get("callbacks") or {}
+    saved = next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
+                  and isinstance(s, dict) and s.get("dirpath")), None)
+    if saved is None:
+        return None
+    here, there = Path(os.path.realpath(Path(path).parent)), Path(os.path.realpath(saved))
+    return there.parent if there != here and (there / "last.ckpt").is_file() else None
+
+
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
     """Point ``cfg.logger.wandb`` at the W&B run that wrote ``checkpoint`` (``id``, ``resume: allow``,
     and its ``group`` when none is set), so that the resumed run's charts continue that run; an
@@ -450,6 +464,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
+    original = copied_from(checkpoint, path)
+    if run_id and original is not None:  # both folders would continue one W&B run, with two histories
+        log.warning(f"{Path(path).parent.parent} is a copy of the run in {original}, which still holds its "
+                    f"checkpoints: this run gets a new W&B run, so that wandb sync does not merge the two "
+                    f"histories into W&B run {run_id}")
+        return None
     if run_id:
         with open_dict(cfg):
             wandb_cfg.id = run_id
