@@ -30,6 +30,7 @@ try:
     from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
+    from highwaylab.utils.console import error_line
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.resume import prepare_argv
@@ -40,21 +41,6 @@ except KeyboardInterrupt:
 
 log = logging.getLogger("highwaylab")
 register_resolvers()
-
-
-def error_line(message: str) -> None:
-    """Log the run's one ``highwaylab:`` error line; print it to stderr as well when the logging
-    config lets it reach no handler (``hydra/job_logging=disabled`` disables this logger), so that a
-    failed run never ends without a word."""
-    log.error(message)
-    logger, reached = log, False
-    while logger is not None and not log.disabled and log.isEnabledFor(logging.ERROR):
-        if any(h.level <= logging.ERROR for h in logger.handlers):
-            reached = True
-            break
-        logger = logger.parent if logger.propagate else None
-    if not reached:
-        print(message, file=sys.stderr)
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
@@ -89,7 +75,7 @@ def main(cfg: DictConfig) -> float | None:
         record_job("interrupted", error=str(err))
         later = (f" The multirun stops here: its later jobs do not start (python -m highwaylab.report "
                  f"{HydraConfig.get().sweep.dir} lists them)." if in_multirun() else "")
-        error_line(f"highwaylab: {err}{later}")
+        error_line(log, f"highwaylab: {err}{later}")
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)
@@ -99,21 +85,21 @@ def main(cfg: DictConfig) -> float | None:
         message = f"{user or repr(err)}" + (f" [config key: {where}]" if where else "")
         if in_multirun():
             record_job("failed", error=message.splitlines()[0])
-            error_line(f"highwaylab: job failed, the sweep goes on: {message}")
+            error_line(log, f"highwaylab: job failed, the sweep goes on: {message}")
             if user is None:
                 raise
             return None
         if user is None:
             raise
-        error_line(f"highwaylab: {message}")
+        error_line(log, f"highwaylab: {message}")
         sys.exit(1)
     diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)
     if diverged is not None:  # never ok: a failed trial for the Optuna sweeper; exit status 1
         record_job("failed", metrics, error=diverged)
         if in_multirun():
-            error_line(f"highwaylab: job failed, the sweep goes on: {diverged}")
+            error_line(log, f"highwaylab: job failed, the sweep goes on: {diverged}")
             return None
-        error_line(f"highwaylab: {diverged}")
+        error_line(log, f"highwaylab: {diverged}")
         sys.exit(1)
     record_job("ok", metrics)
     return value

@@ -1,4 +1,5 @@
-"""The console log handler of Hydra's job logging (``conf/hydra/default.yaml``)."""
+"""The console log handler of Hydra's job logging (``conf/hydra/default.yaml``), and the run's one
+error line whatever that logging is."""
 
 from __future__ import annotations
 
@@ -50,3 +51,18 @@ class RunLogFileHandler(logging.FileHandler):
             with contextlib.suppress(OSError):
                 sys.stderr.write(f"highwaylab: could not write {self.baseFilename} ({err.strerror or err}): "
                                  "the log continues on the console only\n")
+
+
+def error_line(log: logging.Logger, message: str) -> None:
+    """Log the run's one ``highwaylab:`` error ``message`` on ``log``; print it to stderr as well
+    when the logging config lets it reach no handler (``hydra/job_logging=disabled`` disables every
+    logger), so that a failed run never ends without a word."""
+    log.error(message)
+    logger, reached = log, False
+    while logger is not None and not log.disabled and log.isEnabledFor(logging.ERROR):
+        if any(h.level <= logging.ERROR for h in logger.handlers):
+            reached = True
+            break
+        logger = logger.parent if logger.propagate else None
+    if not reached:
+        print(message, file=sys.stderr)
