@@ -266,3 +266,30 @@ def test_console_log_handler_writes_to_stdout_as_it_is_at_each_record(monkeypatc
     monkeypatch.setattr(sys, "stdout", swapped)
     handler.emit(record)
     assert swapped.getvalue() == "epoch 0/4\n"
+
+
+def test_a_console_that_cannot_be_written_is_one_line(monkeypatch, capsys):
+    # before: a "--- Logging error ---" traceback for every record (W&B copies the console into its
+    # folder, which had filled)
+    import errno
+    import logging
+    import sys
+
+    from highwaylab.utils.console import StdoutHandler
+
+    class FullDisk:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    handler = StdoutHandler()
+    monkeypatch.setattr(sys, "stdout", FullDisk())
+    monkeypatch.setattr(sys, "__stderr__", sys.stderr)
+    for n in range(3):
+        handler.handle(logging.makeLogRecord({"msg": f"epoch {n}", "levelno": logging.INFO}))
+    assert capsys.readouterr().err == (
+        "highwaylab: the console log cannot be written (No space left on device); W&B copies the console "
+        "into its run folder, so check the free space of logger.wandb.save_dir. The log goes on in train.log "
+        "only\n")

@@ -250,3 +250,20 @@ def test_check_log_dirs_creates_the_folders_and_names_the_key(tmp_path):
     wandb_group = OmegaConf.create({"wandb": {"_target_": "highwaylab.utils.wandb_logger.WandbLogger"}})
     with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*file: cannot write the W&B log"):
         check_log_dirs([WandbLogger(save_dir=str(tmp_path / "file"), offline=True)], wandb_group)
+
+
+def test_a_log_folder_on_a_disk_too_full_for_a_run_is_refused(tmp_path, monkeypatch):
+    # before: a W&B folder on a nearly full disk: 305 "--- Logging error ---" tracebacks, exit 0, and
+    # the W&B history lost. Here the real disk stands for a full one: the threshold is above its size
+    import shutil
+
+    from omegaconf import OmegaConf
+
+    from highwaylab.utils import loggers
+    from highwaylab.utils.wandb_logger import WandbLogger
+
+    monkeypatch.setattr(loggers, "MIN_FREE_BYTES", shutil.disk_usage(tmp_path).total + 1)
+    group = OmegaConf.create({"wandb": {"_target_": "highwaylab.utils.wandb_logger.WandbLogger"}})
+    with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*: its disk has .* MB free, and the "
+                                          r"W&B log of a run \(history, figures, console\) takes tens of MB"):
+        check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)], group)

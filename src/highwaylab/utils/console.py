@@ -30,6 +30,26 @@ class StdoutHandler(logging.StreamHandler):
     def stream(self, value: Any) -> None:  # StreamHandler.__init__ and setStream assign it
         pass
 
+    failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """An ``OSError`` writing the console (W&B copies it into its run folder: a full disk there
+        fails every write) is one line on stderr, and the console handler is left out from then on,
+        instead of a "--- Logging error ---" traceback for every record (train.log keeps the log)."""
+        err = sys.exc_info()[1]
+        if not isinstance(err, OSError):
+            return super().handleError(record)
+        if not self.failed:
+            self.failed = True
+            with contextlib.suppress(Exception):
+                sys.__stderr__.write(f"highwaylab: the console log cannot be written ({err.strerror or err});"
+                                     f" W&B copies the console into its run folder, so check the free space "
+                                     f"of logger.wandb.save_dir. The log goes on in train.log only\n")
+
 
 class RunLogFileHandler(logging.FileHandler):
     """``train.log`` (Hydra's file handler): when a write fails with an ``OSError`` (a full disk), one

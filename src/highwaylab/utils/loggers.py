@@ -11,6 +11,7 @@ no torch or Lightning (they load inside :func:`check_log_dirs`), so that the con
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -34,7 +35,8 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
             the message; without it the key is named after the logger's class.
 
     Raises:
-        ConfigError: a log folder cannot be created or written; the message names the key and the fix.
+        ConfigError: a log folder cannot be created or written, or its disk has less than
+            :data:`MIN_FREE_BYTES` free; the message names the key and the fix.
     """
     from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger, WandbLogger
     from lightning.pytorch.utilities import rank_zero_only
@@ -56,6 +58,12 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
             os.makedirs(folder, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
                 pass
+            free = shutil.disk_usage(folder).free
+            if free < MIN_FREE_BYTES:
+                key = f"logger.{name}.save_dir"
+                raise ConfigError(f"{key}={logger.save_dir}: its disk has {free / 1e6:.2g} MB free, and the "
+                                  f"{kind} log of a run (history, figures, console) takes tens of MB. Fix: "
+                                  f"free space there, or set {key} to a folder on another disk")
         except OSError as err:
             key = f"logger.{name}.save_dir"
             raise ConfigError(
@@ -64,6 +72,7 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
                 f"(e.g. {key}=/tmp/highwaylab_logs), or leave it at its default, the run directory.") from err
 
 
+MIN_FREE_BYTES = 50_000_000  # a log folder's disk below this fills during a default run (its figures)
 WANDB_MODES = ("online", "offline", "disabled", "dryrun", "shared", "run")
 
 
