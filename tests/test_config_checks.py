@@ -134,6 +134,9 @@ BAD = {
         "\"Environment variable 'HIGHWAYLAB_NOPE_VAR' not found\"). Fix: set what it names",
     "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
+    # the new-user pass: before, answered after the imports, leaving a run folder
+    "optim.optimizer.lr=abc": "optim.optimizer.lr='abc' must be a number, e.g. optim.optimizer.lr=0.1.",
+    "optim.scheduler.gamma=nan": "optim.scheduler.gamma=nan must be finite, e.g. optim.scheduler.gamma=0.6.",
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
     "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",
@@ -329,6 +332,9 @@ COMMAND_LINES = {
     "trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key 'max_epoch'; did you mean "
                            "trainer.max_epochs? Fix:",
     "depht=10": "depht=10: the config has no top-level key 'depht'; did you mean depth? Fix:",
+    # before: "did you mean module?", an internal key, for a typo of the group
+    "modle=plain": "modle=plain: the config has no top-level key 'modle'; did you mean the group "
+                   "model=plain?",
     "optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'; did you mean "
                                "optim.optimizer.lr?",
     "callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat.every_n_steps=10: callbacks has no key "

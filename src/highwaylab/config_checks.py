@@ -10,6 +10,7 @@ settings that no component owns.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -36,6 +37,12 @@ GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a 
 RUN_METRICS = ("val/acc_best", "val/acc", "val/loss", "train/loss", "train/acc", "test/acc", "test/loss")
 # every key the module and Lightning's LearningRateMonitor log under train/, val/ and test/
 LOGGED_METRICS = (*RUN_METRICS, "train/loss_step", "train/lr")
+# numeric arguments of optimisers and schedulers, whatever their defaults say
+NUMERIC_ARGS = frozenset({"lr", "momentum", "dampening", "weight_decay", "eps", "alpha", "rho", "lr_decay",
+                          "gamma", "T_max", "T_0", "T_mult", "eta_min", "step_size", "factor",
+                          "start_factor", "end_factor", "total_iters", "power", "base_lr", "max_lr",
+                          "pct_start", "div_factor", "final_div_factor", "base_momentum", "max_momentum"})
+OPTIM_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
 
 
@@ -224,6 +231,14 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
                               f"{key}._partial_=true")
+        for name, value in node.items():  # the module checks them again, with the target's defaults
+            hint = f", e.g. {key}.{name}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else ""
+            if name not in NUMERIC_ARGS or value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{key}.{name}={value!r} must be a number{hint}.")
+            if not math.isfinite(value):
+                raise ConfigError(f"{key}.{name}={value!r} must be finite{hint}.")
     trainer = cfg.get("trainer") or {}
     built = [f"{group}.{name}" for group in ("logger", "callbacks")
              for name, node in (cfg.get(group) or {}).items()

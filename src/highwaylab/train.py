@@ -476,7 +476,8 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
             wandb_cfg.resume = "allow"
             if not wandb_cfg.get("group") and checkpoint.get("wandb_group"):
                 wandb_cfg.group = checkpoint["wandb_group"]  # a sweep's job resumed on its own
-        log.info(f"Continuing W&B run {run_id} (group {wandb_cfg.get('group')}) of {path}")
+        group = f"group {wandb_cfg.group}" if wandb_cfg.get("group") else "no group"
+        log.info(f"Continuing W&B run {run_id} ({group}) of {path}")
     return run_id
 
 

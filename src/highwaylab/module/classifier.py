@@ -16,7 +16,8 @@ from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric
 from torchmetrics.classification import MulticlassAccuracy
 
-from highwaylab.config_checks import CHOICE_KEYS
+from highwaylab.config_checks import CHOICE_KEYS, NUMERIC_ARGS
+from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
 from highwaylab.utils.loggers import cli_text
 
@@ -234,12 +235,6 @@ class ClassifierModule(LightningModule):
         return {"optimizer": optimizer, "lr_scheduler": settings}
 
 
-# numeric arguments of optimisers and schedulers, whatever their defaults say
-NUMERIC_ARGS = frozenset({"lr", "momentum", "dampening", "weight_decay", "eps", "alpha", "rho", "lr_decay",
-                          "gamma", "T_max", "T_0", "T_mult", "eta_min", "step_size", "factor",
-                          "start_factor", "end_factor", "total_iters", "power", "base_lr", "max_lr",
-                          "pct_start", "div_factor", "final_div_factor", "base_momentum", "max_momentum"})
-_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
 
 
 def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> None:

@@ -244,6 +244,10 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
     meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
+    value = given.split("=", 1)[1] if "=" in given else ""
+    groups = [p.parent.name for p in Path(config_dir).glob(f"*/{value}.yaml")] if value and not parent else []
+    if group := did_you_mean(name, groups).removeprefix("; did you mean ").removesuffix("?"):
+        meant = f"; did you mean the group {group}={value}?"  # modle=plain: model=, not module
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
