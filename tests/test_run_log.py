@@ -293,3 +293,32 @@ def test_a_console_that_cannot_be_written_is_one_line(monkeypatch, capsys):
         "highwaylab: the console log cannot be written (No space left on device); W&B copies the console "
         "into its run folder, so check the free space of logger.wandb.save_dir. The log goes on in train.log "
         "only\n")
+
+
+def test_lightning_imported_before_the_logging_config_still_logs_in_its_format():
+    # before: resume= imported Lightning before Hydra configured logging (to read the checkpoint), so
+    # lightning.pytorch and lightning.fabric kept their own bare stderr handlers (propagate off):
+    # "Seed set to 0", "Restoring states ..." printed bare and never reached train.log
+    import logging
+
+    from highwaylab.utils.quiet import LIGHTNING_LOGGERS, lightning_logs_once
+
+    root, saved = logging.getLogger(), {}
+    marker = logging.NullHandler()
+    root.addHandler(marker)  # Hydra's job logging stands here
+    try:
+        for name in ("lightning.pytorch", "lightning.fabric"):
+            logger = logging.getLogger(name)
+            saved[name] = (list(logger.handlers), logger.propagate)
+            logger.addHandler(logging.StreamHandler())  # what `import lightning` does before the config
+            logger.propagate = False
+        lightning_logs_once()
+        for name in ("lightning.pytorch", "lightning.fabric"):
+            logger = logging.getLogger(name)
+            assert logger.propagate and not [h for h in logger.handlers if type(h) is logging.StreamHandler]
+        assert set(LIGHTNING_LOGGERS) >= {"lightning", "lightning.pytorch", "lightning.fabric"}
+    finally:
+        root.removeHandler(marker)
+        for name, (handlers, propagate) in saved.items():
+            logging.getLogger(name).handlers[:] = handlers
+            logging.getLogger(name).propagate = propagate

@@ -38,7 +38,7 @@ from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
-from highwaylab.utils.quiet import quiet_known_notices, quiet_srun_hint
+from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.resume import check_resume, continue_wandb_steps
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
@@ -180,6 +180,8 @@ def build(cfg: DictConfig) -> Built:
     if not configure_denormals(cfg.get("flush_denormal", True) is True) and cfg.get("flush_denormal", True):
         log.info("flush_denormal: this CPU cannot flush subnormal numbers; left as is")
     quiet_known_notices()  # two notices no configuration avoids; Lightning's other notices once
+    if cfg.get("ckpt_path"):  # resumed in its own folder: that its checkpoints/ is not empty is no news
+        quiet_own_checkpoint_folder(os.path.realpath(Path(cfg.paths.output_dir) / "checkpoints"))
     L.seed_everything(cfg.seed, workers=True)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")

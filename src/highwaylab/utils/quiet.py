@@ -47,17 +47,38 @@ def quiet_known_notices() -> None:
                             category=FutureWarning, module=r"lightning\.pytorch\.utilities\._pytree")
 
 
+# the package loggers that ``import lightning`` gives a console handler of their own (and
+# ``propagate = False``) when it is imported before logging is configured: resume= reads the
+# checkpoint, and so imports Lightning, before Hydra configures the job's logging
+LIGHTNING_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "pytorch_lightning",
+                     "lightning_fabric")
+
+
 def lightning_logs_once() -> None:
-    """Remove the console handler that ``import lightning`` adds to its package logger (``lightning``,
-    format ``INFO: <message>``, on stderr) when the root logger already has handlers (Hydra's job
-    logging: the console and ``train.log``). Lightning's notices ("Seed set to 0", "`Trainer.fit`
-    stopped") then print once, through Hydra's handlers, into the log file too, instead of twice.
-    (Imported before logging is configured, Lightning keeps its own handlers instead.)"""
-    package = logging.getLogger("lightning")
-    if logging.getLogger().handlers:
-        for handler in list(package.handlers):
-            if type(handler) is logging.StreamHandler:
-                package.removeHandler(handler)
+    """Remove the console handlers that ``import lightning`` adds to its package loggers
+    (:data:`LIGHTNING_LOGGERS`; bare messages on stderr), and let them propagate again, when the
+    root logger already has handlers (Hydra's job logging: the console and ``train.log``).
+    Lightning's notices ("Seed set to 0", "`Trainer.fit` stopped") then print once, in the log's
+    format, into the log file too, instead of bare (and twice)."""
+    if not logging.getLogger().handlers:
+        return
+    for name in LIGHTNING_LOGGERS:
+        package = logging.getLogger(name)
+        own = [h for h in package.handlers if type(h) is logging.StreamHandler]
+        for handler in own:
+            package.removeHandler(handler)
+        if own:
+            package.propagate = True
+
+
+def quiet_own_checkpoint_folder(folder: str) -> None:
+    """Drop ModelCheckpoint's "Checkpoint directory <folder> exists and is not empty" for the run's
+    own checkpoint folder, which a resumed run continues by design; a folder of another run is
+    refused before training (:func:`highwaylab.utils.checkpoint_io.check_checkpoint_dirs`)."""
+    import re
+
+    pattern = rf"Checkpoint directory {re.escape(str(folder))} exists and is not empty"
+    warnings.filterwarnings("ignore", message=pattern)
 
 
 def quiet_srun_hint(processes: int) -> None:
