@@ -5,24 +5,37 @@ torch: ``--help``, ``--cfg job`` and a config error are answered in about a seco
 Lightning and W&B load only once the config has passed its checks.
 """
 
-import logging
 import os
+import signal
 import sys
-from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.errors import MissingConfigException
-from omegaconf import DictConfig
+
+def interrupted_at_start_up(*_: object) -> None:
+    """Ctrl-C (SIGINT) before the run's own signal handling is in place (the imports, composing the
+    config): one line, exit status 130, as the README says for a signal before training starts.
+
+    Installed as the SIGINT handler for the start-up (unless SIGINT is ignored): it ends the process
+    at once (``os._exit``), since a KeyboardInterrupt raised inside Hydra's or OmegaConf's cleanup
+    code turns into another exception and a traceback."""
+    print("highwaylab: interrupted by SIGINT during start-up: nothing was saved.", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with SIGINT ignored
+    signal.signal(signal.SIGINT, interrupted_at_start_up)  # the run's own handlers replace it in train()
+
+
+import logging  # noqa: E402 -- after the start-up SIGINT handler, which the imports below may meet
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from hydra.errors import MissingConfigException  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
 
 os.environ.setdefault("HIGHWAYLAB_ROOT", str(Path(__file__).resolve().parent))
-
-
-def interrupted_at_start_up() -> None:
-    """Ctrl-C (SIGINT) before the run's own signal handling is in place (the imports, composing the
-    config): one line, exit status 130, as the README says for a signal before training starts."""
-    print("highwaylab: interrupted by SIGINT during start-up: nothing was saved.", file=sys.stderr)
-    sys.exit(130)
 
 
 try:
