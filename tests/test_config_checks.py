@@ -137,6 +137,8 @@ BAD = {
     # the new-user pass: before, answered after the imports, leaving a run folder
     "optim.optimizer.lr=abc": "optim.optimizer.lr='abc' must be a number, e.g. optim.optimizer.lr=0.1.",
     "optim.scheduler.gamma=nan": "optim.scheduler.gamma=nan must be finite, e.g. optim.scheduler.gamma=0.6.",
+    # eighth pass: before, 1000 epochs at a vanishing rate (max_epochs=null)
+    "trainer.max_epochs=null": "trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a",
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
     "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",
@@ -390,6 +392,12 @@ COMMAND_LINES = {
     "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
     "-m seed=0,1 logger.wandb.id=sameid": "logger.wandb.id=sameid: every job of this multirun would log to "
                                           "that one W&B run",
+    # eighth pass: before, "cannot read this value unquoted ... depth=''" (depth=), and argparse's usage
+    # printed twice with no word of resume= (--resume)
+    "depth": "depth: an override needs a value: depth=<value> (or ~depth to remove the key, +depth=<value> "
+             "to add one)",
+    "--resume outputs/runs/x": "--resume: Hydra takes the config's keys as overrides, without dashes. Fix: "
+                               "resume=outputs/runs/x",
     "hydra.job_logging=disabled": "hydra.job_logging=disabled: hydra/job_logging is a config group of "
                                   "Hydra's, chosen with a slash: hydra/job_logging=disabled",
     "trainer.max_time=00:00:10:00":
@@ -424,6 +432,14 @@ def test_good_command_lines_pass(line, tmp_path):
 
     check_command_line(["train.py", *line.replace("'", "").split(), f"paths.log_dir={tmp_path}"],
                        ROOT / "conf")
+
+
+def test_an_empty_highwaylab_root_is_refused(tmp_path, monkeypatch):
+    # before: exit 0 and the run written to /outputs/runs/... at the file system's root
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", "")
+    with pytest.raises(ConfigError, match=r"^paths.root_dir is empty \(the environment variable "
+                                          r"HIGHWAYLAB_ROOT is set but empty\?\)"):
+        validate(compose_cfg(["trainer=cpu"], tmp_path))
 
 
 def test_a_multirun_refuses_one_wandb_run_id_for_all_its_jobs(tmp_path, monkeypatch):

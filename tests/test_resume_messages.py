@@ -171,6 +171,15 @@ def test_odd_run_folders_get_a_fix_that_works(tmp_path):
         f"resume={fast}: the run finished without writing a checkpoint (debug=fast, trainer.fast_dev_run or "
         f"callbacks without checkpoints), so it cannot be resumed or extended; start a new run: python "
         f"train.py {' '.join(OWN)} debug=fast")
+    for name in ("metrics.json", ".hydra/overrides.yaml"):  # before: a traceback after an epoch of
+        odd = make_run(tmp_path / name.replace("/", "_"))  # training; "is not a run folder"
+        fake_checkpoint(odd / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+        if (odd / name).exists():
+            (odd / name).unlink()
+        (odd / name).mkdir()
+        assert message(f"resume={odd}").startswith(
+            f"resume={odd}: {odd}/{name} is a folder, not the file the run keeps there. Fix: move it away "
+            f"(mv {odd}/{name} <elsewhere>)")
     hung_up = make_run(tmp_path / "hung_up")  # stopped before training: a record, no checkpoint
     assert message(f"hydra.run.dir={hung_up}", *OWN) == (
         f"hydra.run.dir={hung_up} holds the record of a run that wrote no checkpoint (.hydra/), so it cannot "

@@ -202,8 +202,12 @@ def test_cli_without_api_key_stops_with_one_line(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
-def test_cli_refuses_an_empty_workspace_name(tmp_path):
-    # before: exit 0 and "displayName": "" in the layout
+def test_cli_refuses_an_empty_workspace_name_or_entity(tmp_path):
+    # before: exit 0 and "displayName": "" (or "entity": "") in the layout
+    proc = cli("--entity", "", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
+        "python -m highwaylab.workspace: error: --entity '' is empty: the layout names the W&B entity (user "
+        "or team) of the project; give one, e.g. --entity my-team")
     proc = cli("--name", "", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
     assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
     assert proc.stderr.strip().splitlines()[-1] == (

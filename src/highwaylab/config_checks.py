@@ -214,6 +214,11 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     Trainer switches that need other groups too: ``trainer.barebones=true`` (no loggers, no
     callbacks) and ``trainer.enable_checkpointing=false`` (no checkpoint callbacks), and a
     ``trainer.max_time`` that is not ``DD:HH:MM:SS``."""
+    root = OmegaConf.select(cfg, "paths.root_dir", default=None)
+    if root is not None and not str(root).strip():
+        raise ConfigError("paths.root_dir is empty (the environment variable HIGHWAYLAB_ROOT is set but "
+                          "empty?), so the runs would be written to /outputs at the file system's root. Fix: "
+                          "unset HIGHWAYLAB_ROOT (train.py sets it to its folder) or set it to a folder")
     log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)
     if log_dir is not None and not str(log_dir).strip():
         raise ConfigError("paths.log_dir is empty, so the runs' folders would be made at the file system's "
@@ -295,6 +300,11 @@ def check_schedule(cfg: DictConfig) -> None:
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
                           "(validate by trainer.val_check_interval only)")
+    unbounded = cfg.trainer.get("max_steps", -1) in (-1, None) and cfg.trainer.get("max_time") is None
+    if "max_epochs" in cfg.trainer and cfg.trainer.max_epochs is None and unbounded:
+        raise ConfigError("trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a number of "
+                          "epochs (e.g. trainer.max_epochs=5), or -1 for no limit with trainer.max_steps or "
+                          "trainer.max_time")
     for key, low, meaning in INT_KEYS:
         value = cfg.trainer.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):

@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     refused = project_name_error(args.project, given_as)
     if refused is not None:  # before any work: an argparse error, one line, exit status 2
         parser.exit(2, f"{parser.prog}: error: {refused}\n")
+    if args.entity is not None and not args.entity.strip():
+        parser.exit(2, f"{parser.prog}: error: --entity {args.entity!r} is empty: the layout names the W&B "
+                       f"entity (user or team) of the project; give one, e.g. --entity my-team\n")
     if not args.name.strip():
         parser.exit(2, f"{parser.prog}: error: --name {args.name!r} is empty: W&B shows a workspace by its "
                        f"name; give one, e.g. --name {DEFAULT_NAME!r} (the default)\n")

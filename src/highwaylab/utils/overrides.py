@@ -78,6 +78,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     try:
         args = quiet_args_parser().parse_args(argv[1:])
     except (ValueError, SystemExit):
+        _flag_for_a_key(argv[1:], config_dir, config_name)  # --resume x: resume=x
         return
     if any(getattr(args, name, None) for name in NOT_A_RUN) or args.config_path or args.config_name:
         return
@@ -127,6 +128,24 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
+    """Raises OverrideError for ``--<key>`` (or ``--<key>=<value>``) where ``<key>`` is a top-level key
+    of the config (``--resume outputs/runs/x``, ``--depth 10``): Hydra takes overrides as
+    ``key=value``, and its parser would print its usage twice without saying so."""
+    import yaml
+
+    try:
+        keys = set(yaml.safe_load((Path(config_dir) / f"{config_name}.yaml").read_text()) or {})
+    except (OSError, yaml.YAMLError):
+        return
+    for i, arg in enumerate(args):
+        name, _, value = arg.removeprefix("--").partition("=")
+        if arg.startswith("--") and name in keys:
+            value = value or (args[i + 1] if i + 1 < len(args) and "=" not in args[i + 1] else "<value>")
+            raise OverrideError(f"{arg}: Hydra takes the config's keys as overrides, without dashes. Fix: "
+                                f"{name}={value}")
 
 
 def check_overrides(overrides: list[str], config_dir: str | Path,
@@ -327,7 +346,10 @@ LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u201
 
 
 def _unreadable(override: str) -> str:
-    key, _, value = override.partition("=")
+    key, equals, value = override.partition("=")
+    if not equals:
+        return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
+                f"+{key}=<value> to add one)")
     if found := [c for c in override if c in LOOKALIKES]:
         fixed = "".join(LOOKALIKES.get(c, c) for c in override)
         return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "

@@ -108,11 +108,11 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     """
     if further_rank():
         return list(argv)
-    from hydra._internal.utils import get_args_parser
+    from highwaylab.utils.hydra_utils import quiet_args_parser
 
     try:
-        args = get_args_parser().parse_args(argv[1:])
-    except SystemExit:  # Hydra's own parser reports it again, with its usage
+        args = quiet_args_parser().parse_args(argv[1:])
+    except (ValueError, SystemExit):  # Hydra's own parser reports it, with its usage
         return list(argv)
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return list(argv)
@@ -196,6 +196,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
     if not path.is_dir():
         raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
     path = path.resolve()
+    for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml"):
+        if (path / name).is_dir():  # the run writes (or reads) a file there
+            raise ResumeError(f"resume={value}: {path / name} is a folder, not the file the run keeps there. "
+                              f"Fix: move it away (mv {shlex.quote(str(path / name))} <elsewhere>)"
+                              + (", then put the run's record back" if name.startswith(RECORD) else ""))
     if not (path / RECORD / "overrides.yaml").is_file():
         parent = next((p for p in path.parents if (p / RECORD / "overrides.yaml").is_file()), None)
         hint = f"resume={parent}" if parent else example
