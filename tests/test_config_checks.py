@@ -434,6 +434,18 @@ def test_good_command_lines_pass(line, tmp_path):
                        ROOT / "conf")
 
 
+def test_a_tag_that_would_contradict_the_runs_own_tags_is_refused(tmp_path):
+    # before: a highway run tagged both model:highway and model:plain in W&B
+    from highwaylab.utils.hydra_utils import run_tags
+    from highwaylab.utils.loggers import AUTOMATIC_TAGS
+
+    with pytest.raises(ConfigError, match=r"^tags\[0\]=model:plain: the model:<value> tags are the run's"):
+        validate(compose_cfg(["trainer=cpu", "tags=[model:plain]"], tmp_path))
+    cfg = compose_cfg(["experiment=paper_mnist_conv16", "tags=[mine]"], tmp_path)
+    own = [tag.split(":", 1)[0] + ":" for tag in run_tags(_root_=cfg) if ":" in tag]
+    assert set(own) == set(AUTOMATIC_TAGS)  # the list is the one run_tags writes
+
+
 def test_an_empty_highwaylab_root_is_refused(tmp_path, monkeypatch):
     # before: exit 0 and the run written to /outputs/runs/... at the file system's root
     monkeypatch.setenv("HIGHWAYLAB_ROOT", "")

@@ -72,6 +72,8 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
                 f"(e.g. {key}=/tmp/highwaylab_logs), or leave it at its default, the run directory.") from err
 
 
+# the tags highwaylab.utils.hydra_utils.run_tags adds to every W&B run, from its config
+AUTOMATIC_TAGS = ("data:", "model:", "depth:", "activation:", "optim:", "seed:", "experiment:")
 MIN_FREE_BYTES = 50_000_000  # a log folder's disk below this fills during a default run (its figures)
 WANDB_MODES = ("online", "offline", "disabled", "dryrun", "shared", "run")
 
@@ -205,6 +207,12 @@ def check_wandb_tags(tags: object) -> None:
             raise ConfigError(f"tags[{i}]={_shown(tag)} is {kind}, but each W&B tag is one string (it "
                               f"would become the tag {str(tag)!r}); list the tags flat, e.g. "
                               f"tags={_shown(flat)}")
+    for i, tag in enumerate(given):  # run_tags adds these itself, from the run's config
+        prefix = str(tag).split(":", 1)[0] + ":"
+        if prefix in AUTOMATIC_TAGS:
+            raise ConfigError(f"tags[{i}]={tag}: the {prefix}<value> tags are the run's own (from its "
+                              f"config: {', '.join(AUTOMATIC_TAGS)}), and a second one would contradict it. "
+                              f"Fix: another tag name, e.g. tags=[my-{str(tag).replace(':', '-')}]")
     reason = _wandb_refusal("run_tags", tuple(str(t) for t in given))  # W&B's indices are the list's
     if reason is not None:
         raise ConfigError(f"tags={_shown(tags)} is refused by W&B ({reason}). Fix: shorten or drop the "
