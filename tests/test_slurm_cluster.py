@@ -148,7 +148,7 @@ def test_a_mismatched_launcher_and_trainer_are_refused_before_submission(tmp_pat
         "or set both to the same number.")
     assert not (sweep / ".submitit").exists()  # nothing was submitted
     after = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout.split()
-    assert after == before
+    assert set(after) <= set(before)  # no new job (an earlier test's job may leave the queue meanwhile)
 
 
 def test_ddp_with_two_tasks_is_one_job_one_wandb_run_one_summary_line(tmp_path, data_dir, slurm_cluster,
