@@ -9,7 +9,33 @@ import sys
 from typing import Any, TextIO
 
 
-class StdoutHandler(logging.StreamHandler):
+class FailsOnce:
+    """A logging handler mixin: when a write fails with an ``OSError`` (a full disk), one line on
+    stderr (:meth:`failure`) says so, and the handler is left out from then on, instead of a
+    "--- Logging error ---" traceback for every record."""
+
+    failed = False
+
+    def failure(self, err: OSError) -> tuple[TextIO, str]:
+        """The stream and the line that report ``err``."""
+        raise NotImplementedError
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        err = sys.exc_info()[1]
+        if not isinstance(err, OSError):
+            return super().handleError(record)
+        if not self.failed:
+            self.failed = True
+            stream, line = self.failure(err)
+            with contextlib.suppress(Exception):
+                stream.write(line)
+
+
+class StdoutHandler(FailsOnce, logging.StreamHandler):
     """A ``StreamHandler`` that writes each record to ``sys.stdout`` as it is at that moment, not as it
     was when logging was configured.
 
@@ -17,6 +43,8 @@ class StdoutHandler(logging.StreamHandler):
     a proxy that prints above the bar; a handler holding the original stream would write into the
     bar's lines, and rich's next refresh would erase the log line (the epoch lines of
     :class:`highwaylab.callbacks.EpochLogger`). Without a live display this is a plain stdout handler.
+    A console that cannot be written (W&B copies it into its run folder: a full disk there fails every
+    write) is one line on stderr (:class:`FailsOnce`); train.log keeps the log.
     """
 
     def __init__(self, stream: Any = None) -> None:  # Hydra's default config passes ext://sys.stdout
@@ -30,47 +58,20 @@ class StdoutHandler(logging.StreamHandler):
     def stream(self, value: Any) -> None:  # StreamHandler.__init__ and setStream assign it
         pass
 
-    failed = False
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not self.failed:
-            super().emit(record)
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        """An ``OSError`` writing the console (W&B copies it into its run folder: a full disk there
-        fails every write) is one line on stderr, and the console handler is left out from then on,
-        instead of a "--- Logging error ---" traceback for every record (train.log keeps the log)."""
-        err = sys.exc_info()[1]
-        if not isinstance(err, OSError):
-            return super().handleError(record)
-        if not self.failed:
-            self.failed = True
-            with contextlib.suppress(Exception):
-                sys.__stderr__.write(f"highwaylab: the console log cannot be written ({err.strerror or err});"
-                                     f" W&B copies the console into its run folder, so check the free space "
-                                     f"of logger.wandb.save_dir. The log goes on in train.log only\n")
+    def failure(self, err: OSError) -> tuple[TextIO, str]:
+        return sys.__stderr__, (f"highwaylab: the console log cannot be written ({err.strerror or err}); W&B "
+                                f"copies the console into its run folder, so check the free space of "
+                                f"logger.wandb.save_dir. The log goes on in train.log only\n")
 
 
-class RunLogFileHandler(logging.FileHandler):
+class RunLogFileHandler(FailsOnce, logging.FileHandler):
     """``train.log`` (Hydra's file handler): when a write fails with an ``OSError`` (a full disk), one
-    line on stderr says so, and the file is left out from then on, instead of a "--- Logging error ---"
-    traceback for every record. The console keeps the log."""
+    line on stderr says so, and the file is left out from then on (:class:`FailsOnce`). The console
+    keeps the log."""
 
-    failed = False
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not self.failed:
-            super().emit(record)
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        err = sys.exc_info()[1]
-        if not isinstance(err, OSError):
-            return super().handleError(record)
-        if not self.failed:
-            self.failed = True
-            with contextlib.suppress(OSError):
-                sys.stderr.write(f"highwaylab: could not write {self.baseFilename} ({err.strerror or err}): "
-                                 "the log continues on the console only\n")
+    def failure(self, err: OSError) -> tuple[TextIO, str]:
+        return sys.stderr, (f"highwaylab: could not write {self.baseFilename} ({err.strerror or err}): "
+                            "the log continues on the console only\n")
 
 
 def error_line(log: logging.Logger, message: str) -> None:
