@@ -156,6 +156,14 @@ BAD = {
     "trainer.limit_test_batches=0":  # before: exit 0, metrics.json without test/*
         "trainer.limit_test_batches=0 tests nothing, and test=true would then write metrics.json without "
         "test/acc and test/loss",
+    # the last session's open rows: before, Lightning's error after the imports, leaving a run folder
+    "trainer.precision=8": "trainer.precision=8 is not one of Lightning's precisions: 32-true, 16-mixed, "
+                           "bf16-mixed",
+    "trainer.precision=bf16-mix": "trainer.precision='bf16-mix' is not one of Lightning's precisions",
+    "trainer.accelerator=tpu": "trainer.accelerator=tpu needs torch_xla, which is not installed here. Fix: "
+                               "trainer=cpu",
+    "trainer.accelerator=mps": "trainer.accelerator=mps is Apple's GPU (macOS); this machine runs linux",
+    "trainer.accelerator=gpux": "trainer.accelerator='gpux' is not one of auto, cpu, gpu, cuda, mps, tpu",
 }
 
 
@@ -499,3 +507,21 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
     with pytest.raises(OutputFolderError) as excinfo:
         check_output_folder("~/x/runs/r", "hydra.run.dir")
     assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)
+
+
+@pytest.mark.parametrize("accelerator", ["gpu", "cuda"])
+def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accelerator, tmp_path):
+    from highwaylab.utils.hardware import check_trainer_hardware
+
+    cfg = compose_cfg([f"trainer.accelerator={accelerator}"], tmp_path)
+    missing = (str(tmp_path / "nvidia[0-9]*"),)
+    with pytest.raises(ConfigError, match=rf"trainer.accelerator={accelerator}: this machine has no GPU"):
+        check_trainer_hardware(cfg.trainer, platform="linux", devices_glob=missing)
+    (tmp_path / "nvidia0").write_text("")  # a device file: Lightning decides, as on a GPU machine
+    check_trainer_hardware(cfg.trainer, platform="linux", devices_glob=missing)
+    check_trainer_hardware(cfg.trainer, platform="win32", devices_glob=(str(tmp_path / "none"),))
+
+
+@pytest.mark.parametrize("precision", ["32", "16-mixed", "bf16-mixed", "64-true", "bf16", "16"])
+def test_lightnings_precisions_pass_the_check(precision, tmp_path):
+    validate(compose_cfg([f"trainer.precision={precision}"], tmp_path))

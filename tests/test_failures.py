@@ -313,7 +313,8 @@ def test_trainer_values_lightning_would_misreport_are_refused_by_key(override, m
 
 
 def test_a_gpu_trainer_without_a_gpu_names_the_cpu_trainers(tmp_path):
-    with pytest.raises(ConfigError, match=r"trainer: .*Fix: on a machine without a GPU use trainer=cpu"):
+    with pytest.raises(ConfigError, match=r"trainer.accelerator=gpu: this machine has no GPU .*Fix: on a "
+                                          r"machine without a GPU use trainer=cpu"):
         train(compose_cfg(TINY + ["trainer=gpu"], tmp_path))
 
 

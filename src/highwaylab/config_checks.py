@@ -85,7 +85,8 @@ def _unresolvable(node: Any, prefix: str = "") -> str | None:
 
 def check_config(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
-    the groups, the run's name, the seed, the trainer's schedule, the SLURM tasks, the model
+    the groups, the run's name, the seed, the trainer's schedule, its precision and accelerator
+    (:func:`highwaylab.utils.hardware.check_trainer_hardware`), the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
     the callbacks' monitored metrics, highwaylab's callbacks' options
     (:func:`highwaylab.callbacks.options.check_callbacks_config`) and the W&B project name, run id and tags
@@ -97,6 +98,7 @@ def check_config(cfg: DictConfig) -> None:
     """
     from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
+    from highwaylab.utils.hardware import check_trainer_hardware
     from highwaylab.utils.loggers import check_wandb_names
     from highwaylab.utils.resume import check_run
 
@@ -108,6 +110,7 @@ def check_config(cfg: DictConfig) -> None:
     check_seed(cfg.get("seed"))
     check_paths_and_optim(cfg)
     check_schedule(cfg)
+    check_trainer_hardware(cfg.trainer)  # precision and accelerator, before Lightning's own checks
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     try:
         check_model_config(cfg.model, *data_shape(cfg.data))  # with the data's shape: size, conv maps

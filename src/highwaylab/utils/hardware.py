@@ -1,0 +1,66 @@
+"""What the trainer asks of the machine, checked before torch loads: ``trainer.precision`` is one of
+Lightning's values, and ``trainer.accelerator`` names hardware this machine has. Lightning makes
+the same checks when the ``Trainer`` is built, after the imports and after Hydra has made the run's
+folder; here they cost microseconds and leave nothing behind.
+
+The device probes read only device files and installed packages (no CUDA initialisation): on Linux
+an NVIDIA driver makes ``/dev/nvidia<N>``, ROCm makes ``/dev/kfd`` and WSL makes ``/dev/dxg``.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import sys
+from typing import Any
+
+from omegaconf import DictConfig
+
+from highwaylab.errors import ConfigError
+
+# Lightning's precision values (lightning.fabric.plugins.precision.precision._PRECISION_INPUT)
+PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-true",
+              "transformer-engine", "transformer-engine-float16", "64", "32", "16", "bf16")
+# Lightning's accelerator names (AcceleratorRegistry, and its "gpu" and "auto")
+ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
+
+
+def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
+                           devices_glob: tuple[str, ...] = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/dxg"),
+                           ) -> None:
+    """Check ``trainer.precision`` and ``trainer.accelerator`` (an accelerator object, as a
+    ``_target_`` mapping, is left to Lightning).
+
+    Args:
+        trainer: the run's ``cfg.trainer``.
+        platform: ``sys.platform`` (for tests).
+        devices_glob: the device files of which one must exist on Linux for ``gpu``/``cuda``.
+
+    Raises:
+        ConfigError: an unknown precision or accelerator, ``tpu`` without ``torch_xla``, ``mps``
+            off macOS, ``gpu``/``cuda`` on a Linux machine without a GPU device file.
+    """
+    precision: Any = trainer.get("precision")
+    if precision is not None and not (precision in (16, 32, 64) and not isinstance(precision, bool)
+                                      or str(precision) in PRECISIONS and isinstance(precision, str)):
+        raise ConfigError(f"trainer.precision={precision!r} is not one of Lightning's precisions: "
+                          f"{', '.join(PRECISIONS[:6])} (or 32, 16, 64, bf16). Fix: e.g. "
+                          f"trainer.precision=bf16-mixed, or leave it out (32-true)")
+    accelerator = trainer.get("accelerator")
+    if not isinstance(accelerator, str):
+        return
+    platform = sys.platform if platform is None else platform
+    if accelerator not in ACCELERATORS:
+        raise ConfigError(f"trainer.accelerator={accelerator!r} is not one of {', '.join(ACCELERATORS)}. "
+                          f"Fix: trainer=cpu, or trainer=gpu where CUDA is")
+    if accelerator == "tpu" and importlib.util.find_spec("torch_xla") is None:
+        raise ConfigError("trainer.accelerator=tpu needs torch_xla, which is not installed here. Fix: "
+                          "trainer=cpu (or trainer=gpu where CUDA is)")
+    if accelerator == "mps" and platform != "darwin":
+        raise ConfigError(f"trainer.accelerator=mps is Apple's GPU (macOS); this machine runs {platform}. "
+                          f"Fix: trainer=cpu (or trainer=gpu where CUDA is)")
+    if accelerator in ("gpu", "cuda") and platform.startswith("linux") \
+            and not any(glob.glob(pattern) for pattern in devices_glob):
+        raise ConfigError(f"trainer.accelerator={accelerator}: this machine has no GPU (no "
+                          f"{', '.join(devices_glob)}). Fix: on a machine without a GPU use trainer=cpu, "
+                          f"or trainer=ddp_cpu for 2 CPU processes")
