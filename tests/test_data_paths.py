@@ -103,7 +103,8 @@ def test_a_broken_raw_folder_is_named_not_the_file_below_it(linked_mnist, fault)
     first = raw / RAW_FILES[0]
     assert {"file": f"Data folder is not a folder: {raw} is a regular file, so {first} cannot be there. "
                     f"Fix: point data.data_dir (or the environment variable HIGHWAYLAB_DATA_DIR) at the "
-                    f"folder that holds the data, or put the data folder at {raw} in its place.",
+                    f"folder that holds the data, or move this file aside (mv {raw} {raw}.old) and put "
+                    f"the data folder there.",  # before: "put the data folder at ... in its place"
             "loop": f"Data folder is a symbolic link that loops: {raw} -> raw never reaches a folder (too "
                     f"many levels of symbolic links), so {first} cannot be reached. Fix: remove the link "
                     f"(rm {raw})",

@@ -238,8 +238,8 @@ def _unreachable_error(path: Path, err: OSError, missing: str, want: str) -> Dat
         if part != path and not stat.S_ISDIR(part_mode):
             return DataError(f"Data folder is not a folder: {part} is {_what_is(part, part_mode)}, so "
                              f"{path} cannot be there. Fix: point data.data_dir (or the environment "
-                             f"variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data, or put the "
-                             f"data folder at {part} in its place.")
+                             f"variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data, or move this "
+                             f"file aside (mv {part} {part}.old) and put the data folder there.")
     return DataError(missing)
 
 
