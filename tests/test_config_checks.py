@@ -413,6 +413,10 @@ COMMAND_LINES = {
                                     "the key (python train.py --cfg job lists them); if it is an argument of "
                                     "lightning.pytorch.Trainer that the preset does not set, add it: "
                                     "+trainer.max_time=...",
+    # the last session's open row: before, each job was refused after the imports, in its own folder
+    "-m trainer=ddp_cpu seed=0,1": "trainer.devices=2 starts 2 processes, and in a local multirun Lightning "
+                                   "would start each further rank by rerunning the whole sweep",
+    "-m trainer.devices=[0,1] seed=0,1": "trainer.devices=[0, 1] starts 2 processes",
 }
 
 
@@ -431,6 +435,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
                                   "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
                                   "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}_mine",
+                                  "-m trainer=ddp_cpu seed=0,1 hydra/launcher=slurm_cpu",
                                   "-m optim=glob(adam*) seed=0", "-m seed=0,1 logger.wandb.id=a,b",
                                   "+trainer.barebones=true logger=none callbacks=none",
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "

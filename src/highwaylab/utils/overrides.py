@@ -121,6 +121,8 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                             f"multirun would log to that one W&B run (and wandb sync would merge them). "
                             f"Fix: unset WANDB_RUN_ID (each job gets a run of its own, in the sweep's "
                             f"group); for one run, logger.wandb.id=<id>")
+    if multirun and launcher in (None, "basic"):
+        _check_local_ranks(cfg.trainer)
     if multirun:
         return
     HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
@@ -128,6 +130,31 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _check_local_ranks(trainer: Any) -> None:
+    """Raises OverrideError for a multirun of the local (basic) launcher whose trainer starts
+    several processes (``trainer=ddp_cpu``): Lightning starts each further rank by running the
+    command line again, which reruns the whole sweep. Before, each job was refused after the imports
+    (:func:`highwaylab.train.build`); a sweep's first value is checked here (a ``trainer=`` sweep's
+    later values still meet that refusal). Not where a launcher or torchrun starts the ranks
+    (``WORLD_SIZE``, ``SLURM_NTASKS``)."""
+    if "WORLD_SIZE" in os.environ or "SLURM_NTASKS" in os.environ:
+        return
+    devices, nodes = trainer.get("devices"), trainer.get("num_nodes") or 1
+    if isinstance(devices, str) and devices.strip().isdigit():
+        devices = int(devices)
+    elif isinstance(devices, str) and "," in devices:
+        devices = len([d for d in devices.split(",") if d.strip()])
+    elif not isinstance(devices, int | bool):
+        devices = len(devices) if OmegaConf.is_list(devices) else 1  # "auto": one CPU, GPUs unknown here
+    processes = devices * nodes if isinstance(devices, int) and not isinstance(devices, bool) else 1
+    if processes > 1:
+        given = trainer.get("devices")
+        raise OverrideError(f"trainer.devices={given} starts {processes} processes, and in a "
+                            f"local multirun Lightning would start each further rank by rerunning the whole "
+                            f"sweep. Fix: run DDP jobs one at a time (without -m), or sweep through a "
+                            f"launcher that starts the ranks itself: -m hydra/launcher=slurm (or slurm_cpu)")
 
 
 def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
