@@ -14,6 +14,7 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "highwaylab.callbacks.grad_norms": ("LayerGradNormMonitor",),
     "highwaylab.callbacks.latest_checkpoint": ("LatestCheckpoint", "StopOnSignal"),
     "highwaylab.callbacks.lesion": ("LesionMonitor",),
+    "highwaylab.callbacks.lr_monitor": ("LearningRateMonitor",),
     "highwaylab.callbacks.nonfinite_guard": ("NonFiniteError", "NonFiniteGuard"),
     "highwaylab.callbacks.run_folder_moved": ("RunFolderMoved",),
 })

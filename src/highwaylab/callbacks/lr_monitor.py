@@ -1,0 +1,25 @@
+"""Lightning's ``LearningRateMonitor``, also after a mid-epoch resume.
+
+Lightning's fit loop skips ``on_train_epoch_start`` when it resumes inside an epoch (the epoch has
+started already), and the monitor, with ``logging_interval="epoch"``, logs only there: the resumed
+epoch had no ``train/lr`` in the loggers' history, and ``metrics.json`` (which reads
+``trainer.callback_metrics``, where the monitor also puts it) had none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lightning as L
+from lightning.pytorch.callbacks import LearningRateMonitor as _LightningMonitor
+
+
+class LearningRateMonitor(_LightningMonitor):
+    """``lightning.pytorch.callbacks.LearningRateMonitor`` (same arguments) that, on a fit resumed
+    mid-epoch, logs the learning rate at the start of training as Lightning's does at an epoch's
+    start."""
+
+    def on_train_start(self, trainer: L.Trainer, *args: Any, **kwargs: Any) -> None:
+        super().on_train_start(trainer, *args, **kwargs)
+        if trainer.fit_loop.restarted_mid_epoch:  # Lightning calls no on_train_epoch_start for it
+            self.on_train_epoch_start(trainer, *args, **kwargs)
