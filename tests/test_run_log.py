@@ -198,6 +198,7 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     for notice in AVOIDED:
         assert notice not in text, notice
     assert "Total FLOPs:" in text and "CONFIG" in text  # the summary, with FLOPs; the config once
+    assert "│ FCBackbone " in text and "FCBackb…" not in text  # before: cut at rich's 80 columns in a file
     assert text.count("\nmodel:\n") == 1 and "├──" not in text  # plain YAML in a file, not rich's tree
     assert f"  output_dir: {tmp_path}/run\n" in text  # a path whole on its line, not wrapped at 80 columns
     # the same lines in the run's own log file

@@ -206,6 +206,10 @@ def build(cfg: DictConfig) -> Built:
         # a progress bar only on a terminal: in a log file it is noise (EpochLogger says how it goes)
         callbacks = [cb for cb in callbacks if not isinstance(cb, ProgressBar)]
         progress_bar = {"enable_progress_bar": False}  # else Lightning adds its own bar
+    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
+        import rich  # a file has no width: rich's 80 columns cut the model summary's names (FCBackb…)
+
+        rich.reconfigure(width=160)
     devices, nodes = cfg.trainer.get("devices"), cfg.trainer.get("num_nodes") or 1
     quiet_srun_hint(devices * nodes if isinstance(devices, int) and isinstance(nodes, int) else 0)
     try:
