@@ -530,3 +530,19 @@ def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accel
 @pytest.mark.parametrize("precision", ["32", "16-mixed", "bf16-mixed", "64-true", "bf16", "16"])
 def test_lightnings_precisions_pass_the_check(precision, tmp_path):
     validate(compose_cfg([f"trainer.precision={precision}"], tmp_path))
+
+
+def test_help_shows_the_commands_of_a_run_and_each_is_a_valid_command_line(tmp_path):
+    # before: Hydra's generic "train is powered by Hydra." and no example
+    from highwaylab.utils.overrides import check_command_line
+
+    proc = subprocess.run([sys.executable, "train.py", "--help"], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("highwaylab: train highway, residual and plain")
+    examples = [line.split("#")[0].split()[2:] for line in proc.stdout.splitlines()
+                if line.strip().startswith("python train.py ")]
+    assert ["model=highway", "depth=100"] in examples and len(examples) == 5
+    assert "== Configuration groups ==" in proc.stdout and "model: conv_highway, conv_plain" in proc.stdout
+    for example in examples:
+        if not any("<" in arg for arg in example):  # resume=outputs/runs/<run folder>: a placeholder
+            check_command_line(["train.py", *example, f"paths.log_dir={tmp_path}"], ROOT / "conf")
