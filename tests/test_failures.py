@@ -502,9 +502,11 @@ def test_help_with_an_unknown_option_is_not_a_traceback(tmp_path):
                     "remove it"),
     ("+trainer.fast_dev_runn=1", "trainer.fast_dev_runn is not an argument of lightning.pytorch.Trainer; did "
                                  "you mean trainer.fast_dev_run? Fix: correct or remove it"),
-    ("trainer.precision=8", "trainer: ValueError: Precision 8 is invalid."),
-    ("trainer.accelerator=tpu", "trainer: ModuleNotFoundError: Requirement 'torch_xla>=1.13' not met: this "
-                                "machine lacks what trainer.accelerator needs. Fix: trainer=cpu"),
+    # before torch since this session (utils/hardware.py); before, Lightning's ValueError and
+    # "Requirement 'torch_xla>=1.13' not met", after the imports
+    ("trainer.precision=8", "trainer.precision=8 is not one of Lightning's precisions"),
+    ("trainer.accelerator=tpu", "trainer.accelerator=tpu needs torch_xla, which is not installed here. Fix: "
+                                "trainer=cpu"),
     ("optim.scheduler._target_=torch.optim.lr_scheduler.Nope",
      "optim.scheduler._target_ cannot be imported")])
 def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, message, tmp_path):

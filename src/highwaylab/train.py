@@ -303,8 +303,9 @@ def instantiate_checked(key: str, node: DictConfig, **kwargs: Any) -> Any:
 def config_error(key: str, err: InstantiationException, node: DictConfig | None = None) -> ConfigError | None:
     """``err`` as a one-line ConfigError naming the config key, when its cause is the config's fault: a
     ``_target_`` that cannot be imported (a typo), an argument the target does not take
-    (``+trainer.foo=1``), or a value the constructor rejects (``trainer.precision=8``,
-    ``trainer.accelerator=tpu``); ``None`` for a user error already typed (reported as it is) or a
+    (``+trainer.foo=1``), or a value the constructor rejects (``+trainer.strategy=nope``; precision
+    and accelerator are checked before torch, :mod:`highwaylab.utils.hardware`); ``None`` for a
+    user error already typed (reported as it is) or a
     bug (raised with its traceback). With the config ``node`` that was instantiated, a key its
     ``_target_`` does not take is named, with the closest argument it does take."""
     cause = err.__cause__
@@ -316,11 +317,6 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
     if isinstance(cause, ImportError) and "Error locating target" in str(err):
         return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: correct the class path, "
                            f"or choose a preset (python train.py --help lists them)")
-    if isinstance(cause, ImportError) and where == "trainer":  # e.g. accelerator=tpu without torch_xla
-        detail = detail.split(" HINT:")[0].rstrip(".")
-        return ConfigError(f"trainer: {type(cause).__name__}: {detail}: this machine lacks what "
-                           f"trainer.accelerator needs. Fix: trainer=cpu (or "
-                           f"trainer=gpu where CUDA is)")
     if isinstance(cause, TypeError) and node is not None and (unknown := _unknown_argument(node, where)):
         return unknown
     return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
