@@ -300,6 +300,23 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     with pytest.raises(ResumeError, match=r"hydra.sweep.dir=.*/sweep already holds another sweep "
                                           r"\(job folders 0_job\)"):
         argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep")
+    # ninth pass: before, a sweep into a run's folder, or into the current folder (hydra.sweep.dir=),
+    # ran with exit 0, mixed among the files there
+    with pytest.raises(ResumeError, match=rf"^hydra.sweep.dir={finished} is a run's folder \(.hydra/, "
+                                          r"checkpoints/, metrics.json"):
+        argv("-m", "depth=3,4", f"hydra.sweep.dir={finished}")
+    with pytest.raises(ResumeError, match=r"^hydra.sweep.dir is empty, so the sweep would be written into "
+                                          r"the current folder"):
+        argv("-m", "depth=3,4", "hydra.sweep.dir=")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(ResumeError, match=r"is not empty \(.*notes holds todo.txt\)"):
+        argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/notes")
+    assert listing(finished) == before
+    # resume= with a search: before, each of its trials continued the run's checkpoint
+    with pytest.raises(ResumeError, match=rf"^resume={finished} resumes one run, and "
+                                          r"hparams_search=mnist_random is a multirun of new runs"):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "hparams_search=mnist_random")
 
 
 @pytest.mark.parametrize("name", ["../../../../escaped", "a/b", "..", "a\\b", "x,../y"])

@@ -141,6 +141,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if args.multirun:
             raise ResumeError(f"resume={values['resume']} resumes one run: leave out -m/--multirun "
                               "(resume each job of a sweep by its folder)")
+        if values.get("hparams_search", "null") != "null":  # before: every trial continued that run
+            raise ResumeError(f"resume={values['resume']} resumes one run, and hparams_search="
+                              f"{values['hparams_search']} is a multirun of new runs (each of its trials "
+                              f"would continue this run's checkpoint, its sampled values ignored). Fix: "
+                              f"leave out hparams_search; to continue a search, rerun its command with "
+                              f"hydra.sweep.dir=<its folder>")
         for key in ("ckpt_path", "hydra.run.dir"):
             if key in values:
                 raise ResumeError(f"resume={values['resume']} and {key}= together: resume= continues "
@@ -162,6 +168,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         return [argv[0], *flags, *merged, *where]
 
     if args.multirun:
+        if "hydra.sweep.dir" in values and not values["hydra.sweep.dir"].strip():
+            raise ResumeError("hydra.sweep.dir is empty, so the sweep would be written into the current "
+                              "folder, among its files. Fix: give a folder, e.g. hydra.sweep.dir=outputs/"
+                              "multiruns/mine, or leave it out (every sweep gets a folder of its own)")
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
             check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search="hparams_search" in values)
         return list(argv)
@@ -334,6 +344,16 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
         raise ResumeError(f"hydra.sweep.dir={folder} already holds another sweep ({what}): its jobs would "
                           "be overwritten. Give a new folder (or leave hydra.sweep.dir out: every sweep "
                           "gets a folder of its own); resume a job of it with resume=<job folder>")
+    if found := _run_files(folder):  # before: the sweep's jobs were mixed into a run's folder
+        raise ResumeError(f"hydra.sweep.dir={folder} is a run's folder ({', '.join(found)}): the sweep's "
+                          f"job folders and summary would be mixed into it. Give a new folder (or leave "
+                          f"hydra.sweep.dir out: every sweep gets a folder of its own)")
+    others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    if others:  # e.g. a checkout: the sweep's files among its own
+        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+        raise ResumeError(f"hydra.sweep.dir={folder} is not empty ({folder.resolve()} holds {shown}): a "
+                          f"sweep writes multirun.yaml, summary.jsonl and a folder per job into it, among "
+                          f"those files. Give a new or empty folder (or leave hydra.sweep.dir out)")
 
 
 def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
