@@ -417,6 +417,14 @@ COMMAND_LINES = {
     "-m trainer=ddp_cpu seed=0,1": "trainer.devices=2 starts 2 processes, and in a local multirun Lightning "
                                    "would start each further rank by rerunning the whole sweep",
     "-m trainer.devices=[0,1] seed=0,1": "trainer.devices=[0, 1] starts 2 processes",
+    # ninth pass: before, Hydra's "use 'override experiment: ...'" (a defaults-list form), and a
+    # message about model.gate_bias, which the user never set
+    "+experiment=paper_mnist_depth": "+experiment=paper_mnist_depth: experiment is in the config's defaults "
+                                     "already (as experiment: null or an option), so it is chosen without "
+                                     "'+'. Fix: experiment=paper_mnist_depth",
+    "model=[highway,plain]": "model=[highway,plain]: model takes one option; a list would merge them into "
+                             "one config. Fix: choose one (model=highway), or run each in a multirun: -m "
+                             "model=highway,plain",
 }
 
 
@@ -436,6 +444,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
                                   "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
                                   "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}_mine",
                                   "-m trainer=ddp_cpu seed=0,1 hydra/launcher=slurm_cpu",
+                                  "logger=[wandb,csv]", "-m model=highway,plain",
                                   "-m optim=glob(adam*) seed=0", "-m seed=0,1 logger.wandb.id=a,b",
                                   "+trainer.barebones=true logger=none callbacks=none",
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "

@@ -46,6 +46,8 @@ from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
 
 # Hydra's config groups, which an override chooses with a slash (hydra/job_logging=disabled)
+# the run's config groups that choose one option (logger takes a list: logger=[wandb,csv])
+ONE_OPTION_GROUPS = ("model", "data", "optim", "trainer", "paths", "experiment", "hparams_search", "debug")
 HYDRA_GROUPS = ("hydra.job_logging", "hydra.hydra_logging", "hydra.launcher", "hydra.sweeper",
                 "hydra.sweeper.sampler", "hydra.help", "hydra.hydra_help", "hydra.env", "hydra.output")
 
@@ -132,6 +134,30 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         HydraConfig.instance().cfg = None
 
 
+def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a group override in a form Hydra misreads: ``+experiment=x`` for a group
+    the config's defaults list already has (Hydra: "Multiple values for experiment. To override a
+    value use 'override experiment: x'", a defaults-list form), and a list of options for a group
+    that takes one (``model=[highway,plain]``: Hydra merges both, and the error then names a key of
+    the second). ``None`` for any other override."""
+    import yaml
+
+    group, value = override.key_or_group, override.value()
+    if group not in ONE_OPTION_GROUPS or override.is_sweep_override():
+        return None
+    if isinstance(value, list):
+        options = ",".join(str(v) for v in value)
+        return (f"{override.input_line}: {group} takes one option; a list would merge them into one "
+                f"config. Fix: choose one ({group}={value[0] if value else '<option>'}), or run each in a "
+                f"multirun: -m {group}={options}")
+    if override.is_add():
+        defaults = yaml.safe_load((Path(config_dir) / f"{config_name}.yaml").read_text()).get("defaults", [])
+        if any(isinstance(d, dict) and group in d for d in defaults):
+            return (f"{override.input_line}: {group} is in the config's defaults already (as "
+                    f"{group}: null or an option), so it is chosen without '+'. Fix: {group}={value}")
+    return None
+
+
 def _check_local_ranks(trainer: Any) -> None:
     """Raises OverrideError for a multirun of the local (basic) launcher whose trainer starts
     several processes (``trainer=ddp_cpu``): Lightning starts each further rank by running the
@@ -203,6 +229,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             if problem := _search_space_entry(override.input_line, override.key_or_group):
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
+            raise OverrideError(problem)
+        if problem := _group_form(override, config_dir, config_name):
             raise OverrideError(problem)
         if override.key_or_group in HYDRA_GROUPS and isinstance(override.value(), str):
             group = override.key_or_group.replace(".", "/")
