@@ -156,6 +156,23 @@ BAD = {
     "trainer.limit_test_batches=0":  # before: exit 0, metrics.json without test/*
         "trainer.limit_test_batches=0 tests nothing, and test=true would then write metrics.json without "
         "test/acc and test/loss",
+    # ninth pass: before, ignored (min_steps), tested the last epoch's weights as the best (a shared
+    # file), or answered after the imports, leaving a run folder
+    "trainer.max_epochs=-1 trainer.max_steps=5 +trainer.min_steps=10":
+        "trainer.min_steps=10 is more than trainer.max_steps=5, which wins (Lightning drops min_steps",
+    "+trainer.reload_dataloaders_every_n_epochs=-1":
+        "trainer.reload_dataloaders_every_n_epochs=-1 must be an integer >= 0 (0: never)",
+    "trainer=ddp_cpu +trainer.strategy.timeout._target_=datetime.timedelta "
+    "+trainer.strategy.timeout.minutes=abc":
+        "trainer.strategy.timeout.minutes='abc' must be a number, e.g. trainer.strategy.timeout.minutes=60",
+    "trainer=ddp_cpu +trainer.strategy.timeout._target_=datetime.timedelta "
+    "+trainer.strategy.timeout.mins=5":
+        "trainer.strategy.timeout.mins is not a field of datetime.timedelta",
+    "callbacks.model_checkpoint.filename=last":
+        "callbacks.model_checkpoint.filename=last is the file of callbacks.last_checkpoint (last.ckpt, the "
+        "latest state): the best checkpoint would be overwritten by the latest",
+    "callbacks.model_checkpoint.save_last=true":
+        "callbacks.model_checkpoint.save_last=True: callbacks.last_checkpoint writes last.ckpt already",
     # the last session's open rows: before, Lightning's error after the imports, leaving a run folder
     "trainer.precision=8": "trainer.precision=8 is not one of Lightning's precisions: 32-true, 16-mixed, "
                            "bf16-mixed",

@@ -22,7 +22,8 @@ MAX_SEED = 2**32 - 1
 # integer trainer keys Lightning accepts as anything (and then fails far from the cause, or ignores)
 INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
             ("max_steps", -1, " (-1: no limit)"), ("accumulate_grad_batches", 1, " (1: a step per batch)"),
-            ("log_every_n_steps", 1, ""), ("num_sanity_val_steps", -1, " (-1: all validation batches)"))
+            ("log_every_n_steps", 1, ""), ("num_sanity_val_steps", -1, " (-1: all validation batches)"),
+            ("reload_dataloaders_every_n_epochs", 0, " (0: never)"), ("min_steps", 0, ""))
 INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50,
                 "num_sanity_val_steps": 2}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
@@ -120,6 +121,7 @@ def check_config(cfg: DictConfig) -> None:
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
+    check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
 
@@ -207,6 +209,29 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
+
+
+def check_checkpoint_files(callbacks: DictConfig | None) -> None:
+    """Raises ConfigError when the best checkpoint (a ``ModelCheckpoint``) and the latest
+    (``LatestCheckpoint``, ``last.ckpt``) would be one file: a ``filename`` of the same name in the
+    same folder (the latest overwrites the best, and the test runs on the last epoch's weights), or
+    ``save_last=true`` (two writers of ``last.ckpt``: Lightning writes ``last-v1.ckpt``)."""
+    nodes = {name: node for name, node in (callbacks or {}).items() if OmegaConf.is_dict(node)}
+    best = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".ModelCheckpoint")}
+    latest = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".LatestCheckpoint")}
+    for name, node in best.items():
+        for other, last in latest.items():
+            if node.get("save_last"):
+                raise ConfigError(f"callbacks.{name}.save_last={node.save_last}: callbacks.{other} writes "
+                                  f"last.ckpt already, and two writers make Lightning write last-v1.ckpt. "
+                                  f"Fix: callbacks.{name}.save_last=false")
+            same_folder = node.get("dirpath") == last.get("dirpath") or last.get("dirpath") is None
+            if same_folder and str(node.get("filename")) == str(last.get("filename", "last")):
+                last_file = f"{last.get('filename', 'last')}.ckpt"
+                raise ConfigError(f"callbacks.{name}.filename={node.filename} is the file of "
+                                  f"callbacks.{other} ({last_file}, the latest state): the best checkpoint "
+                                  f"would be overwritten by the latest, and the test would run on the last "
+                                  f"epoch's weights. Fix: another name, e.g. callbacks.{name}.filename=best")
 
 
 def check_paths_and_optim(cfg: DictConfig) -> None:
@@ -364,6 +389,12 @@ def check_schedule(cfg: DictConfig) -> None:
     if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
                           f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
+    min_steps, max_steps = cfg.trainer.get("min_steps"), cfg.trainer.get("max_steps")
+    if isinstance(min_steps, int) and isinstance(max_steps, int) and 0 <= max_steps < min_steps:
+        raise ConfigError(f"trainer.min_steps={min_steps} is more than trainer.max_steps={max_steps}, "
+                          f"which wins (Lightning drops min_steps without a word): raise trainer.max_steps "
+                          f"or lower trainer.min_steps")
+    check_durations(cfg.trainer)
     t_max = OmegaConf.select(cfg, "optim.scheduler.T_max", default=None)
     if t_max is not None and (isinstance(t_max, bool) or not isinstance(t_max, int) or t_max < 1):
         raise ConfigError(f"optim.scheduler.T_max={t_max!r} must be a number of epochs >= 1 (it follows "
@@ -381,6 +412,27 @@ def check_schedule(cfg: DictConfig) -> None:
                               f"equals anything else, so it would never decay), e.g. "
                               f"'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
+
+
+def check_durations(node: Any, prefix: str = "trainer") -> None:
+    """Raises ConfigError for a ``datetime.timedelta`` node (the README's
+    ``+trainer.strategy.timeout._target_=datetime.timedelta +trainer.strategy.timeout.minutes=60``)
+    whose fields are not numbers or not timedelta's: found before torch, not by the constructor."""
+    if not OmegaConf.is_dict(node):
+        return
+    fields = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+    if node.get("_target_") == "datetime.timedelta":
+        for key, value in node.items():
+            if key in ("_target_", "_partial_"):
+                continue
+            if key not in fields:
+                raise ConfigError(f"{prefix}.{key} is not a field of datetime.timedelta: use one of "
+                                  f"{', '.join(fields)}, e.g. {prefix}.minutes=60")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ConfigError(f"{prefix}.{key}={value!r} must be a number, e.g. {prefix}.{key}=60")
+        return
+    for key, value in node.items():
+        check_durations(value, f"{prefix}.{key}")
 
 
 def check_nodes(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
