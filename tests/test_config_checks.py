@@ -572,3 +572,19 @@ def test_help_shows_the_commands_of_a_run_and_each_is_a_valid_command_line(tmp_p
     for example in examples:
         if not any("<" in arg for arg in example):  # resume=outputs/runs/<run folder>: a placeholder
             check_command_line(["train.py", *example, f"paths.log_dir={tmp_path}"], ROOT / "conf")
+
+
+def test_a_stray_rank_variable_is_refused_and_a_launched_rank_is_not():
+    # before: LOCAL_RANK=1 in the shell made a single run act as rank 1 (no log, no config, exit 0)
+    from highwaylab.utils.overrides import OverrideError, check_rank_variables
+
+    with pytest.raises(OverrideError, match=r"^LOCAL_RANK=1 is set, but no launcher started this process "
+                                            r"as one of several .* Fix: unset LOCAL_RANK \(left over"):
+        check_rank_variables({"LOCAL_RANK": "1"})
+    check_rank_variables({"LOCAL_RANK": "1", "WORLD_SIZE": "2"})  # Lightning's DDP child, torchrun
+    check_rank_variables({"SLURM_PROCID": "1", "SLURM_NTASKS": "2"})  # a SLURM task
+    check_rank_variables({"LOCAL_RANK": "0"})
+    proc = subprocess.run([sys.executable, "train.py", "depth=3"], cwd=ROOT,
+                          env={**subprocess_env(), "LOCAL_RANK": "1"}, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1 and proc.stderr.startswith("highwaylab: LOCAL_RANK=1 is set"), proc.stderr

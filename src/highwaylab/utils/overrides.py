@@ -76,6 +76,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     from highwaylab.utils.resume import NOT_A_RUN
 
     if further_rank():
+        check_rank_variables()
         return  # its first rank checked the same command line
     try:
         args = quiet_args_parser().parse_args(argv[1:])
@@ -132,6 +133,25 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def check_rank_variables(environ: dict[str, str] | None = None) -> None:
+    """Raises OverrideError for a rank variable other than 0 (``LOCAL_RANK``, ``RANK``,
+    ``SLURM_PROCID``) in a process that no launcher started as one of several: Lightning's own DDP
+    processes and torchrun get ``WORLD_SIZE``, a SLURM job ``SLURM_NTASKS``. Left over in a shell
+    (``export LOCAL_RANK=1``), it makes a single run act as a further rank: no config, epoch lines,
+    resolved config or loggers of rank zero, and exit 0."""
+    env = os.environ if environ is None else environ
+    if "WORLD_SIZE" in env or "SLURM_NTASKS" in env:
+        return
+    found = [f"{name}={env[name]}" for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID")
+             if env.get(name, "0") not in ("", "0")]
+    if found:
+        raise OverrideError(f"{', '.join(found)} is set, but no launcher started this process as one of "
+                            f"several (WORLD_SIZE is not set): the run would act as a further rank and write "
+                            f"none of rank zero's log, config and loggers. Fix: unset "
+                            f"{' '.join(f.split('=')[0] for f in found)} (left over from torchrun or a SLURM "
+                            f"job?)")
 
 
 def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str | None:
