@@ -331,15 +331,16 @@ def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, dat
 
 
 @pytest.mark.slow
-def test_usr2_outside_slurm_saves_and_stops_like_sigterm(tmp_path, data_dir):
-    # before: USR2 (a scheduler's warning signal) outside a SLURM job killed the run by its default
-    # action: exit 140, no line, no checkpoint
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGUSR2, 140), (signal.SIGUSR1, 138)])
+def test_usr2_and_usr1_outside_slurm_save_and_stop_like_sigterm(signum, status, tmp_path, data_dir):
+    # before: USR2 (a scheduler's warning signal) outside a SLURM job, and USR1 (Lightning's) anywhere,
+    # killed the run by their default action: exit 140 / 138, no line, no checkpoint
     with pytest.raises(RunInterrupted) as err:
         train(compose_cfg([*tiny("depth=3", "width=8", "trainer.max_epochs=3"),
-                           *signal_at(6, int(signal.SIGUSR2))], tmp_path))
-    assert err.value.exit_code == 140
-    assert str(err.value).startswith(f"interrupted by SIGUSR2 in epoch 1 at step 6: its state at step 6 is "
-                                     f"saved in {tmp_path}/checkpoints/last.ckpt; resume")
+                           *signal_at(6, int(signum))], tmp_path))
+    assert err.value.exit_code == status
+    assert str(err.value).startswith(f"interrupted by {signum.name} in epoch 1 at step 6: its state at step "
+                                     f"6 is saved in {tmp_path}/checkpoints/last.ckpt; resume")
     assert (tmp_path / "checkpoints" / "last.ckpt").is_file()
 
 

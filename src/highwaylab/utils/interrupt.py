@@ -57,12 +57,15 @@ def _signals() -> tuple[signal.Signals, ...]:
     ignores it: such a run goes on when its terminal closes, as ``nohup`` promises); and USR2, the
     warning signal that schedulers send before a time limit: in a job of the SLURM launcher it
     requeues the job (:mod:`highwaylab.utils.slurm`, in place of submitit's handler), elsewhere it
-    stops the run like SIGTERM (its default action would kill the process without a checkpoint)."""
+    stops the run like SIGTERM (its default action would kill the process without a checkpoint); and
+    USR1, the warning signal of Lightning's and many clusters' set-ups (``--signal=USR1@90``), which
+    stops the run like SIGTERM everywhere (exit status 138)."""
     from highwaylab.utils.slurm import WARNING_SIGNAL
 
     hangup = getattr(signal, "SIGHUP", None)  # not on Windows
     hup = (hangup,) if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN else ()
-    return SIGNALS + hup + (WARNING_SIGNAL,)
+    usr1 = (signal.SIGUSR1,) if hasattr(signal, "SIGUSR1") else ()
+    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1
 
 
 class _State:
