@@ -440,13 +440,19 @@ def test_closing_the_terminal_of_a_training_run_saves_it_and_exits_129(tmp_path)
                                              "which needs --activation too (e.g. --activation tanh --form "
                                              "residual --scale 2.0); without --activation the five published "
                                              "stacks run"),
+    # ninth pass: before, a RuntimeError traceback ("can't allocate memory")
+    (["--activation", "tanh", "--depth", "5", "--width", "100000000"],
+     "--depth 5 --width 100000000 --batch 32 needs about 4e+08 GB (float64 weights and activations)"),
+    (["--activation", "tanh", "--depth", "5", "--width", "8", "--batch", "100000000000"],
+     "--depth 5 --width 8 --batch 100000000000 needs about 1.28e+05 GB"),
 ])
 def test_a_refused_probe_leaves_no_folder(args, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # the default --plot is outputs/probe/grad_norms.png, in the cwd
     with pytest.raises(SystemExit) as exit_:
         probe_main(args)
     assert exit_.value.code == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == f"python -m highwaylab.probe: error: {message}"
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"python -m highwaylab.probe: error: "
+                                                                      f"{message}")
     assert list(tmp_path.iterdir()) == []  # before: an empty outputs/probe/
 
 

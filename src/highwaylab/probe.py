@@ -56,6 +56,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--layers must be comma-separated layer numbers, e.g. 30,20,10,1; got {args.layers}")
     if any(not 1 <= k <= args.depth for k in layers):
         parser.error(f"--layers must lie in 1 .. {args.depth}")
+    need = probe_bytes(args.depth, args.width, args.batch)
+    available = available_bytes()
+    if available is not None and need > available:
+        parser.error(f"--depth {args.depth} --width {args.width} --batch {args.batch} needs about "
+                     f"{need / 1e9:.3g} GB (float64 weights and activations), and this machine has "
+                     f"{available / 1e9:.3g} GB available: lower --width, --depth or --batch")
     args.plot = check_plot_path(parser, args.plot)  # the last check: it creates the plot's folder
 
     stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
@@ -63,7 +69,13 @@ def main(argv: list[str] | None = None) -> None:
     sizes = {"depth": args.depth, "width": args.width, "batch": args.batch, "seed": args.seed}
     print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
           f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
-    norms = {stack: input_grad_norms(stack, **sizes) for stack in stacks}
+    try:
+        norms = {stack: input_grad_norms(stack, **sizes) for stack in stacks}
+    except (MemoryError, RuntimeError) as err:  # the allocator's refusal, below the estimate above
+        if not isinstance(err, MemoryError) and "allocate" not in str(err):
+            raise
+        parser.error(f"--depth {args.depth} --width {args.width} --batch {args.batch}: the memory ran out "
+                     f"(about {need / 1e9:.3g} GB needed): lower --width, --depth or --batch")
     print(table(norms, layers))
     fig = layer_lines({str(stack): values.numpy() for stack, values in norms.items()},
                       "Gradient norm w.r.t. each layer's input at initialisation",
@@ -73,6 +85,25 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as err:
         parser.error(f"--plot {args.plot}: cannot write the plot there ({err})")
     print(f"\nplot: {args.plot}")
+
+
+def probe_bytes(depth: int, width: int, batch: int) -> int:
+    """Bytes one stack of :func:`highwaylab.analysis.probe.input_grad_norms` holds at its peak, about:
+    float64 (8 bytes) weights ``depth x (width, width)`` and, per layer, the ``(batch, width)``
+    input, pre-activation, output and gradient."""
+    return 8 * (depth * width * width + 4 * depth * batch * width)
+
+
+def available_bytes() -> int | None:
+    """The memory available to a new allocation (``MemAvailable`` of ``/proc/meminfo``), or ``None``
+    where it cannot be read."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def check_plot_path(parser: argparse.ArgumentParser, plot: Path) -> Path:
