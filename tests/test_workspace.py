@@ -208,6 +208,13 @@ def test_cli_refuses_an_empty_workspace_name_or_entity(tmp_path):
     assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
         "python -m highwaylab.workspace: error: --entity '' is empty: the layout names the W&B entity (user "
         "or team) of the project; give one, e.g. --entity my-team")
+    # ninth pass: before, "entity": "me/you" was written
+    proc = cli("--entity", "me/you", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "python -m highwaylab.workspace: error: --entity me/you holds '/', which a W&B entity (user or team) "
+        "cannot hold: W&B paths are <entity>/<project>. Give the entity alone, e.g. --entity my-team (the "
+        "project goes to --project)")
     proc = cli("--name", "", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
     assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
     assert proc.stderr.strip().splitlines()[-1] == (

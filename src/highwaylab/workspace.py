@@ -195,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.entity is not None and not args.entity.strip():
         parser.exit(2, f"{parser.prog}: error: --entity {args.entity!r} is empty: the layout names the W&B "
                        f"entity (user or team) of the project; give one, e.g. --entity my-team\n")
+    bad = sorted({c for c in args.entity or "" if c in '/\\#?%:' or c.isspace()})
+    if bad:  # before: written as is; <entity>/<project> paths would then name another project
+        shown = " ".join(map(repr, bad))
+        parser.exit(2, f"{parser.prog}: error: --entity {shlex.quote(args.entity)} holds {shown}, "
+                       f"which a W&B entity (user or team) cannot hold: W&B paths are <entity>/<project>. "
+                       f"Give the entity alone, e.g. --entity my-team (the project goes to --project)\n")
     if not args.name.strip():
         parser.exit(2, f"{parser.prog}: error: --name {args.name!r} is empty: W&B shows a workspace by its "
                        f"name; give one, e.g. --name {DEFAULT_NAME!r} (the default)\n")
