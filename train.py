@@ -46,6 +46,7 @@ try:
     from highwaylab.utils.console import error_line
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
+    from highwaylab.utils.quiet import warnings_into_the_log
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
@@ -76,6 +77,7 @@ def main(cfg: DictConfig) -> float | None:
                 print("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not "
                       "shown and train.log stays empty; an error still prints here", file=sys.stderr)
             from highwaylab.train import optimized_metric, train
+            warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
         except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
             interrupted_at_start_up()
         metrics = train(cfg)

@@ -206,6 +206,20 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     assert sum(1 for line in train_log.splitlines() if " - epoch " in line) == 2
 
 
+@pytest.mark.slow
+def test_lightnings_warnings_print_in_the_logs_format_and_into_train_log(tmp_path, data_dir):
+    # before: "/.../data_connector.py:260: You requested to overfit ..." bare on stderr, not in train.log
+    args = ["debug=overfit", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_val_batches=2",
+            "logger=csv", "callbacks=minimal", "test=false", f"hydra.run.dir={tmp_path}/run"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    line = ("[py.warnings][WARNING] - UserWarning: You requested to overfit but enabled train dataloader "
+            "shuffling. We are turning off the train dataloader shuffling for you. "
+            "[lightning/pytorch/trainer/connectors/data_connector.py:")
+    assert text.count(line) == 1 and "data_connector.py:260: You requested" not in text
+    assert line in (tmp_path / "run" / "train.log").read_text()
+
+
 def test_default_trainer_config_says_nothing_at_construction(tmp_path, data_dir):
     """No "limit_*_batches=1.0 was configured so 100% ..." (they are null, Lightning's default), no
     "already configured with model summary callbacks", no litlogger tip."""

@@ -71,6 +71,26 @@ def lightning_logs_once() -> None:
             package.propagate = True
 
 
+def warnings_into_the_log() -> None:
+    """Route Python warnings through logging (``logging.captureWarnings``: the ``py.warnings``
+    logger) when the root logger has handlers (Hydra's job logging), one line each, as
+    ``<Category>: <message> [<file>:<line>]`` (the path from the package folder on). Lightning's
+    ``rank_zero_warn`` notices ("You requested to overfit but enabled train dataloader shuffling")
+    then print in the log's format and into ``train.log``, instead of bare on stderr with the source
+    line under them. Called by ``train.py`` only: in-process callers keep their own warning capture
+    (pytest's)."""
+    if not logging.getLogger().handlers:
+        return
+    warnings.formatwarning = _one_line_warning
+    logging.captureWarnings(True)
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      line: str | None = None) -> str:
+    short = filename.split("site-packages/", 1)[-1]
+    return f"{category.__name__}: {' '.join(str(message).split())} [{short}:{lineno}]"
+
+
 def quiet_own_checkpoint_folder(folder: str) -> None:
     """Drop ModelCheckpoint's "Checkpoint directory <folder> exists and is not empty" for the run's
     own checkpoint folder, which a resumed run continues by design; a folder of another run is
