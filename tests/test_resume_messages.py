@@ -411,3 +411,27 @@ def test_a_copied_run_folder_is_told_from_a_moved_one(tmp_path):
     assert copied_from(checkpoint, str(original / "checkpoints" / "last.ckpt")) is None  # its own folder
     (original / "checkpoints" / "last.ckpt").unlink()  # moved, not copied: the old folder is empty
     assert copied_from(checkpoint, str(copy / "checkpoints" / "last.ckpt")) is None
+
+
+def test_resume_finds_last_ckpt_where_the_runs_config_put_it(tmp_path):
+    # ninth pass: before, a run with callbacks.last_checkpoint.dirpath on another disk was "missing
+    # checkpoints/last.ckpt (deleted?)" and pointed at its older best checkpoint
+    from highwaylab.utils.resume import last_checkpoint_path, resume_folder
+
+    run, elsewhere = tmp_path / "run", tmp_path / "scratch"
+    (run / ".hydra").mkdir(parents=True)
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(["depth=3"]))
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump(
+        {"paths": {"output_dir": str(run)},
+         "callbacks": {"last_checkpoint": {"dirpath": str(elsewhere), "filename": "last"}}}))
+    with pytest.raises(ResumeError, match=rf"resume={run}: the run has no checkpoint to resume from "
+                                          rf"\({elsewhere}/last.ckpt is missing"):
+        resume_folder(str(run))
+    elsewhere.mkdir()
+    (elsewhere / "last.ckpt").write_bytes(b"state")
+    assert resume_folder(str(run)) == run and last_checkpoint_path(run) == elsewhere / "last.ckpt"
+    # inside the run's folder as recorded (the folder may have moved since): the run's own checkpoints/
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump(
+        {"paths": {"output_dir": "/old/place"},
+         "callbacks": {"last_checkpoint": {"dirpath": "/old/place/checkpoints", "filename": "last"}}}))
+    assert last_checkpoint_path(run) == run / "checkpoints" / "last.ckpt"

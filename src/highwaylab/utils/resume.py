@@ -153,7 +153,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
         own = run_overrides(run)
-        ckpt = run / LAST_CKPT
+        ckpt = last_checkpoint_path(run)
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
         base_cfg = _compose(config_dir, config_name, own)
@@ -216,17 +216,19 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
-    if (path / LAST_CKPT).is_dir():  # not missing: something else is at its name
-        where = shlex.quote(str(path / LAST_CKPT))
-        raise ResumeError(f"resume={value}: {path / LAST_CKPT} is a folder, not a checkpoint, and the run "
+    last = last_checkpoint_path(path)  # checkpoints/last.ckpt, or where the run's config put it
+    shown = LAST_CKPT if last == path / LAST_CKPT else last
+    if last.is_dir():  # not missing: something else is at its name
+        where = shlex.quote(str(last))
+        raise ResumeError(f"resume={value}: {last} is a folder, not a checkpoint, and the run "
                           f"writes its state there. Fix: move it away (mv {where} <elsewhere>), then resume "
                           f"(resume= then names the run's latest other checkpoint)")
-    if not (path / LAST_CKPT).is_file():
+    if not last.is_file():
         others = _checkpoints(path / LAST_CKPT.parent)
         if others:  # last.ckpt was deleted (or moved): the run did save
             latest = others[-1]
             raise ResumeError(
-                f"resume={value}: {LAST_CKPT} is missing (deleted?), and resume= continues from it; the "
+                f"resume={value}: {shown} is missing (deleted?), and resume= continues from it; the "
                 f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         again = _command(merge_overrides(run_overrides(path), list(extra)))
@@ -234,9 +236,24 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
                               f"resumed or extended; start a new run: {again}")
-        raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({LAST_CKPT} is "
+        raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                           f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
+
+
+def last_checkpoint_path(run: Path) -> Path:
+    """The latest-state checkpoint of ``run``: ``checkpoints/last.ckpt``, or, where the run's recorded
+    config (``config_resolved.yaml``) put ``callbacks.last_checkpoint.dirpath`` outside the run's
+    folder (another disk), ``<dirpath>/<filename>.ckpt`` there."""
+    try:
+        recorded = yaml.safe_load((run / "config_resolved.yaml").read_text()) or {}
+        node = recorded["callbacks"]["last_checkpoint"] or {}
+        dirpath, output_dir = node.get("dirpath"), recorded["paths"]["output_dir"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return run / LAST_CKPT
+    if not dirpath or not output_dir or _inside(Path(dirpath), Path(output_dir)):
+        return run / LAST_CKPT  # inside the run (which may have moved since): the run's own folder
+    return Path(dirpath) / f"{node.get('filename') or 'last'}.ckpt"
 
 
 def run_overrides(run: Path) -> list[str]:
