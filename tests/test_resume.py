@@ -382,3 +382,27 @@ def test_the_readme_wandb_commands_use_flags_the_installed_cli_has():
         return tuple(int(x) for x in text.split(".")[:2])
 
     assert version(pin[1]) <= version(wandb.__version__) < version(pin[2])
+
+
+@pytest.mark.slow
+def test_a_checkpoint_with_nan_weights_or_of_another_model_in_the_run_is_named_before_resuming(
+        finished, tmp_path):
+    # ninth pass: before, NaN weights gave "val/loss is nan in the sanity check: the weights diverged
+    # at the last training steps ... lower optim.optimizer.lr" (no step had run), and another model's
+    # last.ckpt copied into the run pointed at the run's own .hydra/config.yaml
+    run = tmp_path / "copy"
+    shutil.copytree(finished, run)
+    last = run / "checkpoints" / "last.ckpt"
+    state = torch.load(last, map_location="cpu", weights_only=False)
+    first = next(k for k in state["state_dict"] if k.startswith("net.") and k.endswith("weight"))
+    state["state_dict"][first][0, 0] = float("nan")
+    torch.save(state, last)
+    with pytest.raises(ResumeError, match=rf"^ckpt_path={last} holds non-finite weights \(NaN/inf in "
+                                          rf"{re.escape(first)}\): it was saved after its run diverged"):
+        argv(f"resume={run}", "trainer.max_epochs=3")
+    del state["state_dict"][first]
+    torch.save(state, last)
+    with pytest.raises(ResumeError, match=rf"^ckpt_path={last} was saved from another model: 1 missing, 0 "
+                                          r"unexpected and 0 reshaped weights .* It is not the checkpoint "
+                                          r"this run wrote"):
+        argv(f"resume={run}", "trainer.max_epochs=3")

@@ -404,13 +404,14 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
 
 
 def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.Tensor],
-                     prefix: str = "") -> None:
+                     prefix: str = "", fix: str | None = None) -> None:
     """Check that the weights of ``checkpoint`` (read from ``path``) fit ``expected`` (a module's
     ``state_dict()``): the same names and shapes, of the keys that start with ``prefix`` (``"net."``:
-    the backbone's only).
+    the backbone's only), and that the backbone's weights are finite. ``fix``: the advice for
+    another model's checkpoint (default: resume with the model of the run that wrote it).
 
     Raises:
-        ConfigError: the checkpoint was saved from another model.
+        ConfigError: the checkpoint was saved from another model, or holds NaN/inf weights.
     """
     state = {k: v for k, v in checkpoint["state_dict"].items() if k.startswith(prefix)}
     expected = {k: v for k, v in expected.items() if k.startswith(prefix)}
@@ -419,11 +420,19 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
     reshaped = sorted(k for k in set(state) & set(expected) if state[k].shape != expected[k].shape)
     if missing or unexpected or reshaped:
         first = (missing or unexpected or reshaped)[0]
+        fix = fix or ("Resume with the model, depth and width (conv models: model.stages) of the run that "
+                      "wrote it (its .hydra/config.yaml lists them).")
         raise ConfigError(
             f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
-            f"unexpected and {len(reshaped)} reshaped weights (first: {first}). Resume with the model, "
-            "depth and width (conv models: model.stages) of the run that wrote it (its "
-            ".hydra/config.yaml lists them).")
+            f"unexpected and {len(reshaped)} reshaped weights (first: {first}). {fix}")
+    bad = next((k for k, v in state.items() if k.startswith("net.") and v.is_floating_point()
+                and v.device.type != "meta" and not bool(torch.isfinite(v).all())), None)
+    if bad is not None:  # before: "val/loss is nan in the sanity check ... lower optim.optimizer.lr"
+        raise ConfigError(
+            f"ckpt_path={path} holds non-finite weights (NaN/inf in {bad}): it was saved after its run "
+            f"diverged, or the file is damaged, and no training step can continue from it. Fix: continue "
+            f"from an earlier checkpoint of the run (its checkpoints/epoch_XXX.ckpt, by ckpt_path=), or "
+            f"start a new run (e.g. with a lower optim.optimizer.lr)")
 
 
 def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:

@@ -162,7 +162,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
-        if cfg is not None:
+        if cfg is not None:  # a checkpoint copied in from another run: named before its progress
+            _check_run_weights(cfg, ckpt, checkpoint)
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
         log.debug(f"resume={run}: {' '.join(merged + where)}")
         return [argv[0], *flags, *merged, *where]
@@ -656,6 +657,23 @@ def _check_weights(cfg: DictConfig, ckpt_path: str, checkpoint: dict) -> None:
     try:
         if expected is not None:
             check_checkpoint(checkpoint, ckpt_path, expected, prefix="net.")
+    except ConfigError as err:
+        raise ResumeError(str(err)) from None
+
+
+def _check_run_weights(cfg: DictConfig, ckpt: Path, checkpoint: dict) -> None:
+    """Raises ResumeError when the checkpoint that ``resume=`` continues from does not hold the
+    run's own model (``cfg``: the run's record and the extra overrides), or holds NaN/inf weights
+    (:func:`highwaylab.train.check_checkpoint`, the backbone built on the meta device)."""
+    from highwaylab.train import backbone_weights, check_checkpoint
+
+    expected = backbone_weights(cfg)
+    if expected is None:
+        return
+    try:
+        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", fix=(
+            f"It is not the checkpoint this run wrote (its record, .hydra/, is the model above): replaced "
+            f"or copied in? Fix: put the run's own {ckpt.name} back, or start a new run"))
     except ConfigError as err:
         raise ResumeError(str(err)) from None
 
