@@ -162,9 +162,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
-        if cfg is not None:  # a checkpoint copied in from another run: named before its progress
-            _check_run_weights(cfg, ckpt, checkpoint)
+        if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
+            _check_run_weights(cfg, ckpt, checkpoint)  # NaN weights, or a checkpoint copied in
         log.debug(f"resume={run}: {' '.join(merged + where)}")
         return [argv[0], *flags, *merged, *where]
 
