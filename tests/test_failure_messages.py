@@ -453,3 +453,29 @@ def test_train_py_with_a_long_project_name_is_one_line_without_wandb_login(tmp_p
     # exceeded 128 characters). Fix: run `wandb login` or set WANDB_API_KEY, ..."
     assert line.startswith("logger.wandb"), line
     assert "project" in line and "wandb login" not in line and "WANDB_API_KEY" not in line, line
+
+
+@pytest.mark.slow
+def test_sigterm_while_the_wandb_run_closes_after_a_finished_run_is_one_line_and_exit_0(tmp_path, data_dir):
+    # ninth pass: before, exit 143 with no line (or a "before its test" message swallowed as a W&B
+    # closing failure), although metrics.json was written and the W&B run finished
+    from highwaylab.utils.wandb_offline import read_records
+
+    run = tmp_path / "run"
+    args = [a for a in tiny("depth=3", "width=8") if not a.startswith("logger=")]
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args, f"hydra.run.dir={run}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                            env=subprocess_env(PYTHONUNBUFFERED="1"))
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if "Closing W&B run" in line:
+            proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=300) == 0, "".join(lines[-30:])
+    said = [line.split("] - ", 1)[-1].strip() for line in lines if "highwaylab: " in line]
+    assert said == ["highwaylab: SIGTERM came while the loggers were closing, after the run had finished: "
+                    "its results are complete (metrics.json) and its W&B run is closed as finished; the "
+                    "process ends normally"]
+    assert "test/acc" in json.loads((run / "metrics.json").read_text())
+    records = read_records(sorted((run / "wandb").glob("offline-run-*"))[0])
+    assert next(r["exit"] for r in records if r.get("type") == "exit")["exit_code"] == 0

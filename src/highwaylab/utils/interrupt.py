@@ -75,6 +75,8 @@ class _State:
         self.trainer: weakref.ref | None = None
         self.signum: int | None = None
         self.pending = False  # received during the validation inside fit: applied when it ends
+        self.closing = False  # the run has ended and its loggers are closing: a signal only noted
+        self.late: int | None = None  # the signal noted while closing
 
     def current_trainer(self) -> Any:
         return self.trainer() if self.trainer is not None else None
@@ -142,9 +144,29 @@ def _drop_hung_up_terminal() -> list[int]:
     return dropped
 
 
+@contextlib.contextmanager
+def closing() -> Iterator[None]:
+    """Within this context (the task wrapper closing the loggers after the run ended), a signal is
+    noted (:func:`late_signal`), not raised: raised inside ``wandb.finish`` it would leave the W&B
+    run half closed, and the run's outcome (a finished run, a saved state) already stands."""
+    _state.closing, _state.late = True, None
+    try:
+        yield
+    finally:
+        _state.closing = False
+
+
+def late_signal() -> int | None:
+    """The signal noted by :func:`closing`, if any."""
+    return _state.late
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     name = signal.Signals(signum).name
     _drop_hung_up_terminal()  # a closed terminal (SIGHUP) would make the next write fail
+    if _state.closing:
+        _state.late = _state.late or signum
+        return
     first = _state.signum is None
     if first:
         _state.signum = signum

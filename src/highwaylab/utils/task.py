@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -90,6 +91,12 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
                     log.error(f"The run failed: {err!r}")
                 raise
             finally:
-                close_loggers(failed, interrupted)
+                with interrupt.closing():  # a signal now is noted: the run's outcome stands
+                    close_loggers(failed, interrupted)
+                if (late := interrupt.late_signal()) is not None and not failed and interrupted is None:
+                    log.warning(f"highwaylab: {signal.Signals(late).name} came while the loggers were "
+                                f"closing, after the run had finished: its results are complete "
+                                f"(metrics.json) and its W&B run is closed as finished; the process ends "
+                                f"normally")
 
     return wrapped
