@@ -249,6 +249,13 @@ def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_
     assert sync.returncode == 0, sync.stderr
     assert "Would sync 2 run(s)" in sync.stdout + sync.stderr
 
+    # wandb/ deleted (after a sync), then extended: before, _step restarted at 0 without a word
+    shutil.rmtree(moved / "wandb")
+    again = train_py([f"resume={moved}", "trainer.max_epochs=5"], tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (f"highwaylab: W&B run {segments[0].name.split('-')[-1]} continues, but {moved / 'wandb'} holds "
+            f"none of its earlier offline segments (deleted, e.g. after wandb sync?)") in again.stdout
+
 
 # ---------------------------------------------------------------------------------------------
 # 5. one run, one folder

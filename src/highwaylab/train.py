@@ -116,7 +116,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             if (start_error := wandb_start_error(err, online)) is not None:
                 raise start_error from err
             raise
-    continue_wandb_steps(loggers)  # a resumed offline W&B run: _step continues the earlier segments
+    continue_wandb_steps(loggers, resumed=checkpoint is not None)  # _step after the earlier segments
 
     fit_start = time.time()
     try:
