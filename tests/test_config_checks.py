@@ -173,6 +173,8 @@ BAD = {
         "latest state): the best checkpoint would be overwritten by the latest",
     "callbacks.model_checkpoint.save_last=true":
         "callbacks.model_checkpoint.save_last=True: callbacks.last_checkpoint writes last.ckpt already",
+    # tenth pass: before, "run_name: its value does not resolve", a key the user never set
+    "model=conv_highway model.stages=null": "model.stages must be a non-empty list",
     # the last session's open rows: before, Lightning's error after the imports, leaving a run folder
     "trainer.precision=8": "trainer.precision=8 is not one of Lightning's precisions: 32-true, 16-mixed, "
                            "bf16-mixed",

@@ -64,10 +64,10 @@ def net_depth(*, _root_: DictConfig) -> Any:
     from highwaylab.errors import ConfigError
     from highwaylab.models.spec import conv_depth
 
-    try:
+    try:  # stages=null is no config node: to_container's ValueError
         stages = OmegaConf.to_container(model.stages, resolve=True)
         return conv_depth(stages, model.get("downsample", "maxpool"))
-    except ConfigError:
+    except (ConfigError, ValueError):
         return _root_.get("depth")
 
 
