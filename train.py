@@ -43,11 +43,12 @@ try:
     from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
+    from highwaylab.utils.clock import process_start
     from highwaylab.utils.console import error_line
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
-    from highwaylab.utils.resume import prepare_argv
+    from highwaylab.utils.resume import prepare_argv, set_aside_refused_record
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
 except KeyboardInterrupt:
@@ -106,6 +107,10 @@ def main(cfg: DictConfig) -> float | None:
             return None
         if user is None:
             raise
+        set_aside = set_aside_refused_record(Path(cfg.paths.output_dir), HydraConfig.get().output_subdir,
+                                             process_start()) if cfg.get("ckpt_path") else None
+        if set_aside is not None:  # a later resume= then takes the run's own overrides, not these
+            message += f" (this refused resume's record is kept apart, in {set_aside})"
         error_line(log, f"highwaylab: {message}")
         sys.exit(1)
     diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)

@@ -20,6 +20,7 @@ import pytest
 import torch
 import yaml
 
+from highwaylab.errors import HighwaylabError
 from highwaylab.utils.resume import ResumeError, check_run, rewrite_argv
 from highwaylab.utils.wandb_offline import read_records
 
@@ -412,4 +413,34 @@ def test_a_checkpoint_with_nan_weights_or_of_another_model_in_the_run_is_named_b
     with pytest.raises(ResumeError, match=rf"^ckpt_path={last} was saved from another model: 1 missing, 0 "
                                           r"unexpected and 0 reshaped weights .* It is not the checkpoint "
                                           r"this run wrote"):
+        argv(f"resume={run}", "trainer.max_epochs=3")
+
+
+@pytest.mark.slow
+def test_a_refused_resume_is_not_taken_as_the_runs_latest_start(finished, tmp_path):
+    # tenth pass: before, its .hydra/resumed_<time>/ record made every later resume= repeat the refused
+    # overrides (a missing data folder, an extension never trained)
+    run = tmp_path / "copy"
+    shutil.copytree(finished, run)
+    proc = train_py([f"resume={run}", "trainer.max_epochs=3", f"data.data_dir={tmp_path}/nodata"], tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    refused_record = next((run / ".hydra").glob("refused_*"))
+    assert f"Data file missing: {tmp_path}/nodata/MNIST/raw/" in proc.stdout + proc.stderr
+    assert f"(this refused resume's record is kept apart, in {refused_record})" in proc.stdout + proc.stderr
+    assert not list((run / ".hydra").glob("resumed_*"))
+    assert not [a for a in argv(f"resume={run}", "trainer.max_epochs=3") if a.startswith("data.data_dir")]
+
+
+@pytest.mark.slow
+def test_a_resume_with_a_fractional_epoch_count_or_a_log_folder_is_one_line(finished, tmp_path):
+    # tenth pass: before, max_epochs=1.5 was compared as 1 ("the run has finished ... trainer.max_epochs=1"),
+    # and a folder at train.log gave two tracebacks ("Unable to configure handler 'file'")
+    with pytest.raises(HighwaylabError, match=r"^trainer.max_epochs=3.5 must be an integer >= -1"):
+        argv(f"resume={finished}", "trainer.max_epochs=3.5")
+    run = tmp_path / "copy"
+    shutil.copytree(finished, run)
+    (run / "train.log").unlink()
+    (run / "train.log").mkdir()
+    with pytest.raises(ResumeError, match=rf"^resume={run}: {run}/train.log is a folder, not the file the "
+                                          r"run keeps there. Fix: move it away"):
         argv(f"resume={run}", "trainer.max_epochs=3")

@@ -333,11 +333,7 @@ def check_schedule(cfg: DictConfig) -> None:
         raise ConfigError("trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a number of "
                           "epochs (e.g. trainer.max_epochs=5), or -1 for no limit with trainer.max_steps or "
                           "trainer.max_time")
-    for key, low, meaning in INT_KEYS:
-        value = cfg.trainer.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise ConfigError(f"trainer.{key}={value!r} must be an integer >= {low}{meaning}, e.g. "
-                              f"trainer.{key}={INT_EXAMPLES.get(key, 1)}")
+    check_trainer_counts(cfg.trainer)
     chosen = _choice("data")
     dataset = OmegaConf.select(cfg, "data.dataset", default=None)
     if chosen in DATASETS and dataset is not None and dataset != chosen:
@@ -412,6 +408,16 @@ def check_schedule(cfg: DictConfig) -> None:
                               f"equals anything else, so it would never decay), e.g. "
                               f"'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
+
+
+def check_trainer_counts(trainer: DictConfig) -> None:
+    """Raises ConfigError for a trainer count (``INT_KEYS``) that is not an integer at or above its
+    lowest value (``trainer.max_epochs=1.5``: Lightning would take it as 1)."""
+    for key, low, meaning in INT_KEYS:
+        value = trainer.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise ConfigError(f"trainer.{key}={value!r} must be an integer >= {low}{meaning}, e.g. "
+                              f"trainer.{key}={INT_EXAMPLES.get(key, 1)}")
 
 
 def check_durations(node: Any, prefix: str = "trainer") -> None:

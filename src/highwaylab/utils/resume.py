@@ -207,7 +207,7 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
     if not path.is_dir():
         raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
     path = path.resolve()
-    for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml"):
+    for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml", "train.log"):
         if (path / name).is_dir():  # the run writes (or reads) a file there
             raise ResumeError(f"resume={value}: {path / name} is a folder, not the file the run keeps there. "
                               f"Fix: move it away (mv {shlex.quote(str(path / name))} <elsewhere>)"
@@ -240,6 +240,31 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                           f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
+
+
+def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> Path | None:
+    """Rename the record Hydra wrote for a resume of ``run`` (``subdir``: ``.hydra/resumed_<time>``)
+    to ``.hydra/refused_<time>`` when that resume wrote no checkpoint (none is newer than
+    ``started``, the process's start): it was refused (a missing data folder...), and
+    :func:`run_overrides` takes the latest ``resumed_*`` record as the run's overrides, so that a
+    later ``resume=`` would repeat the refused ones. A resume that trained keeps its record: the
+    checkpoints are its.
+
+    Returns:
+        The renamed record, or ``None`` when nothing was renamed.
+    """
+    if not subdir or not Path(subdir).name.startswith("resumed_"):
+        return None
+    record = run / subdir
+    saved = [last_checkpoint_path(run), *_checkpoints(run / LAST_CKPT.parent)]
+    if not record.is_dir() or any(p.is_file() and p.stat().st_mtime >= started for p in saved):
+        return None
+    target = record.with_name("refused_" + record.name.removeprefix("resumed_"))
+    try:
+        record.rename(target)
+    except OSError:
+        return None
+    return target
 
 
 def last_checkpoint_path(run: Path) -> Path:
@@ -409,7 +434,10 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             checkpoint's progress (mid-epoch, or short of the run's own end). One line, naming the
             key, the checkpoint's epoch and step, and the fix.
     """
+    from highwaylab.config_checks import check_trainer_counts
+
     name = f"resume={_run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
+    check_trainer_counts(cfg.trainer)  # trainer.max_epochs=1.5, before it is compared as 1
     run = _run_of(Path(ckpt_path))
     if run is not None:
         record = _load_config(run / RECORD / "config.yaml", name)
