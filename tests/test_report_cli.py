@@ -231,3 +231,43 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
         "1_run-s1: its folder is missing (moved or deleted?); summary.jsonl records it as ok",
         "job 3 (seed=3) did not run: the sweep stopped before it (run it alone with those overrides, or the "
         "sweep again)"]
+
+
+def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
+    # tenth pass: before, a summary.jsonl line [1, 2] and "test/acc": "abc" in a metrics.json gave
+    # tracebacks (TypeError, ValueError), and --out '' wrote the report into the current folder
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    bad = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    (bad / "metrics.json").write_text(json.dumps({"train/loss": 0.4, "test/acc": "abc", "depth": 4}))
+    with (sweep / "summary.jsonl").open("a") as f:
+        f.write("[1, 2]\n")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{sweep}/summary.jsonl, line 3: not a job's record (an object with its status and output_dir; " \
+           "edited?); skipped" in proc.stderr
+    jobs = {job.folder.name: job for job in collect_jobs(sweep)}
+    assert jobs[bad.name].status == "incomplete"
+    assert jobs[bad.name].error == "metrics.json has test/acc='abc', not a number"
+    assert "| highway | 3 | 1 |" in proc.stdout  # the other job is plotted
+    empty = report(sweep, "--out", "", "--no-wandb", cwd=tmp_path)
+    assert empty.returncode == 2 and empty.stderr == (
+        f"python -m highwaylab.report: error: --out is empty: give a folder, e.g. --out {sweep / 'report'} "
+        "(or leave --out out: <sweep_dir>/report)\n")
+    assert not (tmp_path / "table.md").exists()
+
+
+def test_a_wandb_report_run_that_cannot_start_is_one_line_after_the_files(one_job, tmp_path):
+    # tenth pass: before, online W&B without an API key wrote the files, then a UsageError traceback
+    env = subprocess_env(WANDB_MODE="online", HOME=str(tmp_path), WANDB_BASE_URL="http://127.0.0.1:9")
+    env.pop("WANDB_API_KEY", None)
+    proc = subprocess.run([sys.executable, "-m", "highwaylab.report", str(one_job), "--out",
+                           str(tmp_path / "rep")], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=env)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        f"python -m highwaylab.report: error: the report is written to {tmp_path / 'rep'}, but its W&B run "
+        "could not start (")
+    assert proc.stderr.strip().endswith("Fix: wandb login, or WANDB_MODE=offline (wandb sync later), or "
+                                        "--no-wandb")
+    assert (tmp_path / "rep" / "table.md").is_file()

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(prog="python -m highwaylab.report", description=__doc__.split("\n")[0])
     example = "outputs/multiruns/<date>_<time>"
     parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {example}")
-    parser.add_argument("--out", type=Path, default=None, help="output folder (default: <sweep_dir>/report)")
+    parser.add_argument("--out", default=None, help="output folder (default: <sweep_dir>/report)")
     parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
     args = parser.parse_args(argv)
@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> Path:
             fail(parser, f"{refused} (or --no-wandb)")
     if not args.sweep_dir.is_dir():
         fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
+    if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
+        fail(parser, f"--out is empty: give a folder, e.g. --out {args.sweep_dir / 'report'} (or leave --out "
+                     f"out: <sweep_dir>/report)")
+    args.out = Path(args.out) if args.out is not None else None
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
         try:
@@ -91,7 +95,15 @@ def main(argv: list[str] | None = None) -> Path:
     if not points:
         parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot.\n")
     if not args.no_wandb:
-        log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
+        try:
+            log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
+        except Exception as err:  # noqa: BLE001 -- W&B's refusal (no API key, no server): one line
+            if type(err).__module__.split(".")[0] != "wandb":
+                raise
+            why = f"{type(err).__name__}: {' '.join(str(err).split())}"
+            parser.exit(1, f"{parser.prog}: error: the report is written to {out}, but its W&B run could not "
+                           f"start ({why}). Fix: wandb login, or WANDB_MODE=offline (wandb sync later), or "
+                           f"--no-wandb\n")
     return out
 
 

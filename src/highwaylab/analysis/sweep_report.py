@@ -87,6 +87,8 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 metrics = json.loads((folder / "metrics.json").read_text())
             except json.JSONDecodeError as err:
                 error = f"metrics.json cannot be read ({err})"
+            if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
+                metrics, error = {}, f"metrics.json {problem}"
         status = "ok" if metrics else (recorded or "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
@@ -97,6 +99,19 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
         warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def _metrics_problem(metrics: object) -> str | None:
+    """Why a job's ``metrics.json`` cannot be plotted: not a JSON object, or a value the report
+    reads (``depth``, ``train/loss``, ``test/acc``) that is not a number (``null``: a NaN the job
+    wrote, is one); ``None`` if it can."""
+    if not isinstance(metrics, dict):
+        return f"is not a JSON object (a {type(metrics).__name__})"
+    for key in ("depth", LOSS, ACC):
+        value = metrics.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            return f"has {key}={value!r}, not a number"
+    return None
 
 
 def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:

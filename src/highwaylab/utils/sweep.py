@@ -74,7 +74,8 @@ def nan_objective(name: str | None, metrics: dict[str, Any], value: float | None
 
 def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
     """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none.
-    A line that is not JSON (a job killed while writing it) is skipped with a warning."""
+    A line that is not JSON (a job killed while writing it), or not a job's record (an object with
+    its ``status`` and ``output_dir``: an edited file), is skipped with a warning."""
     path = Path(sweep_dir) / SUMMARY
     if not path.is_file():
         return []
@@ -83,9 +84,17 @@ def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
         if not text.strip():
             continue
         try:
-            lines.append(json.loads(text))
+            line = json.loads(text)
         except json.JSONDecodeError:
             log.warning(f"{path}, line {number}: not JSON (a job killed while writing it?); skipped")
+            continue
+        if not isinstance(line, dict) or not isinstance(line.get("status"), str) \
+                or not isinstance(line.get("output_dir"), str):
+            log.warning(f"{path}, line {number}: not a job's record (an object with its status and "
+                        f"output_dir; edited?); skipped")
+            continue
+        line.setdefault("error", None)
+        lines.append(line)
     return lines
 
 
