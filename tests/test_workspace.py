@@ -165,6 +165,13 @@ def cli(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
                           timeout=120, cwd=tmp_path, env=base | env)
 
 
+def test_cli_out_dash_prints_the_layout_and_writes_no_file(tmp_path):
+    # tenth pass: before, a file named "-" in the current folder
+    proc = cli("--entity", "my-team", "--project", "depth", "--out", "-", tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["project"] == "depth" and not (tmp_path / "-").exists()
+
+
 def test_cli_out_writes_the_layout_as_json(tmp_path):
     out = tmp_path / "layouts" / "ws.json"
     proc = cli("--entity", "my-team", "--project", "depth", "--out", str(out), tmp_path=tmp_path)

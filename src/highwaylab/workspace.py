@@ -177,7 +177,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
     parser.add_argument("--out", type=Path, metavar="FILE",
-                        help="write the layout as JSON to FILE instead of saving it to W&B (no network)")
+                        help="write the layout as JSON to FILE (-: print it) instead of saving it to W&B "
+                             "(no network)")
     parser.add_argument("--offline", action="store_true",
                         help=f"same as --out, to {DEFAULT_OFFLINE_FILE} unless --out is given")
     return parser
@@ -210,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(2, f"{parser.prog}: error: --out {out} is a folder; give a file name, e.g. "
                            f"--out {out / DEFAULT_OFFLINE_FILE}\n")
         text = workspace_json(build_workspace(args.entity or "", args.project, args.name))
+        if str(out) == "-":  # the usual name of standard output: the layout printed, no file "-"
+            print(text)
+            return 0
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n")
