@@ -390,12 +390,23 @@ def test_a_project_name_wandb_refuses_is_one_line_naming_the_key(project, tmp_pa
     assert "wandb login" not in str(err.value)
 
 
-@pytest.mark.parametrize("project", ["highwaylab", "my-project_v2.1", "Tiefe Netze", "p" * 128, ""],
-                         ids=["default", "dashes-dots", "space", "128-characters", "empty"])
+@pytest.mark.parametrize("project", ["highwaylab", "my-project_v2.1", "Tiefe Netze", "p" * 128],
+                         ids=["default", "dashes-dots", "space", "128-characters"])
 def test_project_names_wandb_takes_pass(project, tmp_path):
     cfg = compose_cfg([*WANDB, f"logger.wandb.project={project!r}"], tmp_path)
     assert cfg.logger.wandb.project == project
-    check_wandb_names(cfg.logger)  # empty: Lightning's default project, lightning_logs
+    check_wandb_names(cfg.logger)
+
+
+def test_an_empty_project_is_refused_unless_wandb_project_names_one(tmp_path, monkeypatch):
+    # tenth pass: before, exit 0 and the run in Lightning's fallback project, lightning_logs
+    monkeypatch.delenv("WANDB_PROJECT", raising=False)
+    cfg = compose_cfg([*WANDB, "logger.wandb.project=''"], tmp_path)
+    with pytest.raises(ConfigError, match=r"^logger.wandb.project is empty, so the W&B run would go to "
+                                          r"Lightning's fallback project, lightning_logs"):
+        check_wandb_names(cfg.logger)
+    monkeypatch.setenv("WANDB_PROJECT", "mine")
+    check_wandb_names(cfg.logger)  # W&B's variable names it (Lightning passes it on)
 
 
 def test_a_run_id_wandb_refuses_and_a_number_are_named(tmp_path):

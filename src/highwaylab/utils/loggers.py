@@ -151,7 +151,11 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
         if not checks[0][2] and os.environ.get("WANDB_PROJECT"):  # Lightning's fallback: W&B's variable
             checks[0] = ("WANDB_PROJECT", "project", os.environ["WANDB_PROJECT"], "")
         for key, field, value, example in checks:
-            if value is None or value == "" and field == "project":  # Lightning: lightning_logs
+            if field == "project" and value in (None, ""):  # before: Lightning's fallback, lightning_logs
+                raise ConfigError(f"{key} is empty, so the W&B run would go to Lightning's fallback project, "
+                                  f"lightning_logs, away from the other runs. Fix: {key}=highwaylab (the "
+                                  f"default) or another name, or set WANDB_PROJECT")
+            if value is None:
                 continue
             shown = f"{str(value)[:40]}... ({len(str(value))} characters)" if len(str(value)) > 60 else value
             if not isinstance(value, str):
