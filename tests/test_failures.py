@@ -612,3 +612,19 @@ def test_a_run_with_its_logging_disabled_still_prints_its_error(tmp_path, data_d
                                "refused by Adam (TypeError: Adam.__init__() got an unexpected keyword "
                                "argument 'momentum')")
     assert len(lines) == 2 and "Traceback" not in proc.stderr
+
+
+def test_a_checkpoint_path_that_is_no_file_says_what_it_is(tmp_path):
+    # tenth pass: before, ckpt_path=/dev/null (or a FIFO) "does not exist"
+    from highwaylab.train import read_checkpoint
+
+    fifo = tmp_path / "fifo.ckpt"
+    os.mkfifo(fifo)
+    hint = "give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
+    for path, kind in (("/dev/null", "a character device"), (str(fifo), "a FIFO"),
+                       (str(tmp_path), "a folder")):
+        with pytest.raises(ConfigError) as err:
+            read_checkpoint(path)
+        assert str(err.value) == f"ckpt_path={path} is {kind}, not a checkpoint file; {hint}"
+    with pytest.raises(ConfigError, match=rf"^ckpt_path={tmp_path}/none.ckpt does not exist; give"):
+        read_checkpoint(str(tmp_path / "none.ckpt"))

@@ -388,7 +388,12 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
     where = name if name.endswith(str(path)) else f"{name}: {path}"
     hint = "give the path of a .ckpt file, e.g. ckpt_path=outputs/runs/<run>/checkpoints/last.ckpt"
     if not Path(path).is_file():
-        what = "is a folder" if Path(path).is_dir() else "does not exist"
+        if Path(path).exists():  # a folder, a device (/dev/null), a FIFO: not a checkpoint file
+            from highwaylab.data.files import file_kind
+
+            what = f"is {file_kind(os.stat(path).st_mode)}, not a checkpoint file"
+        else:
+            what = "does not exist"
         raise ConfigError(f"{where} {what}; {hint}")
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)

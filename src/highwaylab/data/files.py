@@ -188,7 +188,7 @@ def check_data_path(path: Path, missing: str, folder: bool = False) -> None:
                     f"should be. Fix: remove it (rm {path}) and copy the real {want} there.")
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     """``"a folder"``, ``"a regular file"``, ``"a FIFO"``, ... for a ``st_mode``."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a regular file"),
                        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
@@ -202,8 +202,8 @@ def _what_is(path: Path, mode: int) -> str:
     """What ``path`` (of ``st_mode`` ``mode``, links followed) is, e.g. ``"a folder"`` or
     ``"a symbolic link to ../x, which is a folder"``."""
     if not path.is_symlink():
-        return _kind(mode)
-    return f"a symbolic link to {os.readlink(path)}, which is {_kind(mode)}"
+        return file_kind(mode)
+    return f"a symbolic link to {os.readlink(path)}, which is {file_kind(mode)}"
 
 
 def _unreachable_error(path: Path, err: OSError, missing: str, want: str) -> DataError:
