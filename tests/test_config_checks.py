@@ -436,6 +436,10 @@ COMMAND_LINES = {
     "-m trainer=ddp_cpu seed=0,1": "trainer.devices=2 starts 2 processes, and in a local multirun Lightning "
                                    "would start each further rank by rerunning the whole sweep",
     "-m trainer.devices=[0,1] seed=0,1": "trainer.devices=[0, 1] starts 2 processes",
+    # tenth pass: before, Optuna's ValueError traceback, and an optuna.db left behind
+    "hparams_search=mnist_tpe optim.optimizer.lr=tag(log,interval(0.1,0.01))":
+        "optim.optimizer.lr=tag(log,interval(0.1,0.01)): the interval's low bound 0.1 is above its high "
+        "bound 0.01 (Optuna would stop with a traceback). Fix: interval(0.01, 0.1)",
     # ninth pass: before, Hydra's "use 'override experiment: ...'" (a defaults-list form), and a
     # message about model.gate_bias, which the user never set
     "+experiment=paper_mnist_depth": "+experiment=paper_mnist_depth: experiment is in the config's defaults "

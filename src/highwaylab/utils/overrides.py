@@ -245,6 +245,10 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 raise OverrideError(_unreadable(override)) from None
         return None
     for override in parsed:
+        if override.is_interval_sweep() and (bounds := override.value()).start > bounds.end:
+            raise OverrideError(f"{override.input_line}: the interval's low bound {bounds.start:g} is above "
+                                f"its high bound {bounds.end:g} (Optuna would stop with a traceback). Fix: "
+                                f"interval({bounds.end:g}, {bounds.start:g})")
         if override.key_or_group.startswith("hydra.sweeper.params"):
             if problem := _search_space_entry(override.input_line, override.key_or_group):
                 raise OverrideError(problem)
