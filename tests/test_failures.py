@@ -583,6 +583,13 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     assert redirect_unwritable(env) is None  # once redirected, nothing more to say
     home = {"HOME": str(tmp_path)}
     assert redirect_unwritable(home) is None and home == {"HOME": str(tmp_path)}
+    # tenth pass: W&B's own variable (before: wandb-core's internal log on the console, exit 0)
+    env = {"HOME": str(tmp_path), "WANDB_CACHE_DIR": "/proc/nope"}
+    warning = redirect_unwritable(env)
+    temp = Path(env["WANDB_CACHE_DIR"]).parent
+    assert warning == (f"WANDB_CACHE_DIR=/proc/nope cannot be written: those caches go to {temp} for this "
+                       f"run. Fix: point WANDB_CACHE_DIR at a writable folder, or unset it")
+    assert env["WANDB_CACHE_DIR"] == str(temp / "wandb_cache_dir")
 
 
 @pytest.mark.slow

@@ -16,6 +16,9 @@ from pathlib import Path
 
 # variable -> (the folder it replaces when unset, the variable that points into it)
 FOLDERS = {"XDG_CACHE_HOME": ".cache", "XDG_CONFIG_HOME": ".config"}
+# the libraries' own variables for those folders: checked when set (WANDB_CACHE_DIR=/proc/x gave
+# wandb-core's internal log on the console, and no word of the variable)
+OWN_FOLDERS = ("WANDB_CACHE_DIR", "WANDB_CONFIG_DIR", "WANDB_DATA_DIR", "MPLCONFIGDIR")
 
 
 def writable(folder: str | Path) -> bool:
@@ -53,6 +56,17 @@ def redirect_unwritable(environ: dict[str, str] | None = None) -> str | None:
         named = f"{variable}={given}" if given else f"{folder} (from HOME={home})"
         if named not in moved:
             moved.append(named)
+    own = []
+    for variable in OWN_FOLDERS:
+        given = env.get(variable)
+        if given and not writable(given):
+            temp = temp or tempfile.mkdtemp(prefix="highwaylab-home-")
+            env[variable] = os.path.join(temp, variable.lower())
+            own.append(f"{variable}={given}")
+    if own:
+        names = " and ".join(v.split("=")[0] for v in own)
+        return (f"{' and '.join(moved + own)} cannot be written: those caches go to {temp} for this run. "
+                f"Fix: point {names} at a writable folder, or unset it")
     if not moved:
         return None
     return (f"{' and '.join(moved)} cannot be written: W&B's, matplotlib's and the data checksums' caches go "
