@@ -436,6 +436,9 @@ COMMAND_LINES = {
     "-m trainer=ddp_cpu seed=0,1": "trainer.devices=2 starts 2 processes, and in a local multirun Lightning "
                                    "would start each further rank by rerunning the whole sweep",
     "-m trainer.devices=[0,1] seed=0,1": "trainer.devices=[0, 1] starts 2 processes",
+    # tenth pass: before, exit 0 with the log written outside the run's folder (../evil.log)
+    "hydra.job.name=../evil": "hydra.job.name=../evil: hydra.job.name names the run's log file (<name>.log) "
+                              "inside its folder, so it must be a plain name",
     # tenth pass: before, Optuna's ValueError traceback, and an optuna.db left behind
     "hparams_search=mnist_tpe optim.optimizer.lr=tag(log,interval(0.1,0.01))":
         "optim.optimizer.lr=tag(log,interval(0.1,0.01)): the interval's low bound 0.1 is above its high "

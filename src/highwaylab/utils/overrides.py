@@ -363,6 +363,11 @@ def _shared_folder(key: str, given: str) -> str | None:
                 f"be split in two (its record and train.log in Hydra's folder, its checkpoints and "
                 f"metrics.json here, over another run's). Fix: hydra.run.dir={value or '<folder>'} (a "
                 f"multirun: hydra.sweep.dir=), or paths.log_dir=<folder> for where the runs' folders go")
+    if key == "hydra.job.name" and not given.startswith("~") and (
+            not value.strip() or "/" in value or "\\" in value or value in (".", "..")):
+        return (f"{given}: hydra.job.name names the run's log file (<name>.log) inside its folder, so it "
+                f"must be a plain name, without '/' or '..'. Fix: a plain name, e.g. hydra.job.name=train, "
+                f"or leave it out")
     if key == "hydra.sweep.subdir" and ".." in value:
         return (f"{given}: a job's folder must stay inside the sweep's folder (hydra.sweep.dir), where the "
                 f"report and resume= find it. Fix: leave hydra.sweep.subdir out (<n>_<run_name>)")
