@@ -331,7 +331,8 @@ def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, dat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGUSR2, 140), (signal.SIGUSR1, 138)])
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGUSR2, 140), (signal.SIGUSR1, 138),
+                                               (signal.SIGQUIT, 131)])
 def test_usr2_and_usr1_outside_slurm_save_and_stop_like_sigterm(signum, status, tmp_path, data_dir):
     # before: USR2 (a scheduler's warning signal) outside a SLURM job, and USR1 (Lightning's) anywhere,
     # killed the run by their default action: exit 140 / 138, no line, no checkpoint

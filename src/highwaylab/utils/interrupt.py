@@ -59,13 +59,15 @@ def _signals() -> tuple[signal.Signals, ...]:
     requeues the job (:mod:`highwaylab.utils.slurm`, in place of submitit's handler), elsewhere it
     stops the run like SIGTERM (its default action would kill the process without a checkpoint); and
     USR1, the warning signal of Lightning's and many clusters' set-ups (``--signal=USR1@90``), which
-    stops the run like SIGTERM everywhere (exit status 138)."""
+    stops the run like SIGTERM everywhere (exit status 138); and SIGQUIT (Ctrl-\\ on a terminal),
+    which does too (exit status 131), instead of its default action (no checkpoint, no line)."""
     from highwaylab.utils.slurm import WARNING_SIGNAL
 
     hangup = getattr(signal, "SIGHUP", None)  # not on Windows
     hup = (hangup,) if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN else ()
     usr1 = (signal.SIGUSR1,) if hasattr(signal, "SIGUSR1") else ()
-    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1
+    quit_ = (signal.SIGQUIT,) if hasattr(signal, "SIGQUIT") else ()  # Ctrl-\
+    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1 + quit_
 
 
 class _State:
