@@ -435,3 +435,31 @@ def test_resume_finds_last_ckpt_where_the_runs_config_put_it(tmp_path):
         {"paths": {"output_dir": "/old/place"},
          "callbacks": {"last_checkpoint": {"dirpath": "/old/place/checkpoints", "filename": "last"}}}))
     assert last_checkpoint_path(run) == run / "checkpoints" / "last.ckpt"
+
+
+def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_path, monkeypatch, caplog):
+    # tenth-pass note: before, a truncated earlier .wandb file made _step restart without a word
+    import logging
+
+    import wandb
+    from lightning.pytorch.loggers import WandbLogger
+
+    from highwaylab.utils.resume import continue_wandb_steps
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    first = wandb.init(project="p", id="cutshort1", dir=str(tmp_path), mode="offline")
+    for step in range(50):
+        first.log({"x": step})
+    first.finish()
+    file = next((tmp_path / "wandb").glob("offline-run-*-cutshort1/run-cutshort1.wandb"))
+    with file.open("r+b") as f:
+        f.truncate(file.stat().st_size // 2)
+    logger = WandbLogger(project="p", id="cutshort1", save_dir=str(tmp_path), offline=True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="highwaylab.utils.resume"):
+            continue_wandb_steps([logger], resumed=True)
+        warned = [r.getMessage() for r in caplog.records if "earlier W&B segment" in r.getMessage()]
+        assert len(warned) == 1 and warned[0].startswith(
+            f"highwaylab: the earlier W&B segment {file}: reached the end of an incomplete .wandb file")
+    finally:
+        logger.experiment.finish()

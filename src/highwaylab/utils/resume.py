@@ -571,7 +571,7 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
     import wandb
     from lightning.pytorch.loggers import WandbLogger
 
-    from highwaylab.utils.wandb_offline import RunReadError, read_records
+    from highwaylab.utils.wandb_offline import RunReadError, _inspect, find_run_segments
 
     logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     run = getattr(logger, "experiment", None) if logger is not None else None
@@ -589,7 +589,15 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
     last = -1
     for folder in earlier:
         try:
-            for record in read_records(folder):
+            records = []
+            for file in find_run_segments(folder):
+                found, notes = _inspect(file)
+                if notes:  # cut short (a killed process, a damaged copy): its later rows are lost
+                    log.warning(f"highwaylab: the earlier W&B segment {file}: {notes[0]}; this segment's "
+                                f"_step continues after the {sum(r.get('type') == 'history' for r in found)} "
+                                f"rows it holds")
+                records += found
+            for record in records:
                 if record.get("type") == "history":
                     step = record["history"].get("step", {}).get("num")
                     step = record["history"].get("item", {}).get("_step", step)
