@@ -173,6 +173,25 @@ BAD = {
         "latest state): the best checkpoint would be overwritten by the latest",
     "callbacks.model_checkpoint.save_last=true":
         "callbacks.model_checkpoint.save_last=True: callbacks.last_checkpoint writes last.ckpt already",
+    # eleventh pass: before, check_fc()'s TypeError traceback (a removed required key), a plain net
+    # filed as highway, set_anomaly_enabled()'s traceback after the imports, a fix naming an option
+    # that does not exist, training at torch's default rate with no word, max_time ignored for an epoch
+    "~model.depth": "model.depth is missing (removed by ~model.depth?): the backbone needs it",
+    "~model.width": "model.width is missing (removed by ~model.width?)",
+    "model=conv_highway ~model.stages": "model.stages is missing (removed by ~model.stages?)",
+    "model.block=plain": "model.block=plain contradicts model=highway (whose name the run's folder, name and "
+                         "tags carry: a plain net filed as highway). Fix: model=plain instead",
+    "model=conv_highway model.block=residual": "model.block=residual contradicts model=conv_highway",
+    "+trainer.detect_anomaly=maybe": "trainer.detect_anomaly='maybe' must be true or false",
+    "data.dataset=kmnist": "data.dataset=kmnist contradicts data=mnist (whose name the run's folder, name "
+                           "and tags carry). Fix: leave data.dataset out (the data sets: mnist, "
+                           "fashion_mnist,",
+    "~optim.optimizer.lr": "optim.optimizer.lr is missing (removed by ~optim.optimizer.lr?)",
+    "+trainer.max_time=00:00:00:01": "trainer.max_time=00:00:00:01 with trainer.min_epochs=1 (the preset's): "
+                                     "Lightning trains on past the time limit until epoch 1 ends. Fix: add "
+                                     "trainer.min_epochs=0",
+    "callbacks.epoch_log.keys=[test/acc]": "callbacks.epoch_log.keys: test/acc is logged once, by the test "
+                                           "after fitting",
     # tenth pass: before, "run_name: its value does not resolve", a key the user never set
     "model=conv_highway model.stages=null": "model.stages must be a non-empty list",
     # the last session's open rows: before, Lightning's error after the imports, leaving a run folder
@@ -467,7 +486,8 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 @pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
-                                  "+trainer.max_time=00:00:10:00", "+hydra.job.env_set.FOO=1",
+                                  "+trainer.max_time=00:00:10:00 trainer.min_epochs=0",
+                                  "+hydra.job.env_set.FOO=1",
                                   "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}_mine",
                                   "-m trainer=ddp_cpu seed=0,1 hydra/launcher=slurm_cpu",
                                   "logger=[wandb,csv]", "-m model=highway,plain",
@@ -597,3 +617,9 @@ def test_a_stray_rank_variable_is_refused_and_a_launched_rank_is_not():
                           env={**subprocess_env(), "LOCAL_RANK": "1"}, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith("highwaylab: LOCAL_RANK=1 is set"), proc.stderr
+
+
+def test_a_removed_activation_names_the_run_by_the_backbones_default(tmp_path):
+    # eleventh pass: before, the folder said "-none-" while the net, W&B and the CSV log said relu
+    cfg = compose_cfg(["~model.activation"], tmp_path)
+    assert cfg.run_name == "mnist-highway-d100-relu-sgd-s0"

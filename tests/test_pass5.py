@@ -461,3 +461,11 @@ def test_an_accepted_probe_still_makes_the_plot_folder(tmp_path, monkeypatch, ca
     probe_main(["--depth", "3", "--width", "8", "--activation", "tanh"])
     assert (tmp_path / "outputs" / "probe" / "grad_norms.png").stat().st_size > 1000
     assert "plot: outputs/probe/grad_norms.png" in capsys.readouterr().out
+
+
+def test_a_repeated_probe_layer_is_one_column(tmp_path, monkeypatch, capsys):
+    # eleventh pass: before, --layers 3,3 printed the layer 3 column twice
+    monkeypatch.chdir(tmp_path)
+    probe_main(["--activation", "tanh", "--depth", "5", "--width", "8", "--layers", "3,3,1"])
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| stack"))
+    assert header == "| stack | layer 3 | layer 1 |"

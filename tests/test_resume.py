@@ -444,3 +444,16 @@ def test_a_resume_with_a_fractional_epoch_count_or_a_log_folder_is_one_line(fini
     with pytest.raises(ResumeError, match=rf"^resume={run}: {run}/train.log is a folder, not the file the "
                                           r"run keeps there. Fix: move it away"):
         argv(f"resume={run}", "trainer.max_epochs=3")
+
+
+@pytest.mark.slow
+def test_a_run_without_wandb_resumed_with_it_gets_no_word_of_missing_segments(tmp_path, data_dir):
+    # eleventh pass: before, "holds none of its earlier offline segments (deleted ...?)" for a run that
+    # never had a W&B logger
+    run = tmp_path / "run"
+    first = train_py([*RUN, "logger=csv", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    again = train_py([f"resume={run}", "trainer.max_epochs=3", "logger=wandb"], tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "earlier offline segments" not in again.stdout + again.stderr
+    assert list((run / "wandb").glob("offline-run-*"))  # the W&B run it starts

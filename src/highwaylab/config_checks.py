@@ -27,11 +27,15 @@ INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
 INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50,
                 "num_sanity_val_steps": 2}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
-BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark")  # data.*: the data module
+BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark", "trainer.detect_anomaly",
+             "trainer.sync_batchnorm", "trainer.inference_mode", "trainer.use_distributed_sampler",
+             "trainer.enable_progress_bar", "trainer.enable_model_summary")  # data.*: the data module
 # trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
 CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step"),
                "trainer.gradient_clip_algorithm": ("value", "norm")}  # Lightning's GradClipAlgorithmType
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
+# conf/model/<name>.yaml sets block: <name without conv_>
+MODEL_OPTIONS = ("highway", "plain", "residual", "conv_highway", "conv_plain", "conv_residual")
 GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a run is built from
 # the metrics of every run (highwaylab.module.ClassifierModule), written into metrics.json: what a
 # search can optimise
@@ -264,6 +268,10 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
                               f"{key}._partial_=true")
+        if key == "optim.optimizer" and "lr" not in node:  # ~optim.optimizer.lr: torch's own default
+            raise ConfigError("optim.optimizer.lr is missing (removed by ~optim.optimizer.lr?): the run "
+                              "would train at the optimiser's own default rate, which no record names. Fix: "
+                              "leave ~optim.optimizer.lr out, or give optim.optimizer.lr=<rate>")
         for name, value in node.items():  # the module checks them again, with the target's defaults
             hint = f", e.g. {key}.{name}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else ""
             if name not in NUMERIC_ARGS or value is None:
@@ -337,8 +345,17 @@ def check_schedule(cfg: DictConfig) -> None:
     chosen = _choice("data")
     dataset = OmegaConf.select(cfg, "data.dataset", default=None)
     if chosen in DATASETS and dataset is not None and dataset != chosen:
+        fix = f"data={dataset} instead" if dataset in DATASETS else \
+            f"leave data.dataset out (the data sets: {', '.join(DATASETS)})"
         raise ConfigError(f"data.dataset={dataset} contradicts data={chosen} (whose name the run's folder, "
-                          f"name and tags carry). Fix: data={dataset} instead")
+                          f"name and tags carry). Fix: {fix}")
+    model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
+    own_block = str(model_choice).removeprefix("conv_")
+    if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
+        option = f"{'conv_' if str(model_choice).startswith('conv_') else ''}{block}"
+        raise ConfigError(f"model.block={block} contradicts model={model_choice} (whose name the run's "
+                          f"folder, name and tags carry: a {block} net filed as {own_block}). Fix: "
+                          f"model={option} instead")
     for key in BOOL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
         if value is not None and not isinstance(value, bool):
@@ -385,6 +402,10 @@ def check_schedule(cfg: DictConfig) -> None:
     if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
                           f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
+    if cfg.trainer.get("max_time") is not None and isinstance(min_epochs, int) and min_epochs >= 1:
+        raise ConfigError(f"trainer.max_time={cfg.trainer.max_time} with trainer.min_epochs={min_epochs} "
+                          f"(the preset's): Lightning trains on past the time limit until epoch {min_epochs} "
+                          f"ends. Fix: add trainer.min_epochs=0")
     min_steps, max_steps = cfg.trainer.get("min_steps"), cfg.trainer.get("max_steps")
     if isinstance(min_steps, int) and isinstance(max_steps, int) and 0 <= max_steps < min_steps:
         raise ConfigError(f"trainer.min_steps={min_steps} is more than trainer.max_steps={max_steps}, "

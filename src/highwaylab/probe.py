@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> None:
                      f"choose one of: {', '.join(sorted(ACTIVATIONS))}")
     d = args.depth  # default columns: 30, 20, 10, 1 for depth 30, as in the published table
     try:
-        layers = ([int(k) for k in args.layers.split(",")] if args.layers
-                  else sorted({d, max(1, 2 * d // 3), max(1, d // 3), 1}, reverse=True))
+        layers = (list(dict.fromkeys(int(k) for k in args.layers.split(",")))  # 3,3: one column 3
+                  if args.layers else sorted({d, max(1, 2 * d // 3), max(1, d // 3), 1}, reverse=True))
     except ValueError:
         parser.error(f"--layers must be comma-separated layer numbers, e.g. 30,20,10,1; got {args.layers}")
     if any(not 1 <= k <= args.depth for k in layers):

@@ -116,7 +116,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             if (start_error := wandb_start_error(err, online)) is not None:
                 raise start_error from err
             raise
-    continue_wandb_steps(loggers, resumed=checkpoint is not None)  # _step after the earlier segments
+    had_wandb = checkpoint is not None and "WandbLogger" in (checkpoint.get("logger_versions") or {})
+    continue_wandb_steps(loggers, resumed=had_wandb)  # _step after the earlier segments
 
     fit_start = time.time()
     try:

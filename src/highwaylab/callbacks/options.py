@@ -107,6 +107,10 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
         raise ConfigError(f"{key}.keys={keys!r} must be a list of metric names, "
                           f"e.g. '{key}.keys=[train/loss,val/acc]'")
     for name in keys:
+        if name.startswith("test/") and name in LOGGED_METRICS:  # before: "not logged by this run"
+            raise ConfigError(f"{key}.keys: {name} is logged once, by the test after fitting (its line "
+                              f"'Metrics: ...' and metrics.json), never in an epoch line. Fix: leave it out; "
+                              f"epoch metrics are train/* and val/*")
         if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS:
             meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
             raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "

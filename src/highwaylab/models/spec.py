@@ -344,6 +344,12 @@ def check_model_config(model: DictConfig, input_shape: Sequence[int] | None = No
         raise OptionNotTaken(f"model.{unknown[0]}", f"model.{unknown[0]} is not an option of model.block="
                              f"{block!r}: the backbone takes {', '.join(takes)}{own}. Fix: remove or correct "
                              f"model.{unknown[0]}")
+    code = check.__code__
+    required = code.co_varnames[:code.co_argcount - len(check.__defaults__ or ())]
+    missing = [k for k in required if k not in values and k not in DATA_ARGS]
+    if missing:  # ~model.depth: before, check_fc()'s TypeError traceback
+        raise ConfigError(f"model.{missing[0]} is missing (removed by ~model.{missing[0]}?): the backbone "
+                          f"needs it. Fix: leave ~model.{missing[0]} out, or give model.{missing[0]}=<value>")
     if check is check_fc:
         for key in ("depth", "width"):
             if key in model and not OmegaConf.is_interpolation(model, key):
