@@ -94,9 +94,12 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
                 with interrupt.closing():  # a signal now is noted: the run's outcome stands
                     close_loggers(failed, interrupted)
                 if (late := interrupt.late_signal()) is not None and not failed and interrupted is None:
+                    from highwaylab.utils.sweep import in_multirun
+
+                    then = ("the job ends normally and the multirun goes on (send the signal again to stop "
+                            "it)" if in_multirun() else "the process ends normally")
                     log.warning(f"highwaylab: {signal.Signals(late).name} came while the loggers were "
                                 f"closing, after the run had finished: its results are complete "
-                                f"(metrics.json) and its W&B run is closed as finished; the process ends "
-                                f"normally")
+                                f"(metrics.json) and its W&B run is closed as finished; {then}")
 
     return wrapped
