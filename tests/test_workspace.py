@@ -215,18 +215,16 @@ def test_cli_refuses_an_empty_workspace_name_or_entity(tmp_path):
     assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
         "python -m highwaylab.workspace: error: --entity '' is empty: the layout names the W&B entity (user "
         "or team) of the project; give one, e.g. --entity my-team")
-    # ninth pass: before, "entity": "me/you" was written
-    proc = cli("--entity", "me/you", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
-    assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "python -m highwaylab.workspace: error: --entity me/you holds '/', which a W&B entity (user or team) "
-        "cannot hold: W&B paths are <entity>/<project>. Give the entity alone, e.g. --entity my-team (the "
-        "project goes to --project)")
-    proc = cli("--name", "", "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
-    assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "python -m highwaylab.workspace: error: --name '' is empty: W&B shows a workspace by its name; give "
-        "one, e.g. --name 'highwaylab depth' (the default)")
+    refused = {  # ninth pass: before, "entity": "me/you" was written
+        "--entity": ("me/you", "--entity me/you holds '/', which a W&B entity (user or team) cannot hold: "
+                               "W&B paths are <entity>/<project>. Give the entity alone, e.g. --entity "
+                               "my-team (the project goes to --project)"),
+        "--name": ("", "--name '' is empty: W&B shows a workspace by its name; give one, e.g. --name "
+                       "'highwaylab depth' (the default)")}
+    for flag, (value, message) in refused.items():
+        proc = cli(flag, value, "--out", str(tmp_path / "ws.json"), tmp_path=tmp_path)
+        assert proc.returncode == 2 and not (tmp_path / "ws.json").exists()
+        assert proc.stderr.strip().splitlines()[-1] == f"python -m highwaylab.workspace: error: {message}"
 
 
 def test_cli_bad_out_is_one_line_naming_the_flag_and_the_fix(tmp_path):

@@ -432,7 +432,7 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
             f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). {fix}")
     bad = next((k for k, v in state.items() if k.startswith("net.") and v.is_floating_point()
-                and v.device.type != "meta" and not bool(torch.isfinite(v).all())), None)
+                and not bool(torch.isfinite(v).all())), None)
     if bad is not None:  # before: "val/loss is nan in the sanity check ... lower optim.optimizer.lr"
         raise ConfigError(
             f"ckpt_path={path} holds non-finite weights (NaN/inf in {bad}): it was saved after its run "
