@@ -115,6 +115,7 @@ def check_config(cfg: DictConfig) -> None:
     check_seed(cfg.get("seed"))
     check_paths_and_optim(cfg)
     check_schedule(cfg)
+    check_choices_agree(cfg)  # data.dataset against data=, model.block against model=
     check_trainer_hardware(cfg.trainer)  # precision and accelerator, before Lightning's own checks
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     try:
@@ -342,20 +343,6 @@ def check_schedule(cfg: DictConfig) -> None:
                           "epochs (e.g. trainer.max_epochs=5), or -1 for no limit with trainer.max_steps or "
                           "trainer.max_time")
     check_trainer_counts(cfg.trainer)
-    chosen = _choice("data")
-    dataset = OmegaConf.select(cfg, "data.dataset", default=None)
-    if chosen in DATASETS and dataset is not None and dataset != chosen:
-        fix = f"data={dataset} instead" if dataset in DATASETS else \
-            f"leave data.dataset out (the data sets: {', '.join(DATASETS)})"
-        raise ConfigError(f"data.dataset={dataset} contradicts data={chosen} (whose name the run's folder, "
-                          f"name and tags carry). Fix: {fix}")
-    model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
-    own_block = str(model_choice).removeprefix("conv_")
-    if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
-        option = f"{'conv_' if str(model_choice).startswith('conv_') else ''}{block}"
-        raise ConfigError(f"model.block={block} contradicts model={model_choice} (whose name the run's "
-                          f"folder, name and tags carry: a {block} net filed as {own_block}). Fix: "
-                          f"model={option} instead")
     for key in BOOL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
         if value is not None and not isinstance(value, bool):
@@ -429,6 +416,26 @@ def check_schedule(cfg: DictConfig) -> None:
                               f"equals anything else, so it would never decay), e.g. "
                               f"'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
+
+
+def check_choices_agree(cfg: DictConfig) -> None:
+    """Raises ConfigError where ``data.dataset`` or ``model.block`` contradicts the group option chosen
+    (``data=mnist data.dataset=cifar10``, ``model=highway model.block=plain``): the run's folder, name
+    and tags carry the option's name, so the run would be filed under another data set or model."""
+    chosen = _choice("data")
+    dataset = OmegaConf.select(cfg, "data.dataset", default=None)
+    if chosen in DATASETS and dataset is not None and dataset != chosen:
+        fix = f"data={dataset} instead" if dataset in DATASETS else \
+            f"leave data.dataset out (the data sets: {', '.join(DATASETS)})"
+        raise ConfigError(f"data.dataset={dataset} contradicts data={chosen} (whose name the run's folder, "
+                          f"name and tags carry). Fix: {fix}")
+    model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
+    own_block = str(model_choice).removeprefix("conv_")
+    if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
+        option = f"{'conv_' if str(model_choice).startswith('conv_') else ''}{block}"
+        raise ConfigError(f"model.block={block} contradicts model={model_choice} (whose name the run's "
+                          f"folder, name and tags carry: a {block} net filed as {own_block}). Fix: "
+                          f"model={option} instead")
 
 
 def check_trainer_counts(trainer: DictConfig) -> None:
