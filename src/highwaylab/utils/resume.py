@@ -571,7 +571,7 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
     import wandb
     from lightning.pytorch.loggers import WandbLogger
 
-    from highwaylab.utils.wandb_offline import RunReadError, _inspect, find_run_segments
+    from highwaylab.utils.wandb_offline import RunReadError, find_run_segments, read_segment
 
     logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     run = getattr(logger, "experiment", None) if logger is not None else None
@@ -591,7 +591,7 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
         try:
             records = []
             for file in find_run_segments(folder):
-                found, notes = _inspect(file)
+                found, notes = read_segment(file)
                 if notes:  # cut short (a killed process, a damaged copy): its later rows are lost
                     log.warning(f"highwaylab: the earlier W&B segment {file}: {notes[0]}; this segment's "
                                 f"_step continues after the {sum(r.get('type') == 'history' for r in found)} "

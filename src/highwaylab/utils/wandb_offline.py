@@ -136,8 +136,15 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _inspect(file: Path) -> tuple[list[dict], list[str]]:
-    """``wandb leet inspect --json file``: its records, and its notes on stderr (one per line)."""
+def read_segment(file: Path) -> tuple[list[dict], list[str]]:
+    """One offline segment (a ``run-*.wandb`` transaction log) read by W&B's own reader,
+    ``wandb leet inspect --json file``: its records (dicts), and its notes on stderr (one per line;
+    e.g. a segment cut short).
+
+    Raises:
+        RunReadError: the file is not a readable W&B run, or the reader took more than
+            ``INSPECT_TIMEOUT_S`` seconds.
+    """
     try:
         proc = subprocess.run([_wandb_exe(), "leet", "inspect", "--json", str(file)],
                               capture_output=True, text=True, timeout=INSPECT_TIMEOUT_S)
@@ -164,7 +171,7 @@ def read_records(path: str | Path) -> list[dict]:
     Lenient: what wandb could read of an incomplete or partly corrupt file (see :func:`summarize`
     for the strict reading). A resumed run's segments are read in order.
     """
-    return [r for file in find_run_segments(path) for r in _inspect(file)[0]]
+    return [r for file in find_run_segments(path) for r in read_segment(file)[0]]
 
 
 def read_history(path: str | Path) -> list[dict]:
@@ -381,7 +388,7 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     files = find_run_segments(path)
     records, notes = [], []
     for file in files:  # a resumed run: its segments in order, as one run
-        file_records, file_notes = _inspect(file)
+        file_records, file_notes = read_segment(file)
         corrupt = [n for n in file_notes if "corrupt" in n.lower()]
         if corrupt:
             raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
