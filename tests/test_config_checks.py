@@ -282,7 +282,7 @@ def test_the_early_choices_are_lightnings():
     """CHOICE_KEYS' gradient-clip algorithms are Lightning's own."""
     from lightning.pytorch.utilities import GradClipAlgorithmType
 
-    from highwaylab.config_checks import CHOICE_KEYS
+    from highwaylab.trainer_checks import CHOICE_KEYS
 
     assert set(CHOICE_KEYS["trainer.gradient_clip_algorithm"]) == {a.value for a in GradClipAlgorithmType}
 

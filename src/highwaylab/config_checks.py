@@ -17,22 +17,9 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from highwaylab.errors import ConfigError, OptionNotTaken
+from highwaylab.trainer_checks import check_schedule, check_slurm_tasks
 
 MAX_SEED = 2**32 - 1
-# integer trainer keys Lightning accepts as anything (and then fails far from the cause, or ignores)
-INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
-            ("max_steps", -1, " (-1: no limit)"), ("accumulate_grad_batches", 1, " (1: a step per batch)"),
-            ("log_every_n_steps", 1, ""), ("num_sanity_val_steps", -1, " (-1: all validation batches)"),
-            ("reload_dataloaders_every_n_epochs", 0, " (0: never)"), ("min_steps", 0, ""))
-INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50,
-                "num_sanity_val_steps": 2}
-# switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)
-BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark", "trainer.detect_anomaly",
-             "trainer.sync_batchnorm", "trainer.inference_mode", "trainer.use_distributed_sampler",
-             "trainer.enable_progress_bar", "trainer.enable_model_summary")  # data.*: the data module
-# trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
-CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step"),
-               "trainer.gradient_clip_algorithm": ("value", "norm")}  # Lightning's GradClipAlgorithmType
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>.yaml sets dataset: <name>
 # conf/model/<name>.yaml sets block: <name without conv_>
 MODEL_OPTIONS = ("highway", "plain", "residual", "conv_highway", "conv_plain", "conv_residual")
@@ -48,7 +35,7 @@ NUMERIC_ARGS = frozenset({"lr", "momentum", "dampening", "weight_decay", "eps", 
                           "start_factor", "end_factor", "total_iters", "power", "base_lr", "max_lr",
                           "pct_start", "div_factor", "final_div_factor", "base_momentum", "max_momentum"})
 OPTIM_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
-LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
+
 
 
 def validate(cfg: DictConfig) -> None:
@@ -316,108 +303,6 @@ def check_seed(seed: Any) -> None:
         raise ConfigError(f"seed={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1), e.g. seed=0")
 
 
-def check_schedule(cfg: DictConfig) -> None:
-    """Raises ConfigError for a run that would do something else than it says: ``test`` or
-    ``flush_denormal`` not a boolean (``test=no`` is a string, read as true), a
-    ``trainer.gradient_clip_val`` at or below 0 (Lightning silently skips clipping), a
-    ``trainer.check_val_every_n_epoch`` below 1, trainer counts that are not integers (``INT_KEYS``),
-    ``min_epochs`` above ``max_epochs``, switches that are not booleans (``BOOL_KEYS``), a
-    ``trainer.val_check_interval`` of 0 or below, ``optim.scheduler.milestones`` that are not
-    increasing epochs, ``trainer.limit_test_batches=0`` with ``test=true``, and
-    ``trainer.max_epochs=0`` (with no
-    ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
-    for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
-        if key in cfg and not isinstance(cfg[key], bool):
-            raise ConfigError(f"{key}={cfg[key]!r} must be true or false, e.g. {key}=false")
-    clip = cfg.trainer.get("gradient_clip_val")
-    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
-        raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
-                          "clipping at 0 or below); to clip nothing, set trainer.gradient_clip_val=null")
-    every = cfg.trainer.get("check_val_every_n_epoch")
-    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-        raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
-                          "(validate by trainer.val_check_interval only)")
-    unbounded = cfg.trainer.get("max_steps", -1) in (-1, None) and cfg.trainer.get("max_time") is None
-    if "max_epochs" in cfg.trainer and cfg.trainer.max_epochs is None and unbounded:
-        raise ConfigError("trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a number of "
-                          "epochs (e.g. trainer.max_epochs=5), or -1 for no limit with trainer.max_steps or "
-                          "trainer.max_time")
-    check_trainer_counts(cfg.trainer)
-    for key in BOOL_KEYS:
-        value = OmegaConf.select(cfg, key, default=None)
-        if value is not None and not isinstance(value, bool):
-            raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=false")
-    for key, allowed in CHOICE_KEYS.items():  # deterministic=ture: Lightning applies only part of it
-        value = OmegaConf.select(cfg, key, default=None)
-        if value is not None and not any(value is a or (isinstance(a, str) and value == a) for a in allowed):
-            names = ", ".join(str(a).lower() for a in allowed)
-            raise ConfigError(f"{key}={value!r} must be one of {names}, e.g. {key}={str(allowed[0]).lower()}")
-    for key in LIMIT_KEYS:
-        limit = cfg.trainer.get(key)
-        if limit is not None and not _is_limit(limit):
-            raise ConfigError(f"trainer.{key}={limit!r} must be a fraction of the batches in 0.0 .. 1.0 "
-                              f"or a whole number of batches >= 0, e.g. trainer.{key}=0.25 or "
-                              f"trainer.{key}=10")
-    interval = cfg.trainer.get("val_check_interval")
-    if interval is not None and not (_is_limit(interval) and interval > 0):  # 0: Lightning divides by it
-        raise ConfigError(f"trainer.val_check_interval={interval!r} must be a fraction of the epoch in "
-                          f"(0.0, 1.0] or a number of training batches >= 1, e.g. "
-                          f"trainer.val_check_interval=0.5; null: once per epoch")
-    devices = cfg.trainer.get("devices")
-    if not _is_devices(devices):
-        raise ConfigError(f"trainer.devices={devices!r} must be a number of devices >= 1, -1 or \"auto\" "
-                          "(all of them), or a non-empty list of device indices, e.g. trainer.devices=1")
-    if cfg.get("test"):
-        max_epochs, max_steps = cfg.trainer.get("max_epochs"), cfg.trainer.get("max_steps", -1)
-        if max_epochs == 0 and (max_steps is None or max_steps <= 0):
-            raise ConfigError("trainer.max_epochs=0 trains nothing, and test=true would then report the "
-                              "untrained network as the run's result. Fix: trainer.max_epochs=1 or more "
-                              "(or trainer.max_steps=N), or test=false.")
-        if max_steps == 0:
-            raise ConfigError("trainer.max_steps=0 trains nothing, and test=true would then report the "
-                              "untrained network as the run's result. Fix: trainer.max_steps=-1 (no limit) "
-                              "or a number of steps, or test=false.")
-        if cfg.trainer.get("limit_train_batches") == 0:
-            raise ConfigError("trainer.limit_train_batches=0 trains nothing, and test=true would then "
-                              "report the untrained network as the run's result. Fix: "
-                              "trainer.limit_train_batches=1.0 (all) or a number of batches, or test=false.")
-        if cfg.trainer.get("limit_test_batches") == 0:
-            raise ConfigError("trainer.limit_test_batches=0 tests nothing, and test=true would then write "
-                              "metrics.json without test/acc and test/loss. Fix: "
-                              "trainer.limit_test_batches=1.0 (all) or a number of batches, or test=false.")
-    min_epochs, max_epochs = cfg.trainer.get("min_epochs"), cfg.trainer.get("max_epochs")
-    if isinstance(min_epochs, int) and isinstance(max_epochs, int) and 0 <= max_epochs < min_epochs:
-        raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
-                          f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
-    if cfg.trainer.get("max_time") is not None and isinstance(min_epochs, int) and min_epochs >= 1:
-        raise ConfigError(f"trainer.max_time={cfg.trainer.max_time} with trainer.min_epochs={min_epochs} "
-                          f"(the preset's): Lightning trains on past the time limit until epoch {min_epochs} "
-                          f"ends. Fix: add trainer.min_epochs=0")
-    min_steps, max_steps = cfg.trainer.get("min_steps"), cfg.trainer.get("max_steps")
-    if isinstance(min_steps, int) and isinstance(max_steps, int) and 0 <= max_steps < min_steps:
-        raise ConfigError(f"trainer.min_steps={min_steps} is more than trainer.max_steps={max_steps}, "
-                          f"which wins (Lightning drops min_steps without a word): raise trainer.max_steps "
-                          f"or lower trainer.min_steps")
-    check_durations(cfg.trainer)
-    t_max = OmegaConf.select(cfg, "optim.scheduler.T_max", default=None)
-    if t_max is not None and (isinstance(t_max, bool) or not isinstance(t_max, int) or t_max < 1):
-        raise ConfigError(f"optim.scheduler.T_max={t_max!r} must be a number of epochs >= 1 (it follows "
-                          f"trainer.max_epochs={max_epochs}; a cosine period below 1 sets the learning rate "
-                          f"to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
-                          f"trainer.max_epochs=N")
-    milestones = OmegaConf.select(cfg, "optim.scheduler.milestones", default=None)
-    if milestones is not None:
-        listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)
-        values = list(milestones) if listed else None
-        if not values or any(isinstance(m, bool) or not isinstance(m, int) or m < 1 for m in values) \
-                or values != sorted(values):
-            raise ConfigError(f"optim.scheduler.milestones={milestones!r} must be a list of epochs >= 1 in "
-                              f"increasing order (the learning rate is divided at each; an epoch never "
-                              f"equals anything else, so it would never decay), e.g. "
-                              f"'optim.scheduler.milestones=[100,150]'")
-    check_nodes(cfg)
-
-
 def check_choices_agree(cfg: DictConfig) -> None:
     """Raises ConfigError where ``data.dataset`` or ``model.block`` contradicts the group option chosen
     (``data=mnist data.dataset=cifar10``, ``model=highway model.block=plain``): the run's folder, name
@@ -436,98 +321,6 @@ def check_choices_agree(cfg: DictConfig) -> None:
         raise ConfigError(f"model.block={block} contradicts model={model_choice} (whose name the run's "
                           f"folder, name and tags carry: a {block} net filed as {own_block}). Fix: "
                           f"model={option} instead")
-
-
-def check_trainer_counts(trainer: DictConfig) -> None:
-    """Raises ConfigError for a trainer count (``INT_KEYS``) that is not an integer at or above its
-    lowest value (``trainer.max_epochs=1.5``: Lightning would take it as 1)."""
-    for key, low, meaning in INT_KEYS:
-        value = trainer.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise ConfigError(f"trainer.{key}={value!r} must be an integer >= {low}{meaning}, e.g. "
-                              f"trainer.{key}={INT_EXAMPLES.get(key, 1)}")
-
-
-def check_durations(node: Any, prefix: str = "trainer") -> None:
-    """Raises ConfigError for a ``datetime.timedelta`` node (the README's
-    ``+trainer.strategy.timeout._target_=datetime.timedelta +trainer.strategy.timeout.minutes=60``)
-    whose fields are not numbers or not timedelta's: found before torch, not by the constructor."""
-    if not OmegaConf.is_dict(node):
-        return
-    fields = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
-    if node.get("_target_") == "datetime.timedelta":
-        for key, value in node.items():
-            if key in ("_target_", "_partial_"):
-                continue
-            if key not in fields:
-                raise ConfigError(f"{prefix}.{key} is not a field of datetime.timedelta: use one of "
-                                  f"{', '.join(fields)}, e.g. {prefix}.minutes=60")
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ConfigError(f"{prefix}.{key}={value!r} must be a number, e.g. {prefix}.{key}=60")
-        return
-    for key, value in node.items():
-        check_durations(value, f"{prefix}.{key}")
-
-
-def check_nodes(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
-    """Raises ConfigError for ``trainer.num_nodes`` > 1 in a process that no launcher started as one
-    of several nodes: Lightning would wait for the other nodes for ever (only SIGKILL ends it). SLURM
-    (``SLURM_NNODES``) and torchrun (``WORLD_SIZE``) set up such jobs."""
-    env = os.environ if environ is None else environ
-    nodes = cfg.trainer.get("num_nodes")
-    launched = "SLURM_NNODES" in env or "WORLD_SIZE" in env
-    if isinstance(nodes, int) and nodes > 1 and not launched:
-        raise ConfigError(f"trainer.num_nodes={nodes} needs a launcher that starts the processes of the "
-                          f"other nodes; started alone, this one would wait for them for ever. Fix: submit "
-                          f"it with -m hydra/launcher=slurm (nodes follow trainer.num_nodes), or start it "
-                          f"with torchrun --nnodes={nodes}; on one machine leave trainer.num_nodes=1")
-
-
-def _is_limit(value: Any) -> bool:
-    """Lightning's ``limit_*_batches``: an int >= 0 (batches) or a float in [0, 1] (a fraction)."""
-    if isinstance(value, bool):
-        return False
-    return (isinstance(value, int) and value >= 0) or (isinstance(value, float) and 0.0 <= value <= 1.0)
-
-
-def _is_devices(value: Any) -> bool:
-    """Lightning's ``devices``: an int >= 1 or -1, "auto", such a number or an index list as a string
-    ("2", "0,1"), or a non-empty list of indices."""
-    if isinstance(value, str):
-        if value == "auto":
-            return True
-        parts = [part.strip() for part in value.split(",") if part.strip()]
-        if len(parts) == 1 and parts[0].lstrip("-").isdigit():
-            return _is_devices(int(parts[0]))
-        return bool(parts) and all(part.isdigit() for part in parts)
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return value >= 1 or value == -1
-    if OmegaConf.is_list(value) or isinstance(value, list | tuple):
-        return len(value) > 0 and all(type(i) is int and i >= 0 for i in value)
-    return False
-
-
-def check_slurm_tasks(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
-    """In a job of the SLURM launcher (``SUBMITIT_FOLDER`` set by submitit), check that SLURM started
-    as many tasks as the trainer expects processes (``trainer.devices`` x ``trainer.num_nodes``),
-    before any logger starts. (The launcher's own check, before submission, makes this rare: it
-    catches a config changed between submission and start, or a launcher without that check.)
-
-    Raises:
-        ConfigError: naming both numbers and the keys to set.
-    """
-    env = os.environ if environ is None else environ
-    tasks, devices = env.get("SLURM_NTASKS", ""), cfg.trainer.get("devices")
-    if "SUBMITIT_FOLDER" not in env or not tasks.isdigit() or not isinstance(devices, int):
-        return
-    nodes = cfg.trainer.get("num_nodes") or 1
-    if int(tasks) != devices * nodes:
-        raise ConfigError(f"SLURM started {tasks} task(s) for this job (hydra.launcher.tasks_per_node x "
-                          f"nodes), but trainer.devices={devices} x trainer.num_nodes={nodes} processes are "
-                          f"expected. Fix: leave hydra.launcher.tasks_per_node and nodes unset (they follow "
-                          f"the trainer), or set them to the same numbers.")
 
 
 def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:

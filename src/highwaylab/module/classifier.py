@@ -16,9 +16,10 @@ from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric
 from torchmetrics.classification import MulticlassAccuracy
 
-from highwaylab.config_checks import CHOICE_KEYS, NUMERIC_ARGS
+from highwaylab.config_checks import NUMERIC_ARGS
 from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
+from highwaylab.trainer_checks import CHOICE_KEYS
 from highwaylab.utils.loggers import cli_text
 
 
@@ -76,7 +77,7 @@ class ClassifierModule(LightningModule):
                  input_shape: Sequence[int] | None = None) -> None:
         super().__init__()
         check_optim_args(optimizer, scheduler)
-        if scheduler_interval not in CHOICE_KEYS["optim.scheduler_interval"]:  # one list, in config_checks
+        if scheduler_interval not in CHOICE_KEYS["optim.scheduler_interval"]:  # one list, in trainer_checks
             raise ConfigError(f"optim.scheduler_interval={scheduler_interval!r} must be epoch or step "
                               "(when the scheduler steps), e.g. optim.scheduler_interval=epoch")
         # plain values only, so that checkpoints load with torch.load(weights_only=True)

@@ -434,7 +434,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             checkpoint's progress (mid-epoch, or short of the run's own end). One line, naming the
             key, the checkpoint's epoch and step, and the fix.
     """
-    from highwaylab.config_checks import check_trainer_counts
+    from highwaylab.trainer_checks import check_trainer_counts
 
     name = f"resume={_run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
     check_trainer_counts(cfg.trainer)  # trainer.max_epochs=1.5, before it is compared as 1
