@@ -230,3 +230,47 @@ def test_gate_stats_says_when_it_uses_fewer_examples_than_asked(tmp_path, data_d
     assert len(stats._probe[0]) == 55_000
     assert any("callbacks.gate_stats.num_examples=100000 is more than the 55,000 training examples: all of "
                "them are used" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.slow
+def test_a_resumed_run_keeps_the_gate_and_gradient_histories(tmp_path, data_dir):
+    # before: the monitors kept no state in the checkpoint, so a resumed run's gates/mean_by_step began
+    # at the resume step, its "initial" profile (and gates/table's mean_T_initial) was the resume
+    # point's, and grad_norm/by_step was missing until the next measurement
+    whole = fit(["~callbacks.lesion", "trainer.max_epochs=2"], tmp_path / "whole")
+    fit(["~callbacks.lesion", "trainer.max_epochs=1"], tmp_path / "cut")
+    parts = build(compose_cfg(ANALYSIS + ["~callbacks.lesion", "trainer.max_epochs=2"], tmp_path / "resumed"))
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule,
+                      ckpt_path=tmp_path / "cut" / "checkpoints" / "last.ckpt")
+    for cls, names in ((GateStatsMonitor, ("history", "bias_history")),
+                       (LayerGradNormMonitor, ("param_history", "input_history"))):
+        expected, resumed = callback(whole.trainer, cls), callback(parts.trainer, cls)
+        for name in names:
+            assert getattr(resumed, name).steps == getattr(expected, name).steps, (cls.__name__, name)
+            torch.testing.assert_close(torch.from_numpy(getattr(resumed, name).array()),
+                                       torch.from_numpy(getattr(expected, name).array()))
+    assert callback(parts.trainer, GateStatsMonitor).history.steps == [0, 2, 3, 4, 6, 7]
+    steps = sorted(int(p.stem.split("_")[1]) for p in (tmp_path / "resumed" / "figures" / "grad_norm_by_step")
+                   .glob("*.png"))
+    assert steps == [7]  # drawn at the resumed run's only epoch end
+    with next((tmp_path / "resumed" / "figures" / "gates_table").glob("*.csv")).open() as f:
+        table = list(csv.DictReader(f))
+    initial = callback(whole.trainer, GateStatsMonitor).history.initial.tolist()
+    assert [float(r["mean_T_initial"]) for r in table] == pytest.approx(initial, rel=1e-6)
+
+
+def test_a_layer_history_round_trips_through_its_state():
+    from highwaylab.analysis.history import LayerHistory
+
+    history = LayerHistory()
+    history.add(0, torch.tensor([0.1, float("nan"), 0.3]))
+    history.add(5, torch.tensor([0.2, float("nan"), 0.4]))
+    state = history.state_dict()
+    assert state["steps"] == [0, 5] and tuple(state["values"].shape) == (2, 3)
+    restored = LayerHistory()
+    restored.load_state_dict(state)
+    assert restored.steps == [0, 5]
+    torch.testing.assert_close(torch.from_numpy(restored.array()), torch.from_numpy(history.array()),
+                               equal_nan=True)
+    with pytest.raises(ValueError, match="a layer history of 3 steps holds 2 rows of values"):
+        restored.load_state_dict({"steps": [0, 5, 9], "values": state["values"]})

@@ -44,6 +44,25 @@ class LayerHistory:
     def __len__(self) -> int:
         return len(self.steps)
 
+    def state_dict(self) -> dict:
+        """``{"steps": [int, ...], "values": (S, L) tensor}``: what a checkpoint keeps, so that a
+        resumed run's layer x step maps go on from the first measurement (plain types and a tensor:
+        loadable with ``torch.load(weights_only=True)``)."""
+        values = torch.stack(self.values) if self.values else torch.empty(0)
+        return {"steps": list(self.steps), "values": values}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what :meth:`state_dict` returned.
+
+        Raises:
+            ValueError: the steps and the rows of the values differ in number.
+        """
+        steps, values = [int(s) for s in state.get("steps", [])], state.get("values")
+        rows = [] if not steps else [row.float().clone() for row in values]
+        if len(rows) != len(steps):
+            raise ValueError(f"a layer history of {len(steps)} steps holds {len(rows)} rows of values")
+        self.steps, self.values = steps, rows
+
 
 def named_layers(values: Tensor) -> dict[str, int]:
     """The first, middle and last layer with a value (not NaN), as 1-based layer numbers:

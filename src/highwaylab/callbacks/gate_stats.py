@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import math
 
 import lightning as L
 import numpy as np
 import torch
-from lightning.pytorch.utilities import rank_zero_info
 
 from highwaylab.analysis.gates import GateStats, gate_stats
 from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_scalars
@@ -16,6 +16,8 @@ from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.options import check_gate_stats
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
+
+log = logging.getLogger(__name__)
 
 
 class GateStatsMonitor(L.Callback):
@@ -43,8 +45,9 @@ class GateStatsMonitor(L.Callback):
     At the end of fitting, the table ``gates/table`` (one row per layer: ``layer``, ``mean_T``,
     ``mean_T_initial``, ``b_T``, ``b_T_initial``, ``closed``, ``open``).
 
-    Plain and residual backbones have no gates: the callback then does nothing. A conv net's plain
-    transition layers have no gates (NaN rows, blank in the maps, no key). Kept on ``self``:
+    The histories are kept in the checkpoint (:meth:`state_dict`): a resumed run's images go on
+    from step 0. Plain and residual backbones have no gates: the callback then does nothing. A conv
+    net's plain transition layers have no gates (NaN rows, blank in the maps, no key). Kept on ``self``:
     ``stats`` (:class:`GateStats`), ``biases`` (``(L, D)``), ``history`` (mean T per layer over
     steps) and ``bias_history`` (mean b_T per layer over steps).
 
@@ -74,16 +77,29 @@ class GateStatsMonitor(L.Callback):
         self._probe = None
         self._active = False
 
+    def state_dict(self) -> dict:
+        """The histories and the first b_T map, kept in the checkpoint: a resumed run's
+        ``gates/mean_by_step`` goes on from step 0, and "initial" stays the state at step 0."""
+        initial = None if self._initial_map is None else torch.from_numpy(self._initial_map.copy())
+        return {"history": self.history.state_dict(), "bias_history": self.bias_history.state_dict(),
+                "initial_map": initial}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.history.load_state_dict(state_dict["history"])
+        self.bias_history.load_state_dict(state_dict["bias_history"])
+        initial = state_dict.get("initial_map")
+        self._initial_map = None if initial is None else initial.numpy().copy()
+
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         has_gates = backbone_of(pl_module).has_gates
-        if not has_gates:
-            rank_zero_info("GateStatsMonitor: the backbone has no transform gates; nothing to log")
+        if not has_gates and trainer.is_global_zero:
+            log.info("GateStatsMonitor: the backbone has no transform gates; nothing to log")
         self._active = trainer.is_global_zero and has_gates
         if self._active:
             self._probe = training_examples(trainer, pl_module, self.num_examples, self.seed)
             if len(self._probe[0]) < self.num_examples:  # the figures' titles give the number used
-                rank_zero_info(f"callbacks.gate_stats.num_examples={self.num_examples} is more than the "
-                               f"{len(self._probe[0]):,} training examples: all of them are used")
+                log.info(f"callbacks.gate_stats.num_examples={self.num_examples} is more than the "
+                         f"{len(self._probe[0]):,} training examples: all of them are used")
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if self._active and self.every_n_steps and trainer.global_step % self.every_n_steps == 0:

@@ -37,7 +37,8 @@ class LayerGradNormMonitor(L.Callback):
     the last layer). When the params norm of layer 1 over that of the last layer drops below
     ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
     the head where the ratio was first passed. Kept on ``self``: ``param_norms``, ``input_norms``
-    (``(L,)`` tensors), ``global_norm``, and the histories ``param_history``, ``input_history``.
+    (``(L,)`` tensors), ``global_norm``, and the histories ``param_history``, ``input_history``,
+    which the checkpoint keeps (:meth:`state_dict`).
 
     Args:
         every_n_steps: cadence in optimizer steps (>= 1).
@@ -61,6 +62,21 @@ class LayerGradNormMonitor(L.Callback):
         self.input_history = LayerHistory()
         self._batch = None
         self._warned = False
+
+    def state_dict(self) -> dict:
+        """The histories (the last measurement is their last row) and whether it has warned, kept in
+        the checkpoint: a resumed run's images go on from step 0, drawn at its first epoch end even
+        before its next measurement, and the warning stays once per run."""
+        return {"param_history": self.param_history.state_dict(),
+                "input_history": self.input_history.state_dict(), "global_norm": self.global_norm,
+                "warned": self._warned}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.param_history.load_state_dict(state_dict["param_history"])
+        self.input_history.load_state_dict(state_dict["input_history"])
+        self.global_norm, self._warned = state_dict.get("global_norm"), bool(state_dict.get("warned"))
+        if len(self.param_history) and len(self.input_history):
+            self.param_norms, self.input_norms = self.param_history.values[-1], self.input_history.values[-1]
 
     def _due(self, trainer: L.Trainer) -> bool:
         return trainer.is_global_zero and trainer.global_step % self.every_n_steps == 0
