@@ -89,6 +89,22 @@ def test_resume_rewrites_the_command_into_the_runs_own_overrides_folder_and_last
 
 
 @pytest.mark.slow
+def test_a_relative_resume_folder_is_found_under_highwaylab_root_from_another_folder(
+        finished, tmp_path, monkeypatch):
+    # before: resume=outputs/runs/<run> was taken from the current folder only, while the runs lie
+    # under HIGHWAYLAB_ROOT (train.py's folder): "no such folder" from anywhere else, with a hint
+    # that repeated the same relative form
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(finished.parent))
+    monkeypatch.chdir(tmp_path)
+    assert argv(f"resume={finished.name}", "trainer.max_epochs=4")[-2:] == [
+        f"hydra.run.dir={finished}", f"ckpt_path={finished}/checkpoints/last.ckpt"]
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume=nowhere: no such folder; give the folder of a run, e.g. "
+            f"resume={finished.parent}/outputs/runs/<date>_<time>_<run_name>_<hex>")):
+        argv("resume=nowhere")
+
+
+@pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):
     before = listing(finished)
     line = refused(train_py([f"resume={finished}"], tmp_path))

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -191,8 +192,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
 
 
 def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
-    """The run folder that ``resume=<value>`` names, absolute. ``extra``: the command line's other
-    overrides, for the command that a message gives.
+    """The run folder that ``resume=<value>`` names, absolute. A relative ``value`` is taken from the
+    current folder, or else from ``HIGHWAYLAB_ROOT`` (``paths.root_dir``, the folder that holds
+    ``outputs/``: train.py's own by default). ``extra``: the command line's other overrides, for the
+    command that a message gives.
 
     Raises:
         ResumeError: no such folder, not a run folder (no ``.hydra/overrides.yaml``), or no
@@ -200,7 +203,10 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             checkpoint, if it has one, else the one that starts it again).
     """
     path = Path(value).expanduser()
-    example = "e.g. resume=outputs/runs/<date>_<time>_<run_name>_<hex>"
+    root = Path(os.environ.get("HIGHWAYLAB_ROOT") or ".")  # paths.root_dir: where outputs/ lies
+    if not path.is_absolute() and not path.exists() and (root / path).exists():
+        path = root / path  # resume=outputs/runs/<run>, started from another folder than the checkout
+    example = f"e.g. resume={root.resolve() / 'outputs' / 'runs'}/<date>_<time>_<run_name>_<hex>"
     if path.is_file() and path.suffix == ".ckpt":
         raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
                           f"resume={_run_of(path) or path.parent.parent}")
