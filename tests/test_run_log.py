@@ -128,7 +128,7 @@ def test_epoch_logger_logs_the_finished_epochs_metrics_once_per_epoch(tmp_path, 
     with caplog.at_level(logging.INFO, logger="highwaylab.callbacks.epoch_log"):
         parts.trainer.fit(parts.module, datamodule=parts.datamodule)
     lines = [r.getMessage() for r in caplog.records if r.name == "highwaylab.callbacks.epoch_log"]
-    assert lines[0].startswith("Training starts: epochs 0..2, 4 batches per epoch; start-up ")
+    assert lines[0].startswith("Training starts: epochs 0..2, 4 batches per epoch; first batch ")
     epochs = [EPOCH_LINE.match(line) for line in lines[1:]]
     assert len(epochs) == 3 and all(epochs), lines
     # the values of the epoch just finished, as logged to the CSV file (training and validation rows)
@@ -191,7 +191,7 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     epoch_lines = [line for line in text.splitlines() if re.search(r"\] - epoch \d+/\d+  step", line)]
     assert [line.split("] - ")[1].split("  step")[0] for line in epoch_lines] == ["epoch 0/1", "epoch 1/1"]
     assert all(EPOCH_LINE.search(line) for line in epoch_lines)
-    assert "Training starts: epochs 0..1, 20 batches per epoch; start-up" in text
+    assert "Training starts: epochs 0..1, 20 batches per epoch; first batch" in text
     for bar in ("it/s", "Epoch 0/1", "Epoch 1/1"):  # rich's bar: its rate and its epoch title
         assert bar not in text, bar
     assert not re.search(r"━+ \d+/\d+", text)  # a bar and its count (the tables use ━ too)

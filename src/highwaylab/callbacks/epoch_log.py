@@ -84,17 +84,16 @@ class EpochLogger(L.Callback):
         self.on_train_epoch_start(trainer, pl_module)  # a resume mid-epoch gets no epoch start
         since_creation = time.perf_counter() - self._created
         if self._age_at_creation is not None and not _process_start_reported:
-            startup, since = self._age_at_creation + since_creation, "process start"
+            startup, since = self._age_at_creation + since_creation, "the process's start"
             _process_start_reported = True  # a later job of a multirun in this process: see below
             what = "imports, data, model, loggers"
         else:
-            startup, since = since_creation, "the building of the job's callbacks"
+            startup, since = since_creation, "the job's start"
             what = "data, loggers, sanity check"
         parts = [f"{trainer.num_training_batches} batches per epoch"]
         if trainer.max_epochs is not None and trainer.max_epochs > 0:
             parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
-        log.info(f"Training starts: {', '.join(parts)}; start-up {startup:.1f} s (from {since} to the "
-                 f"first batch: {what})")
+        log.info(f"Training starts: {', '.join(parts)}; first batch {startup:.1f} s after {since} ({what})")
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._epoch_start = self._last_line if self._last_line is not None else time.perf_counter()
