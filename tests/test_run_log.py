@@ -107,7 +107,9 @@ def test_recorded_config_holds_the_matched_width_and_rebuilds_the_same_net(tmp_p
     assert net.width == 70 and sum(p.numel() for p in net.parameters()) == metrics["params"]
     # the loggers get the same record (the CSV logger writes it to hparams.yaml)
     hparams = yaml.safe_load(next(tmp_path.rglob("hparams.yaml")).read_text())
-    assert hparams["cfg"]["model"]["width"] == 70 and hparams["cfg"]["model"]["match_params"] is None
+    # at the top level, as in W&B's config (config.model.width; before: cfg.model.width)
+    assert hparams["model"]["width"] == 70 and hparams["model"]["match_params"] is None
+    assert hparams["params"] == sum(p.numel() for p in net.parameters()) and hparams["seed"] == config["seed"]
 
 
 @pytest.mark.slow

@@ -102,7 +102,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if not any(isinstance(cb, LesionMonitor) for cb in trainer.callbacks):
         log.info("Lesioning is off (it costs examples x depth^2 / 2 layer evaluations after fitting): "
                  "callbacks=analysis adds it [TVDN Figure 4].")
-    hparams = {"cfg": OmegaConf.to_container(cfg, resolve=True), "params": params}
+    # the resolved config at the top level (W&B: config.model.width, as lightning-hydra-template), and
+    # the parameter count
+    hparams = {**OmegaConf.to_container(cfg, resolve=True), "params": params}
     for logger in loggers:
         try:
             logger.log_hyperparams(hparams)  # the first use of a W&B logger starts its run
