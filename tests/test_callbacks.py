@@ -274,3 +274,15 @@ def test_a_layer_history_round_trips_through_its_state():
                                equal_nan=True)
     with pytest.raises(ValueError, match="a layer history of 3 steps holds 2 rows of values"):
         restored.load_state_dict({"steps": [0, 5, 9], "values": state["values"]})
+
+
+def test_relu_stripes_use_the_whole_colour_scale_and_signed_ones_centre_on_zero():
+    # before: every stripes/outputs map was centred on 0, so a ReLU net's (never negative) outputs
+    # used half of the scale (-11 .. +11 for outputs in 0 .. 11)
+    from highwaylab.callbacks.carry_stripes import output_scale
+
+    relu = torch.tensor([[[0.0, 2.5], [11.0, 0.3]]])  # (K, L, D)
+    assert output_scale(relu) == {"cmap": "viridis", "vmin": 0.0, "vmax": 11.0}
+    signed = torch.tensor([[[-0.5, 0.25], [0.75, float("nan")]]])
+    assert output_scale(signed) == {"cmap": "RdBu_r", "vmin": -0.75, "vmax": 0.75}
+    assert output_scale(torch.zeros(1, 2, 2)) == {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0}

@@ -339,3 +339,15 @@ def test_lightning_imported_before_the_logging_config_still_logs_in_its_format()
         for name, (handlers, propagate) in saved.items():
             logging.getLogger(name).handlers[:] = handlers
             logging.getLogger(name).propagate = propagate
+
+
+@pytest.mark.slow
+def test_the_lesioning_hint_is_given_only_to_runs_with_highwaylabs_analysis(tmp_path, data_dir, caplog):
+    # before: debug=fast and callbacks=minimal, which run none of the analysis callbacks, were told
+    # that "callbacks=analysis adds" lesioning
+    hint = "Lesioning is off (it costs examples x depth^2 / 2 layer evaluations after fitting)"
+    for callbacks, expected in (("callbacks=minimal", 0), ("callbacks=default", 1)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="highwaylab"):
+            train(compose_cfg(tiny(callbacks, "logger=none"), tmp_path / callbacks.split("=")[1]))
+        assert sum(hint in r.getMessage() for r in caplog.records) == expected, callbacks

@@ -27,7 +27,15 @@ from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from highwaylab.callbacks import EpochLogger, LesionMonitor, RunFolderMoved, StopOnSignal
+from highwaylab.callbacks import (
+    CarryStripeMonitor,
+    EpochLogger,
+    GateStatsMonitor,
+    LayerGradNormMonitor,
+    LesionMonitor,
+    RunFolderMoved,
+    StopOnSignal,
+)
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate
 from highwaylab.errors import ConfigError
@@ -99,7 +107,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.warning(carry_warning)  # a highway net whose carry path starts closed [TVDN sec. 3]
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
-    if not any(isinstance(cb, LesionMonitor) for cb in trainer.callbacks):
+    analysis = (GateStatsMonitor, CarryStripeMonitor, LayerGradNormMonitor, LesionMonitor)
+    analysed = [cb for cb in trainer.callbacks if isinstance(cb, analysis)]
+    if analysed and not any(isinstance(cb, LesionMonitor) for cb in analysed):  # not for debug=fast
         log.info("Lesioning is off (it costs examples x depth^2 / 2 layer evaluations after fitting): "
                  "callbacks=analysis adds it [TVDN Figure 4].")
     # the resolved config at the top level (W&B: config.model.width, as lightning-hydra-template), and

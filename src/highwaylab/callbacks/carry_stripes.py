@@ -23,7 +23,7 @@ class CarryStripeMonitor(L.Callback):
     - ``stripes/outputs``: for each of the ``num_examples`` examples, the layer x block map of the
       layer outputs (Figure 2, column 4); for conv nets layer x channel, averaged over positions.
       Values constant down a column over many layers are the "carry stripes": blocks that copy
-      their input. Applies to every backbone.
+      their input. Applies to every backbone. Colour scale: :func:`output_scale`.
     - ``stripes/gates`` (highway only): the layer x block map of the transform-gate outputs T of
       the same examples (Figure 2, column 3).
     - ``gates/class_difference`` (highway only), once at the end of fitting: for each class, the
@@ -64,10 +64,10 @@ class CarryStripeMonitor(L.Callback):
         moment = when(trainer, step)
         titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
         caption = f"{moment}; examples {', '.join(titles)}"
-        bound = _abs_max(self.outputs)
+        scale = output_scale(self.outputs)
         log_figure(trainer, "stripes/outputs", lambda: layer_maps(
             list(self.outputs.numpy()), titles, f"Layer outputs of fixed training examples ({moment})",
-            "layer output", cmap="RdBu_r", vmin=-bound, vmax=bound), step, caption=caption)
+            "layer output", **scale), step, caption=caption)
         if not net.has_gates:
             return
         self.gates = layer_unit_map(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
@@ -100,6 +100,17 @@ class CarryStripeMonitor(L.Callback):
             rank_zero_warn("CarryStripeMonitor: the backbone has no highway/residual layer (depth 1 "
                            "or an empty stage), so there are no stripes to draw; set depth >= 2 "
                            "to see them")
+
+
+def output_scale(outputs: torch.Tensor) -> dict:
+    """The colour scale of ``stripes/outputs`` for layer outputs ``(K, L, D)``: a diverging map centred
+    on 0 for outputs of either sign (tanh layers, residual sums), else (ReLU highway and plain layers,
+    never negative) a sequential map from 0 to the largest output, so that no half of the scale
+    stays unused. Keyword arguments of :func:`highwaylab.analysis.plots.layer_maps`."""
+    bound = _abs_max(outputs)
+    if bool((outputs.nan_to_num() < 0).any()):
+        return {"cmap": "RdBu_r", "vmin": -bound, "vmax": bound}
+    return {"cmap": "viridis", "vmin": 0.0, "vmax": bound}
 
 
 def _abs_max(t: torch.Tensor) -> float:
