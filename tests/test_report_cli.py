@@ -271,3 +271,20 @@ def test_a_wandb_report_run_that_cannot_start_is_one_line_after_the_files(one_jo
     assert proc.stderr.strip().endswith("Fix: wandb login, or WANDB_MODE=offline (wandb sync later), or "
                                         "--no-wandb")
     assert (tmp_path / "rep" / "table.md").is_file()
+
+
+def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
+    # before: one depth and losses within a decade gave labels like 2.2x10^0, and the loss curves of
+    # a 30-step job a step axis of 27.5 .. 30.5
+    from highwaylab.analysis.sweep_report import Job, curves_figure, depth_figure
+
+    jobs = [Job(tmp_path / f"{i}", "highway", 10, i, "ok", {"train/loss": loss, "test/acc": 0.9},
+                curve=[(29, loss), (30, loss * 0.9)]) for i, loss in enumerate((2.1, 2.4))]
+    for fig in (depth_figure(aggregate(jobs)), curves_figure(jobs)):
+        fig.canvas.draw()
+        ticks = [t for ax in fig.axes
+                 for t in (*ax.get_yticklabels(), *ax.yaxis.get_minorticklabels(), *ax.get_xticklabels())]
+        labels = [t.get_text() for t in ticks if t.get_text()]
+        assert labels and not [t for t in labels if "times" in t or "^" in t], labels
+    steps = [t.get_text() for t in curves_figure(jobs).axes[0].get_xticklabels()]
+    assert steps and all("." not in t for t in steps), steps

@@ -33,7 +33,7 @@ import yaml
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import LogFormatterSciNotation, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from highwaylab.utils.sweep import read_summary  # noqa: E402
@@ -291,6 +291,7 @@ def depth_figure(points: list[Point]) -> Figure:
                 ax.scatter([p.depth] * len(getattr(p, values)), [scale * v for v in getattr(p, values)],
                            s=10, alpha=0.4, color=line[0].get_color())
     ax_loss.set_yscale("log")
+    _plain_log_labels(ax_loss.yaxis)
     ax_loss.set_ylabel("final training loss (nats, mean over the last epoch)")
     ax_acc.set_ylabel("test accuracy (%)")
     for ax in (ax_loss, ax_acc):
@@ -327,12 +328,28 @@ def curves_figure(jobs: list[Job]) -> Figure:
                                     f"s{job.seed}"]))
         ax.set_title(f"depth {depth}")
         ax.set_xlabel("step")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
         ax.set_yscale("log")
+        _plain_log_labels(ax.yaxis)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     axes[0][0].set_ylabel("training loss")
     fig.tight_layout()
     return fig
+
+
+class _PlainLogFormatter(LogFormatterSciNotation):
+    """Matplotlib's log-axis labels, on the same ticks, as plain numbers (0.3, 2.2, 10), not
+    ``2.2x10^0``: the losses of a short sweep often span less than a decade, where matplotlib labels
+    the minor ticks in that form."""
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return f"{x:.3g}" if super().__call__(x, pos) else ""
+
+
+def _plain_log_labels(axis) -> None:
+    axis.set_major_formatter(_PlainLogFormatter())
+    axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False))
 
 
 def table_rows(points: list[Point]) -> list[dict]:
