@@ -105,6 +105,19 @@ def test_a_relative_resume_folder_is_found_under_highwaylab_root_from_another_fo
 
 
 @pytest.mark.slow
+def test_resume_continues_from_the_latest_checkpoint_under_its_configured_filename(finished, tmp_path):
+    # before: a run with callbacks.last_checkpoint.filename=mylast printed "resume with: python train.py
+    # resume=<run>" on SIGTERM, and that command was refused: "checkpoints/last.ckpt is missing"
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "checkpoints" / "last.ckpt").rename(run / "checkpoints" / "mylast.ckpt")
+    recorded = yaml.safe_load((run / "config_resolved.yaml").read_text())
+    recorded["callbacks"]["last_checkpoint"]["filename"] = "mylast"
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump(recorded))
+    assert argv(f"resume={run}", "trainer.max_epochs=4")[-1] == f"ckpt_path={run}/checkpoints/mylast.ckpt"
+
+
+@pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):
     before = listing(finished)
     line = refused(train_py([f"resume={finished}"], tmp_path))

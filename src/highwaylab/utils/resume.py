@@ -224,7 +224,7 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
     last = last_checkpoint_path(path)  # checkpoints/last.ckpt, or where the run's config put it
-    shown = LAST_CKPT if last == path / LAST_CKPT else last
+    shown = last.relative_to(path) if _inside(last, path) else last  # checkpoints/last.ckpt
     if last.is_dir():  # not missing: something else is at its name
         where = shlex.quote(str(last))
         raise ResumeError(f"resume={value}: {last} is a folder, not a checkpoint, and the run "
@@ -274,18 +274,20 @@ def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> P
 
 
 def last_checkpoint_path(run: Path) -> Path:
-    """The latest-state checkpoint of ``run``: ``checkpoints/last.ckpt``, or, where the run's recorded
-    config (``config_resolved.yaml``) put ``callbacks.last_checkpoint.dirpath`` outside the run's
-    folder (another disk), ``<dirpath>/<filename>.ckpt`` there."""
+    """The latest-state checkpoint of ``run``: ``checkpoints/last.ckpt``, or where the run's recorded
+    config (``config_resolved.yaml``) put it: ``checkpoints/<filename>.ckpt`` for another
+    ``callbacks.last_checkpoint.filename``, and ``<dirpath>/<filename>.ckpt`` for a
+    ``callbacks.last_checkpoint.dirpath`` outside the run's folder (another disk)."""
     try:
         recorded = yaml.safe_load((run / "config_resolved.yaml").read_text()) or {}
         node = recorded["callbacks"]["last_checkpoint"] or {}
         dirpath, output_dir = node.get("dirpath"), recorded["paths"]["output_dir"]
+        name = f"{node.get('filename') or 'last'}.ckpt"
     except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
         return run / LAST_CKPT
     if not dirpath or not output_dir or _inside(Path(dirpath), Path(output_dir)):
-        return run / LAST_CKPT  # inside the run (which may have moved since): the run's own folder
-    return Path(dirpath) / f"{node.get('filename') or 'last'}.ckpt"
+        return run / LAST_CKPT.parent / name  # inside the run (which may have moved since): its own folder
+    return Path(dirpath) / name
 
 
 def run_overrides(run: Path) -> list[str]:
