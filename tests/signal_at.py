@@ -20,6 +20,17 @@ class SignalAt(L.Callback):
             os.kill(os.getpid(), self.signum)
 
 
+class SignalAtFitStart(L.Callback):
+    """Send this process the real signal ``signum`` at the start of fitting: a resumed run stopped
+    while it restores its checkpoint, before it trains or saves anything."""
+
+    def __init__(self, signum: int = int(signal.SIGTERM)) -> None:
+        self.signum = signum
+
+    def on_fit_start(self, trainer, pl_module) -> None:
+        os.kill(os.getpid(), self.signum)
+
+
 class CrashAt(L.Callback):
     """Raise ``RuntimeError`` at the end of the training batch of step ``step``: a run that dies
     without a signal (as with SIGKILL, nothing is saved on the way out)."""

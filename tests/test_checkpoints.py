@@ -313,3 +313,22 @@ def test_signal_handlers_stop_at_a_boundary_wait_for_validation_and_stop_at_once
                               "last.ckpt, of step 10 (stopped at once: the steps after it are lost); "
                               "resume from it (README: Resume).")
     assert {signum: signal.getsignal(signum) for signum in before} == before  # the handlers came back
+
+
+@pytest.mark.slow
+def test_a_signal_while_a_resume_restores_its_checkpoint_says_the_checkpoint_stands(tmp_path, data_dir):
+    # before: "no resume point was saved (callbacks.last_checkpoint had not saved yet, so resume= finds
+    # no checkpoints/last.ckpt); the latest checkpoint is .../epoch_001.ckpt; continue from it with:
+    # python train.py ... ckpt_path=...", while last.ckpt was there, unchanged, and resume= worked
+    run = tmp_path / "run"
+    assert train_py([*args("logger=csv"), f"hydra.run.dir={run}"], tmp_path).returncode == 0
+    last = run / "checkpoints" / "last.ckpt"
+    before = last.read_bytes()
+    proc = train_py([*args("logger=csv", "trainer.max_epochs=3"), f"ckpt_path={last}", f"hydra.run.dir={run}",
+                     "+callbacks.stop._target_=tests.signal_at.SignalAtFitStart"], tmp_path)
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    lines = highwaylab_lines(proc)
+    assert len(lines) == 1 and lines[0].endswith(
+        f": nothing was saved since the checkpoint it resumed from, {last}, which is unchanged; resume "
+        f"with: python train.py resume={run}."), lines
+    assert last.read_bytes() == before

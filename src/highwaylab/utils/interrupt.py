@@ -266,7 +266,16 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     if finished and path and step == trainer.global_step:  # only the test (and metrics.json) is missing
         return (f"interrupted by {name} {where}: the final state, of step {step}, is saved in {path}; "
                 f"{_resume_hint(complete=True)}.")
-    if not path:
+    resumed = _resumed_from(trainer)
+    if not path and resumed is not None:  # a resume stopped before its first save: its checkpoint stands
+        run_own = any(hasattr(cb, "last_saved_step") and _same_file(getattr(cb, "path", ""), resumed)
+                      for cb in getattr(trainer, "checkpoint_callbacks", []))
+        again = _resume_hint() if run_own else f"continue from it with: {_continue_hint(resumed)}"
+        trained = any(getattr(cb, "_trained", False) for cb in getattr(trainer, "checkpoint_callbacks", []))
+        lost = " (what this process trained after it is lost)" if trained else ""
+        saved = (f"nothing was saved since the checkpoint it resumed from, {resumed}, which is "
+                 f"unchanged{lost}; {again}")
+    elif not path:
         other = _other_checkpoint(trainer)
         if other is None:
             saved = "no checkpoint was written yet (resuming means starting again)"
@@ -278,6 +287,20 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
         lost = " (stopped at once: the steps after it are lost)" if at_once else ""
         saved = f"the latest checkpoint is {path}, of step {step}{lost}; {_resume_hint()}"
     return f"interrupted by {name} {where}: {saved}."
+
+
+def _resumed_from(trainer: Any) -> str | None:
+    """The checkpoint file this fit resumed from (Lightning's ``trainer.ckpt_path``), if it is still
+    on disk; else ``None``."""
+    ckpt = getattr(trainer, "ckpt_path", None)
+    return str(ckpt) if isinstance(ckpt, str | Path) and os.path.isfile(ckpt) else None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return bool(a) and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _resume_hint(complete: bool = False) -> str:
