@@ -486,3 +486,41 @@ def test_a_run_without_wandb_resumed_with_it_gets_no_word_of_missing_segments(tm
     assert again.returncode == 0, again.stderr[-3000:]
     assert "earlier offline segments" not in again.stdout + again.stderr
     assert list((run / "wandb").glob("offline-run-*"))  # the W&B run it starts
+
+
+@pytest.mark.slow
+def test_extending_a_cosine_annealed_run_is_refused_naming_t_max(tmp_path, data_dir):
+    # before: resume=<adamw run> trainer.max_epochs=4 exited 0; the checkpoint's CosineAnnealingLR kept
+    # T_max=2, so train/lr went 0.001, 0.0005, 0.0, 0.0005 (epoch 2 learnt nothing), while the record
+    # said T_max: 4
+    run = tmp_path / "run"
+    proc = train_py([*RUN, "optim=adamw", "logger=csv", "callbacks=minimal", f"hydra.run.dir={run}"],
+                    tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before = listing(run)
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={run}: optim.scheduler.T_max=4 (it follows trainer.max_epochs), but the checkpoint's "
+            f"scheduler has T_max=2, and Lightning restores the checkpoint's")):
+        argv(f"resume={run}", "trainer.max_epochs=4")
+    with pytest.raises(ResumeError, match=re.escape(
+            "Its cosine schedule (optim.scheduler.T_max=2) ended with it, so resume= cannot extend it: "
+            "start a new run with more epochs")):
+        argv(f"resume={run}")  # the finished run's refusal offers no extension that is then refused
+    assert listing(run) == before
+
+
+def test_a_scheduler_argument_that_differs_from_the_checkpoints_is_found():
+    from collections import Counter
+
+    from omegaconf import OmegaConf
+
+    from highwaylab.utils.resume import scheduler_change
+
+    cfg = OmegaConf.create({"trainer": {"max_epochs": 4}, "optim": {"scheduler": {
+        "_target_": "torch.optim.lr_scheduler.MultiStepLR", "milestones": [100, 150], "gamma": 0.1}}})
+    same = {"lr_schedulers": [{"milestones": Counter({100: 1, 150: 1}), "gamma": 0.1, "last_epoch": 3}]}
+    assert scheduler_change(cfg, same) is None
+    moved = {"lr_schedulers": [{"milestones": Counter({50: 1, 150: 1}), "gamma": 0.1}]}
+    assert scheduler_change(cfg, moved) == ("optim.scheduler.milestones", [50, 150], [100, 150])
+    assert scheduler_change(cfg, {"lr_schedulers": [{"gamma": 0.5}]}) == ("optim.scheduler.gamma", 0.5, 0.1)
+    assert scheduler_change(cfg, {}) is None  # a checkpoint without a scheduler

@@ -463,6 +463,17 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                     f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
                     f"settings: python train.py {shlex.quote(f'resume={run}')}; or start a new run without "
                     f"ckpt_path")
+    if (changed := scheduler_change(cfg, checkpoint)) is not None:
+        key, old, new = changed
+        follows = next((k for k in ("trainer.max_epochs", "trainer.max_steps")
+                        if _select(cfg, k) == new and isinstance(new, int)), None)
+        via = f" (it follows {follows})" if follows else ""
+        raise ResumeError(
+            f"{name}: {key}={_short(new)}{via}, but the checkpoint's scheduler has {key.split('.')[-1]}="
+            f"{_short(old)}, and Lightning restores the checkpoint's: the learning rate would go on along "
+            f"the old schedule (a cosine one is 0 at its end, then rises again), while the record says "
+            f"{_short(new)}. Fix: start a new run with the schedule you want; a run extended by resume= "
+            f"keeps its schedule (optim=sgd decays by epoch and extends)")
     progress = checkpoint_progress(checkpoint)
     epochs, steps = progress.epochs, progress.step
     max_epochs, max_steps = _select(cfg, "trainer.max_epochs"), _select(cfg, "trainer.max_steps")
@@ -486,7 +497,14 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         more = epochs + 2 if done_epochs else steps * 2
         at = (f"the end of {epochs} epoch{'s' if epochs != 1 else ''} (step {steps})" if done_epochs
               else f"step {steps}")
-        if run is not None:
+        states = checkpoint.get("lr_schedulers") or [{}]
+        cosine_end = done_epochs and isinstance(states[0], dict) and states[0].get("T_max") == max_epochs \
+            and _select(cfg, "optim.scheduler.T_max") == max_epochs
+        if run is not None and cosine_end:  # T_max: ${trainer.max_epochs} ended with the run
+            result = (f", and its metrics.json already holds its result. Its cosine schedule "
+                      f"(optim.scheduler.T_max={max_epochs}) ended with it, so resume= cannot extend it: "
+                      f"start a new run with more epochs")
+        elif run is not None:
             result = (f", and its metrics.json already holds its result. To train it further, extend it: "
                       f"python train.py {again} {key}={more}")
         else:  # a checkpoint outside a run folder: no record of its run, nor of its result
@@ -504,6 +522,31 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         fix = f"Give {key}={need} or more with ckpt_path={ckpt_path}"
     raise ResumeError(f"{name}: {key}={value} is at or below the checkpoint's progress: it was saved "
                       f"{progress.describe()}{own_text}; nothing would be trained. {fix}")
+
+
+def scheduler_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] | None:
+    """The first argument of ``optim.scheduler`` (``T_max``, ``gamma``, ``step_size``, ``milestones``,
+    ...) whose value in ``cfg`` differs from the state of the checkpoint's learning-rate scheduler
+    (``checkpoint["lr_schedulers"][0]``, which Lightning restores over the config's): ``(key, the
+    checkpoint's value, cfg's value)``; ``None`` if they agree or either is missing. ``T_max:
+    ${trainer.max_epochs}`` makes an extended run's ``T_max`` differ."""
+    scheduler = OmegaConf.select(cfg, "optim.scheduler", default=None)
+    states = checkpoint.get("lr_schedulers") if isinstance(checkpoint, dict) else None
+    if not OmegaConf.is_dict(scheduler) or not states or not isinstance(states[0], dict):
+        return None
+    for arg in scheduler:
+        new = _select(cfg, f"optim.scheduler.{arg}")  # resolved: T_max: ${trainer.max_epochs}
+        if arg.startswith("_") or arg not in states[0]:
+            continue
+        old = states[0][arg]
+        if isinstance(old, dict):  # MultiStepLR keeps its milestones as a Counter
+            old = sorted(m for m, count in old.items() for _ in range(count))
+        if isinstance(new, list):
+            new = sorted(new)
+        if old != new and not (isinstance(old, int | float) and isinstance(new, int | float)
+                               and abs(old - new) <= 1e-12 * max(abs(old), abs(new))):
+            return f"optim.scheduler.{arg}", old, new
+    return None
 
 
 def check_run(cfg: DictConfig) -> None:
