@@ -5,6 +5,7 @@ torch: ``--help``, ``--cfg job`` and a config error are answered in about a seco
 Lightning and W&B load only once the config has passed its checks.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -48,7 +49,9 @@ try:
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
+    from highwaylab.utils.ranks import further_rank
     from highwaylab.utils.resume import prepare_argv, set_aside_refused_record
+    from highwaylab.utils.run_lock import holding
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
 except KeyboardInterrupt:
@@ -81,7 +84,8 @@ def main(cfg: DictConfig) -> float | None:
             warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
         except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
             interrupted_at_start_up()
-        metrics = train(cfg)
+        with contextlib.nullcontext() if further_rank() else holding(Path(cfg.paths.output_dir)):
+            metrics = train(cfg)  # rank zero holds the run folder's lock: resume= waits for its end
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:
         if requeue_expected(err.signum):  # SLURM runs the job again, resuming: record it then

@@ -10,6 +10,7 @@ file. Folder names are unique beyond the second; a run does not start in another
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -524,3 +525,31 @@ def test_a_scheduler_argument_that_differs_from_the_checkpoints_is_found():
     assert scheduler_change(cfg, moved) == ("optim.scheduler.milestones", [50, 150], [100, 150])
     assert scheduler_change(cfg, {"lr_schedulers": [{"gamma": 0.5}]}) == ("optim.scheduler.gamma", 0.5, 0.1)
     assert scheduler_change(cfg, {}) is None  # a checkpoint without a scheduler
+
+
+@pytest.mark.slow
+def test_resuming_a_run_that_another_process_still_runs_is_refused_before_anything_is_written(
+        finished, tmp_path):
+    # before: resume=<run> while the run's own process was finishing its test was accepted: both
+    # processes wrote the folder, the second tested again, rewrote metrics.json and left a resumed_*
+    # record. A running job of train.py holds .hydra/running.lock (flock); here this process holds it.
+    from highwaylab.utils.run_lock import LOCK, holder, holding
+
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    assert holder(run) is None
+    with holding(run):
+        assert holder(run) == os.getpid()
+        before = listing(run)
+        pid = os.getpid()
+        with pytest.raises(ResumeError, match=re.escape(
+                f"resume={run}: the run is still running in process {pid}, which holds {run / LOCK}: "
+                f"wait for it to end, or stop it (kill {pid}: SIGTERM saves its state), then resume it")):
+            argv(f"resume={run}", "trainer.max_epochs=4")
+        assert listing(run) == before
+        busy = f"hydra.run.dir={run}: the run is still running"
+        with pytest.raises(HighwaylabError, match=re.escape(busy)):
+            with holding(run):  # the low-level ckpt_path= resume meets the lock when its job starts
+                pass
+    assert holder(run) is None  # released at the end of the job (the kernel releases it on any exit)
+    assert argv(f"resume={run}", "trainer.max_epochs=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

@@ -58,6 +58,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import further_rank
+from highwaylab.utils.run_lock import busy_message, holder
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +224,8 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
+    if (pid := holder(path)) is not None:  # its job still runs (or finishes its test): one writer
+        raise ResumeError(busy_message(path, pid, f"resume={value}"))
     last = last_checkpoint_path(path)  # checkpoints/last.ckpt, or where the run's config put it
     shown = last.relative_to(path) if _inside(last, path) else last  # checkpoints/last.ckpt
     if last.is_dir():  # not missing: something else is at its name

@@ -1,0 +1,95 @@
+"""One process per run folder: while a job of ``train.py`` runs, it holds an exclusive ``flock`` on
+``<run>/.hydra/running.lock`` (the file holds its process id), so that ``resume=<run>`` of a run
+that is still running, or still finishing its test, is refused before anything is written, instead
+of two processes writing one folder. The kernel releases the lock when the process ends, however it
+ends (SIGKILL too), so a lock is never stale. Nothing here imports torch.
+
+Where ``flock`` is missing (not POSIX) or the file system refuses it, nothing is locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock
+    fcntl = None
+
+LOCK = Path(".hydra") / "running.lock"
+
+
+@contextlib.contextmanager
+def holding(run: Path) -> Iterator[None]:
+    """Hold the run's lock for the ``with`` block (one job; a multirun's next job takes its own).
+    Nothing is locked for a run without a ``.hydra`` record folder (``hydra.output_subdir=null``).
+
+    Raises:
+        ConfigError: another process holds it (its process id named), checked again here for a
+            ``ckpt_path=`` resume that :func:`holder` did not see.
+    """
+    from highwaylab.errors import ConfigError
+
+    path = Path(run) / LOCK
+    if fcntl is None or not path.parent.is_dir():
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # a read-only record folder: the run's own checks name that
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(busy_message(Path(run), _pid(fd), f"hydra.run.dir={run}")) from None
+        except OSError:  # a file system without flock: run unlocked
+            yield
+            return
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def holder(run: Path) -> int | None:
+    """The process id that holds ``run``'s lock (0 if it wrote none), or ``None`` when no running
+    process holds it."""
+    path = Path(run) / LOCK
+    if fcntl is None or not path.is_file():
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None  # nobody holds it (released when that process ended)
+    except BlockingIOError:
+        return _pid(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def busy_message(run: Path, pid: int | None, given: str) -> str:
+    """The one line for ``given`` (``resume=<run>``) when process ``pid`` (0 or ``None``: unknown)
+    still runs ``run``."""
+    who = f"process {pid}" if pid else "another process"
+    stop = f"kill {pid}" if pid else "stop it"
+    return (f"{given}: the run is still running in {who}, which holds {Path(run) / LOCK}: wait for it to "
+            f"end, or stop it ({stop}: SIGTERM saves its state), then resume it")
+
+
+def _pid(fd: int) -> int:
+    try:
+        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    except OSError:
+        return 0
+    return int(text) if text.isdigit() else 0
