@@ -28,6 +28,10 @@ if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if star
     signal.signal(signal.SIGINT, interrupted_at_start_up)  # the run's own handlers replace it in train()
 
 
+from highwaylab.utils.console import guard_standard_streams  # noqa: E402
+
+guard_standard_streams()  # a closed, broken or full stdout: one line, the log goes on in train.log
+
 import logging  # noqa: E402 -- after the start-up SIGINT handler, which the imports below may meet
 from pathlib import Path  # noqa: E402
 

@@ -307,9 +307,38 @@ def test_a_console_that_cannot_be_written_is_one_line(monkeypatch, capsys):
     for n in range(3):
         handler.handle(logging.makeLogRecord({"msg": f"epoch {n}", "levelno": logging.INFO}))
     assert capsys.readouterr().err == (
-        "highwaylab: the console log cannot be written (No space left on device); W&B copies the console "
-        "into its run folder, so check the free space of logger.wandb.save_dir. The log goes on in train.log "
-        "only\n")
+        "highwaylab: the console log cannot be written (No space left on device; stdout, or W&B's copy of "
+        "the console in logger.wandb.save_dir, is on a full device: check its free space). The run goes on; "
+        "its log goes on in train.log only\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("redirect, line", [
+    ("| head -3", "highwaylab: the console log cannot be written (Broken pipe; the program reading it has "
+                  "ended, as | head does). The run goes on; its log goes on in train.log only"),
+    ("> /dev/full", "highwaylab: the console log cannot be written (No space left on device; stdout, or "
+                    "W&B's copy of the console in logger.wandb.save_dir, is on a full device: check its free "
+                    "space). The run goes on; its log goes on in train.log only"),
+    (">&-", "highwaylab: stdout is closed (started with >&-?): the run's log goes to train.log only"),
+], ids=["pipe-closed", "full-device", "stdout-closed"])
+def test_a_console_that_breaks_or_is_closed_is_one_line_and_the_run_finishes(redirect, line, tmp_path,
+                                                                             data_dir):
+    # before: | head -3 and > /dev/full: a BrokenPipeError / OSError 28 traceback from the config tree
+    # and a dead run, after a line that said the log goes on (and blamed W&B's save_dir); >&-: 16
+    # "--- Logging error ---" tracebacks and AttributeError: 'NoneType' object has no attribute 'isatty'
+    import shlex
+
+    run = tmp_path / "run"
+    command = " ".join(shlex.quote(a) for a in [sys.executable, str(ROOT / "train.py"), *tiny("logger=csv"),
+                                                  f"hydra.run.dir={run}"])
+    script = f"{command} 2>{tmp_path}/err {redirect}; echo rc=${{PIPESTATUS[0]}}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300,
+                          env=subprocess_env(), cwd=tmp_path)
+    err = (tmp_path / "err").read_text()
+    assert proc.stdout.splitlines()[-1] == "rc=0", err[-3000:]
+    assert [x for x in err.splitlines() if x.startswith("highwaylab:")] == [line]
+    assert "Traceback" not in err and "Logging error" not in err
+    assert (run / "metrics.json").is_file() and "Metrics: {" in (run / "train.log").read_text()
 
 
 def test_lightning_imported_before_the_logging_config_still_logs_in_its_format():

@@ -4,7 +4,9 @@ error line whatever that logging is."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
 import sys
 from typing import Any, TextIO
 
@@ -59,9 +61,86 @@ class StdoutHandler(FailsOnce, logging.StreamHandler):
         pass
 
     def failure(self, err: OSError) -> tuple[TextIO, str]:
-        return sys.__stderr__, (f"highwaylab: the console log cannot be written ({err.strerror or err}); W&B "
-                                f"copies the console into its run folder, so check the free space of "
-                                f"logger.wandb.save_dir. The log goes on in train.log only\n")
+        return sys.__stderr__, f"highwaylab: {console_failure(err)}\n"
+
+
+def console_failure(err: OSError) -> str:
+    """What a failed write to the console means, and where the log goes on: ``| head`` closed the
+    pipe (EPIPE); a full device under stdout or under W&B's copy of the console (ENOSPC)."""
+    cause = {errno.EPIPE: "the program reading it has ended, as | head does",
+             errno.ENOSPC: "stdout, or W&B's copy of the console in logger.wandb.save_dir, is on a full "
+                           "device: check its free space"}.get(err.errno, "")
+    return (f"the console log cannot be written ({err.strerror or err}{'; ' + cause if cause else ''}). "
+            f"The run goes on; its log goes on in train.log only")
+
+
+class GuardedStdout:
+    """``sys.stdout`` for a run: the console as it is, until a write or flush fails with an
+    ``OSError`` (a closed pipe, ``| head``; a full device, ``> /dev/full``). Then one line on stderr
+    (:func:`console_failure`), file descriptor 1 is pointed at ``os.devnull`` and the run goes on,
+    its log in ``train.log``: no traceback from a print (the config tree, Lightning's summary), and
+    none from the interpreter's last flush at exit. Every other attribute is the console's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        object.__setattr__(self, "_stream", stream)
+        object.__setattr__(self, "failed", False)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as err:
+            self._fail(err)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as err:
+            self._fail(err)
+
+    def _fail(self, err: OSError) -> None:
+        if not self.failed:
+            object.__setattr__(self, "failed", True)
+            with contextlib.suppress(Exception):
+                sys.__stderr__.write(f"highwaylab: {console_failure(err)}\n")
+                sys.__stderr__.flush()
+            for handler in logging.getLogger().handlers:  # Hydra's console handler: no second line
+                if isinstance(handler, StdoutHandler):
+                    handler.failed = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())  # what is buffered, and what comes, goes nowhere
+            os.close(null)
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:  # wandb's console capture wraps write
+        object.__setattr__(self, name, value)
+
+
+def guard_standard_streams() -> None:
+    """At the start of ``train.py``: a stdout (or stderr) that was closed when the process started
+    (``>&-``, some daemons: Python then sets ``sys.stdout`` to ``None``) is opened on ``os.devnull``,
+    on its own file descriptor, so that no later file takes descriptor 1 or 2 and every print goes
+    nowhere (one line on stderr says so, if stderr is open); and ``sys.stdout`` becomes a
+    :class:`GuardedStdout`."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: this one
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        stream = open(fd, "w", buffering=1, encoding="utf-8", closefd=False)  # noqa: SIM115
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+        if name == "stdout" and sys.stderr is not None:
+            sys.stderr.write("highwaylab: stdout is closed (started with >&-?): the run's log goes to "
+                             "train.log only\n")
+    if not isinstance(sys.stdout, GuardedStdout):
+        sys.stdout = GuardedStdout(sys.stdout)
 
 
 class RunLogFileHandler(FailsOnce, logging.FileHandler):
