@@ -31,6 +31,20 @@ class SignalAtFitStart(L.Callback):
         os.kill(os.getpid(), self.signum)
 
 
+class DeleteRunFolderAt(L.Callback):
+    """Delete the run's folder (``trainer.default_root_dir``) at the end of the training batch of step
+    ``step``, as a user's ``rm -rf`` of a running run does."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            import shutil
+
+            shutil.rmtree(trainer.default_root_dir)
+
+
 class CrashAt(L.Callback):
     """Raise ``RuntimeError`` at the end of the training batch of step ``step``: a run that dies
     without a signal (as with SIGKILL, nothing is saved on the way out)."""

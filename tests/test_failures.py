@@ -635,3 +635,18 @@ def test_a_checkpoint_path_that_is_no_file_says_what_it_is(tmp_path):
         assert str(err.value) == f"ckpt_path={path} is {kind}, not a checkpoint file; {hint}"
     with pytest.raises(ConfigError, match=rf"^ckpt_path={tmp_path}/none.ckpt does not exist; give"):
         read_checkpoint(str(tmp_path / "none.ckpt"))
+
+
+@pytest.mark.slow
+def test_a_run_folder_deleted_during_the_run_is_one_line(tmp_path, data_dir):
+    # before: "The run failed: FileNotFoundError(2, ...)" and two tracebacks from the CSV logger
+    # ('.../csv/version_0/metrics.csv'); no line said that the run's folder had gone
+    run = tmp_path / "run"
+    rm = ["+callbacks.rm._target_=tests.signal_at.DeleteRunFolderAt", "+callbacks.rm.step=5"]
+    proc = run_train([*TINY, "logger=csv", "callbacks=minimal", "trainer.limit_train_batches=60", *rm],
+                     tmp_path)
+    assert one_line(proc) == (
+        f"the run's folder {run} disappeared during the run (deleted, or moved away): "
+        f"{run}/csv/version_0/metrics.csv could not be written. What it held went with it; start the run "
+        f"again, or, if you moved it, resume it from its new place: python train.py resume=<its new folder>")
+    assert "The run failed" not in proc.stdout + proc.stderr

@@ -50,3 +50,10 @@ class CheckpointWriteError(HighwaylabError, OSError):
 class NonFiniteError(HighwaylabError, FloatingPointError):
     """The training loss, a gradient or the validation loss became NaN or infinite: the run diverged
     (or the data holds NaN/inf). The message names the metric or layer, the step and the fix."""
+
+
+class RunFolderGone(HighwaylabError, OSError):
+    """The run's folder disappeared while the run wrote into it (deleted, or moved away): a logger or
+    checkpoint could not write its file. Raised by the task wrapper
+    (:func:`highwaylab.utils.task.run_folder_gone`) from the ``OSError`` it found; the message names
+    the folder, the file and what is left to do."""

@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from highwaylab.errors import HighwaylabError, RunInterrupted
+from highwaylab.errors import HighwaylabError, RunFolderGone, RunInterrupted
 from highwaylab.utils import interrupt
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,25 @@ def user_error(err: BaseException | None) -> Exception | None:
     return None
 
 
+def run_folder_gone(err: BaseException, run: str | os.PathLike | None) -> RunFolderGone | None:
+    """A :class:`RunFolderGone` for ``err`` when a file-not-found ``OSError`` in its chain of causes
+    names a file under ``run`` (``paths.output_dir``) and ``run`` itself no longer exists: a logger
+    (the CSV logger's ``metrics.csv``) or a checkpoint met a deleted run folder. ``None`` otherwise."""
+    if not run or os.path.isdir(run):
+        return None
+    folder = os.path.abspath(run)
+    while err is not None:
+        name = getattr(err, "filename", None) if isinstance(err, OSError) else None
+        if isinstance(err, FileNotFoundError) and isinstance(name, str | os.PathLike) and \
+                os.path.abspath(name).startswith(folder + os.sep):
+            return RunFolderGone(
+                f"the run's folder {folder} disappeared during the run (deleted, or moved "
+                f"away): {name} could not be written. What it held went with it; start the run again, or, if "
+                f"you moved it, resume it from its new place: python train.py resume=<its new folder>")
+        err = err.__cause__ or err.__context__
+    return None
+
+
 def full_key(err: BaseException) -> str | None:
     """The config key that Hydra names in an instantiation error (its ``full_key: <key>`` line)."""
     text = str(err)
@@ -68,6 +88,13 @@ def close_loggers(failed: bool, interrupted: RunInterrupted | None = None) -> No
                 wandb.teardown()  # so that the next job of a sweep starts a fresh W&B run
 
 
+def _output_dir(cfg: Any) -> str | None:
+    try:
+        return str(cfg.paths.output_dir)
+    except Exception:  # not a run's config
+        return None
+
+
 def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
     """Run ``fn`` with SIGTERM and SIGINT turned into a saved state and :class:`RunInterrupted`
     (:mod:`highwaylab.utils.interrupt`); close the loggers whatever happens; log a failure that is
@@ -87,6 +114,10 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
                     if interrupted is err:
                         raise
                     raise interrupted from err  # not Lightning's SIGTERMException, a SystemExit
+                cfg = args[0] if args else kwargs.get("cfg")
+                gone = run_folder_gone(err, _output_dir(cfg))
+                if gone is not None:  # a deleted run folder: one line, not the logger's traceback
+                    raise gone from err
                 if user_error(err) is None:  # user errors are reported by the entry point
                     log.error(f"The run failed: {err!r}")
                 raise
