@@ -355,6 +355,16 @@ def test_one_epoch_log_key_given_alone_is_a_list_of_one(tmp_path):
     assert EpochLogger(keys=cfg.callbacks.epoch_log["keys"]).keys == ["val/acc"]
 
 
+def test_an_epoch_log_key_given_twice_is_shown_once_where_it_first_stands(tmp_path):
+    # before: 'callbacks.epoch_log.keys=[val/acc,val/acc]' printed "val/acc 0.5000  val/acc 0.5000"
+    # in every epoch line
+    from highwaylab.callbacks import EpochLogger
+
+    cfg = compose_cfg(TINY + ["callbacks.epoch_log.keys=[val/acc,train/loss,val/acc,train/loss]"], tmp_path)
+    validate(cfg)
+    assert EpochLogger(keys=cfg.callbacks.epoch_log["keys"]).keys == ["val/acc", "train/loss"]
+
+
 @pytest.mark.slow
 def test_an_epoch_log_key_the_run_does_not_log_is_named_once(tmp_path, data_dir, caplog):
     cfg = compose_cfg([o for o in TINY if o != "trainer.max_epochs=1"]

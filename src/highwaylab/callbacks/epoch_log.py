@@ -52,7 +52,8 @@ class EpochLogger(L.Callback):
     ``/proc``) from the creation of this callback, when the job's callbacks were built.
 
     Args:
-        keys: the metrics to show, in order (one name alone is a list of one); a key not logged
+        keys: the metrics to show, in order (one name alone is a list of one; a name given twice is
+            shown once, where it first stands); a key not logged
             (yet) is left out, and after the first validated epoch a warning names the keys the run
             does not log (a typo of a ``gates/`` or other callback's key).
 

@@ -90,7 +90,8 @@ def check_chance_warning(steps: Any = 300, tolerance: Any = 0.01,
 
 def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
     """``callbacks.epoch_log.keys`` as a list: one metric name given alone (``keys=val/acc``, which
-    Hydra reads as a string) is a list of one, as ``tags=foo`` is one tag.
+    Hydra reads as a string) is a list of one, as ``tags=foo`` is one tag; a name given twice is
+    kept once, where it first stands (``[val/acc,train/loss,val/acc]`` -> ``[val/acc, train/loss]``).
 
     Raises:
         ConfigError: not a string or a list of strings; a ``train/``, ``val/`` or ``test/`` name that
@@ -115,7 +116,7 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
             meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
             raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "
                               f"{', '.join(LOGGED_METRICS)}")
-    return list(keys)
+    return list(dict.fromkeys(keys))  # duplicates dropped, the first place kept
 
 
 def check_epoch_log(keys: Any = ("train/loss", "val/loss", "val/acc"),
