@@ -192,6 +192,11 @@ BAD = {
                                      "trainer.min_epochs=0",
     "callbacks.epoch_log.keys=[test/acc]": "callbacks.epoch_log.keys: test/acc is logged once, by the test "
                                            "after fitting",
+    # before: rc 0, left out of every epoch line ("epoch 0/0  step 2  2.0 s ...") with one warning
+    "callbacks.epoch_log.keys=[val/acc,gates/closed]": "callbacks.epoch_log.keys: gates/closed is logged by "
+                                                       "highwaylab's gates/ monitor straight to the loggers",
+    "callbacks.epoch_log.keys=grad_norm/global": "callbacks.epoch_log.keys: grad_norm/global is logged by "
+                                                 "highwaylab's grad_norm/ monitor",
     # tenth pass: before, "run_name: its value does not resolve", a key the user never set
     "model=conv_highway model.stages=null": "model.stages must be a non-empty list",
     # the last session's open rows: before, Lightning's error after the imports, leaving a run folder

@@ -53,13 +53,15 @@ class EpochLogger(L.Callback):
 
     Args:
         keys: the metrics to show, in order (one name alone is a list of one; a name given twice is
-            shown once, where it first stands); a key not logged
-            (yet) is left out, and after the first validated epoch a warning names the keys the run
-            does not log (a typo of a ``gates/`` or other callback's key).
+            shown once, where it first stands); a key not logged (yet) is left out, and after the
+            first validated epoch a warning names the keys the run does not log (a typo such as
+            ``val_acc``, or a key a user's module does not log).
 
     Raises:
-        ConfigError: ``keys`` is not a string or a list of strings, or names a ``train/``, ``val/``
-            or ``test/`` metric that no run logs (:func:`highwaylab.callbacks.options.epoch_log_keys`).
+        ConfigError: ``keys`` is not a string or a list of strings, names a ``train/``, ``val/`` or
+            ``test/`` metric that no run logs or a ``test/`` one, or a key of highwaylab's monitors
+            (``gates/``, ``grad_norm/``, ``lesion/``: not epoch metrics); see
+            :func:`highwaylab.callbacks.options.epoch_log_keys`.
     """
 
     def __init__(self, keys: Sequence[str] = ("train/loss", "val/loss", "val/acc")) -> None:

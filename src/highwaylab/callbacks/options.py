@@ -88,6 +88,11 @@ def check_chance_warning(steps: Any = 300, tolerance: Any = 0.01,
         raise ConfigError(f"{key}.tolerance={tolerance!r} must be in (0, 1), e.g. {key}.tolerance=0.01")
 
 
+# the key prefixes of GateStatsMonitor, CarryStripeMonitor, LayerGradNormMonitor and LesionMonitor, which
+# log through highwaylab.callbacks.media (the loggers and figures/), not Lightning's callback metrics
+MONITOR_PREFIXES = ("gates/", "grad_norm/", "lesion/")
+
+
 def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
     """``callbacks.epoch_log.keys`` as a list: one metric name given alone (``keys=val/acc``, which
     Hydra reads as a string) is a list of one, as ``tags=foo`` is one tag; a name given twice is
@@ -95,7 +100,10 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
 
     Raises:
         ConfigError: not a string or a list of strings; a ``train/``, ``val/`` or ``test/`` name that
-            no run logs (:data:`highwaylab.config_checks.LOGGED_METRICS`), with the closest one.
+            no run logs (:data:`highwaylab.config_checks.LOGGED_METRICS`), with the closest one; a
+            ``test/`` metric (logged once, after fitting); a key of highwaylab's monitors
+            (:data:`MONITOR_PREFIXES`: ``gates/closed``, ``grad_norm/global``), which they log straight
+            to the loggers, never as an epoch metric that an epoch line could show.
     """
     from highwaylab.config_checks import LOGGED_METRICS
     from highwaylab.utils.hydra_utils import did_you_mean
@@ -112,6 +120,13 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
             raise ConfigError(f"{key}.keys: {name} is logged once, by the test after fitting (its line "
                               f"'Metrics: ...' and metrics.json), never in an epoch line. Fix: leave it out; "
                               f"epoch metrics are train/* and val/*")
+        if name.startswith(MONITOR_PREFIXES):  # before: left out of every epoch line, one warning
+            shown = ", ".join(m for m in LOGGED_METRICS if not m.startswith("test/"))
+            raise ConfigError(f"{key}.keys: {name} is logged by highwaylab's {name.split('/')[0]}/ monitor "
+                              f"straight to the loggers (W&B, CSV) and the run's figures/, never as an epoch "
+                              f"metric; the epoch lines show the module's train/ and val/ epoch metrics "
+                              f"({shown}). Fix: leave {name} out; see gates/, grad_norm/ and lesion/ keys "
+                              f"in W&B or figures/")
         if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS:
             meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
             raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "
