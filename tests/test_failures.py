@@ -331,6 +331,29 @@ def test_a_net_without_highway_layers_trains_and_the_stripes_are_skipped(overrid
     assert metrics["depth"] == 1
 
 
+@pytest.mark.slow
+def test_a_net_without_layers_is_one_warning_from_the_lesion_and_grad_norm_monitors(tmp_path, data_dir):
+    # before: LesionMonitor warned 'figure lesion/error_by_layer at step 3 skipped: ValueError: "Training
+    # error with one layer lesioned ...": every value is NaN' and wrote a header-only lesion/table;
+    # LayerGradNormMonitor wrote nothing and said nothing
+    import warnings
+
+    tiny = [o for o in TINY if not o.startswith(("depth", "width", "trainer.max_epochs"))]
+    cfg = compose_cfg(["callbacks=analysis", *tiny, "depth=1", "trainer.max_epochs=2"], tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metrics = train(cfg)
+    said = [str(w.message) for w in caught]
+    lesion = [m for m in said if m.startswith("LesionMonitor: the backbone has no highway/residual layer")]
+    grads = [m for m in said if m.startswith("LayerGradNormMonitor: the backbone has no highway/residual")]
+    assert len(lesion) == 1 and "no layer to lesion" in lesion[0]
+    assert len(grads) == 1  # once, though two epochs ended
+    assert not [m for m in said if "every value is NaN" in m]
+    assert metrics["global_step"] == 8
+    figures = Path(cfg.paths.output_dir) / "figures"
+    assert not list(figures.glob("lesion*")) and not list(figures.glob("grad_norm*"))  # before: lesion_table/
+
+
 def test_a_val_size_leaving_one_example_names_val_size_not_the_label_file(tmp_path, data_dir):
     # before: "all 1 training labels from .../train-labels-idx1-ubyte are class 3 ... copy the real
     # label file there again": the file was fine

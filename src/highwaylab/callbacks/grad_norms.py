@@ -34,7 +34,9 @@ class LayerGradNormMonitor(L.Callback):
     profiles, log colour scale, growing with the run) and ``grad_norm/by_layer`` (both profiles
     against layer at the last measurement, log axis, the first measurement dashed). At the end of
     fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, and each relative to
-    the last layer). When the params norm of layer 1 over that of the last layer drops below
+    the last layer). A backbone with no layer after the stem (depth 1, or a conv net of empty
+    stages) has no profile to draw: one warning at the first epoch end says so (``grad_norm/global``
+    is still logged). When the params norm of layer 1 over that of the last layer drops below
     ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
     the head where the ratio was first passed. Kept on ``self``: ``param_norms``, ``input_norms``
     (``(L,)`` tensors), ``global_norm``, and the histories ``param_history``, ``input_history``,
@@ -62,6 +64,7 @@ class LayerGradNormMonitor(L.Callback):
         self.input_history = LayerHistory()
         self._batch = None
         self._warned = False
+        self._warned_no_layers = False
 
     def state_dict(self) -> dict:
         """The histories (the last measurement is their last row) and whether it has warned, kept in
@@ -106,7 +109,10 @@ class LayerGradNormMonitor(L.Callback):
         self._check_ratio(trainer)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
+        if self.param_norms is None or not trainer.is_global_zero:
+            return
+        if not len(self.param_norms):  # before: no figure, no table, and no word why
+            self._warn_no_layers()
             return
         step = step_of(trainer)
         last = f"last measured at step {self.param_history.steps[-1]}"
@@ -131,6 +137,13 @@ class LayerGradNormMonitor(L.Callback):
                 for k, (p, i) in enumerate(zip(params.tolist(), inputs.tolist(), strict=True), start=1)]
         log_table(trainer, "grad_norm/table", ["layer", "params", "input", "params_vs_last", "input_vs_last"],
                   rows, step_of(trainer))
+
+    def _warn_no_layers(self) -> None:
+        if not self._warned_no_layers:
+            self._warned_no_layers = True
+            rank_zero_warn("LayerGradNormMonitor: the backbone has no highway/residual layer (depth 1 or "
+                           "empty stages), so there is no per-layer gradient norm to draw: no grad_norm/ "
+                           "figures or table (grad_norm/global is still logged); set depth >= 2 to see them")
 
     def _check_ratio(self, trainer: L.Trainer) -> None:
         norms = self.param_norms

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import lightning as L
 import torch
+from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
@@ -24,7 +25,8 @@ class LesionMonitor(L.Callback):
     plot ``lesion/error_by_layer``: the increase in percentage points for layers 1 .. L, with the
     baseline error and the weight of one example in the title, so that a lesion that changes
     nothing has no bar and sampling noise can be judged. Kept on ``self``: ``baseline`` and
-    ``errors`` (``(L,)``, fractions).
+    ``errors`` (``(L,)``, fractions). A backbone with no layer to lesion (depth 1, or a conv net of
+    empty stages: the stem alone) gets one warning saying so, and no ``lesion/`` scalars, table or plot.
 
     The paper measures the whole training set (55,000 images here): ``num_examples: null``.
     The cost grows as examples x depth^2 / 2 layer evaluations; the default of 2,000 fixed
@@ -44,11 +46,15 @@ class LesionMonitor(L.Callback):
         self.num_examples, self.batch_size, self.seed = num_examples, batch_size, seed
         self.baseline: float | None = None
         self.errors: torch.Tensor | None = None
+        self._warned = False
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not trainer.is_global_zero or trainer.interrupted:
             return
         net = backbone_of(pl_module)
+        if not len(net.layers):  # before: a ValueError "every value is NaN" and a header-only table
+            self._warn_no_layers()
+            return
         dataset = trainer.train_dataloader.dataset
         n = len(dataset) if self.num_examples is None else min(self.num_examples, len(dataset))
         x, y = training_examples(trainer, pl_module, n, self.seed)
@@ -65,6 +71,13 @@ class LesionMonitor(L.Callback):
             increase.numpy(), f"Training error with one layer lesioned (T = 0), minus the whole net's "
             f"({100 * self.baseline:.2f}%)\non {n} training examples (one example: {100 / n:.2g} "
             f"points), end of fitting ({moment})", "increase in error (percentage points)"), step)
+
+    def _warn_no_layers(self) -> None:
+        if not self._warned:
+            self._warned = True
+            rank_zero_warn("LesionMonitor: the backbone has no highway/residual layer (depth 1 or empty "
+                           "stages), so there is no layer to lesion: no lesion/ table or plot; set depth "
+                           ">= 2 to lesion layers")
 
 
 def _nanmax(errors: torch.Tensor) -> float:
