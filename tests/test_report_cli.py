@@ -288,3 +288,38 @@ def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
         assert labels and not [t for t in labels if "times" in t or "^" in t], labels
     steps = [t.get_text() for t in curves_figure(jobs).axes[0].get_xticklabels()]
     assert steps and all("." not in t for t in steps), steps
+
+
+def test_an_optuna_sweeps_depth_figure_has_short_labels_below_the_panels_and_no_warning(tmp_path):
+    # before: labels like optim.optimizer.lr=0.044303752452182654 in a legend inside each panel, over
+    # the data and off both sides of the figure, and "UserWarning: Tight layout not applied"
+    import re
+
+    from highwaylab.analysis.sweep_report import Job, depth_figure
+
+    searched = [("0.044303752452182654", "0.8504427895224855", "0.801381688035822", "relu", "-4"),
+                ("0.2667448046459377", "0.5394636552892903", "0.6516229880728643", "tanh", "-10")]
+    keys = ("optim.optimizer.lr", "optim.optimizer.momentum", "optim.scheduler.gamma", "model.activation",
+            "model.gate_bias")
+    jobs = [Job(tmp_path / f"{i}_{depth}", "highway", depth, 0, "ok",
+                {"train/loss": 2.0 + i, "test/acc": 0.5 + i / 10},
+                overrides=dict(zip(keys, values, strict=True)))
+            for i, values in enumerate(searched) for depth in (3, 10)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = depth_figure(aggregate(jobs))
+        fig.savefig(tmp_path / "depth.png", dpi=120)
+    (legend,) = fig.legends  # one, for both panels
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert [" ".join(label.split()) for label in labels] == [
+        "highway model.activation=relu model.gate_bias=-4 optim.optimizer.lr=0.0443 "
+        "optim.optimizer.momentum=0.85 optim.scheduler.gamma=0.801",
+        "highway model.activation=tanh model.gate_bias=-10 optim.optimizer.lr=0.267 "
+        "optim.optimizer.momentum=0.539 optim.scheduler.gamma=0.652"]
+    digits = [len(re.sub(r"\D", "", m).lstrip("0")) for m in re.findall(r"=(-?[\d.]+)", " ".join(labels))]
+    assert digits and max(digits) <= 3
+    renderer = fig.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)  # inside the figure
+    for ax in fig.axes:
+        assert not box.overlaps(ax.get_window_extent(renderer))  # below the panels, not over them

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+import textwrap
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -219,6 +220,13 @@ class Point:
         return " ".join([self.model, *(f"{k}={v}" for k, v in self.variant)])
 
     @property
+    def legend(self) -> str:
+        """:attr:`label` for a figure's legend: float values in 3 significant digits (an Optuna
+        sweep's ``optim.optimizer.lr=0.044303752452182654`` is ``optim.optimizer.lr=0.0443``; the
+        table keeps them whole), see :func:`short_value`."""
+        return " ".join([self.model, *(f"{k}={short_value(v)}" for k, v in self.variant)])
+
+    @property
     def loss_mean(self) -> float:
         return statistics.fmean(self.loss) if self.loss else math.nan
 
@@ -274,19 +282,44 @@ def _metric(job: Job, key: str) -> float:
     return math.nan if value is None else float(value)  # null: NaN written by the job
 
 
+def short_value(value: str) -> str:
+    """An override's value for a figure's label: a float written with a point or an exponent in 3
+    significant digits (``0.044303752452182654`` -> ``0.0443``, ``1e-3`` -> ``0.001``); integers
+    (``-4``, ``128``), words and ``(default)`` as written."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    if not math.isfinite(number) or not any(c in value.lower() for c in ".e"):
+        return value
+    return f"{number:.3g}"
+
+
+LEGEND_WIDTH = 120  # characters of a legend line before it wraps: 10 inches at fontsize 8 hold ~150
+
+
 def depth_figure(points: list[Point]) -> Figure:
     """Final training loss (log scale) and test accuracy against depth, one line per model (and values
-    of the swept keys, :attr:`Point.label`), a dot per distinct seed."""
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    of the swept keys, :attr:`Point.legend`), a dot per distinct seed.
+
+    The legend is one, below both panels (room made for it: the figure grows by its rows), so that
+    long labels (an Optuna sweep's five searched keys) cover no data; labels longer than
+    :data:`LEGEND_WIDTH` characters wrap, and several short ones share a row."""
     by_model = defaultdict(list)  # one line per model and values of the swept keys
     for p in points:
-        by_model[p.label].append(p)
+        by_model[p.legend].append(p)
+    labels = {model: textwrap.fill(model, LEGEND_WIDTH, break_long_words=False) for model in by_model}
+    widest = max((len(line) for text in labels.values() for line in text.splitlines()), default=1)
+    ncol = max(1, min(len(labels), LEGEND_WIDTH // (widest + 8)))
+    rows = sum(max(labels[m].count("\n") + 1 for m in list(labels)[i:i + ncol])
+               for i in range(0, len(labels), ncol))
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4 + 0.2 * rows), layout="constrained")
     for model, pts in by_model.items():
         depths = [p.depth for p in pts]
         for ax, mean, values, scale in ((ax_loss, "loss_mean", "loss", 1), (ax_acc, "acc_mean", "acc", 100)):
             line = ax.errorbar(depths, [scale * getattr(p, mean) for p in pts],
                                yerr=[scale * Point.spread(getattr(p, values)) for p in pts],
-                               marker="o", capsize=3, label=model)
+                               marker="o", capsize=3, label=labels[model])
             for p in pts:  # each seed as a faint dot
                 ax.scatter([p.depth] * len(getattr(p, values)), [scale * v for v in getattr(p, values)],
                            s=10, alpha=0.4, color=line[0].get_color())
@@ -300,10 +333,10 @@ def depth_figure(points: list[Point]) -> Figure:
         ax.set_xticks(sorted({p.depth for p in points}), [str(d) for d in sorted({p.depth for p in points})])
         ax.xaxis.set_minor_formatter(NullFormatter())  # only the swept depths are labelled
         ax.grid(alpha=0.3)
-        if points:  # no finished job: an empty plot, without matplotlib's warning of an empty legend
-            ax.legend()
+    if points:  # no finished job: an empty plot, without matplotlib's warning of an empty legend
+        # before: a legend in each panel, over the data, and tight_layout's "not applied" warning
+        fig.legend(*ax_loss.get_legend_handles_labels(), loc="outside lower center", ncol=ncol, fontsize=8)
     fig.suptitle("Depth against final training loss and test accuracy (mean +- std over seeds)")
-    fig.tight_layout()
     return fig
 
 
@@ -324,7 +357,7 @@ def curves_figure(jobs: list[Job]) -> Figure:
             steps, losses = zip(*job.curve, strict=True)
             ax.plot(steps, losses, color=colours[job.model], alpha=0.9 if job.seed == 0 else 0.5,
                     marker="o" if len(steps) < 5 else None,  # a single epoch mean stays visible
-                    label=" ".join([job.model, *(f"{k}={swept_value(job, k)}" for k in keys),
+                    label=" ".join([job.model, *(f"{k}={short_value(swept_value(job, k))}" for k in keys),
                                     f"s{job.seed}"]))
         ax.set_title(f"depth {depth}")
         ax.set_xlabel("step")
