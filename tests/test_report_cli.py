@@ -323,3 +323,53 @@ def test_an_optuna_sweeps_depth_figure_has_short_labels_below_the_panels_and_no_
     assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)  # inside the figure
     for ax in fig.axes:
         assert not box.overlaps(ax.get_window_extent(renderer))  # below the panels, not over them
+
+
+# run the report with Figure.savefig sending this process a real SIGINT (Ctrl-C) at its call number N
+SIGINT_AT_SAVE = """
+import os, signal, sys
+from matplotlib.figure import Figure
+from highwaylab.report import main
+calls, save = [], Figure.savefig
+def savefig(self, *args, **kwargs):
+    calls.append(1)
+    if len(calls) == int(os.environ["SIGINT_AT_SAVE"]):
+        os.kill(os.getpid(), signal.SIGINT)
+    return save(self, *args, **kwargs)
+Figure.savefig = savefig
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("at_save", [1, 2])
+def test_ctrl_c_during_the_report_is_one_line_and_leaves_no_empty_out_folder(tmp_path, at_save):
+    # before: rc 130 with a 30-line traceback through matplotlib ending KeyboardInterrupt, and the
+    # --out folder it had made left behind, empty
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    out = tmp_path / "new" / "rep"  # neither folder is there: the report makes both
+    proc = subprocess.run([sys.executable, "-c", SIGINT_AT_SAVE, str(sweep), "--out", str(out), "--no-wandb"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=subprocess_env(SIGINT_AT_SAVE=str(at_save)))
+    assert proc.returncode == 130
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    if at_save == 1:  # nothing written yet: the folders it made are gone
+        assert proc.stderr == (f"highwaylab: interrupted (SIGINT) before the report was written: removed "
+                               f"{out}, the empty --out folder it had made\n")
+        assert not (tmp_path / "new").exists()
+    else:  # depth.png written: kept, and said to be incomplete
+        assert proc.stderr == (f"highwaylab: interrupted (SIGINT) while writing the report: what {out} holds "
+                               f"may be incomplete. Fix: run it again\n")
+        assert sorted(p.name for p in out.iterdir()) == ["depth.png"]
+
+
+def test_ctrl_c_leaves_an_out_folder_that_was_there(tmp_path):
+    # the report removes only the folders it made: an empty --out given by the user stays
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    (out := tmp_path / "rep").mkdir()
+    proc = subprocess.run([sys.executable, "-c", SIGINT_AT_SAVE, str(sweep), "--out", str(out), "--no-wandb"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=subprocess_env(SIGINT_AT_SAVE="1"))
+    assert proc.returncode == 130 and proc.stderr.startswith("highwaylab: interrupted (SIGINT) while writing")
+    assert out.is_dir() and not list(out.iterdir())

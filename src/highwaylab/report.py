@@ -14,6 +14,9 @@ the distinct seeds of its jobs: jobs that repeat a seed count once (see
 It also logs them to a W&B run of ``job_type`` ``report`` in the sweep's group
 (``sweep-<sweep folder name>``): offline unless ``WANDB_MODE`` says otherwise, so that it works
 from the files alone, without network; ``--no-wandb`` skips it.
+
+Ctrl-C (SIGINT) stops it with one line ``highwaylab: interrupted ...`` and exit status 130; an
+``--out`` folder that it made and that is still empty is removed.
 """
 
 from __future__ import annotations
@@ -46,6 +49,38 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
     args = parser.parse_args(argv)
+    where: dict = {"out": None, "made": []}  # the --out folder, and those of its folders this report made
+    try:
+        return _report(parser, args, where)
+    except KeyboardInterrupt:  # before: a traceback through matplotlib, and an empty --out left behind
+        parser.exit(130, _interrupted(where["out"], where["made"]) + "\n")
+
+
+def _interrupted(out: Path | None, made: list[Path]) -> str:
+    """The line of a report stopped by SIGINT (Ctrl-C), after removing the folders in ``made`` (those
+    of ``out`` that the report made, innermost first) that are still empty: a folder that was there
+    before, or holds a file, stays."""
+    if out is None:
+        return "highwaylab: interrupted (SIGINT) while reading the sweep: nothing written"
+    removed = 0
+    for folder in made:
+        try:
+            folder.rmdir()  # only an empty folder
+        except OSError:
+            break
+        removed += 1
+    if made and removed == len(made):
+        return f"highwaylab: interrupted (SIGINT) before the report was written: removed {out}, the empty " \
+               f"--out folder it had made"
+    return f"highwaylab: interrupted (SIGINT) while writing the report: what {out} holds may be " \
+           f"incomplete. Fix: run it again"
+
+
+def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: dict) -> Path:
+    """The work of :func:`main` after its arguments are read; sets ``where["out"]`` to the output
+    folder once it is known, and ``where["made"]`` to those of its folders that it made, innermost
+    first (:func:`_interrupted` removes them if still empty)."""
+    example = "outputs/multiruns/<date>_<time>"
     if not args.no_wandb:  # before any work: W&B would refuse it after the report is written
         from highwaylab.workspace import project_name_error
 
@@ -71,8 +106,11 @@ def main(argv: list[str] | None = None) -> Path:
     writable = f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}"
     if out.exists() and not out.is_dir():
         fail(parser, f"--out {out} is a file, not a folder: {writable}")
+    where["out"] = out
+    missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
+        where["made"] = missing
         with tempfile.TemporaryFile(dir=out):  # an existing folder may still refuse files (/proc, full disk)
             pass
     except OSError as err:
