@@ -574,6 +574,26 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
     assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)
 
 
+@pytest.mark.parametrize("below", ["", "runs/r"])
+def test_an_output_folder_through_a_dangling_symlink_names_its_target(tmp_path, below):
+    # before: "hydra.run.dir=<link>: cannot write the run's folder (a file is in the way: <link>). Fix: move
+    # that file away, ...": a link to a folder not yet made called a file, and its target not named
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    link, target = tmp_path / "run", tmp_path / "nowhere" / "run"
+    link.symlink_to(target)
+    folder = link / below if below else link
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(folder, "hydra.run.dir")
+    assert str(excinfo.value) == (
+        f"hydra.run.dir={folder}: cannot write the run's folder: {link} is a symlink to {target}, which does "
+        f"not exist. Fix: create the target folder (mkdir -p {target}), or remove the link (rm {link}), or "
+        f"write runs elsewhere: paths.log_dir=/another/folder (or hydra.run.dir=...)")
+    assert not (tmp_path / "nowhere").exists()  # nothing made on the way
+    target.mkdir(parents=True)  # the first fix works
+    check_output_folder(folder, "hydra.run.dir")
+
+
 @pytest.mark.parametrize("accelerator", ["gpu", "cuda"])
 def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accelerator, tmp_path):
     from highwaylab.utils.hardware import check_trainer_hardware

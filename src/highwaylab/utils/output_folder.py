@@ -39,7 +39,8 @@ def check_output_folder(folder: str | Path, key: str) -> None:
     (``ulimit -f``).
 
     Raises:
-        OutputFolderError: naming the folder, the cause and the fix.
+        OutputFolderError: naming the folder, the cause and the fix; a symlink on the way to a
+            missing target (``hydra.run.dir=<a dangling link>``) is named with its target.
     """
     elsewhere = f"write runs elsewhere: paths.log_dir=/another/folder (or {key}=...)"
     if str(folder).startswith("~"):  # quoted: '~/x' reaches here as it is
@@ -55,6 +56,13 @@ def check_output_folder(folder: str | Path, key: str) -> None:
             probe.flush()
             os.fsync(probe.fileno())
     except OSError as err:
+        dangling = next((p for p in (folder, *folder.parents) if p.is_symlink() and not p.exists()), None)
+        if dangling is not None:  # before: "a file is in the way", of a link to a folder not yet made
+            target = dangling.resolve()  # through a chain of links, to the missing folder
+            raise OutputFolderError(f"{key}={folder}: cannot write the run's folder: {dangling} is a symlink "
+                                    f"to {target}, which does not exist. Fix: create the target folder "
+                                    f"(mkdir -p {target}), or remove the link (rm {dangling}), or "
+                                    f"{elsewhere}") from None
         reason = {errno.EROFS: "on a read-only file system", errno.EACCES: "permission denied",
                   errno.EPERM: "permission denied", errno.ENOSPC: "the disk is full",
                   errno.EDQUOT: "the disk quota is used up", errno.ENOTDIR: "a file is in the way",
