@@ -191,6 +191,27 @@ def test_a_folder_in_the_run_folder_names_paths_log_dir(hydra_run):
     assert "free" not in message
 
 
+def test_a_folder_in_a_run_folder_given_by_hydra_run_dir_names_hydra_run_dir(tmp_path):
+    # before: "... or write the run elsewhere: paths.log_dir=/another/folder.", which does not move a
+    # run whose folder hydra.run.dir= placed
+    run = tmp_path / "run"
+    run.mkdir()
+    compose_cfg([*TINY, f"hydra.run.dir={run}"], run)
+    runtime = HydraConfig.instance().cfg.hydra.runtime
+    with read_write(runtime), open_dict(runtime):
+        runtime.output_dir = str(run)
+    try:
+        (run / "checkpoints").write_text("")  # a file where the checkpoints' folder goes
+        path = run / "checkpoints" / "epoch_000.ckpt"
+        message = write_failure(path, OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)))
+    finally:
+        HydraConfig.instance().cfg = None
+    folder = run / "checkpoints"
+    assert message == (f"could not write the checkpoint {path}: its folder {folder} cannot be made ({folder} "
+                       f"is a file, not a folder); {NO_FILE}. Fix: move {folder} away, or write the run "
+                       f"elsewhere: hydra.run.dir=/another/folder.")
+
+
 def test_a_full_disk_gives_its_free_space_and_keeps_the_previous_file(tmp_path, no_hydra_run):
     with mounted("-t", "tmpfs", "-o", "size=64k", "tmpfs", target=tmp_path / "small") as small:
         path = small / "last.ckpt"

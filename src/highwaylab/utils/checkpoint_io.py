@@ -85,7 +85,8 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
     - ``EFBIG`` (a file larger than the process may write): the file-size limit (``ulimit -f``) and
       the checkpoint's size (``size``, bytes, if known); raise the limit;
     - ``EACCES``, ``EPERM``, ``EROFS``, ``ENOTDIR``, ``EEXIST``, ``ENOENT`` (the folder cannot be
-      made or written): the folder and the key that places it (:func:`_elsewhere`);
+      made or written): the folder and the key that places it (:func:`_elsewhere`: ``hydra.run.dir``
+      for a run given one, else ``paths.log_dir``);
     - anything else: the error's name and text, and the folder's keys.
     """
     folder = path.parent
@@ -146,12 +147,12 @@ def _nearest_existing(folder: Path) -> Path:
 
 
 def _elsewhere(folder: Path) -> str:
-    """How to put the checkpoints of ``folder`` elsewhere, by the key that placed it:
-    ``paths.log_dir`` when it lies in this run's folder (the default: ``<run folder>/checkpoints``),
-    else the checkpoint callbacks' ``dirpath`` keys."""
+    """How to put the checkpoints of ``folder`` elsewhere, by the key that placed it: when it lies in
+    this run's folder (the default: ``<run folder>/checkpoints``), the key of the run's folder
+    (:func:`_run_folder_key`), else the checkpoint callbacks' ``dirpath`` keys."""
     run = _run_folder()
     if run is not None and _inside(folder, run):
-        return "write the run elsewhere: paths.log_dir=/another/folder"
+        return f"write the run elsewhere: {_run_folder_key()}=/another/folder"
     return (f"choose another folder with the checkpoint callback's dirpath key "
             f"({' or '.join(CHECKPOINT_KEYS)}=/another/folder)")
 
@@ -165,6 +166,24 @@ def _run_folder() -> Path | None:
     except Exception:  # no Hydra run (a test, a notebook)
         pass
     return None
+
+
+def _run_folder_key() -> str:
+    """The key that placed this run's folder: ``hydra.run.dir`` (``hydra.sweep.dir`` for a job of a
+    multirun) when the run was given it (Hydra's overrides, as in the run's ``.hydra/hydra.yaml``),
+    which ``paths.log_dir`` does not move; else ``paths.log_dir``."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+        from hydra.types import RunMode
+
+        if HydraConfig.initialized():
+            hydra = HydraConfig.get()
+            key = "hydra.sweep.dir" if hydra.mode == RunMode.MULTIRUN else "hydra.run.dir"
+            if key in {o.split("=", 1)[0].lstrip("+~") for o in hydra.overrides.hydra}:
+                return key
+    except Exception:  # no Hydra run (a test, a notebook)
+        pass
+    return "paths.log_dir"
 
 
 def _inside(path: Path, folder: Path) -> bool:
