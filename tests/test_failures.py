@@ -87,6 +87,16 @@ def test_conv_run_is_named_and_tagged_by_the_depth_of_its_stages(tmp_path):
     assert compose_cfg(["depth=7"], tmp_path).run_name == "mnist-highway-d7-relu-sgd-s0"
 
 
+def test_experiments_are_named_as_the_readme_says(tmp_path):
+    # the README said every paper experiment is named <experiment>-s<seed>; paper_mnist_depth, a
+    # sweep of models and depths, keeps the default name so that its jobs' names differ
+    conv32 = compose_cfg(["experiment=paper_mnist_conv32", "seed=2"], tmp_path)
+    assert conv32.run_name == "paper_mnist_conv32-s2"
+    assert compose_cfg(["experiment=paper_cifar10_gap"], tmp_path).run_name == "paper_cifar10_gap-s0"
+    assert compose_cfg(["experiment=paper_mnist_depth", "model=plain", "depth=50"], tmp_path).run_name == \
+        "mnist-plain-d50-relu-sgd-s0"
+
+
 @pytest.mark.slow
 def test_metrics_json_holds_epoch_values_only_and_the_whole_wall_time(tmp_path, data_dir):
     # 4 steps, logged every 3rd: the loggers got step 2's loss last; before, metrics.json gave
