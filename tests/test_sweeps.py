@@ -238,3 +238,26 @@ def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_p
     with pytest.raises(SystemExit) as err:
         report_main([str(empty), "--no-wandb"])
     assert err.value.code == 1 and "nothing to plot" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tmp_path, data_dir):
+    # before: "Continuing study mnist_random ...", then optuna's 25-line traceback "ValueError: Cannot
+    # overwrite study direction from [MAXIMIZE] to [MINIMIZE]"
+    import optuna
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    study = optuna.create_study(study_name="mnist_random", storage=f"sqlite:///{sweep}/optuna.db",
+                                direction="maximize")
+    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5))
+    proc = train_py(["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}", "hydra.sweeper.n_trials=2",
+                     "hydra.sweeper.direction=minimize", "optimized_metric=train/loss"], tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+    assert lines == [
+        f"highwaylab: hydra.sweeper.direction=minimize, but the study mnist_random in "
+        f"sqlite:///{sweep}/optuna.db was created to maximize (it holds 1 trial, ranked so), and a study "
+        f"keeps its direction. Fix: continue it with hydra.sweeper.direction=maximize, or start a new search "
+        f"in another hydra.sweep.dir"]
+    assert "Traceback" not in proc.stderr and sorted(p.name for p in sweep.iterdir()) == ["optuna.db"]

@@ -8,7 +8,8 @@ Added here, around it:
 
 - the storage folder is created first (``sqlite:///<sweep dir>/optuna.db``);
 - a study that already holds trials (the same ``hydra.sweep.dir`` and ``study_name``: a restarted
-  search) is continued: its finished trials count towards ``n_trials``, trials left ``RUNNING`` by
+  search) is continued (in the direction it was created with: another one is refused in one
+  line): its finished trials count towards ``n_trials``, trials left ``RUNNING`` by
   a search that died are marked failed, new jobs are numbered after the old ones, so that no job
   folder is reused, and the sampler is reseeded (randomly: a seeded sampler would propose the
   earlier trials again);
@@ -66,10 +67,18 @@ class OptunaSweeper(_OptunaSweeper):
         trials = study.get_trials(deepcopy=False)
         if not trials:
             return
+        impl = self.sweeper
+        wanted = [str(d).lower() for d in impl._get_directions()]
+        stored = [d.name.lower() for d in study.directions]
+        if wanted != stored:  # optuna would raise "Cannot overwrite study direction", with a traceback
+            given, held = ",".join(wanted), f"{len(trials)} trial{'s' if len(trials) != 1 else ''}"
+            _exit(f"hydra.sweeper.direction={given}, but the study {name} in {storage} was created to "
+                  f"{','.join(stored)} (it holds {held}, ranked so), and a study keeps its "
+                  f"direction. Fix: continue it with hydra.sweeper.direction={','.join(stored)}, or start a "
+                  f"new search in another hydra.sweep.dir")
         stale = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING]
         for trial in stale:  # asked by a search that died before it could tell the result
             study._storage.set_trial_state(trial._trial_id, optuna.trial.TrialState.FAIL)
-        impl = self.sweeper
         done = len(trials)
         impl.job_idx = max(impl.job_idx or 0, done)  # new job folders after the old ones
         left = max(0, impl.n_trials - done)
