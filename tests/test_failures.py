@@ -206,6 +206,22 @@ def test_wandb_mode_online_with_the_offline_logger_is_one_warning(tmp_path, monk
         "online, set logger.wandb.offline=false (after wandb login)"]
 
 
+def test_wandb_mode_offline_over_an_online_logger_is_one_warning_and_recorded(tmp_path, monkeypatch, caplog):
+    # before: logger.wandb.offline=false with WANDB_MODE=offline in the shell ran offline without a
+    # highwaylab line, and config_resolved.yaml recorded offline: false
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    online = ["logger=wandb", "logger.wandb.offline=false"]
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + online, tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        assert without_disabled_wandb(cfg.logger) is cfg.logger
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_MODE=offline in the environment overrides logger.wandb.offline=false: the run logs offline "
+        "(recorded so); to log online, unset WANDB_MODE (or WANDB_MODE=online)"]
+    assert cfg.logger.wandb.offline is True  # what the record (config_resolved.yaml) then holds
+
+
 @pytest.mark.parametrize("mode", ["", "onlin"])
 def test_an_unknown_wandb_mode_is_one_line_naming_it(mode, tmp_path, monkeypatch):
     # before: pydantic's 4-line validation error from inside wandb.init

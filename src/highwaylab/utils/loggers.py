@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from highwaylab.errors import ConfigError
 
@@ -91,7 +91,9 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     """The ``logger`` group less its W&B logger when the environment variable ``WANDB_MODE`` is
     ``disabled`` (W&B's own switch: no run, no files), with one log line saying so; with
     ``WANDB_MODE=online`` and ``logger.wandb.offline=true``, one warning that the run stays offline
-    (W&B's own line would advise setting ``WANDB_MODE=online``).
+    (W&B's own line would advise setting ``WANDB_MODE=online``); with ``WANDB_MODE=offline`` and
+    ``logger.wandb.offline=false``, one warning that W&B follows the environment, and the node set
+    to ``offline: true`` (in place: the recorded config holds what runs).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
@@ -109,6 +111,14 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
         logging.getLogger(__name__).warning(
             f"WANDB_MODE=online, but logger.{names[0]}.offline=true (the default here) keeps the run "
             f"offline; to log online, set logger.{names[0]}.offline=false (after wandb login)")
+    asked_online = [name for name in names if group[name].get("offline") is False]
+    if mode in ("offline", "dryrun") and asked_online:  # W&B follows WANDB_MODE
+        logging.getLogger(__name__).warning(
+            f"WANDB_MODE={mode} in the environment overrides logger.{asked_online[0]}.offline=false: the "
+            f"run logs offline (recorded so); to log online, unset WANDB_MODE (or WANDB_MODE=online)")
+        with open_dict(group):
+            for name in asked_online:
+                group[name].offline = True  # the record holds what runs
     if mode != "disabled":
         return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
