@@ -40,11 +40,12 @@ from highwaylab.analysis.sweep_report import (
     table_rows,
 )
 
+SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>"  # in the messages: what a multirun folder is
+
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(prog="python -m highwaylab.report", description=__doc__.split("\n")[0])
-    example = "outputs/multiruns/<date>_<time>"
-    parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {example}")
+    parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {SWEEP_EXAMPLE}")
     parser.add_argument("--out", default=None, help="output folder (default: <sweep_dir>/report)")
     parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
@@ -80,7 +81,6 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     """The work of :func:`main` after its arguments are read; sets ``where["out"]`` to the output
     folder once it is known, and ``where["made"]`` to those of its folders that it made, innermost
     first (:func:`_interrupted` removes them if still empty)."""
-    example = "outputs/multiruns/<date>_<time>"
     if not args.no_wandb:  # before any work: W&B would refuse it after the report is written
         from highwaylab.workspace import project_name_error
 
@@ -88,7 +88,7 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         if refused is not None:
             fail(parser, f"{refused} (or --no-wandb)")
     if not args.sweep_dir.is_dir():
-        fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {example}")
+        fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {SWEEP_EXAMPLE}")
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
         fail(parser, f"--out is empty: give a folder, e.g. --out {args.sweep_dir / 'report'} (or leave --out "
                      f"out: <sweep_dir>/report)")
