@@ -553,3 +553,29 @@ def test_resuming_a_run_that_another_process_still_runs_is_refused_before_anythi
                 pass
     assert holder(run) is None  # released at the end of the job (the kernel releases it on any exit)
     assert argv(f"resume={run}", "trainer.max_epochs=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+@pytest.mark.slow
+def test_a_debug_pass_cannot_resume_a_run_and_overwrite_its_result(finished):
+    # before: resume=<finished run> trainer.max_epochs=3 debug=fast exited 0 after one debug batch and
+    # wrote "epochs": 0, "test/acc": 0.5 over the run's metrics.json
+    before = listing(finished)
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={finished} debug=fast: a debug pass (a batch or two, no logger) would run in the run's "
+            f"folder and write its metrics.json over the run's result. Fix: leave debug= out")):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "debug=fast")
+    assert listing(finished) == before
+
+
+@pytest.mark.slow
+def test_a_run_trained_with_test_false_is_completed_by_resume_with_its_test(finished, tmp_path):
+    # before: resume=<run> test=true of a run extended with test=false was refused: "its metrics.json
+    # already holds its result. To train it further, extend it", though that file had no test/*
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    metrics = json.loads((run / "metrics.json").read_text())
+    untested = {k: v for k, v in metrics.items() if not k.startswith("test/")}
+    (run / "metrics.json").write_text(json.dumps(untested))
+    assert argv(f"resume={run}", "test=true")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # tests it
+    with pytest.raises(ResumeError, match="the run has finished"):
+        argv(f"resume={finished}", "test=true")  # a tested run stays finished

@@ -149,6 +149,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                               f"would continue this run's checkpoint, its sampled values ignored). Fix: "
                               f"leave out hparams_search; to continue a search, rerun its command with "
                               f"hydra.sweep.dir=<its folder>")
+        debug = values.get("debug", "null")
+        if debug != "null":  # before: one debug batch overwrote the run's metrics.json
+            raise ResumeError(f"resume={values['resume']} debug={debug}: a debug pass (a batch or two, no "
+                              f"logger) would run in the run's folder and write its metrics.json over the "
+                              f"run's result. Fix: leave debug= out; to debug the run's setup, start a new "
+                              f"run: python train.py debug={debug} <the run's overrides>")
         for key in ("ckpt_path", "hydra.run.dir"):
             if key in values:
                 raise ResumeError(f"resume={values['resume']} and {key}= together: resume= continues "
@@ -491,9 +497,9 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
     again = shlex.quote(f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}")  # for the shell
-    if at_end and not _tested(run, steps):  # stopped after training, before its test: complete it
+    if at_end and not _tested(run, steps, test=bool(cfg.get("test"))):  # untested: complete it
         log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
-                 f"the run has no result of it (metrics.json): nothing is trained; its test runs and "
+                 f"the run has no tested result of it (metrics.json): nothing is trained; its test runs and "
                  f"metrics.json is written")
         return
     if at_end:
@@ -840,9 +846,11 @@ def _own_value(run: Path, key: str, name: str) -> Any:
     return _select(_load_config(records[-1] / "config.yaml", name), key) if records else None
 
 
-def _tested(run: Path | None, step: int) -> bool:
+def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     """Whether ``run`` has a result (``metrics.json``) of the checkpoint of ``step``: written after
-    the test that follows training; ``True`` when the run folder is unknown (as before)."""
+    the test that follows training; with ``test`` (the resume asks for the test), a result with its
+    ``test/acc`` (a run with ``test=false`` wrote one without); ``True`` when the run folder is
+    unknown (as before)."""
     if run is None:
         return True
     path = run / "metrics.json"
@@ -853,6 +861,8 @@ def _tested(run: Path | None, step: int) -> bool:
     except (OSError, ValueError):
         return False  # unreadable: completing the run writes it again
     written = metrics.get("global_step") if isinstance(metrics, dict) else None
+    if test and isinstance(metrics, dict) and "test/acc" not in metrics:
+        return False  # trained with test=false: test=true completes it
     return written is None or written == step
 
 
