@@ -11,6 +11,7 @@ import errno
 import io
 import json
 import os
+import re
 import resource
 import shlex
 import shutil
@@ -448,9 +449,20 @@ def test_a_run_id_wandb_refuses_and_a_number_are_named(tmp_path):
 def test_wandb_project_from_the_environment_and_a_disabled_wandb(tmp_path, monkeypatch):
     cfg = compose_cfg([*WANDB, "logger.wandb.project=''"], tmp_path)
     monkeypatch.setenv("WANDB_PROJECT", "a/b")  # Lightning's fallback for an empty project
-    with pytest.raises(ConfigError, match=r"^WANDB_PROJECT=a/b is refused by W&B \(.*\)\. Fix: change or "
-                                          r"unset WANDB_PROJECT, or set logger\.wandb\.project=highwaylab$"):
+    fix = ("Fix: unset WANDB_PROJECT or give it a value W&B accepts (W&B reads the environment variable "
+           "even where logger.wandb.project is set)")
+    with pytest.raises(ConfigError, match=r"^WANDB_PROJECT=a/b is refused by W&B \(.*\)\. " + re.escape(fix)):
         check_wandb_names(cfg.logger)
+    # before: with a valid logger.wandb.project, W&B still refused WANDB_PROJECT=a/b at the logger's
+    # first use, ten seconds in, and the line said to change logger.wandb (which does not help)
+    good = compose_cfg([*WANDB, "logger.wandb.project=otherproj"], tmp_path)
+    with pytest.raises(ConfigError, match=r"^WANDB_PROJECT=a/b is refused by W&B \(.*\)\. " + re.escape(fix)):
+        check_wandb_names(good.logger)
+    monkeypatch.delenv("WANDB_PROJECT")
+    monkeypatch.setenv("WANDB_RUN_ID", "a/b")
+    with pytest.raises(ConfigError, match=r"^WANDB_RUN_ID=a/b is refused by W&B \(.*\)\. Fix: unset WANDB_"):
+        check_wandb_names(good.logger)
+    monkeypatch.delenv("WANDB_RUN_ID")
     monkeypatch.setenv("WANDB_MODE", "disabled")  # no W&B run: nothing to check
     check_wandb_names(compose_cfg([*WANDB, "logger.wandb.project='a/b'"], tmp_path).logger)
     check_wandb_names(compose_cfg(TINY, tmp_path).logger)  # logger=none

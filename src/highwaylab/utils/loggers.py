@@ -128,9 +128,10 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
 def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     """Check the names that ``wandb.init`` validates, before any run starts: the project
     (``logger.<name>.project``, or the environment variable ``WANDB_PROJECT`` when it is empty),
-    the run id (``logger.<name>.id``, or Lightning's ``version``) and the run's extra ``tags`` (the
-    top-level ``tags``, :func:`check_wandb_tags`), with W&B's own validation (its ``wandb.Settings``
-    fields; in wandb 0.31 a project name has at most 128 characters and none of
+    the run id (``logger.<name>.id``, or Lightning's ``version``), the variables ``WANDB_PROJECT``
+    and ``WANDB_RUN_ID`` when set (W&B validates them whatever the config says) and the run's extra
+    ``tags`` (the top-level ``tags``, :func:`check_wandb_tags`), with W&B's own validation (its
+    ``wandb.Settings`` fields; in wandb 0.31 a project name has at most 128 characters and none of
     ``/ \\ # ? % :``, and a tag 1 to 64 characters). Unchecked, W&B refuses them at the logger's
     first use, after the data and model are built, with a ``UsageError`` that reads like a login
     problem (a tag: a pydantic traceback). W&B does not check the entity offline (an online server
@@ -160,6 +161,9 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                   (f"logger.{name}.{run_id}", "run_id", node.get(run_id), "null (W&B draws one)")]
         if not checks[0][2] and os.environ.get("WANDB_PROJECT"):  # Lightning's fallback: W&B's variable
             checks[0] = ("WANDB_PROJECT", "project", os.environ["WANDB_PROJECT"], "")
+        for variable, field in (("WANDB_PROJECT", "project"), ("WANDB_RUN_ID", "run_id")):
+            if os.environ.get(variable) and all(key != variable for key, *_ in checks):  # W&B validates
+                checks.append((variable, field, os.environ[variable], ""))  # it, whatever the config says
         for key, field, value, example in checks:
             if field == "project" and value in (None, ""):  # before: Lightning's fallback, lightning_logs
                 raise ConfigError(f"{key} is empty, so the W&B run would go to Lightning's fallback project, "
@@ -173,8 +177,10 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                                   f"quote it: '{key}=\"{value}\"'")
             reason = _wandb_refusal(field, value)
             if reason is not None:
-                fix = (f"give {key} a value W&B accepts, e.g. {key}={example}" if key != "WANDB_PROJECT"
-                       else f"change or unset WANDB_PROJECT, or set logger.{name}.project=highwaylab")
+                config_key = f"logger.{name}.project" if field == "project" else f"logger.{name}.id"
+                fix = (f"give {key} a value W&B accepts, e.g. {key}={example}" if key.startswith("logger.")
+                       else f"unset {key} or give it a value W&B accepts (W&B reads the environment "
+                            f"variable even where {config_key} is set)")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
         check_log_model(name, node)
 
