@@ -121,8 +121,11 @@ BAD = {
     "data.batch_size=2.5": "data.batch_size=2.5 must be a positive integer, e.g. data.batch_size=128.",
     "data.pin_memory=maybe": "data.pin_memory='maybe' must be true or false.",  # before: read as true
     "optim=sgd_step optim.scheduler.milestones=[a,b]":  # before: the learning rate never decayed
-        "optim.scheduler.milestones=['a', 'b'] must be a list of epochs >= 1 in increasing order",
+        "optim.scheduler.milestones=['a', 'b'] must be a list of epochs >= 1 in strictly increasing order",
     "optim=sgd_step optim.scheduler.milestones=[150,100]": "optim.scheduler.milestones=[150, 100] must be",
+    # thirteenth pass: before, [1,1] was accepted, and MultiStepLR divided the rate by 100 at epoch 1
+    "optim=sgd_step optim.scheduler.milestones=[1,1]": "optim.scheduler.milestones=[1, 1] must be a list of "
+                                                       "epochs >= 1 in strictly increasing order",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
     "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
         "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "

@@ -126,11 +126,11 @@ def check_schedule(cfg: DictConfig) -> None:
         listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)
         values = list(milestones) if listed else None
         if not values or any(isinstance(m, bool) or not isinstance(m, int) or m < 1 for m in values) \
-                or values != sorted(values):
+                or values != sorted(set(values)):  # [1,1]: MultiStepLR multiplies by gamma twice at 1
             raise ConfigError(f"optim.scheduler.milestones={milestones!r} must be a list of epochs >= 1 in "
-                              f"increasing order (the learning rate is divided at each; an epoch never "
-                              f"equals anything else, so it would never decay), e.g. "
-                              f"'optim.scheduler.milestones=[100,150]'")
+                              f"strictly increasing order (the learning rate is multiplied by gamma at each; "
+                              f"an epoch given twice applies it twice there, and one out of order never "
+                              f"decays it), e.g. 'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
 
 
