@@ -478,6 +478,12 @@ COMMAND_LINES = {
     "model=[highway,plain]": "model=[highway,plain]: model takes one option; a list would merge them into "
                              "one config. Fix: choose one (model=highway), or run each in a multirun: -m "
                              "model=highway,plain",
+    # thirteenth pass: before, Hydra's five lines "Cannot merge DictConfig with ListConfig ... full_key:
+    # tags ... HYDRA_FULL_ERROR=1", with no fix
+    "tags={a:1}": "tags={a:1}: tags must be a list of tags or one tag, e.g. tags=[base,wide] or tags=base",
+    "callbacks.epoch_log.keys={a:1}": "callbacks.epoch_log.keys={a:1}: callbacks.epoch_log.keys is a list in "
+                                      "the config, and Hydra cannot merge this value into it (Cannot merge "
+                                      "DictConfig with ListConfig). Fix: give a value of its kind",
 }
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ConfigTypeError
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
@@ -328,6 +328,19 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
     cause = err.__cause__
     missing_key = getattr(cause, "full_key", None)
+    if isinstance(cause, ConfigTypeError) and missing_key:  # tags={a:1}: a mapping into a list
+        given = next((o for o in overrides if _key(o) == missing_key), None)
+        if given is not None:
+            if missing_key == "tags":
+                return f"{given}: tags must be a list of tags or one tag, e.g. tags=[base,wide] or tags=base"
+            rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
+            node = OmegaConf.select(rest, missing_key) if rest is not None else None
+            kind = ("a list" if OmegaConf.is_list(node) else "a mapping" if OmegaConf.is_dict(node)
+                    else "of another kind")
+            return (f"{given}: {missing_key} is {kind} in the config, and Hydra cannot merge this value into "
+                    f"it ({' '.join(str(cause).splitlines()[:1])}). Fix: give a value of its kind (python "
+                    f"train.py --cfg job shows it), or replace it whole: '~{missing_key}' "
+                    f"'+{given.lstrip('+~')}'")
     if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
         return None
     index = next((i for i, o in enumerate(single) if o is not None and _key(o) == missing_key
