@@ -579,3 +579,21 @@ def test_a_run_trained_with_test_false_is_completed_by_resume_with_its_test(fini
     assert argv(f"resume={run}", "test=true")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # tests it
     with pytest.raises(ResumeError, match="the run has finished"):
         argv(f"resume={finished}", "test=true")  # a tested run stays finished
+
+
+@pytest.mark.slow
+def test_a_folder_at_the_lock_path_is_one_line_not_a_silently_unlocked_run(finished, tmp_path):
+    # before: with a folder at .hydra/running.lock, resume= ran with no word, the lock silently off
+    from highwaylab.utils.run_lock import LOCK, holding
+
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / LOCK).unlink(missing_ok=True)
+    (run / LOCK).mkdir()
+    fix = (f"{run / LOCK} is a folder, where the run keeps the lock that lets one process at a time write "
+           f"its folder. Fix: remove it (rm -r {run / LOCK}); the run makes the file itself")
+    with pytest.raises(HighwaylabError, match=re.escape(f"resume={run}: {fix}")):
+        argv(f"resume={run}", "trainer.max_epochs=4")
+    with pytest.raises(HighwaylabError, match=re.escape(f"hydra.run.dir={run}: {fix}")):
+        with holding(run):
+            pass

@@ -37,6 +37,7 @@ def holding(run: Path) -> Iterator[None]:
     if fcntl is None or not path.parent.is_dir():
         yield
         return
+    check_lock_file(path, f"hydra.run.dir={run}")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:  # a read-only record folder: the run's own checks name that
@@ -59,9 +60,16 @@ def holding(run: Path) -> Iterator[None]:
 
 def holder(run: Path) -> int | None:
     """The process id that holds ``run``'s lock (0 if it wrote none), or ``None`` when no running
-    process holds it."""
+    process holds it.
+
+    Raises:
+        ConfigError: something else than a file is at the lock's path (:func:`check_lock_file`).
+    """
     path = Path(run) / LOCK
-    if fcntl is None or not path.is_file():
+    if fcntl is None:
+        return None
+    check_lock_file(path, f"resume={run}")
+    if not path.is_file():
         return None
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -76,6 +84,18 @@ def holder(run: Path) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+def check_lock_file(path: Path, given: str) -> None:
+    """Raises ConfigError when something else than a file (a folder, a FIFO...) is at the lock's
+    path: the lock would be silently off, and two processes could write one run folder."""
+    from highwaylab.errors import ConfigError
+
+    if os.path.lexists(path) and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a plain file"
+        raise ConfigError(f"{given}: {path} is {kind}, where the run keeps the lock that lets one process "
+                          f"at a time write its folder. Fix: remove it (rm -r {path}); the run makes the "
+                          f"file itself")
 
 
 def busy_message(run: Path, pid: int | None, given: str) -> str:
