@@ -597,3 +597,19 @@ def test_a_folder_at_the_lock_path_is_one_line_not_a_silently_unlocked_run(finis
     with pytest.raises(HighwaylabError, match=re.escape(f"hydra.run.dir={run}: {fix}")):
         with holding(run):
             pass
+
+
+@pytest.mark.slow
+def test_changing_how_the_best_checkpoint_is_chosen_is_refused_on_resume(finished):
+    # before: resume=<run> ... callbacks.model_checkpoint.monitor=val/loss mode=min ran with Lightning's
+    # raw "callbacks used to create the checkpoint need to be provided" warning, and the old best
+    # (chosen by val/acc) stayed in checkpoints/ beside the new one
+    before = listing(finished)
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={finished}: callbacks.model_checkpoint.monitor=val/loss changes how the run's best "
+            f"checkpoint is chosen (the run chose it by monitor val/acc)")):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "callbacks.model_checkpoint.monitor=val/loss",
+             "callbacks.model_checkpoint.mode=min")
+    with pytest.raises(ResumeError, match=re.escape("callbacks.model_checkpoint.mode=min changes how")):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "callbacks.model_checkpoint.mode=min")
+    assert listing(finished) == before

@@ -169,6 +169,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
+            check_best_criterion(base_cfg, cfg, run)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
@@ -433,6 +434,25 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
             f"data order of the run as it was. Resume without it, or start a new run with it")
+
+
+BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
+
+
+def check_best_criterion(base: DictConfig, cfg: DictConfig, run: Path) -> None:
+    """Raises ResumeError when the extra overrides change how the run's best checkpoint is chosen
+    (``BEST_CRITERION``): Lightning keeps a ``ModelCheckpoint``'s state under its monitor and mode,
+    so the resumed run would start a new "best" (with a raw warning), and the old best checkpoint
+    would stay in ``checkpoints/`` beside the new one, chosen by another metric."""
+    for key in BEST_CRITERION:
+        old, new = _select(base, key), _select(cfg, key)
+        if old is not None and old != new:
+            field = key.rsplit(".", 1)[1]
+            raise ResumeError(
+                f"resume={run}: {key}={_short(new)} changes how the run's best checkpoint is chosen (the "
+                f"run chose it by {field} {_short(old)}): its best so far would stay beside a new best, "
+                f"chosen by another criterion, and test/* would be of the new one. Resume without it, or "
+                f"start a new run with it")
 
 
 def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
