@@ -174,6 +174,11 @@ BAD = {
     "callbacks.model_checkpoint.filename=last":
         "callbacks.model_checkpoint.filename=last is the file of callbacks.last_checkpoint (last.ckpt, the "
         "latest state): the best checkpoint would be overwritten by the latest",
+    # fourteenth pass: before, the latest state overwrote epoch_000.ckpt, the best, and the test ran on
+    # the last epoch's weights (test/loss 71 against 3.7)
+    "callbacks.last_checkpoint.filename=epoch_000":
+        "callbacks.last_checkpoint.filename=epoch_000 is a name that callbacks.model_checkpoint gives its "
+        "best checkpoints (epoch_{{epoch:03d}}.ckpt): the latest state would overwrite a best checkpoint",
     "callbacks.model_checkpoint.save_last=true":
         "callbacks.model_checkpoint.save_last=True: callbacks.last_checkpoint writes last.ckpt already",
     # eleventh pass: before, check_fc()'s TypeError traceback (a removed required key), a plain net

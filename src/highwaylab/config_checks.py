@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -218,12 +219,26 @@ def check_checkpoint_files(callbacks: DictConfig | None) -> None:
                                   f"last.ckpt already, and two writers make Lightning write last-v1.ckpt. "
                                   f"Fix: callbacks.{name}.save_last=false")
             same_folder = node.get("dirpath") == last.get("dirpath") or last.get("dirpath") is None
-            if same_folder and str(node.get("filename")) == str(last.get("filename", "last")):
-                last_file = f"{last.get('filename', 'last')}.ckpt"
+            last_name = str(last.get("filename", "last"))
+            if same_folder and str(node.get("filename")) == last_name:
                 raise ConfigError(f"callbacks.{name}.filename={node.filename} is the file of "
-                                  f"callbacks.{other} ({last_file}, the latest state): the best checkpoint "
-                                  f"would be overwritten by the latest, and the test would run on the last "
-                                  f"epoch's weights. Fix: another name, e.g. callbacks.{name}.filename=best")
+                                  f"callbacks.{other} ({last_name}.ckpt, the latest state): the best "
+                                  f"checkpoint would be overwritten by the latest, and the test would run on "
+                                  f"the last epoch's weights. Fix: another name, e.g. "
+                                  f"callbacks.{name}.filename=best")
+            pattern = _filename_pattern(str(node.get("filename")))
+            if same_folder and pattern is not None and re.fullmatch(pattern, last_name):
+                raise ConfigError(f"callbacks.{other}.filename={last_name} is a name that callbacks.{name} "
+                                  f"gives its best checkpoints ({node.filename}.ckpt): the latest state "
+                                  f"would overwrite a best checkpoint, and the test would run on another "
+                                  f"epoch's weights. Fix: another name, e.g. callbacks.{other}.filename=last")
+
+
+def _filename_pattern(template: str) -> str | None:
+    """A regular expression for the names a ``ModelCheckpoint`` ``filename`` template gives
+    (``epoch_{epoch:03d}``: ``epoch_`` and anything); ``None`` for a name without a placeholder."""
+    parts = re.split(r"\{[^{}]*\}", template)
+    return ".+".join(re.escape(part) for part in parts) if len(parts) > 1 else None
 
 
 def check_paths_and_optim(cfg: DictConfig) -> None:
