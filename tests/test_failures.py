@@ -604,6 +604,11 @@ def test_a_run_without_its_record_is_refused_before_hydra_writes(tmp_path):
     # was told to resume it
     with pytest.raises(ResumeError, match=r"hydra\.output_subdir=null would leave the run without its"):
         rewrite_argv(["train.py", "hydra.output_subdir=null", f"hydra.run.dir={tmp_path}/run"], ROOT / "conf")
+    # fourteenth pass: before, hydra.output_subdir=meta was accepted (no .hydra/, no run-folder lock),
+    # then resume= said "is not a run folder" while a new run there was told to resume it
+    with pytest.raises(ResumeError, match=r"^hydra\.output_subdir=meta: the run.s record must be its"):
+        rewrite_argv(["train.py", "hydra.output_subdir=meta", f"hydra.run.dir={tmp_path}/run"], ROOT / "conf")
+    assert not (tmp_path / "run").exists()
 
 
 

@@ -136,6 +136,11 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         raise ResumeError("hydra.output_subdir=null would leave the run without its record (.hydra/: its "
                           "config and overrides), so resume= could never continue it; leave "
                           "hydra.output_subdir out")
+    if "hydra.output_subdir" in values:  # before: meta/ accepted, then "not a run folder" for resume=
+        raise ResumeError(f"hydra.output_subdir={values['hydra.output_subdir']}: the run's record must be "
+                          f"its .hydra/ folder (config, overrides, the run-folder lock), where resume=, the "
+                          f"report and the one-run-per-folder checks look for it; leave "
+                          f"hydra.output_subdir out")
 
     if "resume" in values:
         extra = [o for o in overrides if _key_value(o)[0] != "resume"]
