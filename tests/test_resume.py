@@ -547,6 +547,12 @@ def test_resuming_a_run_that_another_process_still_runs_is_refused_before_anythi
                 f"wait for it to end, or stop it (kill {pid}: SIGTERM saves its state), then resume it")):
             argv(f"resume={run}", "trainer.max_epochs=4")
         assert listing(run) == before
+        # fourteenth pass: before, a new run given the live run's folder was told that run "wrote no
+        # checkpoint ... cannot be resumed" and to rm -r it
+        with pytest.raises(ResumeError, match=re.escape(
+                f"hydra.run.dir={run} is the folder of a run that is still running in process {pid} (it "
+                f"holds {run / LOCK}): a new run there would write among its files")):
+            argv("depth=3", f"hydra.run.dir={run}")
         busy = f"hydra.run.dir={run}: the run is still running"
         with pytest.raises(HighwaylabError, match=re.escape(busy)):
             with holding(run):  # the low-level ckpt_path= resume meets the lock when its job starts

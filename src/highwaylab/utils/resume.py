@@ -58,6 +58,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import further_rank
+from highwaylab.utils.run_lock import LOCK as LOCK_FILE
 from highwaylab.utils.run_lock import busy_message, holder
 
 log = logging.getLogger(__name__)
@@ -377,6 +378,11 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     checkpoint inside it). A missing or empty folder is free."""
     if not folder.is_dir() or (ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder)):
         return  # nothing there yet, or resuming that very run, in place
+    if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
+        who = f"process {pid}" if pid else "another process"
+        raise ResumeError(f"hydra.run.dir={folder} is the folder of a run that is still running in {who} "
+                          f"(it holds {folder / LOCK_FILE}): a new run there would write among its files. "
+                          f"Fix: give a new folder (or leave hydra.run.dir out)")
     found = _run_files(folder)
     if found and not _checkpoints(folder / LAST_CKPT.parent):  # its run saved nothing to resume from
         raise ResumeError(f"hydra.run.dir={folder} holds the record of a run that wrote no checkpoint "
