@@ -45,6 +45,16 @@ class DeleteRunFolderAt(L.Callback):
             shutil.rmtree(trainer.default_root_dir)
 
 
+class DeleteBestAtFitEnd(L.Callback):
+    """Delete the best checkpoint (``trainer.checkpoint_callback.best_model_path``) when fitting ends,
+    before the test that runs on it, as a user's ``rm`` of it during the run does."""
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        best = trainer.checkpoint_callback.best_model_path
+        if os.path.isfile(best):  # a resume of the run has the callback too
+            os.remove(best)
+
+
 class CrashAt(L.Callback):
     """Raise ``RuntimeError`` at the end of the training batch of step ``step``: a run that dies
     without a signal (as with SIGKILL, nothing is saved on the way out)."""

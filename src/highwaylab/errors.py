@@ -57,3 +57,8 @@ class RunFolderGone(HighwaylabError, OSError):
     checkpoint could not write its file. Raised by the task wrapper
     (:func:`highwaylab.utils.task.run_folder_gone`) from the ``OSError`` it found; the message names
     the folder, the file and what is left to do."""
+
+
+class CheckpointMissingError(HighwaylabError, FileNotFoundError):
+    """A checkpoint that the run needs is gone (deleted or moved during the run): the best one,
+    which the test runs on. The message names the file and the ways to finish the run."""

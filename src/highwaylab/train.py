@@ -38,7 +38,7 @@ from highwaylab.callbacks import (
 )
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate
-from highwaylab.errors import ConfigError
+from highwaylab.errors import CheckpointMissingError, ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
@@ -145,6 +145,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
+        check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
         trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
@@ -247,6 +248,20 @@ def build(cfg: DictConfig) -> Built:
             "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)
+
+
+def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
+    """Raises CheckpointMissingError when the best checkpoint, which the test runs on, is gone (it was
+    deleted or moved during the run, or after it: a resume to complete the run meets it too)."""
+    if not best or os.path.isfile(best):
+        return
+    run = HydraConfig.get().runtime.output_dir if HydraConfig.initialized() else None
+    again = f"python train.py resume={run} test=false" if run else "test=false"
+    monitor = getattr(trainer.checkpoint_callback, "monitor", None)
+    raise CheckpointMissingError(
+        f"the best checkpoint {best}{f' (by {monitor})' if monitor else ''} is gone (deleted or moved?), "
+        f"and the test runs on it; the training state is safe in the latest checkpoint. Fix: put the file "
+        f"back and resume the run (it then tests), or finish it without the test: {again}")
 
 
 def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None,
