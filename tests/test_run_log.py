@@ -380,3 +380,18 @@ def test_the_lesioning_hint_is_given_only_to_runs_with_highwaylabs_analysis(tmp_
         with caplog.at_level(logging.INFO, logger="highwaylab"):
             train(compose_cfg(tiny(callbacks, "logger=none"), tmp_path / callbacks.split("=")[1]))
         assert sum(hint in r.getMessage() for r in caplog.records) == expected, callbacks
+
+
+@pytest.mark.slow
+def test_a_console_that_cannot_encode_a_character_writes_it_escaped_and_the_run_finishes(tmp_path, data_dir):
+    # before: PYTHONIOENCODING=ascii with run_name='δοκιμή': "--- Logging error ---", three
+    # UnicodeEncodeError tracebacks through the config tree, and a dead run
+    run = tmp_path / "run"
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *tiny("logger=csv"), "run_name='δοκιμή'",
+                           f"hydra.run.dir={run}"], capture_output=True, timeout=300, cwd=tmp_path,
+                          env=subprocess_env(PYTHONIOENCODING="ascii"))
+    output = (proc.stdout + proc.stderr).decode("ascii")  # all of it ASCII
+    assert proc.returncode == 0, output[-3000:]
+    assert "Traceback" not in output and "Logging error" not in output
+    assert "run_name: \\u03b4\\u03bf\\u03ba\\u03b9\\u03bc\\u03ae" in output
+    assert "run_name: δοκιμή" in (run / "config_resolved.yaml").read_text(encoding="utf-8")

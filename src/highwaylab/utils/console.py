@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import logging
 import os
 import sys
@@ -124,8 +125,9 @@ def guard_standard_streams() -> None:
     """At the start of ``train.py``: a stdout (or stderr) that was closed when the process started
     (``>&-``, some daemons: Python then sets ``sys.stdout`` to ``None``) is opened on ``os.devnull``,
     on its own file descriptor, so that no later file takes descriptor 1 or 2 and every print goes
-    nowhere (one line on stderr says so, if stderr is open); and ``sys.stdout`` becomes a
-    :class:`GuardedStdout`."""
+    nowhere (one line on stderr says so, if stderr is open); a console whose encoding lacks a
+    character (``PYTHONIOENCODING=ascii`` and a run name in Greek) writes it escaped (``\u03b4``)
+    instead of raising; and ``sys.stdout`` becomes a :class:`GuardedStdout`."""
     for fd, name in ((1, "stdout"), (2, "stderr")):
         if getattr(sys, name) is not None:
             continue
@@ -139,6 +141,9 @@ def guard_standard_streams() -> None:
         if name == "stdout" and sys.stderr is not None:
             sys.stderr.write("highwaylab: stdout is closed (started with >&-?): the run's log goes to "
                              "train.log only\n")
+    for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: \u03b4 for a character it lacks
+        with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+            stream.reconfigure(errors="backslashreplace")
     if not isinstance(sys.stdout, GuardedStdout):
         sys.stdout = GuardedStdout(sys.stdout)
 
