@@ -240,6 +240,35 @@ def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_p
     assert err.value.code == 1 and "nothing to plot" in capsys.readouterr().err
 
 
+def test_a_full_disk_on_summary_jsonl_is_one_warning_and_the_summary_says_incomplete(tmp_path, monkeypatch,
+                                                                                        caplog):
+    from omegaconf import OmegaConf
+
+    from highwaylab.utils import sweep as sweep_module
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "summary.jsonl").symlink_to("/dev/full")  # every write: ENOSPC, as on a full disk
+    hc = OmegaConf.create({"job": {"num": 1}, "overrides": {"task": ["seed=1"]},
+                           "runtime": {"output_dir": str(sweep / "1_seed1")}, "sweep": {"dir": str(sweep)}})
+    monkeypatch.setattr(sweep_module, "in_multirun", lambda: True)
+    monkeypatch.setattr(sweep_module.HydraConfig, "get", staticmethod(lambda: hc))
+    with caplog.at_level("INFO", logger="highwaylab.utils.sweep"):
+        # before: OSError: [Errno 28] No space left on device, out of record_job
+        assert sweep_module.record_job("ok", {"test/acc": 0.9}) is None
+        # before: no "jobs finished" line (the sweep had ended in the traceback)
+        end = OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep)}}})
+        sweep_module.SweepSummary().on_multirun_end(end)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == (f"highwaylab: {sweep / 'summary.jsonl'}: job 1's line could not be written (No space "
+                        f"left on device, a full disk); the sweep goes on, and its results are in its folder "
+                        f"{sweep / '1_seed1'}")
+    assert lines[1] == (f"Sweep {sweep}: 0 of 0 jobs finished (summary.jsonl is incomplete: some jobs could "
+                        f"not be recorded (a full disk?); their folders hold their results, python -m "
+                        f"highwaylab.report {sweep} lists them)")
+    assert len(lines) == 2 and (sweep / "summary.jsonl.incomplete").is_file()
+
+
 @pytest.mark.slow
 def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tmp_path, data_dir):
     # before: "Continuing study mnist_random ...", then optuna's 25-line traceback "ValueError: Cannot

@@ -7,6 +7,8 @@ reads it with the jobs' ``metrics.json`` files.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import math
@@ -26,6 +28,7 @@ from highwaylab.utils.ranks import env_rank
 
 log = logging.getLogger(__name__)
 SUMMARY = "summary.jsonl"
+INCOMPLETE = "summary.jsonl.incomplete"  # beside it: a job's line could not be written (a full disk)
 
 
 def in_multirun() -> bool:
@@ -42,8 +45,13 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
     SIGINT or SIGHUP with its state saved, to be resumed), ``error`` (one line, or null), and the
     job's final ``metrics`` (NaN and infinity written as null).
 
+    A line that cannot be written (``OSError``: a full disk, a read-only folder) is one warning line
+    naming the file and the cause; the job's own folder still holds its results, the sweep goes on,
+    and the file is marked incomplete (an empty ``summary.jsonl.incomplete`` beside it, where that
+    can be made, and in this process) for :class:`SweepSummary`. Nothing is raised.
+
     Returns:
-        The summary file, or ``None`` outside a multirun.
+        The summary file, or ``None`` outside a multirun or when its line could not be written.
     """
     if not in_multirun() or env_rank() != 0:  # a DDP job is recorded once, by rank zero
         return None
@@ -52,10 +60,29 @@ def record_job(status: str, metrics: dict[str, Any] | None = None, error: str | 
             "status": status, "error": error,
             "metrics": {k: _json_value(v) for k, v in (metrics or {}).items()}}
     path = Path(hc.sweep.dir) / SUMMARY
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as f:
-        f.write(json.dumps(line) + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+    except OSError as err:
+        _UNRECORDED.add(str(path.parent))
+        with contextlib.suppress(OSError):  # an empty file: it may fit where the line did not
+            (path.parent / INCOMPLETE).touch()
+        log.warning(f"highwaylab: {path}: job {hc.job.num}'s line could not be written "
+                    f"({err.strerror or err}{', a full disk' if err.errno == errno.ENOSPC else ''}); "
+                    f"the sweep goes on, and its results are in its folder {hc.runtime.output_dir}")
+        return None
     return path
+
+
+_UNRECORDED: set[str] = set()  # the sweep folders whose summary.jsonl missed a line of this process's jobs
+
+
+def summary_incomplete(sweep_dir: str | Path) -> bool:
+    """Whether a job of the sweep in ``sweep_dir`` could not write its line to ``summary.jsonl``
+    (:func:`record_job`): in this process (the basic launcher's jobs) or, as the marker file
+    ``summary.jsonl.incomplete`` says, in another."""
+    return str(Path(sweep_dir)) in _UNRECORDED or (Path(sweep_dir) / INCOMPLETE).exists()
 
 
 def nan_objective(name: str | None, metrics: dict[str, Any], value: float | None) -> str | None:
@@ -106,16 +133,25 @@ def _json_value(value: Any) -> Any:
 
 class SweepSummary(Callback):
     """Hydra callback: at the end of a multirun, log how many jobs finished and each failed job with
-    its error (from ``summary.jsonl``), and exit with status 1 if any failed.
+    its error (from ``summary.jsonl``; saying when it is incomplete: :func:`summary_incomplete`), and
+    exit with status 1 if any failed.
 
     Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.sweep_summary``).
     """
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        lines = read_summary(config.hydra.sweep.dir)
+        sweep = config.hydra.sweep.dir
+        try:
+            lines = read_summary(sweep)
+        except OSError as err:  # summary.jsonl unreadable: the count is of no job
+            log.warning(f"highwaylab: {Path(sweep) / SUMMARY} cannot be read ({err.strerror or err})")
+            lines = []
         failed = [line for line in lines if line["status"] != "ok"]
-        log.info(f"Sweep {config.hydra.sweep.dir}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
-                 f"(summary.jsonl)")
+        incomplete = (" is incomplete: some jobs could not be recorded (a full disk?); their folders hold "
+                      f"their results, python -m highwaylab.report {sweep} lists them"
+                      if summary_incomplete(sweep) else "")
+        log.info(f"Sweep {sweep}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
+                 f"(summary.jsonl{incomplete})")
         for line in failed:
             log.error(f"job {line['job']} ({' '.join(line['overrides'])}) {line['status']}: {line['error']}")
         if failed:
