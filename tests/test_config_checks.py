@@ -489,6 +489,11 @@ COMMAND_LINES = {
     "callbacks.epoch_log.keys={a:1}": "callbacks.epoch_log.keys={a:1}: callbacks.epoch_log.keys is a list in "
                                       "the config, and Hydra cannot merge this value into it (Cannot merge "
                                       "DictConfig with ListConfig). Fix: give a value of its kind",
+    # fourteenth pass: before, Hydra's "ValueError: Only one of --run, --multirun, --cfg, --info and
+    # --shell_completion can be specified" inside a 9-line traceback
+    "-m --cfg job model=plain,highway":
+        "-m and --cfg: Hydra runs one of -m (--multirun), --run, --cfg, --info and --shell-completion at a "
+        "time. Fix: leave out -m; --cfg job <overrides> shows one job's config",
 }
 
 

@@ -64,7 +64,8 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     command line Hydra's parser refuses, are left alone.
 
     Raises:
-        OverrideError: a faulty override (see the module's docstring).
+        OverrideError: a faulty override (see the module's docstring), or two of Hydra's commands
+            (``-m --cfg job``), which Hydra refuses with a traceback.
         ConfigError, DataError: what :func:`~highwaylab.config_checks.validate` raises.
     """
     from hydra.core.hydra_config import HydraConfig
@@ -83,6 +84,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     except (ValueError, SystemExit):
         _flag_for_a_key(argv[1:], config_dir, config_name)  # --resume x: resume=x
         return
+    _one_command(args)
     if any(getattr(args, name, None) for name in NOT_A_RUN) or args.config_path or args.config_name:
         return
     if any(_key(o) == "resume" for o in args.overrides):
@@ -201,6 +203,20 @@ def _check_local_ranks(trainer: Any) -> None:
                             f"local multirun Lightning would start each further rank by rerunning the whole "
                             f"sweep. Fix: run DDP jobs one at a time (without -m), or sweep through a "
                             f"launcher that starts the ranks itself: -m hydra/launcher=slurm (or slurm_cpu)")
+
+
+def _one_command(args: Any) -> None:
+    """Raises OverrideError when the command line gives more than one of Hydra's commands (``-m``,
+    ``--run``, ``--cfg``, ``--info``, ``--shell-completion``), which Hydra refuses with a traceback."""
+    commands = (("-m", args.multirun), ("--run", args.run), ("--cfg", args.cfg is not None),
+                ("--info", args.info is not None), ("--shell-completion", args.shell_completion))
+    given = [flag for flag, on in commands if on]
+    if len(given) < 2:
+        return
+    fix = (" Fix: leave out -m; --cfg job <overrides> shows one job's config (give one value of each swept "
+           "key, e.g. model=plain)" if "-m" in given and "--cfg" in given else " Fix: keep one of them")
+    raise OverrideError(f"{' and '.join(given)}: Hydra runs one of -m (--multirun), --run, --cfg, --info and "
+                        f"--shell-completion at a time.{fix}")
 
 
 def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
