@@ -494,6 +494,11 @@ COMMAND_LINES = {
     "-m --cfg job model=plain,highway":
         "-m and --cfg: Hydra runs one of -m (--multirun), --run, --cfg, --info and --shell-completion at a "
         "time. Fix: leave out -m; --cfg job <overrides> shows one job's config",
+    # fourteenth pass: before, "add it: +model.gate_bias=...", which is refused in turn ("is for highway
+    # models, not 'residual': remove it")
+    "model=residual model.gate_bias=-2":
+        "model.gate_bias=-2: model=residual has no gates, and model.gate_bias is for highway models. Fix: "
+        "model=highway model.gate_bias=-2 (model=conv_highway for a conv net), or leave it out",
 }
 
 

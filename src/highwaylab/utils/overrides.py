@@ -375,6 +375,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     groups = [p.parent.name for p in Path(config_dir).glob(f"*/{value}.yaml")] if value and not parent else []
     if group := did_you_mean(name, groups).removeprefix("; did you mean ").removesuffix("?"):
         meant = f"; did you mean the group {group}={value}?"  # modle=plain: model=, not module
+    model = cfg.hydra.runtime.choices.get("model") if cfg is not None else None
+    if missing_key == "model.gate_bias" and model is not None and not given.startswith("~"):
+        # +model.gate_bias would be refused in turn (check_gate_bias): a block without gates
+        return (f"{given}: model={model} has no gates, and model.gate_bias is for highway models. Fix: "
+                f"model=highway {given.lstrip('+')} (model=conv_highway for a conv net), or leave it out")
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
