@@ -228,6 +228,20 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
     assert "\n" not in message
 
 
+def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decoding_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIGHWAYLAB_TEST_DEPTH", "3")
+    cfg = compose_cfg(["depth=${oc.env:HIGHWAYLAB_TEST_DEPTH}"], tmp_path)
+    with pytest.raises(ConfigError) as excinfo:
+        validate(cfg)
+    # before: "depth='3' is invalid: it must be a positive integer (the stem plus ...)", no word of a string
+    assert str(excinfo.value) == ("depth='3' is invalid: it must be a positive integer, and this is the "
+                                  "string '3' (${oc.env:...} gives strings). Fix: depth=3, or decode it: "
+                                  "'depth=\"${oc.decode:${oc.env:NAME}}\"'")
+    decoded = compose_cfg(['depth="${oc.decode:${oc.env:HIGHWAYLAB_TEST_DEPTH}}"'], tmp_path)
+    validate(decoded)  # the fix holds
+    assert decoded.depth == 3
+
+
 @pytest.mark.parametrize("overrides", [[], ["model=plain"], ["model=residual"], ["model=conv_highway"],
                                        ["model=conv_residual"], ["experiment=paper_mnist_conv16"],
                                        ["experiment=paper_cifar10_highway_a", "data.download=true"],

@@ -46,7 +46,13 @@ NOT_ELEMENTWISE = {"prelu": "has learnable weights", "threshold": "needs argumen
 
 
 def check_positive_int(key: str, value: Any, hint: str) -> None:
-    """Raises ConfigError, naming ``key``, unless ``value`` is an int >= 1 (``True`` is not)."""
+    """Raises ConfigError, naming ``key``, unless ``value`` is an int >= 1 (``True`` is not). For a
+    string of digits (what ``${oc.env:NAME}`` gives) the message says it is a string and how to
+    decode it."""
+    if isinstance(value, str) and value.strip().isdigit():
+        raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer, and this is the "
+                          f"string {value!r} (${{oc.env:...}} gives strings). Fix: {key}={value.strip()}, or "
+                          f"decode it: '{key}=\"${{oc.decode:${{oc.env:NAME}}}}\"'")
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
 
