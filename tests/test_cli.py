@@ -134,3 +134,12 @@ def test_a_depth_100_run_shows_every_family_in_at_most_40_wandb_keys_on_one_step
     assert "example 0: label" in stripes[0]["stripes/gates.captions"][0]
     for name in stripes[-1]["stripes/gates.filenames"]:  # the image files are in the run's folder
         assert list((tmp_path / "run" / "wandb").rglob(f"files/{name}")), name
+
+
+def test_version_is_printed_once(tmp_path):
+    import hydra
+
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--version"], capture_output=True,
+                          text=True, timeout=120, env=subprocess_env(), cwd=tmp_path)
+    # before: "Hydra 1.3.8" four times (the command-line checks each ran Hydra's parser, which printed it)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"Hydra {hydra.__version__}\n", "")

@@ -154,7 +154,8 @@ def print_config_tree(cfg: DictConfig, save_to: Path | None = None, show: bool =
 
 def quiet_args_parser() -> Any:
     """Hydra's command-line parser, raising ValueError instead of printing its usage and exiting:
-    for reading a command line before Hydra does (Hydra's own parser then reports a bad one)."""
+    for reading a command line before Hydra does (Hydra's own parser then reports a bad one). It
+    prints nothing: ``--version`` raises SystemExit silently, and Hydra's own parser prints it once."""
     from hydra._internal.utils import get_args_parser
 
     def refuse(message: str) -> None:
@@ -162,6 +163,7 @@ def quiet_args_parser() -> Any:
 
     parser = get_args_parser()
     parser.error = refuse
+    parser._print_message = lambda message, file=None: None  # argparse's --version prints through it
     return parser
 
 
