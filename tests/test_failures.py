@@ -222,6 +222,23 @@ def test_wandb_mode_offline_over_an_online_logger_is_one_warning_and_recorded(tm
     assert cfg.logger.wandb.offline is True  # what the record (config_resolved.yaml) then holds
 
 
+def test_a_wandb_run_id_left_in_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
+    # before: a second, new run logged into W&B run myid123 without a word (wandb sync merged the two)
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    monkeypatch.setenv("WANDB_RUN_ID", "myid123")
+    wandb = [o for o in TINY if o != "logger=none"] + ["logger=wandb"]
+    cfg = compose_cfg(wandb, tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        assert without_disabled_wandb(cfg.logger) is cfg.logger
+        with_id = compose_cfg([*wandb, "logger.wandb.id=own"], tmp_path)
+        without_disabled_wandb(with_id.logger)  # logger.wandb.id wins over WANDB_RUN_ID: no warning
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_RUN_ID=myid123 is set in the environment, and W&B uses it for this run: it logs into W&B run "
+        "myid123 (wandb sync merges it with any other run of that id); for a new run of its own, unset "
+        "WANDB_RUN_ID"]
+
+
 @pytest.mark.parametrize("mode", ["", "onlin"])
 def test_an_unknown_wandb_mode_is_one_line_naming_it(mode, tmp_path, monkeypatch):
     # before: pydantic's 4-line validation error from inside wandb.init

@@ -93,7 +93,9 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     ``WANDB_MODE=online`` and ``logger.wandb.offline=true``, one warning that the run stays offline
     (W&B's own line would advise setting ``WANDB_MODE=online``); with ``WANDB_MODE=offline`` and
     ``logger.wandb.offline=false``, one warning that W&B follows the environment, and the node set
-    to ``offline: true`` (in place: the recorded config holds what runs).
+    to ``offline: true`` (in place: the recorded config holds what runs). With ``WANDB_RUN_ID`` in
+    the environment and no ``logger.wandb.id``, one warning that W&B logs this run into that run id
+    (a multirun with it is refused before: :func:`highwaylab.utils.overrides.check_command_line`).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
@@ -119,6 +121,12 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
         with open_dict(group):
             for name in asked_online:
                 group[name].offline = True  # the record holds what runs
+    run_id = os.environ.get("WANDB_RUN_ID")
+    if mode != "disabled" and run_id and not any(group[name].get("id") for name in names):
+        logging.getLogger(__name__).warning(  # logger.wandb.id, when set, wins over it
+            f"WANDB_RUN_ID={run_id} is set in the environment, and W&B uses it for this run: it logs into "
+            f"W&B run {run_id} (wandb sync merges it with any other run of that id); for a new run of its "
+            f"own, unset WANDB_RUN_ID")
     if mode != "disabled":
         return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
