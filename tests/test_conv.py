@@ -15,7 +15,7 @@ from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.callbacks import CarryStripeMonitor, GateStatsMonitor, LesionMonitor
 from highwaylab.errors import ConfigError
 from highwaylab.models import CONV_BLOCKS, ConvBackbone, ConvHighwayBlock, ConvResidualBlock
-from highwaylab.train import build, train
+from highwaylab.train import build, record_values_used, train
 
 from .cifar_files import write_cifar10, write_cifar100
 from .conftest import compose_cfg
@@ -273,3 +273,14 @@ def test_stages_that_pool_the_input_away_or_oversized_kernels_are_refused():
         ConvBackbone("highway", STAGES, (3, 8, 8), 2, stem_kernel=4)
     with pytest.raises(ConfigError, match=r"model.stages\[0\]: unknown key chanels; missing channels"):
         ConvBackbone("highway", [{"chanels": 4, "layers": 1}], (3, 8, 8), 2)
+
+
+def test_a_conv_runs_record_holds_the_nets_depth_and_width(tmp_path):
+    stages = "model.stages=[{channels:4,layers:2},{channels:8,layers:2}]"
+    cfg = compose_cfg(["model=conv_highway", stages, "model.downsample=conv", "model.batch_norm=true"],
+                      tmp_path)
+    net = instantiate(cfg.model, input_shape=(1, 28, 28), num_classes=10)
+    record_values_used(cfg, net)
+    # before: depth 100 and width 50, train.yaml's defaults, which a conv net does not read
+    assert (cfg.depth, cfg.width, net.depth, net.width) == (6, 8, 6, 8)
+    assert cfg.run_name == "mnist-conv_highway-d6-relu-sgd-s0"  # unchanged: from the stages

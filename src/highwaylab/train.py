@@ -275,7 +275,9 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
     71 and 70 units against 50 highway blocks), ``match_params`` becomes ``null``, so that the
     recorded model config builds the same network again. The top-level ``width`` keeps the value
     asked for. ``model.gate_bias: auto`` becomes the number it resolved to (e.g. -4.595 at depth 100).
-    Keys the model config does not have (conv models have no ``width``) are left alone.
+    Keys the model config does not have (conv models have no ``width``) are left alone. A conv net
+    (``model.stages``) reads neither top-level ``depth`` nor ``width``: they become the net's own
+    (its conv layers, its widest stage's channels), as ``metrics.json`` and the run's name give them.
 
     A data or model option that the config lacks (removed, e.g. ``~data.batch_size``) is recorded
     with the default that the data module's or backbone's constructor used (``batch_size: 128``).
@@ -288,6 +290,10 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
             cfg.model.width = net.width
             if cfg.model.get("match_params") is not None:
                 cfg.model.match_params = None
+        if "stages" in cfg.model:  # a conv net: not the unused depth: 100 and width: 50 of train.yaml
+            for key in ("depth", "width"):
+                if key in cfg and getattr(net, key, None) is not None:
+                    cfg[key] = getattr(net, key)
         if "gate_bias" in cfg.model and getattr(net, "gate_bias", None) is not None:  # null, auto: the number
             cfg.model.gate_bias = float(net.gate_bias)
         if trainer is not None and "precision" in cfg.trainer and str(trainer.precision) != str(
