@@ -55,6 +55,20 @@ class DeleteBestAtFitEnd(L.Callback):
             os.remove(best)
 
 
+class SignalRankZeroAt(L.Callback):
+    """Send rank 0's own process the real signal ``signum`` once, at the end of the training batch
+    that makes ``trainer.global_step`` equal to ``step``: a ``kill`` of a DDP run's main process,
+    which the other ranks never receive."""
+
+    def __init__(self, step: int, signum: int = int(signal.SIGTERM)) -> None:
+        self.step, self.signum, self.sent = step, signum, False
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_rank == 0 and trainer.global_step == self.step and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), self.signum)
+
+
 class CrashAt(L.Callback):
     """Raise ``RuntimeError`` at the end of the training batch of step ``step``: a run that dies
     without a signal (as with SIGKILL, nothing is saved on the way out)."""

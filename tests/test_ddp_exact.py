@@ -168,3 +168,23 @@ def test_rank_1_ends_with_one_line_when_rank_0_is_killed(tmp_path, data_dir, mar
     if batches == 2:
         assert "MASTER_ADDR:MASTER_PORT=127.0.0.1:" in lines[0]
     assert not any("Traceback" in line for line in result["after_kill"]), result["after_kill"][-40:]
+
+
+@pytest.mark.slow
+def test_sigterm_to_rank_0_stops_every_rank_at_one_batch_with_the_state_saved(tmp_path, data_dir):
+    # before: "[rank: 0] Received SIGTERM: 15", then both ranks waited on each other for ever (more
+    # than 3 minutes, no checkpoint, no line): Lightning's notifier broadcasts inside the signal
+    # handler on rank 0 alone, and its loop stops rank 0 at its own batch end
+    run = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *KILL_RUN, "trainer.limit_train_batches=40",
+         "+callbacks.stop._target_=tests.signal_at.SignalRankZeroAt", "+callbacks.stop.step=7",
+         f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
+        cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 143, (proc.stdout + proc.stderr)[-3000:]
+    lines = {line.split("] - ", 1)[-1] for line in (proc.stdout + proc.stderr).splitlines()
+             if "] - highwaylab: " in line}
+    assert lines == {f"highwaylab: interrupted by SIGTERM in epoch 0 at step 7: its state at step 7 is saved "
+                     f"in {run}/checkpoints/last.ckpt; resume with: python train.py resume={run}."}, lines
+    saved = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
+    assert saved["global_step"] == 7  # every rank stopped after the batch that took the signal

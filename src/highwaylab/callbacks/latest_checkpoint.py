@@ -200,9 +200,15 @@ class StopOnSignal(L.Callback):
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
         interrupt.watch(trainer)
+        if trainer.world_size > 1:
+            interrupt.without_collective_in_handler(trainer)
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx: int) -> None:
         interrupt.stop_if_signalled(trainer)
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        if trainer.world_size > 1:  # DDP: every rank stops after the same batch
+            interrupt.sync_stop(trainer)
 
     def on_validation_batch_start(self, trainer, pl_module, batch, batch_idx: int,
                                   dataloader_idx: int = 0) -> None:

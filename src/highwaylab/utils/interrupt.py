@@ -79,6 +79,7 @@ class _State:
         self.pending = False  # received during the validation inside fit: applied when it ends
         self.closing = False  # the run has ended and its loggers are closing: a signal only noted
         self.late: int | None = None  # the signal noted while closing
+        self.want_stop = False  # under DDP: the stop that sync_stop applies on every rank together
 
     def current_trainer(self) -> Any:
         return self.trainer() if self.trainer is not None else None
@@ -90,6 +91,40 @@ _state = _State()
 def watch(trainer: Any) -> None:
     """Make ``trainer`` the one that a signal stops (at its next batch boundary)."""
     _state.trainer = weakref.ref(trainer)
+
+
+def without_collective_in_handler(trainer: Any) -> None:
+    """Under DDP, Lightning's SIGTERM notifier (``_SignalConnector._sigterm_notifier_fn``, Lightning
+    2.6) forwards the signal to the other ranks and calls ``torch.distributed.broadcast`` inside the
+    signal handler, on rank 0 alone, and its loops then stop the signalled rank at its own batch end
+    (``on_advance_end``): collectives that no other rank matches, so the ranks wait on each other
+    for ever (a SIGTERM to rank 0 of ``trainer=ddp_cpu`` hung). Here the notifier does nothing; the
+    handler of this module notes the signal, and :func:`sync_stop`, at every training batch end of
+    every rank, stops all ranks at the same batch, each saving through the same collective calls."""
+    connector = getattr(trainer, "_signal_connector", None)
+    if connector is None or not hasattr(connector, "_sigterm_notifier_fn"):
+        return
+
+    def notice(signum: int, frame: Any) -> None:  # this module's handler, composed after it, acts
+        log.info(f"[rank: {trainer.global_rank}] Received {signal.Signals(signum).name}: the ranks stop "
+                 f"together after the current training batch")
+
+    connector._sigterm_notifier_fn = notice  # read when Lightning registers its handlers, after setup
+
+
+def sync_stop(trainer: Any) -> None:
+    """Under DDP, at the end of every training batch, on every rank: the largest signal number that
+    any rank wants to stop for (``_set_stop``), reduced over the ranks; if any, Lightning's stop flag
+    goes up on every rank at once, so that all of them stop after this batch and save together."""
+    import torch
+
+    local = (_state.signum or 0) if _state.want_stop else 0
+    reduced = trainer.strategy.reduce(torch.tensor([local], device=trainer.strategy.root_device),
+                                      reduce_op="max")
+    signum = int(reduced.item())
+    if signum:
+        _state.signum = _state.signum or signum  # a rank that got no signal itself: the message's
+        trainer._signal_connector.received_sigterm = True
 
 
 def signalled() -> int | None:
@@ -109,6 +144,7 @@ def signals_interrupt() -> Iterator[None]:
     previous = {signum: signal.getsignal(signum) for signum in signals}
     outer = (_state.trainer, _state.signum, _state.pending)
     _state.trainer, _state.signum, _state.pending = None, None, False
+    _state.want_stop = False
     for signum in signals:
         signal.signal(signum, _on_signal)
     try:
@@ -214,6 +250,9 @@ def validation_ended(trainer: Any) -> None:
 
 
 def _set_stop(trainer: Any, value: bool) -> None:
+    if getattr(trainer, "world_size", 1) > 1:  # DDP: every rank at once, at the next batch end
+        _state.want_stop = value
+        return
     trainer._signal_connector.received_sigterm = value  # what Lightning's loops check at batch ends
 
 
