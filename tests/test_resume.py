@@ -619,3 +619,30 @@ def test_changing_how_the_best_checkpoint_is_chosen_is_refused_on_resume(finishe
     with pytest.raises(ResumeError, match=re.escape("callbacks.model_checkpoint.mode=min changes how")):
         argv(f"resume={finished}", "trainer.max_epochs=3", "callbacks.model_checkpoint.mode=min")
     assert listing(finished) == before
+
+
+@pytest.mark.slow
+def test_a_recorded_override_read_from_the_environment_is_checked_against_what_the_run_used(
+        finished, tmp_path, monkeypatch):
+    # before: with depth=${oc.decode:${oc.env:DEPTH}} in the run's overrides, a resume with DEPTH=5
+    # blamed the run's own checkpoint ("saved from another model ... replaced or copied in?"), and
+    # one with DEPTH unset ended in an InterpolationResolutionError traceback after the imports
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    own = yaml.safe_load((run / ".hydra" / "overrides.yaml").read_text())
+    interpolated = "depth='${oc.decode:${oc.env:HWL_DEPTH}}'"  # as the shell passes it, quoted for Hydra
+    own = [interpolated if o.startswith("depth=") else o for o in own]
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(own))
+    monkeypatch.delenv("HWL_DEPTH", raising=False)
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={run}: the run's override {interpolated} cannot be resolved now (Environment variable "
+            f"'HWL_DEPTH' not found); the run used depth=4. Fix: set the environment as when the run "
+            f"started, then resume again")):
+        argv(f"resume={run}", "trainer.max_epochs=4")
+    monkeypatch.setenv("HWL_DEPTH", "5")
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={run}: the run's override {interpolated} resolves to depth=5 now, but the run used "
+            f"depth=4 (its config_resolved.yaml), and its checkpoint is of that")):
+        argv(f"resume={run}", "trainer.max_epochs=4")
+    monkeypatch.setenv("HWL_DEPTH", "4")
+    assert argv(f"resume={run}", "trainer.max_epochs=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

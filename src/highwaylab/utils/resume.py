@@ -172,6 +172,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         merged = merge_overrides(own, extra)
         base_cfg = _compose(config_dir, config_name, own)
         cfg = _compose(config_dir, config_name, merged)
+        check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
@@ -445,6 +446,50 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
             f"data order of the run as it was. Resume without it, or start a new run with it")
+
+
+def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Path) -> None:
+    """Raises ResumeError when one of the run's own overrides holds an interpolation
+    (``depth=${oc.decode:${oc.env:DEPTH}}``) that no longer resolves (``cfg`` is ``None``: the
+    config could not be composed, or the key does not resolve), or resolves to another value than
+    the run used (its ``config_resolved.yaml``): the checkpoint is of the value the run used, and
+    the resume would fail with a traceback, or blame the checkpoint."""
+    for override in own:
+        key, value = _key_value(override)
+        if value is None or "${" not in value:
+            continue
+        key = key.lstrip("+~")
+        used = _recorded_value(run, key)
+        try:
+            if cfg is None:
+                raise _last_compose_error[0] or ValueError("the config cannot be composed")
+            now = OmegaConf.select(cfg, key, throw_on_resolution_failure=True)
+        except Exception as err:  # an environment variable that is not set now
+            reason = next((line.strip() for line in str(err).splitlines() if "not found" in line),
+                          " ".join(str(err).splitlines()[:1]))
+            reason = reason.split(': "', 1)[-1].rstrip('"')  # omegaconf's 'KeyError raised ...: "<why>"'
+
+            raise ResumeError(
+                f"resume={run}: the run's override {override} cannot be resolved now ({reason}); the run "
+                f"used {key}={_short(used)}. Fix: set the environment as when the run started, then resume "
+                f"again") from None
+        if used is not None and now != used:
+            raise ResumeError(
+                f"resume={run}: the run's override {override} resolves to {key}={_short(now)} now, but the "
+                f"run used {key}={_short(used)} (its config_resolved.yaml), and its checkpoint is of that. "
+                f"Fix: set the environment as when the run started, then resume again")
+
+
+def _recorded_value(run: Path, key: str) -> Any:
+    """The value of the dotted ``key`` in the run's ``config_resolved.yaml`` (as it ran); ``None``
+    if the file or the key is missing."""
+    try:
+        node: Any = yaml.safe_load((run / "config_resolved.yaml").read_text()) or {}
+        for part in key.split("."):
+            node = node[part]
+        return node
+    except (OSError, yaml.YAMLError, KeyError, TypeError, IndexError):
+        return None
 
 
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
@@ -749,9 +794,13 @@ def _compose(config_dir: Path, config_name: str, overrides: list[str]) -> DictCo
             return compose(config_name, overrides=overrides, return_hydra_config=True)
     except (HydraException, OmegaConfBaseException, ValueError) as err:
         log.debug(f"not composed ({err}); Hydra reports it")
+        _last_compose_error[0] = err
         return None
     finally:
         GlobalHydra.instance().clear()
+
+
+_last_compose_error: list[BaseException | None] = [None]  # why the latest _compose returned None
 
 
 def _read(ckpt: Path, name: str, overrides: list[str] | None = None, resume: bool = False) -> dict:
