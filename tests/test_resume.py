@@ -618,6 +618,16 @@ def test_changing_how_the_best_checkpoint_is_chosen_is_refused_on_resume(finishe
              "callbacks.model_checkpoint.mode=min")
     with pytest.raises(ResumeError, match=re.escape("callbacks.model_checkpoint.mode=min changes how")):
         argv(f"resume={finished}", "trainer.max_epochs=3", "callbacks.model_checkpoint.mode=min")
+    # fourteenth pass: before, callbacks=none (or ~callbacks.model_checkpoint) was named as
+    # "callbacks.model_checkpoint.monitor=None",
+    # and callbacks.last_checkpoint=null was accepted, leaving last.ckpt at the resume point (the next
+    # resume= trained those epochs again)
+    with pytest.raises(ResumeError, match=re.escape(f"resume={finished}: ~callbacks.model_checkpoint chan")):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "~callbacks.model_checkpoint")
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={finished}: callbacks.last_checkpoint=null removes the run's latest checkpoint "
+            f"(callbacks.last_checkpoint): its checkpoints/last.ckpt would stay at the resume point")):
+        argv(f"resume={finished}", "trainer.max_epochs=3", "callbacks.last_checkpoint=null")
     assert listing(finished) == before
 
 

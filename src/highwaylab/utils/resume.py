@@ -176,7 +176,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
-            check_best_criterion(base_cfg, cfg, run)
+            check_best_criterion(base_cfg, cfg, run, extra)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
@@ -495,20 +495,31 @@ def _recorded_value(run: Path, key: str) -> Any:
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
 
 
-def check_best_criterion(base: DictConfig, cfg: DictConfig, run: Path) -> None:
+def check_best_criterion(base: DictConfig, cfg: DictConfig, run: Path, extra: list[str] = ()) -> None:
     """Raises ResumeError when the extra overrides change how the run's best checkpoint is chosen
     (``BEST_CRITERION``): Lightning keeps a ``ModelCheckpoint``'s state under its monitor and mode,
     so the resumed run would start a new "best" (with a raw warning), and the old best checkpoint
-    would stay in ``checkpoints/`` beside the new one, chosen by another metric."""
+    would stay in ``checkpoints/`` beside the new one, chosen by another metric; or when they remove
+    the run's latest checkpoint (``callbacks.last_checkpoint=null``): its ``last.ckpt`` would stay at
+    the resume point while the run trains on, and the next ``resume=`` would train that part again.
+    The message names the extra override that does it (``callbacks=none``)."""
     for key in BEST_CRITERION:
         old, new = _select(base, key), _select(cfg, key)
         if old is not None and old != new:
             field = key.rsplit(".", 1)[1]
+            given = next((o for o in extra if _covers(_key_value(o)[0], key)), f"{key}={_short(new)}")
             raise ResumeError(
-                f"resume={run}: {key}={_short(new)} changes how the run's best checkpoint is chosen (the "
-                f"run chose it by {field} {_short(old)}): its best so far would stay beside a new best, "
-                f"chosen by another criterion, and test/* would be of the new one. Resume without it, or "
-                f"start a new run with it")
+                f"resume={run}: {given} changes how the run's best checkpoint is chosen (the run chose it "
+                f"by {field} {_short(old)}): its best so far would stay beside a new best, chosen by "
+                f"another criterion, and test/* would be of the new one. Resume without it, or start a new "
+                f"run with it")
+    key = "callbacks.last_checkpoint"
+    if _select(base, key) is not None and _select(cfg, key) is None:
+        given = next((o for o in extra if _covers(_key_value(o)[0], key)), f"~{key}")
+        raise ResumeError(
+            f"resume={run}: {given} removes the run's latest checkpoint (callbacks.last_checkpoint): its "
+            f"{LAST_CKPT} would stay at the resume point while the run trains on, and the next resume= "
+            f"would train that part again. Resume without it")
 
 
 def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
