@@ -656,3 +656,23 @@ def test_a_recorded_override_read_from_the_environment_is_checked_against_what_t
         argv(f"resume={run}", "trainer.max_epochs=4")
     monkeypatch.setenv("HWL_DEPTH", "4")
     assert argv(f"resume={run}", "trainer.max_epochs=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+@pytest.mark.slow
+def test_a_run_that_ended_early_is_not_trained_on_by_resume_without_an_extension(finished, tmp_path):
+    # before: resume=<early-stopped run> trained another epoch, stopped again and wrote its
+    # metrics.json over the run's result ("epochs": 3)
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)  # made to look early-stopped: its own trainer.max_epochs is 5
+    own = [o.replace("trainer.max_epochs=2", "trainer.max_epochs=5")
+           for o in yaml.safe_load((run / ".hydra" / "overrides.yaml").read_text())]
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(own))
+    record = yaml.safe_load((run / ".hydra" / "config.yaml").read_text())
+    record["trainer"]["max_epochs"] = 5
+    (run / ".hydra" / "config.yaml").write_text(yaml.safe_dump(record))
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={run}: the run has finished: it stopped ") + ".*" + re.escape(
+            "before trainer.max_epochs=5 (early stopping or a time limit ended it), and its metrics.json "
+            "holds its result of that checkpoint")):
+        argv(f"resume={run}")
+    assert argv(f"resume={run}", "trainer.max_epochs=6")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

@@ -580,6 +580,12 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     done_epochs = max_epochs != -1 and epochs >= max_epochs
     done_steps = max_steps != -1 and steps >= max_steps
     if not (done_epochs or done_steps):
+        if resume and run is not None and _result_at(run, steps) and not _extended(run, cfg, name):
+            raise ResumeError(  # before: an early-stopped run trained on, its metrics.json replaced
+                f"{name}: the run has finished: it stopped {progress.describe()}, before "
+                f"trainer.max_epochs={max_epochs} (early stopping or a time limit ended it), and its "
+                f"metrics.json holds its result of that checkpoint; resuming it would train on past its "
+                f"own stop and write over that result. To train it further, start a new run")
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
@@ -935,6 +941,26 @@ def _own_value(run: Path, key: str, name: str) -> Any:
     records = [r for r in [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
                if (r / "config.yaml").is_file()]
     return _select(_load_config(records[-1] / "config.yaml", name), key) if records else None
+
+
+def _result_at(run: Path, step: int) -> bool:
+    """Whether ``run``'s ``metrics.json`` is the result of the checkpoint of ``step`` (its
+    ``global_step``): the run ended there."""
+    try:
+        metrics = json.loads((run / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(metrics, dict) and metrics.get("global_step") == step
+
+
+def _extended(run: Path, cfg: DictConfig, name: str) -> bool:
+    """Whether ``cfg`` trains longer than the run's own record (``trainer.max_epochs`` or
+    ``trainer.max_steps`` raised by the resume's extra overrides)."""
+    for key in ("trainer.max_epochs", "trainer.max_steps"):
+        own, new = _own_value(run, key, name), _select(cfg, key)
+        if isinstance(own, int) and isinstance(new, int) and new != own:
+            return True
+    return False
 
 
 def _tested(run: Path | None, step: int, test: bool = False) -> bool:
