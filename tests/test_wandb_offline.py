@@ -261,3 +261,22 @@ def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     with pytest.raises(SeveralRunsError) as err:
         summarize(tmp_path / "sweep")
     assert len(err.value.runs) == 2
+
+
+@pytest.mark.slow
+def test_a_resumed_runs_segment_without_records_is_skipped_with_a_note(run_dir, tmp_path):
+    # before: after SIGKILL then resume=, the first segment held only the 7-byte file header, and the
+    # reader refused the whole run: "no W&B records in it (an empty file, or not a .wandb log)", exit 2
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir / "wandb", copy / "wandb")
+    segment = next((copy / "wandb").glob("offline-run-*"))
+    whole = summarize(copy)
+    killed = segment.with_name("offline-run-20000101_000000-" + segment.name.rsplit("-", 1)[1])
+    killed.mkdir()
+    data = next(segment.glob("run-*.wandb"))
+    (killed / data.name).write_bytes(data.read_bytes()[:7])  # the header alone
+    summary = summarize(copy)
+    assert summary.rows == whole.rows and summary.keys == whole.keys
+    assert any("no W&B records in this segment" in note and str(killed) in note for note in summary.notes)

@@ -383,7 +383,8 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     Raises:
         NoRunError: no run there. SeveralRunsError: more than one (the segments of one resumed
             run are summarized together).
-        RunReadError: the file is empty or corrupt, or wandb cannot read it.
+        RunReadError: the file is empty or corrupt, or wandb cannot read it (a resumed run's segment
+            without a record, left by a process killed at once, is skipped with a note).
     """
     files = find_run_segments(path)
     records, notes = [], []
@@ -392,10 +393,16 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
         corrupt = [n for n in file_notes if "corrupt" in n.lower()]
         if corrupt:
             raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
-        if not file_records:
+        if not file_records and len(files) == 1:
             raise RunReadError(f"{file}: no W&B records in it (an empty file, or not a .wandb log)")
+        if not file_records:  # a segment killed before it wrote a record (SIGKILL, then resume=)
+            notes.append(f"{file}: no W&B records in this segment (its process was killed before it "
+                         f"wrote any); the run's other segments are read")
+            continue
         records += file_records
         notes += file_notes
+    if not records:
+        raise RunReadError(f"{files[-1]}: no W&B records in any of the run's {len(files)} segments")
     file = files[-1]
     summary = summarize_records(records, file, step_key)
     summary.notes = notes
