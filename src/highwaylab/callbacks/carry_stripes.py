@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import lightning as L
 import torch
-from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.callbacks.media import log_figure, step_of, when
 from highwaylab.callbacks.options import check_carry_stripes
-from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples
+from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples, warn_no_layers
 
 
 class CarryStripeMonitor(L.Callback):
@@ -48,7 +47,6 @@ class CarryStripeMonitor(L.Callback):
         check_carry_stripes(num_examples, class_examples, seed)
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
         self.outputs = self.gates = self.class_difference = None
-        self._warned = False
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not trainer.is_global_zero:
@@ -57,7 +55,7 @@ class CarryStripeMonitor(L.Callback):
         x, y = training_examples(trainer, pl_module, self.num_examples, self.seed)
         _, internals = internals_in_eval(net, x)
         if len(internals.states) < 2:  # depth 1: the stem alone, no layer to map
-            self._warn_no_layers()
+            warn_no_layers(self, "there are no stripes to draw")
             return
         self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         step = step_of(trainer)
@@ -93,13 +91,6 @@ class CarryStripeMonitor(L.Callback):
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
             vmin=-bound, vmax=bound), step)
 
-
-    def _warn_no_layers(self) -> None:
-        if not self._warned:
-            self._warned = True
-            rank_zero_warn("CarryStripeMonitor: the backbone has no highway/residual layer (depth 1 "
-                           "or an empty stage), so there are no stripes to draw; set depth >= 2 "
-                           "to see them")
 
 
 def output_scale(outputs: torch.Tensor) -> dict:

@@ -11,7 +11,7 @@ from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_s
 from highwaylab.analysis.plots import layer_lines, layer_step_maps
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.options import check_grad_norms
-from highwaylab.callbacks.probe_batch import backbone_of
+from highwaylab.callbacks.probe_batch import backbone_of, warn_no_layers
 
 
 class LayerGradNormMonitor(L.Callback):
@@ -64,7 +64,6 @@ class LayerGradNormMonitor(L.Callback):
         self.input_history = LayerHistory()
         self._batch = None
         self._warned = False
-        self._warned_no_layers = False
 
     def state_dict(self) -> dict:
         """The histories (the last measurement is their last row) and whether it has warned, kept in
@@ -112,7 +111,8 @@ class LayerGradNormMonitor(L.Callback):
         if self.param_norms is None or not trainer.is_global_zero:
             return
         if not len(self.param_norms):  # before: no figure, no table, and no word why
-            self._warn_no_layers()
+            warn_no_layers(self, "there is no per-layer gradient norm to draw: no grad_norm/ figures or "
+                                 "table (grad_norm/global is still logged)")
             return
         step = step_of(trainer)
         last = f"last measured at step {self.param_history.steps[-1]}"
@@ -137,13 +137,6 @@ class LayerGradNormMonitor(L.Callback):
                 for k, (p, i) in enumerate(zip(params.tolist(), inputs.tolist(), strict=True), start=1)]
         log_table(trainer, "grad_norm/table", ["layer", "params", "input", "params_vs_last", "input_vs_last"],
                   rows, step_of(trainer))
-
-    def _warn_no_layers(self) -> None:
-        if not self._warned_no_layers:
-            self._warned_no_layers = True
-            rank_zero_warn("LayerGradNormMonitor: the backbone has no highway/residual layer (depth 1 or "
-                           "empty stages), so there is no per-layer gradient norm to draw: no grad_norm/ "
-                           "figures or table (grad_norm/global is still logged); set depth >= 2 to see them")
 
     def _check_ratio(self, trainer: L.Trainer) -> None:
         norms = self.param_norms

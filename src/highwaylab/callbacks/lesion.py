@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import lightning as L
 import torch
-from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.lesion import lesion_errors
 from highwaylab.analysis.plots import layer_bars
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.options import check_lesion
-from highwaylab.callbacks.probe_batch import backbone_of, training_examples
+from highwaylab.callbacks.probe_batch import backbone_of, training_examples, warn_no_layers
 
 
 class LesionMonitor(L.Callback):
@@ -46,14 +45,13 @@ class LesionMonitor(L.Callback):
         self.num_examples, self.batch_size, self.seed = num_examples, batch_size, seed
         self.baseline: float | None = None
         self.errors: torch.Tensor | None = None
-        self._warned = False
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not trainer.is_global_zero or trainer.interrupted:
             return
         net = backbone_of(pl_module)
         if not len(net.layers):  # before: a ValueError "every value is NaN" and a header-only table
-            self._warn_no_layers()
+            warn_no_layers(self, "there is no layer to lesion: no lesion/ table or plot")
             return
         dataset = trainer.train_dataloader.dataset
         n = len(dataset) if self.num_examples is None else min(self.num_examples, len(dataset))
@@ -71,13 +69,6 @@ class LesionMonitor(L.Callback):
             increase.numpy(), f"Training error with one layer lesioned (T = 0), minus the whole net's "
             f"({100 * self.baseline:.2f}%)\non {n} training examples (one example: {100 / n:.2g} "
             f"points), end of fitting ({moment})", "increase in error (percentage points)"), step)
-
-    def _warn_no_layers(self) -> None:
-        if not self._warned:
-            self._warned = True
-            rank_zero_warn("LesionMonitor: the backbone has no highway/residual layer (depth 1 or empty "
-                           "stages), so there is no layer to lesion: no lesion/ table or plot; set depth "
-                           ">= 2 to lesion layers")
 
 
 def _nanmax(errors: torch.Tensor) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import lightning as L
 import torch
+from lightning.pytorch.utilities import rank_zero_warn
 from torch import Tensor
 
 from highwaylab.analysis.samples import fixed_examples
@@ -45,3 +46,13 @@ def internals_in_eval(net: torch.nn.Module, x: Tensor):
         return net.forward_internals(x)
     finally:
         net.train(was_training)
+
+
+def warn_no_layers(callback: L.Callback, consequence: str) -> None:
+    """Warn once per ``callback`` that the backbone has no highway/residual layer after its stem
+    (depth 1, or a conv net of empty stages), so that ``consequence`` (what it cannot draw)."""
+    if getattr(callback, "_warned_no_layers", False):
+        return
+    callback._warned_no_layers = True
+    rank_zero_warn(f"{type(callback).__name__}: the backbone has no highway/residual layer (depth 1 or empty "
+                   f"stages), so {consequence}; set depth >= 2 to see them")
