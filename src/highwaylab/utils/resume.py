@@ -176,7 +176,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run,
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
-            check_best_criterion(base_cfg, cfg, run, extra)
+            check_checkpoint_callbacks(base_cfg, cfg, run, extra)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
@@ -495,7 +495,7 @@ def _recorded_value(run: Path, key: str) -> Any:
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
 
 
-def check_best_criterion(base: DictConfig, cfg: DictConfig, run: Path, extra: list[str] = ()) -> None:
+def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, extra: list[str] = ()) -> None:
     """Raises ResumeError when the extra overrides change how the run's best checkpoint is chosen
     (``BEST_CRITERION``): Lightning keeps a ``ModelCheckpoint``'s state under its monitor and mode,
     so the resumed run would start a new "best" (with a raw warning), and the old best checkpoint
@@ -943,14 +943,20 @@ def _own_value(run: Path, key: str, name: str) -> Any:
     return _select(_load_config(records[-1] / "config.yaml", name), key) if records else None
 
 
-def _result_at(run: Path, step: int) -> bool:
-    """Whether ``run``'s ``metrics.json`` is the result of the checkpoint of ``step`` (its
-    ``global_step``): the run ended there."""
+def _run_metrics(run: Path) -> dict | None:
+    """The run's ``metrics.json``, or ``None`` if it is missing, unreadable or not a mapping."""
     try:
         metrics = json.loads((run / "metrics.json").read_text())
     except (OSError, ValueError):
-        return False
-    return isinstance(metrics, dict) and metrics.get("global_step") == step
+        return None
+    return metrics if isinstance(metrics, dict) else None
+
+
+def _result_at(run: Path, step: int) -> bool:
+    """Whether ``run``'s ``metrics.json`` is the result of the checkpoint of ``step`` (its
+    ``global_step``): the run ended there."""
+    metrics = _run_metrics(run)
+    return metrics is not None and metrics.get("global_step") == step
 
 
 def _extended(run: Path, cfg: DictConfig, name: str) -> bool:
@@ -970,16 +976,12 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     unknown (as before)."""
     if run is None:
         return True
-    path = run / "metrics.json"
-    if not path.is_file():
-        return False
-    try:
-        metrics = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return False  # unreadable: completing the run writes it again
-    written = metrics.get("global_step") if isinstance(metrics, dict) else None
-    if test and isinstance(metrics, dict) and "test/acc" not in metrics:
+    metrics = _run_metrics(run)
+    if metrics is None:
+        return False  # missing or unreadable: completing the run writes it again
+    if test and "test/acc" not in metrics:
         return False  # trained with test=false: test=true completes it
+    written = metrics.get("global_step")
     return written is None or written == step
 
 
