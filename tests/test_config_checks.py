@@ -50,6 +50,10 @@ BAD = {
         "trainer.max_steps=0 trains nothing, and test=true would then report the untrained",
     "optim=adamw trainer.max_epochs=-1 trainer.max_steps=24": "optim.scheduler.T_max=-1 must be a number of "
                                                               "epochs >= 1",
+    # fifteenth pass: before, rc 0 and train/lr 0.001, 0.0, 0.001 (epoch 1 learnt nothing), no word
+    "optim=adamw optim.scheduler.T_max=1 trainer.max_epochs=3":
+        "optim.scheduler.T_max=1 is less than trainer.max_epochs=3: the cosine learning rate reaches 0 at "
+        "epoch 1 (0-based), which learns nothing, then rises again. Fix: drop the T_max override",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
     "callbacks.model_checkpoint.monitor=train/loss":
         "callbacks.model_checkpoint.monitor=train/loss with mode=max "

@@ -39,7 +39,8 @@ def check_schedule(cfg: DictConfig) -> None:
     ``trainer.check_val_every_n_epoch`` below 1, trainer counts that are not integers (``INT_KEYS``),
     ``min_epochs`` above ``max_epochs``, switches that are not booleans (``BOOL_KEYS``), a
     ``trainer.val_check_interval`` of 0 or below, ``optim.scheduler.milestones`` that are not
-    increasing epochs, ``trainer.limit_test_batches=0`` with ``test=true``, and
+    increasing epochs, a cosine ``optim.scheduler.T_max`` below ``trainer.max_epochs`` (its learning
+    rate is 0 at epoch ``T_max``, then rises), ``trainer.limit_test_batches=0`` with ``test=true``, and
     ``trainer.max_epochs=0`` (with no
     ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
     for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
@@ -121,6 +122,13 @@ def check_schedule(cfg: DictConfig) -> None:
                           f"trainer.max_epochs={max_epochs}; a cosine period below 1 sets the learning rate "
                           f"to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
                           f"trainer.max_epochs=N")
+    cosine = str(OmegaConf.select(cfg, "optim.scheduler._target_", default="")).endswith("CosineAnnealingLR")
+    by_epoch = OmegaConf.select(cfg, "optim.scheduler_interval", default="epoch") == "epoch"
+    if cosine and by_epoch and isinstance(t_max, int) and isinstance(max_epochs, int) and t_max < max_epochs:
+        raise ConfigError(f"optim.scheduler.T_max={t_max} is less than trainer.max_epochs={max_epochs}: the "
+                          f"cosine learning rate reaches 0 at epoch {t_max} (0-based), which learns nothing, "
+                          f"then rises again. Fix: drop the T_max override (it follows trainer.max_epochs), "
+                          f"or set optim.scheduler.T_max={max_epochs} or more")
     milestones = OmegaConf.select(cfg, "optim.scheduler.milestones", default=None)
     if milestones is not None:
         listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)
