@@ -96,6 +96,30 @@ def test_an_empty_resume_is_refused_and_resume_null_is_no_resume():
     assert argv("resume=null", "depth=3") == ["train.py", "resume=null", "depth=3"]  # no resume
 
 
+def test_a_mistyped_extra_override_gets_a_new_runs_line_before_the_checkpoint_is_read(tmp_path):
+    # breaking pass 15, row 34: before, after torch's import and the checkpoint's read (14.6 s),
+    # Hydra's "To append to your config use +trainer.max_epoch=2"
+    from highwaylab.utils.overrides import OverrideError
+
+    run = make_run(tmp_path / "run")
+    (run / "checkpoints").mkdir()
+    (run / "checkpoints" / "last.ckpt").write_bytes(b"not a checkpoint")  # read: "damaged"
+    with pytest.raises(OverrideError) as err:
+        argv(f"resume={run}", "trainer.max_epoch=2")
+    assert str(err.value) == (
+        "trainer.max_epoch=2: trainer has no key 'max_epoch'; did you mean trainer.max_epochs? Fix: correct "
+        "the key (python train.py --cfg job lists them); if it is an argument of lightning.pytorch.Trainer "
+        "that the preset does not set, add it: +trainer.max_epoch=...")
+    # a key of the run's own model=: checked with the run's overrides
+    with pytest.raises(OverrideError, match=r"^model.gate_biass=-1: model has no key 'gate_biass'; did you "
+                                            r"mean model.gate_bias\?"):
+        argv(f"resume={run}", "model.gate_biass=-1")
+    # a fault of the run's own record (conf/ changed since) is not blamed on the extra overrides
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump([*OWN, "trainer.gone=1"]))
+    with pytest.raises(ResumeError):
+        argv(f"resume={run}", "seed=5")
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. trainer.max_epochs at or below the checkpoint (#39), and a finished run
 # ---------------------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ Refused, with one ``highwaylab:`` line (:class:`ResumeError`, exit status 1):
   default folder names are unique: ``<date>_<time>_<run_name>_<4 hex digits>``);
 * a ``run_name`` with a path separator or ``..``.
 
+An extra override with a mistyped key (``resume=<run> trainer.max_epoch=2``) gets the line a new run
+gets (:func:`check_extra_overrides`), before the checkpoint is read.
+
 A resumed run whose folder was moved keeps its best score, best checkpoint and top-k list
 (:class:`highwaylab.callbacks.RunFolderMoved`), and its offline W&B rows continue the ``_step``
 axis of the earlier segments (:func:`continue_wandb_steps`).
@@ -170,6 +173,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         ckpt = last_checkpoint_path(run)
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
+        check_extra_overrides(own, extra, config_dir, config_name)  # a typo: before the checkpoint's read
         base_cfg = _compose(config_dir, config_name, own)
         cfg = _compose(config_dir, config_name, merged)
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
@@ -354,6 +358,31 @@ def merge_overrides(own: list[str], extra: list[str]) -> list[str]:
     """``own`` less the overrides whose key one in ``extra`` sets, then ``extra``."""
     replaced = {_key_value(o)[0] for o in extra}
     return [o for o in own if _key_value(o)[0] not in replaced] + list(extra)
+
+
+def check_extra_overrides(own: list[str], extra: list[str], config_dir: str | Path,
+                          config_name: str = "train") -> None:
+    """Check a resume's extra overrides as a new run's are checked
+    (:func:`highwaylab.utils.overrides.check_overrides`), with the run's own overrides that they
+    change: a mistyped key (``trainer.max_epoch=2``) gets the line a new run gets, before the
+    checkpoint is read (before: Hydra's advice to append the key, after torch's import). A fault of
+    the run's own overrides alone (``conf/`` changed since the run) is left to the checks after.
+
+    Raises:
+        OverrideError: the first faulty extra override, in one line.
+    """
+    from highwaylab.utils.overrides import OverrideError, check_overrides
+
+    if not extra:
+        return
+    try:
+        check_overrides(merge_overrides(own, extra), config_dir, config_name)
+    except OverrideError as err:
+        try:
+            check_overrides(own, config_dir, config_name)
+        except OverrideError:
+            return  # the run's own overrides: not what this command line added
+        raise err from None
 
 
 def check_run_name(value: Any) -> None:
