@@ -517,6 +517,19 @@ COMMAND_LINES = {
     "model=residual model.gate_bias=-2":
         "model.gate_bias=-2: model=residual has no gates, and model.gate_bias is for highway models. Fix: "
         "model=highway model.gate_bias=-2 (model=conv_highway for a conv net), or leave it out",
+    # breaking pass 15, row 46: before, exit 0 with seed=0 dropped without a word (one job, seed=1), and
+    # both recorded; a single run alike
+    "-m seed=0 seed=1": "seed is given twice (seed=0, seed=1): Hydra would use only the last and drop the "
+                        "others without a word. Fix: one override per key; for a sweep over both, write "
+                        "seed=0,1 with -m",
+    "+seed=0 ++seed=1 seed=2": "seed is given 3 times (+seed=0, ++seed=1, seed=2): Hydra would use only the "
+                               "last",
+    "model=plain depth=3 model=highway": "model is given twice (model=plain, model=highway)",
+    "hydra.run.dir=/tmp/a hydra.run.dir=/tmp/b": "hydra.run.dir is given twice (hydra.run.dir=/tmp/a, "
+                                                 "hydra.run.dir=/tmp/b): Hydra would use only the last and "
+                                                 "drop the others without a word. Fix: keep one of them "
+                                                 "(hydra.run.dir=/tmp/b)",
+    "resume=/no/such/run seed=0 seed=1": "seed is given twice (seed=0, seed=1)",  # the user's own argv
 }
 
 
@@ -540,6 +553,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
                                   "logger=[wandb,csv]", "-m model=highway,plain",
                                   "-m optim=glob(adam*) seed=0", "-m seed=0,1 logger.wandb.id=a,b",
                                   "+trainer.barebones=true logger=none callbacks=none",
+                                  "~trainer.max_epochs +trainer.max_epochs=3",  # one node replaced
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "
                                   "optim.optimizer.lr=interval(0.01,0.1)"])
 def test_good_command_lines_pass(line, tmp_path):

@@ -21,6 +21,9 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
   without the job's number (every job in one folder), and ``WANDB_RUN_ID`` in the environment of a
   multirun (every job one W&B run).
 
+A key given twice on the command line (``seed=0 seed=1``: Hydra keeps the last without a word, in
+a sweep too) is refused by :func:`_given_once`.
+
 Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
 own message is clear.
 
@@ -85,7 +88,10 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         _flag_for_a_key(argv[1:], config_dir, config_name)  # --resume x: resume=x
         return
     _one_command(args)
-    if any(getattr(args, name, None) for name in NOT_A_RUN) or args.config_path or args.config_name:
+    if any(getattr(args, name, None) for name in NOT_A_RUN):
+        return
+    _given_once(list(args.overrides))  # the user's own: resume= and the launchers add theirs later
+    if args.config_path or args.config_name:
         return
     if any(_key(o) == "resume" for o in args.overrides):
         return
@@ -217,6 +223,38 @@ def _one_command(args: Any) -> None:
            "key, e.g. model=plain)" if "-m" in given and "--cfg" in given else " Fix: keep one of them")
     raise OverrideError(f"{' and '.join(given)}: Hydra runs one of -m (--multirun), --run, --cfg, --info and "
                         f"--shell-completion at a time.{fix}")
+
+
+def _given_once(overrides: list[str]) -> None:
+    """Raises OverrideError for a key that the command line's ``overrides`` set more than once
+    (``seed=0 seed=1``; ``+key``, ``key`` and ``++key`` are one key; ``~key`` is left alone, as in
+    ``'~key' '+key=...'``, which replaces a node). Hydra keeps the last without a word: a single run
+    and a multirun run ``seed=1`` only, and the run's record lists both."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import OverrideType
+    from hydra.errors import OverrideParseException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except OverrideParseException:
+        return  # check_overrides names the one that does not parse
+    given: dict[str, list[str]] = {}
+    for override in parsed:
+        if override.type != OverrideType.DEL:
+            key = override.key_or_group + (f"@{override.package}" if override.package else "")
+            given.setdefault(key, []).append(override.input_line)
+    for key, lines in given.items():
+        if len(lines) < 2:
+            continue
+        times = "twice" if len(lines) == 2 else f"{len(lines)} times"
+        fix = f"keep one of them ({lines[-1]})"
+        values = [line.split("=", 1)[1] for line in lines]
+        if not key.startswith(("hydra.", "hydra/", "resume")) and not any("(" in v for v in values):
+            prefix = lines[-1].split(key, 1)[0]  # +, ++ or nothing
+            fix = (f"one override per key; for a sweep over {'both' if len(lines) == 2 else 'all'}, write "
+                   f"{prefix}{key}={','.join(values)} with -m")
+        raise OverrideError(f"{key} is given {times} ({', '.join(lines)}): Hydra would use only the last "
+                            f"and drop the others without a word. Fix: {fix}")
 
 
 def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
