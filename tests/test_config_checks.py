@@ -530,6 +530,19 @@ COMMAND_LINES = {
                                                  "drop the others without a word. Fix: keep one of them "
                                                  "(hydra.run.dir=/tmp/b)",
     "resume=/no/such/run seed=0 seed=1": "seed is given twice (seed=0, seed=1)",  # the user's own argv
+    # breaking pass 15, row 57: before, "cannot read this value unquoted. Fix: quote it, e.g.
+    # "model='plain,'"", an option named plain,
+    "-m depth=3 model=plain, residual,highway": "model=plain,: a space after a comma split the list of "
+                                                "values: the next argument, residual,highway, has no '=' of "
+                                                "its own. Fix: write model=plain,residual,highway (no spaces "
+                                                "after commas)",
+    "-m model=plain, residual, highway": "model=plain,: a space after a comma split the list of values: the "
+                                         "next arguments, residual, highway, have no '=' of its own. Fix: "
+                                         "write model=plain,residual,highway",
+    "-m model=plain ,residual": "model=plain: a space before a comma split the list of values: the next "
+                                "argument, ,residual, has no '=' of its own. Fix: write model=plain,residual",
+    "-m seed=0, depth=3": "seed=0,: the value ends in a comma, with no value after it. Fix: leave the comma "
+                          "out (seed=0), or give the next value without a space: seed=0,<value>",
 }
 
 

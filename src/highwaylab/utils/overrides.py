@@ -13,7 +13,8 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
   options there are;
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
-  quote it, and that Hydra does not expand ``~``;
+  quote it, and that Hydra does not expand ``~``; a list of values split by a space after a comma
+  (``model=plain, residual,highway``): the list to write (:func:`_split_list`);
 * an entry of a search space addressed through ``hydra.sweeper.params`` (its keys hold dots, which
   an override cannot address): the forms that work (:func:`_search_space_entry`);
 * where a run writes that would mix runs up (:func:`_shared_folder`): ``paths.output_dir=`` (it
@@ -292,11 +293,11 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except OverrideParseException:
-        for override in overrides:  # find the one that does not parse
+        for i, override in enumerate(overrides):  # find the one that does not parse
             try:
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
-                raise OverrideError(_unreadable(override)) from None
+                raise OverrideError(_split_list(overrides, i) or _unreadable(override)) from None
         return None
     for override in parsed:
         if override.is_interval_sweep() and (bounds := override.value()).start > bounds.end:
@@ -499,6 +500,32 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
 # characters that look like ASCII ones but are not (pasted from a document): Hydra cannot read them
 LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"',
               "\u201d": '"', "\u00a0": " "}
+
+
+def _split_list(overrides: list[str], i: int) -> str | None:
+    """The message for ``overrides[i]``, which does not parse, when a space around a comma split a
+    list of values (``model=plain, residual,highway``: ``model=plain,`` ends in a comma, and
+    ``residual,highway`` is an argument without '='); ``None`` otherwise."""
+    head, after = i, "after"
+    if "=" not in overrides[i] and overrides[i].startswith(",") and i > 0 and "=" in overrides[i - 1]:
+        head, after = i - 1, "before"  # model=plain ,residual
+    elif "=" not in overrides[i] or not overrides[i].endswith(","):
+        return None
+    key, _, value = overrides[head].partition("=")
+    stray = []
+    for token in overrides[head + 1:]:
+        if "=" in token:
+            break
+        stray.append(token)
+    if not stray:
+        return (f"{overrides[head]}: the value ends in a comma, with no value after it. Fix: leave the comma "
+                f"out ({key}={value.rstrip(',')}), or give the next value without a space: "
+                f"{key}={value}<value>")
+    joined = ",".join(p.strip(",") for p in [value, *stray] if p.strip(","))
+    left = (f"the next argument, {stray[0]}, has" if len(stray) == 1
+            else f"the next arguments, {' '.join(stray)}, have")
+    return (f"{overrides[head]}: a space {after} a comma split the list of values: {left} no '=' of its own. "
+            f"Fix: write {key}={joined} (no spaces {after} commas)")
 
 
 def _unreadable(override: str) -> str:
