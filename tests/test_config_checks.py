@@ -541,6 +541,13 @@ COMMAND_LINES = {
                                          "write model=plain,residual,highway",
     "-m model=plain ,residual": "model=plain: a space before a comma split the list of values: the next "
                                 "argument, ,residual, has no '=' of its own. Fix: write model=plain,residual",
+    # breaking pass 15, row 14: before, "the config has no top-level key 'trainer'. Fix: correct the key
+    # ...; to add a new key on purpose, write +trainer.max_epochs=..." (the key was right)
+    "trainer.max_epochs=1 trainer.limit_train_batches=3 ~trainer":
+        "trainer.max_epochs=1: the config has no key 'trainer': 'trainer' was removed by ~trainer on this "
+        "command line. Fix: drop ~trainer (trainer.max_epochs=1 alone changes that key)",
+    "~model model.width=3": "model.width=3: the config has no key 'model': 'model' was removed by ~model on "
+                            "this command line. Fix: drop ~model",
     "-m seed=0, depth=3": "seed=0,: the value ends in a comma, with no value after it. Fix: leave the comma "
                           "out (seed=0), or give the next value without a space: seed=0,<value>",
 }

@@ -7,7 +7,8 @@ or fails later. :func:`check_overrides` composes the config as Hydra will (the f
 swept key stands for the sweep) and turns these faults into one :class:`OverrideError` line:
 
 * a key the config does not have (``trainer.max_epoch=3``, ``hydra.sweeper.directon=...``): the
-  closest key of that node (``did you mean trainer.max_epochs?``);
+  closest key of that node (``did you mean trainer.max_epochs?``); or, for a key under one that a
+  ``~`` of the same command line removes (``~trainer trainer.max_epochs=1``), that ``~``;
 * a key added with ``+`` to one of Hydra's own typed nodes that has no such field
   (``+hydra.run.dirr=...``, which Hydra would accept and ignore);
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
@@ -398,11 +399,17 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                     f"'+{given.lstrip('+~')}'")
     if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
         return None
-    index = next((i for i, o in enumerate(single) if o is not None and _key(o) == missing_key
-                  or o is not None and _key(o).startswith(missing_key + ".")), None)
+    at = [i for i, o in enumerate(single) if o is not None and (_key(o) == missing_key
+                                                                 or _key(o).startswith(missing_key + "."))]
+    index = next((i for i in at if not single[i].startswith("~")), at[0] if at else None)  # ~trainer: later
     if index is None:
         return None
     given = overrides[index]
+    removed = next((o for o in overrides if o.startswith("~") and "=" not in o
+                    and (missing_key == _key(o) or missing_key.startswith(_key(o) + "."))), None)
+    if removed is not None and not given.startswith("~"):  # ~trainer trainer.max_epochs=1
+        return (f"{given}: the config has no key '{missing_key}': '{_key(removed)}' was removed by {removed} "
+                f"on this command line. Fix: drop {removed} ({given} alone changes that key)")
     parent, _, name = missing_key.rpartition(".")
     rest = [o for i, o in enumerate(single) if o is not None and i != index]
     cfg, _ = _compose(config_dir, config_name, rest)
