@@ -725,7 +725,8 @@ def test_a_run_folder_deleted_during_the_run_is_one_line(tmp_path, data_dir):
     # ('.../csv/version_0/metrics.csv'); no line said that the run's folder had gone
     run = tmp_path / "run"
     rm = ["+callbacks.rm._target_=tests.signal_at.DeleteRunFolderAt", "+callbacks.rm.step=5"]
-    proc = run_train([*TINY, "logger=csv", "callbacks=minimal", "trainer.limit_train_batches=60", *rm],
+    tiny = [o for o in TINY if not o.startswith(("logger=", "trainer.limit_train_batches="))]
+    proc = run_train([*tiny, "logger=csv", "callbacks=minimal", "trainer.limit_train_batches=60", *rm],
                      tmp_path)
     assert one_line(proc) == (
         f"the run's folder {run} disappeared during the run (deleted, or moved away): "
