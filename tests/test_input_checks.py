@@ -68,6 +68,23 @@ def test_the_directions_of_the_optuna_sweeper_pass(direction, capsys):
     assert sweep_check([f"hydra.sweeper.direction={direction}"], capsys) == (None, "")
 
 
+# breaking pass 15, row 22: hydra.sweeper.max_failure_rate out of 0 .. 1 was the sweeper's bare
+# AssertionError() (full_key: hydra.sweeper), after the sweep folder was made
+
+
+@pytest.mark.parametrize(("rate", "shown"), [("2", "2.0"), ("-0.5", "-0.5"), ("nan", "nan")])
+def test_a_max_failure_rate_outside_0_to_1_is_one_line_before_the_sweeper(rate, shown, capsys):
+    assert sweep_check([f"hydra.sweeper.max_failure_rate={rate}"], capsys) == (
+        1, f"highwaylab: hydra.sweeper.max_failure_rate={shown}: must be a fraction in 0.0 .. 1.0 (the share "
+           f"of a batch of trials that may fail before the search stops; 1.0: it goes on whatever fails). "
+           f"Fix: e.g. hydra.sweeper.max_failure_rate=1.0\n")
+
+
+@pytest.mark.parametrize("rate", ["0", "0.5", "1"])
+def test_a_max_failure_rate_in_0_to_1_passes(rate, capsys):
+    assert sweep_check([f"hydra.sweeper.max_failure_rate={rate}"], capsys) == (None, "")
+
+
 # --- #65: probe --plot --------------------------------------------------------------------------
 
 

@@ -164,7 +164,8 @@ class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
     ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`),
-    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1), ``hydra.sweeper.storage``
+    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1), ``hydra.sweeper.max_failure_rate``
+    (:func:`check_max_failure_rate`: 0 .. 1), ``hydra.sweeper.storage``
     (:func:`check_storage`) and the keys that
     ``hydra.sweeper.params`` sets (:func:`check_params`: each must be a key of the job's config). A
     bad value is one ``highwaylab:`` line on stderr and exit status 1, instead of optuna's traceback
@@ -197,12 +198,25 @@ class SweepCheck(Callback):
                     raise ConfigError(f"hydra.sweeper.{key}={value!r} must be an integer >= 1 (n_trials: "
                                       f"the trials of the search; n_jobs: how many run at once), e.g. "
                                       f"hydra.sweeper.{key}=4")
+            if "max_failure_rate" in config.hydra.sweeper:  # the Optuna sweeper asserts 0 <= it <= 1
+                check_max_failure_rate(config.hydra.sweeper.max_failure_rate)
         except ConfigError as err:
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
         warning = tuned_on_test_warning(config)
         if warning is not None:
             log.warning(warning)
+
+
+def check_max_failure_rate(rate: Any) -> None:
+    """Raises ConfigError unless ``hydra.sweeper.max_failure_rate`` is a number in 0 .. 1: the share
+    of a batch's trials (``n_jobs`` at a time) that may fail before the Optuna sweeper stops the search
+    (1: it never stops for failures). The sweeper's own check is a bare ``assert``, which Hydra reports
+    as ``AssertionError()`` with ``full_key: hydra.sweeper``."""
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
+        raise ConfigError(f"hydra.sweeper.max_failure_rate={rate!r}: must be a fraction in 0.0 .. 1.0 (the "
+                          f"share of a batch of trials that may fail before the search stops; 1.0: it goes "
+                          f"on whatever fails). Fix: e.g. hydra.sweeper.max_failure_rate=1.0")
 
 
 def tuned_on_test_warning(config: DictConfig) -> str | None:
