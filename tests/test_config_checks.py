@@ -219,6 +219,13 @@ BAD = {
                                "trainer=cpu",
     "trainer.accelerator=mps": "trainer.accelerator=mps is Apple's GPU (macOS); this machine runs linux",
     "trainer.accelerator=gpux": "trainer.accelerator='gpux' is not one of auto, cpu, gpu, cuda, mps, tpu",
+    # breaking pass 15, row 50: before, Lightning's ZeroDivisionError traceback at the first logged value
+    "logger=csv +logger.csv.flush_logs_every_n_steps=0":
+        "logger.csv.flush_logs_every_n_steps=0: must be a positive whole number of steps (how often the "
+        "logger writes its file; Lightning divides by it). Fix: logger.csv.flush_logs_every_n_steps=100 "
+        "(Lightning's default), or leave it out",
+    "logger=[wandb,csv] +logger.csv.flush_logs_every_n_steps=2.5":
+        "logger.csv.flush_logs_every_n_steps=2.5: must be a positive whole number of steps",
 }
 
 
@@ -253,7 +260,8 @@ def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decodin
                                        ["model.activation=torch.nn.ReLU"],
                                        ["experiment=paper_mnist_depth", "model=plain"],
                                        ["experiment=paper_mnist_conv16", "model=conv_residual",
-                                        "~model.gate_bias"]])
+                                        "~model.gate_bias"],
+                                       ["logger=csv", "+logger.csv.flush_logs_every_n_steps=1"]])
 def test_the_presets_pass(overrides, tmp_path):
     validate(compose_cfg(overrides, tmp_path))
 

@@ -82,7 +82,8 @@ def check_config(cfg: DictConfig) -> None:
     (:func:`highwaylab.utils.hardware.check_trainer_hardware`), the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
     the callbacks' monitored metrics, highwaylab's callbacks' options
-    (:func:`highwaylab.callbacks.options.check_callbacks_config`) and the W&B project name, run id and tags
+    (:func:`highwaylab.callbacks.options.check_callbacks_config`), the loggers' step counts
+    (:func:`highwaylab.utils.loggers.check_logger_steps`) and the W&B project name, run id and tags
     (:func:`highwaylab.utils.loggers.check_wandb_names`).
 
     Raises:
@@ -92,7 +93,7 @@ def check_config(cfg: DictConfig) -> None:
     from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
     from highwaylab.utils.hardware import check_trainer_hardware
-    from highwaylab.utils.loggers import check_wandb_names
+    from highwaylab.utils.loggers import check_logger_steps, check_wandb_names
     from highwaylab.utils.resume import check_run
 
     for group in GROUPS:
@@ -116,6 +117,7 @@ def check_config(cfg: DictConfig) -> None:
     check_monitors(cfg.get("callbacks"))
     check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
+    check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
 
 

@@ -1,11 +1,11 @@
 """Checks of the loggers before the run starts: the folders of the loggers that write into a local
-folder (TensorBoard, CSV), the W&B names (:func:`check_wandb_names`), the W&B mode, and W&B's
-start-up errors as one line.
+folder (TensorBoard, CSV), the W&B names (:func:`check_wandb_names`), the loggers' step counts
+(:func:`check_logger_steps`), the W&B mode, and W&B's start-up errors as one line.
 
 Lightning creates the loggers' folders lazily, at the first logged value, so a folder that cannot be
 written would otherwise stop the run with a traceback in the middle of fitting. The module imports
 no torch or Lightning (they load inside :func:`check_log_dirs`), so that the config checks can call
-:func:`check_wandb_names` before torch loads.
+:func:`check_wandb_names` and :func:`check_logger_steps` before torch loads.
 """
 
 from __future__ import annotations
@@ -191,6 +191,28 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                             f"variable even where {config_key} is set)")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
         check_log_model(name, node)
+
+
+# integer step counts of the loggers' own arguments (CSVLogger's): Lightning divides by them
+LOGGER_STEP_KEYS = {"flush_logs_every_n_steps": 100}
+
+
+def check_logger_steps(logger_cfg: Mapping | None) -> None:
+    """Raises ConfigError for a logger's step count (``LOGGER_STEP_KEYS``: CSVLogger's
+    ``flush_logs_every_n_steps``) that is not a whole number >= 1: 0 stops the run at the first
+    logged value with Lightning's ``ZeroDivisionError`` (``(step + 1) % 0``), and a negative or
+    fractional count writes the file at other steps than it says. (TensorBoard's ``max_queue`` and
+    ``flush_secs`` take 0 and run.)"""
+    for name, node in (logger_cfg or {}).items():
+        if not OmegaConf.is_dict(node) and not isinstance(node, Mapping):
+            continue
+        for key, example in LOGGER_STEP_KEYS.items():
+            value = node.get(key)
+            if value is None or (type(value) is int and value >= 1):
+                continue
+            raise ConfigError(f"logger.{name}.{key}={value!r}: must be a positive whole number of steps (how "
+                              f"often the logger writes its file; Lightning divides by it). Fix: "
+                              f"logger.{name}.{key}={example} (Lightning's default), or leave it out")
 
 
 def check_log_model(name: str, node: Mapping) -> None:
