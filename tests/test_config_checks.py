@@ -155,6 +155,15 @@ BAD = {
         "trainer.enable_checkpointing=false, but the callbacks write checkpoints (model_checkpoint, "
         "last_checkpoint). Fix: leave trainer.enable_checkpointing out and remove them: "
         "~callbacks.model_checkpoint ~callbacks.last_checkpoint",
+    # breaking pass 15, row 1: before, rc 0, the CSV logger ran and config_resolved.yaml said logger: false
+    "logger=csv +trainer.logger=false":
+        "trainer.logger=false: the run's loggers are built from the logger group and given to the Trainer in "
+        "place of this value, which would be ignored. Fix: leave trainer.logger out; to run without loggers "
+        "use logger=none (or choose them: logger=[wandb,csv])",
+    "+trainer.callbacks=[]":
+        "trainer.callbacks=[]: the run's callbacks are built from the callbacks group and given to the "
+        "Trainer in place of this value, which would be ignored. Fix: leave trainer.callbacks out; to run "
+        "without them use callbacks=none",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
     "logger.wandb.log_model=all":  # before: Lightning's two lines, naming its Python arguments
         "logger.wandb.log_model=all uploads checkpoints to W&B, which an offline run cannot do "

@@ -35,6 +35,11 @@ NUMERIC_ARGS = frozenset({"lr", "momentum", "dampening", "weight_decay", "eps", 
                           "gamma", "T_max", "T_0", "T_mult", "eta_min", "step_size", "factor",
                           "start_factor", "end_factor", "total_iters", "power", "base_lr", "max_lr",
                           "pct_start", "div_factor", "final_div_factor", "base_momentum", "max_momentum"})
+# the Trainer arguments that highwaylab.train.build sets from a group, replacing any trainer.<key>
+TRAINER_FROM_GROUPS = {
+    "logger": ("loggers", "to run without loggers use logger=none (or choose them: logger=[wandb,csv])"),
+    "callbacks": ("callbacks", "to run without them use callbacks=none (or add one: "
+                               "+callbacks.<name>._target_=...)")}
 OPTIM_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
 
 
@@ -249,8 +254,12 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     ``_target_`` (``optim.optimizer=null``, ``_partial_=false``: the module builds it with the
     network's parameters), an ``optim.scheduler`` that is neither ``null`` nor such a node, and the
     Trainer switches that need other groups too: ``trainer.barebones=true`` (no loggers, no
-    callbacks) and ``trainer.enable_checkpointing=false`` (no checkpoint callbacks), and a
-    ``trainer.max_time`` that is not ``DD:HH:MM:SS``."""
+    callbacks) and ``trainer.enable_checkpointing=false`` (no checkpoint callbacks), a
+    ``trainer.logger`` or ``trainer.callbacks`` (``TRAINER_FROM_GROUPS``: the ``logger`` and
+    ``callbacks`` groups build them, in their place), and a ``trainer.max_time`` that is not
+    ``DD:HH:MM:SS``."""
+    from highwaylab.utils.loggers import cli_text
+
     root = OmegaConf.select(cfg, "paths.root_dir", default=None)
     if root is not None and not str(root).strip():
         raise ConfigError("paths.root_dir is empty (the environment variable HIGHWAYLAB_ROOT is set but "
@@ -293,6 +302,13 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         raise ConfigError(f"trainer.barebones=true runs without loggers and callbacks (Lightning refuses "
                           f"{', '.join(built[:3])}{'...' if len(built) > 3 else ''}). Fix: add logger=none "
                           f"callbacks=none, or leave trainer.barebones out")
+    for key, (built_from, fix) in TRAINER_FROM_GROUPS.items():  # train.build passes them to the Trainer
+        if key in trainer:
+            value = trainer[key]
+            shown = str(value).lower() if isinstance(value, bool) else cli_text(value)
+            raise ConfigError(f"trainer.{key}={shown}: the run's {built_from} are built from the {key} group "
+                              f"and given to the Trainer in place of this value, which would be ignored. "
+                              f"Fix: leave trainer.{key} out; {fix}")
     writers = ("ModelCheckpoint", "LatestCheckpoint")
     checkpoints = [name for name, node in (cfg.get("callbacks") or {}).items()
                    if OmegaConf.is_dict(node) and str(node.get("_target_", "")).endswith(writers)]
