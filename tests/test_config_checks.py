@@ -192,6 +192,18 @@ BAD = {
     "callbacks.last_checkpoint.filename=epoch_000":
         "callbacks.last_checkpoint.filename=epoch_000 is a name that callbacks.model_checkpoint gives its "
         "best checkpoints (epoch_{{epoch:03d}}.ckpt): the latest state would overwrite a best checkpoint",
+    # breaking pass 15, row 35: before, rc 0 and no best checkpoint (only last.ckpt, the final weights
+    # tested); with 2 epochs the "best" was scored by the previous epoch's val/acc
+    "+callbacks.model_checkpoint.every_n_train_steps=1":
+        "callbacks.model_checkpoint.every_n_train_steps=1: saves the best checkpoint during training, before "
+        "the validation logs val/acc, so none is written before the first validation (the test would run on "
+        "the final weights) and each is scored by the previous validation. Fix: leave "
+        "callbacks.model_checkpoint.every_n_train_steps out (the best is chosen at each validation); for the "
+        "latest state inside long epochs, callbacks.last_checkpoint.every_n_train_steps=<steps>",
+    "+callbacks.model_checkpoint.train_time_interval._target_=datetime.timedelta "
+    "+callbacks.model_checkpoint.train_time_interval.minutes=5":
+        "callbacks.model_checkpoint.train_time_interval={{_target_:datetime.timedelta,minutes:5}}: saves the "
+        "best checkpoint during training",
     "callbacks.model_checkpoint.save_last=true":
         "callbacks.model_checkpoint.save_last=True: callbacks.last_checkpoint writes last.ckpt already",
     # eleventh pass: before, check_fc()'s TypeError traceback (a removed required key), a plain net
@@ -270,7 +282,11 @@ def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decodin
                                        ["experiment=paper_mnist_depth", "model=plain"],
                                        ["experiment=paper_mnist_conv16", "model=conv_residual",
                                         "~model.gate_bias"],
-                                       ["logger=csv", "+logger.csv.flush_logs_every_n_steps=1"]])
+                                       ["logger=csv", "+logger.csv.flush_logs_every_n_steps=1"],
+                                       ["+callbacks.model_checkpoint.every_n_train_steps=0"],
+                                       ["+callbacks.model_checkpoint.every_n_train_steps=5",
+                                        "callbacks.model_checkpoint.monitor=train/loss_step",
+                                        "callbacks.model_checkpoint.mode=min"]])
 def test_the_presets_pass(overrides, tmp_path):
     validate(compose_cfg(overrides, tmp_path))
 

@@ -24,6 +24,14 @@ def test_train_writes_metrics_and_checkpoints(cfg_tiny, tmp_path):
     assert (tmp_path / "config_resolved.yaml").is_file()
 
 
+def test_a_run_without_a_best_checkpoint_records_best_ckpt_null(tmp_path, data_dir):
+    # breaking pass 15, row 35: before, "best_ckpt": "" (no best checkpoint; the final weights tested)
+    metrics = train(compose_cfg([*TINY, "~callbacks.model_checkpoint"], tmp_path))
+    saved = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["best_ckpt"] is None and saved["best_ckpt"] is None
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["last.ckpt"]
+
+
 @pytest.mark.slow
 def test_same_seed_same_metrics_on_cpu(tmp_path):
     a = train(compose_cfg(TINY + ["seed=3"], tmp_path / "a"))

@@ -86,7 +86,8 @@ def check_config(cfg: DictConfig) -> None:
     the groups, the run's name, the seed, the trainer's schedule, its precision and accelerator
     (:func:`highwaylab.utils.hardware.check_trainer_hardware`), the SLURM tasks, the model
     (:func:`highwaylab.models.spec.check_model_config`), the data files (:func:`check_data_config`),
-    the callbacks' monitored metrics, highwaylab's callbacks' options
+    the callbacks' monitored metrics, the best and latest checkpoints (:func:`check_checkpoint_files`,
+    :func:`check_best_checkpoint_saves`), highwaylab's callbacks' options
     (:func:`highwaylab.callbacks.options.check_callbacks_config`), the loggers' step counts
     (:func:`highwaylab.utils.loggers.check_logger_steps`) and the W&B project name, run id and tags
     (:func:`highwaylab.utils.loggers.check_wandb_names`).
@@ -121,6 +122,7 @@ def check_config(cfg: DictConfig) -> None:
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
     check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
+    check_best_checkpoint_saves(cfg.get("callbacks"))  # the best: chosen at validation, not mid-training
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
     check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
@@ -239,6 +241,41 @@ def check_checkpoint_files(callbacks: DictConfig | None) -> None:
                                   f"gives its best checkpoints ({node.filename}.ckpt): the latest state "
                                   f"would overwrite a best checkpoint, and the test would run on another "
                                   f"epoch's weights. Fix: another name, e.g. callbacks.{other}.filename=last")
+
+
+# ModelCheckpoint's saves during training, and the option of LatestCheckpoint that saves so instead
+STEP_SAVES = {"every_n_train_steps": "every_n_train_steps=<steps>",
+              "train_time_interval": "every_n_minutes=<minutes>"}
+
+
+def check_best_checkpoint_saves(callbacks: DictConfig | None) -> None:
+    """Raises ConfigError for a ``ModelCheckpoint`` that monitors a validation metric (``val/acc``) and
+    saves during training (``every_n_train_steps`` other than 0 or null, or ``train_time_interval``):
+    it saves at a training batch's end, before the validation logs the metric, so no best checkpoint is
+    written before the first validation (the test then runs on the final weights) and each later one
+    is scored by the previous validation. The latest state inside long epochs is ``LatestCheckpoint``'s
+    (``callbacks.last_checkpoint.every_n_train_steps``, ``every_n_minutes``)."""
+    from highwaylab.utils.loggers import cli_text
+
+    nodes = {name: node for name, node in (callbacks or {}).items() if OmegaConf.is_dict(node)}
+    latest = next((n for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".LatestCheckpoint")),
+                  "last_checkpoint")
+    for name, node in nodes.items():
+        monitor = node.get("monitor")
+        if not str(node.get("_target_", "")).endswith(".ModelCheckpoint") or monitor not in LOGGED_METRICS \
+                or not str(monitor).startswith("val/"):  # train/loss_step is there at every batch
+            continue
+        for key, instead in STEP_SAVES.items():
+            value = node.get(key)
+            if value is None or (key == "every_n_train_steps" and value == 0):  # Lightning's "off"
+                continue
+            shown = cli_text(value)  # train_time_interval: a datetime.timedelta node
+            raise ConfigError(f"callbacks.{name}.{key}={shown}: saves the best checkpoint during training, "
+                              f"before the validation logs {monitor}, so none is written before the first "
+                              f"validation (the test would run on the final weights) and each is scored by "
+                              f"the previous validation. Fix: leave callbacks.{name}.{key} out (the best is "
+                              f"chosen at each validation); for the latest state inside long epochs, "
+                              f"callbacks.{latest}.{instead}")
 
 
 def _filename_pattern(template: str) -> str | None:

@@ -162,7 +162,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "startup_s": round(startup, 3),
         "fit_time_s": round(fit_seconds, 3),
         "wall_time_s": round(startup + time.time() - job_start, 3),
-        "best_ckpt": best,
+        "best_ckpt": best or None,  # null: no best checkpoint was written, the final weights were tested
         "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
         "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
     }
