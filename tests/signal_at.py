@@ -69,6 +69,19 @@ class SignalRankZeroAt(L.Callback):
             os.kill(os.getpid(), self.signum)
 
 
+class SignalRankZeroAtTest(L.Callback):
+    """Send rank 0's own process the real signal ``signum`` once, at the end of its first test batch:
+    a ``kill`` of a DDP run's main process during the test of the best checkpoint."""
+
+    def __init__(self, signum: int = int(signal.SIGTERM)) -> None:
+        self.signum, self.sent = signum, False
+
+    def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        if trainer.global_rank == 0 and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), self.signum)
+
+
 class CrashAt(L.Callback):
     """Raise ``RuntimeError`` at the end of the training batch of step ``step``: a run that dies
     without a signal (as with SIGKILL, nothing is saved on the way out)."""

@@ -188,3 +188,30 @@ def test_sigterm_to_rank_0_stops_every_rank_at_one_batch_with_the_state_saved(tm
                      f"in {run}/checkpoints/last.ckpt; resume with: python train.py resume={run}."}, lines
     saved = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
     assert saved["global_step"] == 7  # every rank stopped after the batch that took the signal
+
+
+@pytest.mark.parametrize(("when", "callback"), [
+    ("before its test", ["+callbacks.stop._target_=tests.signal_at.SignalRankZeroAt",
+                         "+callbacks.stop.step=6"]),
+    ("during its test", ["+callbacks.stop._target_=tests.signal_at.SignalRankZeroAtTest"]),
+])
+def test_sigterm_to_rank_0_after_the_last_training_batch_or_in_the_test_stops_every_rank(
+        tmp_path, data_dir, when, callback):
+    # before: a SIGTERM at the last training batch stopped every rank at the first validation batch
+    # (the epoch's validation lost, "in epoch 0 at step 6"); one during the test was ignored: the
+    # test finished and the run exited 0, where one process stops (exit 143) and names the resume
+    run = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *[o for o in KILL_RUN if o != "test=false"],
+         "trainer.limit_train_batches=6", *callback, f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
+        cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 143, (proc.stdout + proc.stderr)[-3000:]
+    lines = {line.split("] - ", 1)[-1] for line in (proc.stdout + proc.stderr).splitlines()
+             if "] - highwaylab: " in line}
+    assert lines == {f"highwaylab: interrupted by SIGTERM after training finished (1 epoch, step 6), {when}: "
+                     f"the final state, of step 6, is saved in {run}/checkpoints/last.ckpt; complete the run "
+                     f"(its test and metrics.json) with: python train.py resume={run}."}, lines
+    saved = torch.load(run / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
+    assert saved["global_step"] == 6
+    assert "val/acc" in saved["callbacks"]["LatestCheckpoint"]["epoch_metrics"]  # the validation ran
+    assert not (run / "metrics.json").exists()

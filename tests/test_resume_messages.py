@@ -390,6 +390,22 @@ def test_sigint_at_the_last_batch_says_training_finished_and_resume_completes_th
 
 
 @pytest.mark.slow
+def test_sigterm_during_the_test_says_during_its_test(tmp_path, data_dir):
+    from highwaylab.train import train
+
+    run = make_run(tmp_path / "run", TINY)
+    stop = ["+callbacks.stop._target_=tests.signal_at.SignalRankZeroAtTest"]
+    with pytest.raises(RunInterrupted) as err:
+        train(compose_cfg([*TINY, *stop], run))
+    # before: "before its test" (Lightning resets trainer.testing when the stopped test tears down)
+    assert str(err.value).startswith(f"interrupted by SIGTERM after training finished (1 epoch, step 4), "
+                                     f"during its test: the final state, of step 4, is saved in "
+                                     f"{run}/checkpoints/last.ckpt; complete the run (its test and "
+                                     f"metrics.json) ")
+    assert not (run / "metrics.json").exists()
+
+
+@pytest.mark.slow
 def test_sigterm_at_the_end_of_an_earlier_epoch_names_that_epoch(tmp_path, data_dir):
     from highwaylab.train import train
 

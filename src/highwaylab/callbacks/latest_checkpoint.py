@@ -222,3 +222,13 @@ class StopOnSignal(L.Callback):
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         interrupt.validation_ended(trainer)
+        if trainer.world_size > 1 and not trainer.sanity_checking:  # DDP: a signal during (or just
+            interrupt.sync_stop(trainer)  # before) it stops every rank now, not at a later batch
+
+    def on_test_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if trainer.world_size > 1:  # DDP: a signal between fit and test stops every rank here
+            interrupt.sync_stop_now(trainer)
+
+    def on_test_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if trainer.world_size > 1:  # DDP: a signal during the test stops every rank at its end
+            interrupt.sync_stop_now(trainer)

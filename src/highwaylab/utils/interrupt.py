@@ -22,7 +22,9 @@ How a signal travels:
    ends (``StopOnSignal.on_validation_end``), so that the epoch's validation is not lost; so does
    one that came just before it, after the epoch's last training batch
    (``StopOnSignal.on_validation_start``). Outside a trainer run, or at a second signal, the handler
-   raises :class:`RunInterrupted` at once.
+   raises :class:`RunInterrupted` at once. Under DDP the ranks stop together, at points that every
+   rank reaches at once (:func:`sync_stop`: each training batch's end and the end of a validation
+   inside ``fit``; :func:`sync_stop_now`: the test's start and end), whichever rank got the signal.
 3. ``LatestCheckpoint.on_exception`` saves ``checkpoints/last.ckpt`` (the state after the last
    finished batch, resumable mid-epoch).
 4. :func:`as_interrupted` turns the ``SIGTERMException`` into :class:`RunInterrupted`, whose
@@ -112,10 +114,15 @@ def without_collective_in_handler(trainer: Any) -> None:
     connector._sigterm_notifier_fn = notice  # read when Lightning registers its handlers, after setup
 
 
-def sync_stop(trainer: Any) -> None:
-    """Under DDP, at the end of every training batch, on every rank: the largest signal number that
-    any rank wants to stop for (``_set_stop``), reduced over the ranks; if any, Lightning's stop flag
-    goes up on every rank at once, so that all of them stop after this batch and save together."""
+def sync_stop(trainer: Any) -> bool:
+    """Under DDP, at a point that every rank reaches together (the end of every training batch, and
+    of a validation inside ``fit``), on every rank: the largest signal number that any rank wants to
+    stop for (``_set_stop``), reduced over the ranks; if any, Lightning's stop flag goes up on every
+    rank at once, so that all of them stop at the same place and save together.
+
+    Returns:
+        Whether the ranks stop.
+    """
     import torch
 
     local = (_state.signum or 0) if _state.want_stop else 0
@@ -125,6 +132,23 @@ def sync_stop(trainer: Any) -> None:
     if signum:
         _state.signum = _state.signum or signum  # a rank that got no signal itself: the message's
         trainer._signal_connector.received_sigterm = True
+    return bool(signum)
+
+
+def sync_stop_now(trainer: Any) -> None:
+    """Under DDP, at the start and the end of the test (points that every rank reaches together; the
+    test's batches are not: each rank has its own share of an uneven set): stop every rank at once
+    (Lightning's ``SIGTERMException``) if any rank got a signal, as a single process stops at its
+    next test batch. A signal during the test is otherwise applied at its end, the test's result
+    left unwritten, as a single process's is.
+
+    Raises:
+        SIGTERMException: on every rank, if any rank got a signal.
+    """
+    from lightning.pytorch.utilities.exceptions import SIGTERMException
+
+    if sync_stop(trainer):
+        raise SIGTERMException
 
 
 def signalled() -> int | None:
@@ -250,8 +274,10 @@ def validation_ended(trainer: Any) -> None:
 
 
 def _set_stop(trainer: Any, value: bool) -> None:
-    if getattr(trainer, "world_size", 1) > 1:  # DDP: every rank at once, at the next batch end
+    if getattr(trainer, "world_size", 1) > 1:  # DDP: every rank at once, at the next sync_stop
         _state.want_stop = value
+        if not value:  # a stop that sync_stop raised on every rank waits (validation_started on each)
+            trainer._signal_connector.received_sigterm = False
         return
     trainer._signal_connector.received_sigterm = value  # what Lightning's loops check at batch ends
 
@@ -366,11 +392,20 @@ def _where(trainer: Any) -> str:
     if _training_finished(trainer):
         n = progress.processed if progress is not None else None
         epochs = f"{n} epoch{'' if n == 1 else 's'}, " if n is not None else ""
-        when = "during its test" if getattr(trainer, "testing", False) else "before its test"
+        when = "during its test" if _testing(trainer) else "before its test"
         return f"after training finished ({epochs}step {step}), {when}"
     if progress is not None and progress.completed > 0 and progress.started == progress.completed:
         return f"at the end of epoch {progress.completed - 1}, at step {step}"
     return f"in epoch {epoch} at step {step}"
+
+
+def _testing(trainer: Any) -> bool:
+    """Whether ``trainer`` runs (or ran, when the signal stopped it) a test: Lightning resets
+    ``trainer.testing`` (the stage) when a stopped run tears down, and keeps ``trainer.state.fn``."""
+    from lightning.pytorch.trainer.states import TrainerFn
+
+    state = getattr(trainer, "state", None)
+    return bool(getattr(trainer, "testing", False)) or getattr(state, "fn", None) == TrainerFn.TESTING
 
 
 def _epoch_progress(trainer: Any) -> Any:
