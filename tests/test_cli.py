@@ -88,8 +88,9 @@ def test_bad_input_exits_nonzero_with_one_clear_message(case, tmp_path, data_dir
         _truncate(tmp_path / "trunc", data_dir)
     (tmp_path / "notes.txt").write_text("not a checkpoint")
     args = [a.format(tmp=tmp_path) for a in args]
-    small = [a for a in ("depth=3", "width=8") if a.split("=")[0] not in {x.split("=")[0] for x in args}]
-    proc = run_train(["logger=none", "trainer=cpu", *small, *args], tmp_path)
+    given = {x.split("=")[0] for x in args}  # a key given twice is refused: the case's own replaces it
+    small = [a for a in ("logger=none", "trainer=cpu", "depth=3", "width=8") if a.split("=")[0] not in given]
+    proc = run_train([*small, *args], tmp_path)
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
     assert expected.format(tmp=tmp_path) in output
