@@ -441,6 +441,19 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # sixteenth pass: before, Hydra's "Could not override 'hydra/sweeper/sampler'" and "Key 'seed' not in
+    # 'SamplerConfig'", keys the user never typed, without a fix
+    "hparams_search=mnist_tpe hydra/sweeper=basic":
+        "hydra/sweeper=basic: hparams_search=mnist_tpe is a search of Hydra's Optuna sweeper (its sampler, "
+        "trials and search space), which hydra/sweeper=basic replaces. Fix: leave hydra/sweeper=basic out",
+    "hparams_search=mnist_tpe hydra/sweeper/sampler=grid":
+        "hydra/sweeper/sampler=grid: hparams_search=mnist_tpe sets hydra.sweeper.sampler.n_startup_trials, "
+        "hydra.sweeper.sampler.seed for its own sampler, which the grid sampler does not take. Fix: leave "
+        "hydra/sweeper/sampler=grid out, or use the search made for a sampler",
+    "hparams_search=mnist_random hydra/sweeper/sampler=grid":
+        "hydra/sweeper/sampler=grid: hparams_search=mnist_random sets hydra.sweeper.sampler.seed for its own",
+    "hparams_search=mnist_tpe hydra/sweeper/sampler=random":
+        "hydra/sweeper/sampler=random: hparams_search=mnist_tpe sets hydra.sweeper.sampler.n_startup_trials",
     "trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key 'max_epoch'; did you mean "
                            "trainer.max_epochs? Fix:",
     "depht=10": "depht=10: the config has no top-level key 'depht'; did you mean depth? Fix:",
@@ -598,6 +611,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 
 @pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
+                                  "hparams_search=mnist_random hydra/sweeper/sampler=tpe",
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
                                   "+trainer.max_time=00:00:10:00 trainer.min_epochs=0",
                                   "+hydra.job.env_set.FOO=1",

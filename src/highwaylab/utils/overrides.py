@@ -372,6 +372,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
     from hydra.errors import MissingConfigException
 
+    if (conflict := _search_conflict(overrides, single, config_dir, config_name)) is not None:
+        return conflict
     if isinstance(err, MissingConfigException) and err.missing_cfg_file and "/" in err.missing_cfg_file:
         group, name = err.missing_cfg_file.rsplit("/", 1)
         culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
@@ -507,6 +509,43 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
 # characters that look like ASCII ones but are not (pasted from a document): Hydra cannot read them
 LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"',
               "\u201d": '"', "\u00a0": " "}
+
+
+def _search_conflict(overrides: list[str], single: list[str | None], config_dir: str | Path,
+                     config_name: str) -> str | None:
+    """The message for an ``hparams_search`` (an Optuna search: conf/hparams_search/) combined with a
+    sweeper or sampler that cannot run it, whose composition fails on a key the user never typed:
+    ``hydra/sweeper=basic`` ("Could not override 'hydra/sweeper/sampler'"), or a
+    ``hydra/sweeper/sampler`` that lacks an argument the search sets (``grid``: "Key 'seed' not in
+    'SamplerConfig'"; ``random`` with ``mnist_tpe``: ``n_startup_trials``). ``None`` otherwise."""
+    search = next((o.split("=", 1)[1] for o in overrides if _key(o) == "hparams_search"), None)
+    if search is None:
+        return None
+    sweeper = next((o for o in overrides if _key(o) == "hydra/sweeper"), None)
+    if sweeper is not None and sweeper.split("=", 1)[1] != "optuna":
+        return (f"{sweeper}: hparams_search={search} is a search of Hydra's Optuna sweeper (its sampler, "
+                f"trials and search space), which {sweeper} replaces. Fix: leave {sweeper} out; for a grid "
+                f"of values, leave hparams_search out and sweep with -m (e.g. -m model.gate_bias=-1,-3)")
+    sampler = next((o for o in overrides if _key(o) == "hydra/sweeper/sampler"), None)
+    if sampler is None:
+        return None
+    from hydra.core.config_store import ConfigStore
+
+    name = sampler.split("=", 1)[1]
+    _compose(config_dir, config_name, [])  # Hydra's plugins fill its config store
+    try:  # the sampler's own fields (the Optuna plugin's dataclass, in Hydra's config store)
+        fields = set(ConfigStore.instance().load(f"hydra/sweeper/sampler/{name}.yaml").node.keys())
+        search_file = OmegaConf.load(Path(config_dir) / "hparams_search" / f"{search}.yaml")
+    except Exception:  # an unknown sampler or search: Hydra lists the options
+        return None
+    given = OmegaConf.select(search_file, "hydra.sweeper.sampler", default=None)  # what the search sets
+    extra = sorted(set(given or {}) - fields - {"_target_"})
+    if not extra:
+        return None
+    keys = ", ".join(f"hydra.sweeper.sampler.{k}" for k in extra)
+    return (f"{sampler}: hparams_search={search} sets {keys} for its own sampler, which the {name} sampler "
+            f"does not take. Fix: leave {sampler} out, or use the search made for a sampler "
+            f"(hparams_search=mnist_tpe: tpe; mnist_random: random)")
 
 
 def _split_list(overrides: list[str], i: int) -> str | None:
