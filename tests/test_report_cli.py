@@ -373,3 +373,25 @@ def test_ctrl_c_leaves_an_out_folder_that_was_there(tmp_path):
                           env=subprocess_env(SIGINT_AT_SAVE="1"))
     assert proc.returncode == 130 and proc.stderr.startswith("highwaylab: interrupted (SIGINT) while writing")
     assert out.is_dir() and not list(out.iterdir())
+
+
+def test_a_job_resumed_to_more_epochs_is_not_averaged_with_the_others_and_says_so(tmp_path):
+    # sixteenth pass: before, a trial resumed to 2 epochs stood beside the 1-epoch ones with nothing
+    # saying so (its overrides still say trainer.max_epochs=1), or was averaged with them as a seed
+    from highwaylab.analysis.sweep_report import Job
+
+    same = {"trainer.max_epochs": "1"}
+    runs = [(0.5, 0.44, 1), (0.3, 0.63, 2), (0.4, 0.5, 1)]  # train/loss, test/acc, epochs trained
+    jobs = [Job(tmp_path / f"{i}_j", "highway", 10, i, "ok", {"train/loss": loss, "test/acc": acc,
+                                                              "epochs": n}, overrides=dict(same))
+            for i, (loss, acc, n) in enumerate(runs)]
+    points = aggregate(jobs)
+    assert [(p.variant, p.seeds) for p in points] == [((("epochs trained", "1"),), [0, 2]),
+                                                      ((("epochs trained", "2"),), [1])]
+    table = markdown_table(table_rows(points), jobs, points)
+    assert table.splitlines()[0] == ("| model | depth | epochs trained | seeds | final training loss "
+                                     "(nats) | test accuracy (%) |")
+    assert "| highway | 10 | 2 | 1 | 0.3 | 63.00 |" in table
+    for job in jobs:
+        job.metrics["epochs"] = 1
+    assert [p.variant for p in aggregate(jobs)] == [()]  # the same epochs: no column

@@ -165,15 +165,24 @@ def parse_overrides(lines: object) -> dict[str, str | None]:
 
 def swept_keys(jobs: list[Job]) -> list[str]:
     """The override keys, other than seed, model and depth, whose value differs between the finished
-    jobs (a key that a job does not override counts as one more value), sorted."""
+    jobs (a key that a job does not override counts as one more value), sorted; and ``TRAINED`` (the
+    epochs a job trained, metrics.json's ``epochs``) where that differs: a job resumed to more
+    epochs (``resume=<job> trainer.max_epochs=2``) keeps its sweep's overrides, and is not a seed of
+    the jobs that trained fewer."""
     done = [j for j in jobs if j.status == "ok"]
     keys = sorted({k for j in done for k in j.overrides} - set(NOT_SWEPT))
-    return [k for k in keys if len({swept_value(j, k) for j in done}) > 1]
+    trained = [TRAINED] if len({swept_value(j, TRAINED) for j in done}) > 1 else []
+    return [k for k in keys if len({swept_value(j, k) for j in done}) > 1] + trained
+
+
+TRAINED = "epochs trained"  # a column of its own where the jobs' metrics.json "epochs" differ
 
 
 def swept_value(job: Job, key: str) -> str:
     """The value of override ``key`` in ``job`` as written; ``"(deleted)"`` for ``~key``, and
-    ``"(default)"`` if the job does not override it."""
+    ``"(default)"`` if the job does not override it; for ``TRAINED``, metrics.json's ``epochs``."""
+    if key == TRAINED:
+        return str(job.metrics.get("epochs", "?"))
     if key not in job.overrides:
         return "(default)"
     value = job.overrides[key]
