@@ -503,3 +503,35 @@ def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_p
             f"highwaylab: the earlier W&B segment {file}: reached the end of an incomplete .wandb file")
     finally:
         logger.experiment.finish()
+
+
+def test_another_runs_checkpoint_copied_over_the_runs_own_is_refused_and_a_copied_folder_is_not(tmp_path):
+    # breaking pass 16, row 11: before, resume= trained on from seed 1's weights while the run's
+    # records said seed 0, and logged a false "The run's folder has moved: .../run_s1/checkpoints ->"
+    other = make_run(tmp_path / "run_s1", [*OWN, "seed=1"])
+    run = make_run(tmp_path / "run", [*OWN, "seed=0"])
+    last = run / "checkpoints" / "last.ckpt"
+
+    def checkpoint_of(folder: Path) -> None:
+        fake_checkpoint(last, epochs=2, step=8, mid_epoch=False)
+        state = torch.load(last, weights_only=False)
+        state["callbacks"] = {"ModelCheckpoint{'monitor': 'val/acc', 'mode': 'max'}":
+                              {"dirpath": str(folder / "checkpoints")}}
+        torch.save(state, last)
+
+    checkpoint_of(other)
+    assert message(f"resume={run}") == (
+        f"resume={run}: checkpoints/last.ckpt was written by another run: its paths point at "
+        f"{other}/checkpoints, and {other} still exists with its own record (.hydra/config.yaml: seed=1; "
+        f"this run's has seed=0), so resuming would train on that run's weights under this run's record. "
+        f"Fix: restore this run's own last.ckpt; or resume that run: python train.py resume={other}; or "
+        f"start a new run from its weights: python train.py <overrides> ckpt_path={last}")
+    # a copied run folder: the folder its checkpoint was saved in holds the same run
+    original = make_run(tmp_path / "original", [*OWN, "seed=0"])
+    checkpoint_of(original)
+    assert f"ckpt_path={last}" in argv(f"resume={run}")
+    # a moved run folder: nothing is left where it was saved
+    checkpoint_of(tmp_path / "gone")
+    assert f"ckpt_path={last}" in argv(f"resume={run}")
+    checkpoint_of(run)  # its own
+    assert f"ckpt_path={last}" in argv(f"resume={run}")

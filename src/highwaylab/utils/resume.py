@@ -182,6 +182,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                         compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
             check_checkpoint_callbacks(base_cfg, cfg, run, extra)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
+        check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
             _check_run_weights(cfg, ckpt, checkpoint)  # NaN weights, or a checkpoint copied in
@@ -549,6 +550,54 @@ def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, ext
             f"resume={run}: {given} removes the run's latest checkpoint (callbacks.last_checkpoint): its "
             f"{LAST_CKPT} would stay at the resume point while the run trains on, and the next resume= "
             f"would train that part again. Resume without it")
+
+
+def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
+    """Check that ``checkpoint`` (read from ``ckpt``, the checkpoint ``resume=<run>`` continues from)
+    was written by ``run``. Its ``ModelCheckpoint`` state records the folder it was saved in; when
+    that is another folder (the run's folder was moved or copied), and that folder's run still exists
+    with a record (``.hydra/config.yaml``) other than this run's (beyond ``paths``), the checkpoint is
+    that run's, copied over this run's own.
+
+    Raises:
+        ResumeError: naming the other run's folder, the first keys its record differs in, and the fixes.
+    """
+    states = checkpoint.get("callbacks") or {}
+    saved = next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
+                  and isinstance(s, dict) and s.get("dirpath")), None)
+    if not saved:
+        return
+    here, there = Path(os.path.realpath(ckpt.parent)), Path(os.path.realpath(saved))
+    other = there.parent
+    if there == here or other == Path(os.path.realpath(run)):
+        return  # its own folder
+    if not (other / RECORD / "config.yaml").is_file() or not (run / RECORD / "config.yaml").is_file():
+        return  # a moved folder: nothing is left where it was saved
+    name = f"resume={run}"
+    theirs = OmegaConf.to_container(_load_config(other / RECORD / "config.yaml", name), resolve=False)
+    ours = OmegaConf.to_container(_load_config(run / RECORD / "config.yaml", name), resolve=False)
+    found: list[tuple[str, Any, Any]] = []
+
+    def walk(path: str, a: Any, b: Any) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in list(a) + [k for k in b if k not in a]:
+                if not (path == "" and k in ("paths", "resume", "ckpt_path")):  # where it ran
+                    walk(f"{path}.{k}" if path else str(k), a.get(k), b.get(k))
+        elif a != b:
+            found.append((path, a, b))
+
+    walk("", theirs, ours)
+    if not found:
+        return  # a copy of the run: the folder it was saved in holds the same run
+    shown = ckpt.relative_to(run) if _inside(ckpt, run) else ckpt
+    keys = ", ".join(f"{k}={_short(a)}" for k, a, _ in found[:3])
+    own = ", ".join(f"{k}={_short(b)}" for k, _, b in found[:3])
+    raise ResumeError(
+        f"{name}: {shown} was written by another run: its paths point at {there}, and {other} still "
+        f"exists with its own record ({RECORD}/config.yaml: {keys}; this run's has {own}), so resuming "
+        f"would train on that run's weights under this run's record. Fix: restore this run's own "
+        f"{ckpt.name}; or resume that run: python train.py {shlex.quote(f'resume={other}')}; or start a "
+        f"new run from its weights: python train.py <overrides> {shlex.quote(f'ckpt_path={ckpt}')}")
 
 
 def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
