@@ -535,3 +535,21 @@ def test_another_runs_checkpoint_copied_over_the_runs_own_is_refused_and_a_copie
     assert f"ckpt_path={last}" in argv(f"resume={run}")
     checkpoint_of(run)  # its own
     assert f"ckpt_path={last}" in argv(f"resume={run}")
+
+
+def test_a_run_without_the_checkpoint_callbacks_names_lightnings_default_checkpoint(tmp_path):
+    # breaking pass 16, row 44: before, a ~callbacks run (Lightning's default checkpoint in
+    # csv/version_0/checkpoints/, named in metrics.json's best_ckpt) "finished without writing a checkpoint"
+    run = make_run(tmp_path / "run")
+    (run / "metrics.json").write_text(json.dumps({"epochs": 1, "global_step": 3}))
+    ckpt = fake_checkpoint(run / "csv" / "version_0" / "checkpoints" / "epoch=0-step=3.ckpt", epochs=1,
+                           step=3, mid_epoch=False)
+    text = message(f"resume={run}", "trainer.max_epochs=6")
+    assert text.startswith(
+        f"resume={run}: the run has no checkpoints/last.ckpt (it ran without the callbacks that write it: "
+        f"~callbacks, callbacks=none or callbacks.last_checkpoint=null), and resume= continues from it; the "
+        f"run's latest checkpoint is csv/version_0/checkpoints/epoch=0-step=3.ckpt: continue from it with: "
+        f"python train.py {' '.join(OWN[:-2])} logger=none trainer.max_epochs=6 "), text
+    fix = fix_command(text, "continue from it with: ")
+    assert f"ckpt_path='{ckpt}'" in fix and f"hydra.run.dir={run}" in fix
+    assert argv(*fix)[1:] == fix  # accepted: the run's own settings, its folder

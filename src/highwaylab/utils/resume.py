@@ -260,6 +260,14 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"resume={value}: {shown} is missing (deleted?), and resume= continues from it; the "
                 f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
+        saved = _checkpoints_under(path)  # Lightning's default one, of a run without our callbacks
+        if saved:
+            latest = saved[-1]
+            raise ResumeError(
+                f"resume={value}: the run has no {shown} (it ran without the callbacks that write it: "
+                f"~callbacks, callbacks=none or callbacks.last_checkpoint=null), and resume= continues "
+                f"from it; the run's latest checkpoint is {latest.relative_to(path)}: continue from it "
+                f"with: {continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         again = _command(merge_overrides(run_overrides(path), list(extra)))
         if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
@@ -964,6 +972,14 @@ def _checkpoints(folder: Path) -> list[Path]:
         return []
     found = (p for p in folder.glob("*.ckpt") if p.is_file())
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _checkpoints_under(run: Path) -> list[Path]:
+    """The ``*.ckpt`` files anywhere in the folder ``run`` (Lightning's default checkpoint of a run
+    without ``ModelCheckpoint`` callbacks: ``<logger>/version_N/checkpoints/epoch=E-step=S.ckpt``),
+    oldest first (by modification time)."""
+    found = (p for p in run.rglob("*.ckpt") if p.is_file() and "wandb" not in p.relative_to(run).parts)
+    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
 
 def _command(overrides: list[str]) -> str:
