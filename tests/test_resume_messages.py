@@ -553,3 +553,17 @@ def test_a_run_without_the_checkpoint_callbacks_names_lightnings_default_checkpo
     fix = fix_command(text, "continue from it with: ")
     assert f"ckpt_path='{ckpt}'" in fix and f"hydra.run.dir={run}" in fix
     assert argv(*fix)[1:] == fix  # accepted: the run's own settings, its folder
+
+
+def test_a_run_that_max_time_stopped_before_its_first_step_names_it_and_drops_it_from_the_fix(tmp_path):
+    # breaking pass 16, row 40: before, "finished without writing a checkpoint (debug=fast,
+    # trainer.fast_dev_run or callbacks without checkpoints)", and the new run kept max_time=0
+    run = make_run(tmp_path / "run", [*OWN, "+trainer.max_time=00:00:00:00", "trainer.min_epochs=0"])
+    (run / "metrics.json").write_text(json.dumps({"epochs": 0, "global_step": 0, "best_ckpt": None}))
+    text = message(f"resume={run}", "trainer.max_epochs=6")
+    assert text == (
+        f"resume={run}: the run trained 0 steps: trainer.max_time=00:00:00:00 ended it before its first "
+        f"step, so it wrote no checkpoint and cannot be resumed or extended; start a new run without that "
+        f"time limit (or with a longer one): python train.py {' '.join(OWN[:-2])} logger=none "
+        f"trainer.min_epochs=0 trainer.max_epochs=6")
+    assert "max_time" not in " ".join(fix_command(text, "(or with a longer one): "))

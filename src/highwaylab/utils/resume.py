@@ -269,6 +269,15 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"from it; the run's latest checkpoint is {latest.relative_to(path)}: continue from it "
                 f"with: {continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         again = _command(merge_overrides(run_overrides(path), list(extra)))
+        metrics = _run_metrics(path)
+        max_time = _own_value(path, "trainer.max_time", f"resume={value}")
+        if metrics is not None and metrics.get("global_step") == 0 and max_time is not None:
+            kept = [o for o in merge_overrides(run_overrides(path), list(extra))
+                    if _key_value(o)[0] != "trainer.max_time"]
+            raise ResumeError(f"resume={value}: the run trained 0 steps: trainer.max_time={max_time} ended "
+                              f"it before its first step, so it wrote no checkpoint and cannot be resumed or "
+                              f"extended; start a new run without that time limit (or with a longer one): "
+                              f"{_command(kept)}")
         if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
