@@ -395,3 +395,38 @@ def test_a_job_resumed_to_more_epochs_is_not_averaged_with_the_others_and_says_s
     for job in jobs:
         job.metrics["epochs"] = 1
     assert [p.variant for p in aggregate(jobs)] == [()]  # the same epochs: no column
+
+
+def test_the_wandb_report_run_goes_to_the_jobs_recorded_project_and_group(tmp_path, monkeypatch):
+    # breaking pass 16, rows 10 and 48: before, the report run was in project highwaylab and group
+    # sweep-<folder> even when the jobs recorded logger.wandb.project=myproj / logger.wandb.group=mygroup
+    import wandb
+
+    from highwaylab.report import main
+
+    sweep = tmp_path / "sw"
+    for num in (0, 1):
+        job = write_job(sweep, num, [*FIXED, f"seed={num}"], 0.5, 0.9)
+        (job / "config_resolved.yaml").write_text(
+            "logger:\n  wandb:\n    project: myproj\n    group: mygroup\n")
+    started: list[dict] = []
+
+    class Stop(Exception):
+        pass
+
+    def init(**kwargs):
+        started.append(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(wandb, "init", init)
+    with pytest.raises(Stop):
+        main([str(sweep), "--out", str(tmp_path / "rep")])
+    assert (started[-1]["project"], started[-1]["group"]) == ("myproj", "mygroup")
+    with pytest.raises(Stop):  # the flags win
+        main([str(sweep), "--out", str(tmp_path / "rep"), "--project", "other", "--group", "g"])
+    assert (started[-1]["project"], started[-1]["group"]) == ("other", "g")
+    for job in sweep.glob("*/config_resolved.yaml"):  # nothing recorded: the defaults
+        job.unlink()
+    with pytest.raises(Stop):
+        main([str(sweep), "--out", str(tmp_path / "rep")])
+    assert (started[-1]["project"], started[-1]["group"]) == ("highwaylab", "sweep-sw")

@@ -11,9 +11,11 @@ Each point is one model and depth (and value of any other key the sweep varies);
 the distinct seeds of its jobs: jobs that repeat a seed count once (see
 :mod:`highwaylab.analysis.sweep_report`), with a one-line warning on stderr.
 
-It also logs them to a W&B run of ``job_type`` ``report`` in the sweep's group
-(``sweep-<sweep folder name>``): offline unless ``WANDB_MODE`` says otherwise, so that it works
-from the files alone, without network; ``--no-wandb`` skips it.
+It also logs them to a W&B run of ``job_type`` ``report`` in the sweep's project and group, as its
+jobs recorded them (``logger.wandb.project`` and ``.group``; default ``highwaylab`` and
+``sweep-<sweep folder name>``; ``--project`` and ``--group`` set others): offline unless
+``WANDB_MODE`` says otherwise, so that it works from the files alone, without network;
+``--no-wandb`` skips it.
 
 Ctrl-C (SIGINT) stops it with one line ``highwaylab: interrupted ...`` and exit status 130; an
 ``--out`` folder that it made and that is still empty is removed.
@@ -37,6 +39,7 @@ from highwaylab.analysis.sweep_report import (
     curves_figure,
     depth_figure,
     markdown_table,
+    recorded_wandb,
     table_rows,
 )
 
@@ -47,7 +50,10 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(prog="python -m highwaylab.report", description=__doc__.split("\n")[0])
     parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {SWEEP_EXAMPLE}")
     parser.add_argument("--out", default=None, help="output folder (default: <sweep_dir>/report)")
-    parser.add_argument("--project", default="highwaylab", help="W&B project of the report run")
+    parser.add_argument("--project", default=None, help="W&B project of the report run (default: the "
+                        "jobs' logger.wandb.project, else highwaylab)")
+    parser.add_argument("--group", default=None, help="W&B group of the report run (default: the jobs' "
+                        "logger.wandb.group, else sweep-<sweep folder name>)")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
     args = parser.parse_args(argv)
     where: dict = {"out": None, "made": []}  # the --out folder, and those of its folders this report made
@@ -81,12 +87,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     """The work of :func:`main` after its arguments are read; sets ``where["out"]`` to the output
     folder once it is known, and ``where["made"]`` to those of its folders that it made, innermost
     first (:func:`_interrupted` removes them if still empty)."""
-    if not args.no_wandb:  # before any work: W&B would refuse it after the report is written
-        from highwaylab.workspace import project_name_error
-
-        refused = project_name_error(args.project)
-        if refused is not None:
-            fail(parser, f"{refused} (or --no-wandb)")
+    if not args.no_wandb and args.project is not None:  # before any work: W&B would refuse it later
+        check_project(parser, args.project)
     if not args.sweep_dir.is_dir():
         fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {SWEEP_EXAMPLE}")
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
@@ -102,6 +104,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         points = aggregate(jobs)
     for warning in caught:
         print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+    project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
+    args.project = args.project or project or "highwaylab"
+    args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
+    if not args.no_wandb and project is not None:
+        check_project(parser, args.project)
     out = args.out or args.sweep_dir / "report"
     writable = f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}"
     if out.exists() and not out.is_dir():
@@ -134,7 +141,7 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot.\n")
     if not args.no_wandb:
         try:
-            log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project)
+            log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project, args.group)
         except Exception as err:  # noqa: BLE001 -- W&B's refusal (no API key, no server): one line
             if type(err).__module__.split(".")[0] != "wandb":
                 raise
@@ -145,6 +152,15 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     return out
 
 
+def check_project(parser: argparse.ArgumentParser, project: str) -> None:
+    """Exit with status 2 when W&B's own rule refuses the project name ``project``."""
+    from highwaylab.workspace import project_name_error
+
+    refused = project_name_error(project)
+    if refused is not None:
+        fail(parser, f"{refused} (or --no-wandb)")
+
+
 def fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     """Exit with status 2 (argparse's, for bad arguments) after ``<prog>: error: <message>``, one line
     (argparse's own ``parser.error`` prints the usage first)."""
@@ -152,11 +168,13 @@ def fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
 
 
 def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jobs: list,
-                 project: str) -> None:
-    """One W&B run (``job_type="report"``, group ``sweep-<folder>``) with the figures and the tables."""
+                 project: str, group: str | None = None) -> None:
+    """One W&B run (``job_type="report"``, in ``project`` and ``group``, default ``sweep-<folder>``)
+    with the figures and the tables."""
     import wandb
 
-    run = wandb.init(project=project, group=f"sweep-{sweep_dir.resolve().name}", job_type="report",
+    group = group or f"sweep-{sweep_dir.resolve().name}"
+    run = wandb.init(project=project, group=group, job_type="report",
                      name=f"report-{sweep_dir.resolve().name}", dir=str(out),
                      mode=os.environ.get("WANDB_MODE", "offline"))
     try:

@@ -24,7 +24,7 @@ import math
 import statistics
 import textwrap
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +100,29 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
         warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
+    """The W&B ``(project, group)`` that the jobs recorded (``logger.wandb.project`` and ``.group`` of
+    each job's ``config_resolved.yaml``, else of its ``.hydra/config.yaml``), the most common among
+    them; ``None`` for one that no job recorded (no W&B logger, or the default ``sweep-<folder>``
+    group left as its interpolation)."""
+    found: dict[str, Counter] = {"project": Counter(), "group": Counter()}
+    for job in jobs:
+        for name in ("config_resolved.yaml", ".hydra/config.yaml"):
+            try:
+                loaded = yaml.safe_load((job.folder / name).read_text())
+                wandb_cfg = loaded["logger"]["wandb"]
+            except (OSError, yaml.YAMLError, KeyError, TypeError):
+                continue
+            if isinstance(wandb_cfg, dict):
+                for key, counter in found.items():
+                    value = wandb_cfg.get(key)
+                    if isinstance(value, str) and value and "${" not in value:
+                        counter[value] += 1
+            break
+    project, group = (c.most_common(1)[0][0] if c else None for c in found.values())
+    return project, group
 
 
 def _metrics_problem(metrics: object) -> str | None:
