@@ -382,9 +382,11 @@ def test_the_command_in_the_line_continues_the_run_in_its_folder(tmp_path, data_
     words = shlex.split(command)
     assert words[-2:] == [f"ckpt_path={ckpt}", f"hydra.run.dir={run}"]
     assert "callbacks.last_checkpoint=null" in words
-    # the command as given, with the signal moved past the end
-    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), *words[2:],
-                              "callbacks.signal_at.step=1000"],
+    # the command as given, with the signal moved past the end (replaced: a key given twice is refused)
+    moved = [w if not w.startswith("+callbacks.signal_at.step=") else "+callbacks.signal_at.step=1000"
+             for w in words[2:]]
+    assert moved != words[2:]
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), *moved],
                              capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     metrics = json.loads((run / "metrics.json").read_text())
