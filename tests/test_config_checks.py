@@ -564,18 +564,18 @@ COMMAND_LINES = {
         "model.gate_bias=-2: model=residual has no gates, and model.gate_bias is for highway models. Fix: "
         "model=highway model.gate_bias=-2 (model=conv_highway for a conv net), or leave it out",
     # breaking pass 15, row 46: before, exit 0 with seed=0 dropped without a word (one job, seed=1), and
-    # both recorded; a single run alike
+    # both recorded
     "-m seed=0 seed=1": "seed is given twice (seed=0, seed=1): Hydra would use only the last and drop the "
                         "others without a word. Fix: one override per key; for a sweep over both, write "
                         "seed=0,1 with -m",
-    "+seed=0 ++seed=1 seed=2": "seed is given 3 times (+seed=0, ++seed=1, seed=2): Hydra would use only the "
-                               "last",
-    "model=plain depth=3 model=highway": "model is given twice (model=plain, model=highway)",
-    "hydra.run.dir=/tmp/a hydra.run.dir=/tmp/b": "hydra.run.dir is given twice (hydra.run.dir=/tmp/a, "
-                                                 "hydra.run.dir=/tmp/b): Hydra would use only the last and "
-                                                 "drop the others without a word. Fix: keep one of them "
-                                                 "(hydra.run.dir=/tmp/b)",
-    "resume=/no/such/run seed=0 seed=1": "seed is given twice (seed=0, seed=1)",  # the user's own argv
+    "-m +seed=0 ++seed=1 seed=2": "seed is given 3 times (+seed=0, ++seed=1, seed=2): Hydra would use only "
+                                  "the last",
+    "-m model=plain depth=3 model=highway": "model is given twice (model=plain, model=highway)",
+    "-m hydra.sweep.dir=/tmp/a hydra.sweep.dir=/tmp/b": "hydra.sweep.dir is given twice (hydra.sweep.dir="
+                                                        "/tmp/a, hydra.sweep.dir=/tmp/b): Hydra would use "
+                                                        "only the last and drop the others without a word. "
+                                                        "Fix: keep one of them (hydra.sweep.dir=/tmp/b)",
+    "hparams_search=mnist_tpe seed=0 seed=1": "seed is given twice (seed=0, seed=1)",  # a search: a multirun
     # breaking pass 15, row 57: before, "cannot read this value unquoted. Fix: quote it, e.g.
     # "model='plain,'"", an option named plain,
     "-m depth=3 model=plain, residual,highway": "model=plain,: a space after a comma split the list of "
@@ -628,6 +628,16 @@ def test_good_command_lines_pass(line, tmp_path):
 
     check_command_line(["train.py", *line.replace("'", "").split(), f"paths.log_dir={tmp_path}"],
                        ROOT / "conf")
+
+
+def test_a_key_given_twice_in_a_single_run_is_one_warning_and_the_last_wins(tmp_path, capsys):
+    # a key appended to a copied command replaces the earlier one, as in Hydra; a multirun refuses it
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", "depth=3", "seed=0", "depth=4", f"paths.log_dir={tmp_path}"],
+                       ROOT / "conf")
+    assert capsys.readouterr().err.strip() == ("highwaylab: warning: depth is given twice (depth=3, "
+                                               "depth=4): the last one, depth=4, is used")
 
 
 def test_a_tag_that_would_contradict_the_runs_own_tags_is_refused(tmp_path):

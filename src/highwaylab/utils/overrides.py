@@ -23,8 +23,9 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
   without the job's number (every job in one folder), and ``WANDB_RUN_ID`` in the environment of a
   multirun (every job one W&B run).
 
-A key given twice on the command line (``seed=0 seed=1``: Hydra keeps the last without a word, in
-a sweep too) is refused by :func:`_given_once`.
+A key given twice on a multirun's command line (``-m seed=0 seed=1``: Hydra keeps the last without a
+word, and runs one job where two were meant) is refused by :func:`_given_once`; in a single run,
+where a key appended to a copied command replaces the earlier one, it is one warning line.
 
 Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
 own message is clear.
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -92,7 +94,9 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     _one_command(args)
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
-    _given_once(list(args.overrides))  # the user's own: resume= and the launchers add theirs later
+    searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
+    _given_once(list(args.overrides), bool(args.multirun) or searches)  # the user's own: resume= and
+    # the launchers add theirs later
     if args.config_path or args.config_name:
         return
     if any(_key(o) == "resume" for o in args.overrides):
@@ -227,11 +231,13 @@ def _one_command(args: Any) -> None:
                         f"--shell-completion at a time.{fix}")
 
 
-def _given_once(overrides: list[str]) -> None:
-    """Raises OverrideError for a key that the command line's ``overrides`` set more than once
-    (``seed=0 seed=1``; ``+key``, ``key`` and ``++key`` are one key; ``~key`` is left alone, as in
-    ``'~key' '+key=...'``, which replaces a node). Hydra keeps the last without a word: a single run
-    and a multirun run ``seed=1`` only, and the run's record lists both."""
+def _given_once(overrides: list[str], multirun: bool = True) -> None:
+    """Raises OverrideError for a key that a multirun's command line ``overrides`` set more than once
+    (``-m seed=0 seed=1``; ``+key``, ``key`` and ``++key`` are one key; ``~key`` is left alone, as in
+    ``'~key' '+key=...'``, which replaces a node). Hydra keeps the last without a word: the multirun
+    runs ``seed=1`` only, and its record lists both. In a single run (``multirun`` false) the last
+    one wins, as Hydra has it (a key appended to a copied command changes it): one warning line on
+    stderr names the values dropped."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.core.override_parser.types import OverrideType
     from hydra.errors import OverrideParseException
@@ -255,6 +261,10 @@ def _given_once(overrides: list[str]) -> None:
             prefix = lines[-1].split(key, 1)[0]  # +, ++ or nothing
             fix = (f"one override per key; for a sweep over {'both' if len(lines) == 2 else 'all'}, write "
                    f"{prefix}{key}={','.join(values)} with -m")
+        if not multirun:
+            print(f"highwaylab: warning: {key} is given {times} ({', '.join(lines)}): the last one, "
+                  f"{lines[-1]}, is used", file=sys.stderr)
+            continue
         raise OverrideError(f"{key} is given {times} ({', '.join(lines)}): Hydra would use only the last "
                             f"and drop the others without a word. Fix: {fix}")
 
