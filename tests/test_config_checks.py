@@ -143,6 +143,11 @@ BAD = {
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     # the new-user pass: before, answered after the imports, leaving a run folder
     "optim.optimizer.lr=abc": "optim.optimizer.lr='abc' must be a number, e.g. optim.optimizer.lr=0.1.",
+    # breaking pass 16, row 22: before, rc 0 and torch took the string as true (Nesterov on)
+    "+optim.optimizer.nesterov=maybe": "optim.optimizer.nesterov='maybe' must be true or false, e.g. "
+                                       "optim.optimizer.nesterov=false",
+    "optim=adamw +optim.optimizer.amsgrad=1": "optim.optimizer.amsgrad=1 must be true or false",
+    "optim=adamw +optim.optimizer.fused=yes": "optim.optimizer.fused='yes' must be true or false (or null",
     "optim.scheduler.gamma=nan": "optim.scheduler.gamma=nan must be finite, e.g. optim.scheduler.gamma=0.6.",
     # eighth pass: before, 1000 epochs at a vanishing rate (max_epochs=null)
     "trainer.max_epochs=null": "trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a",
@@ -284,6 +289,8 @@ def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decodin
                                         "~model.gate_bias"],
                                        ["logger=csv", "+logger.csv.flush_logs_every_n_steps=1"],
                                        ["+callbacks.model_checkpoint.every_n_train_steps=0"],
+                                       ["+optim.optimizer.nesterov=true"],
+                                       ["optim=adamw", "+optim.optimizer.foreach=null"],
                                        ["+callbacks.model_checkpoint.every_n_train_steps=5",
                                         "callbacks.model_checkpoint.monitor=train/loss_step",
                                         "callbacks.model_checkpoint.mode=min"]])

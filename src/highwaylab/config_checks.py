@@ -40,6 +40,11 @@ TRAINER_FROM_GROUPS = {
     "logger": ("loggers", "to run without loggers use logger=none (or choose them: logger=[wandb,csv])"),
     "callbacks": ("callbacks", "to run without them use callbacks=none (or add one: "
                                "+callbacks.<name>._target_=...)")}
+# boolean switches of optimisers and schedulers (torch takes any truthy value: nesterov=maybe is on);
+# those of BOOL_OR_NULL_ARGS may be null (torch's None: its own choice)
+BOOL_ARGS = frozenset({"nesterov", "amsgrad", "maximize", "foreach", "capturable", "differentiable", "fused",
+                       "decoupled_weight_decay", "centered", "verbose", "three_phase", "cycle_momentum"})
+BOOL_OR_NULL_ARGS = frozenset({"foreach", "fused"})
 OPTIM_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
 
 
@@ -324,6 +329,11 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                               "would train at the optimiser's own default rate, which no record names. Fix: "
                               "leave ~optim.optimizer.lr out, or give optim.optimizer.lr=<rate>")
         for name, value in node.items():  # the module checks them again, with the target's defaults
+            if name in BOOL_ARGS and not isinstance(value, bool) \
+                    and not (value is None and name in BOOL_OR_NULL_ARGS):
+                null = " (or null: torch's choice)" if name in BOOL_OR_NULL_ARGS else ""
+                raise ConfigError(f"{key}.{name}={value!r} must be true or false{null}, "
+                                  f"e.g. {key}.{name}=false")
             hint = f", e.g. {key}.{name}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else ""
             if name not in NUMERIC_ARGS or value is None:
                 continue
