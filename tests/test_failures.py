@@ -87,6 +87,18 @@ def test_conv_run_is_named_and_tagged_by_the_depth_of_its_stages(tmp_path):
     assert compose_cfg(["depth=7"], tmp_path).run_name == "mnist-highway-d7-relu-sgd-s0"
 
 
+def test_a_replaced_optimiser_is_named_and_tagged_by_the_class_that_runs(tmp_path):
+    # breaking pass 16, row 18: before, mnist-highway-d3-relu-sgd-s0 and optim:sgd for an RMSprop run
+    cfg = compose_cfg(["depth=3", "optim.optimizer._target_=torch.optim.RMSprop"], tmp_path)
+    assert cfg.run_name == "mnist-highway-d3-relu-rmsprop-s0"
+    tags = list(cfg.logger.wandb.tags)
+    assert "optim:rmsprop" in tags and "optim:sgd" not in tags
+    same = compose_cfg(["depth=3", "optim=sgd_step", "optim.optimizer._target_=torch.optim.SGD"], tmp_path)
+    assert same.run_name == "mnist-highway-d3-relu-sgd_step-s0"  # the preset's own optimiser: its name
+    assert "optim:sgd_step" in list(same.logger.wandb.tags)
+    assert compose_cfg(["depth=3", "optim=adamw"], tmp_path).run_name == "mnist-highway-d3-relu-adamw-s0"
+
+
 def test_experiments_are_named_as_the_readme_says(tmp_path):
     # the README said every paper experiment is named <experiment>-s<seed>; paper_mnist_depth, a
     # sweep of models and depths, keeps the default name so that its jobs' names differ

@@ -33,7 +33,7 @@ def sweep_group() -> str | None:
 def run_tags(*, _root_: DictConfig) -> ListConfig:
     """W&B tags of this run: the config's ``tags`` (a list, or one string: ``tags=foo`` is the one
     tag ``foo``), then ``data:<choice>``, ``model:<choice>``, ``depth:<depth>`` (conv models: the
-    depth their stages build), ``activation:<model.activation>``, ``optim:<choice>``,
+    depth their stages build), ``activation:<model.activation>``, ``optim:<choice>`` (:func:`optim_name`),
     ``seed:<seed>`` and, when one is chosen, ``experiment:<name>``, so that the runs of a sweep can be
     filtered by each swept value."""
     given = _root_.get("tags") or []
@@ -46,11 +46,42 @@ def run_tags(*, _root_: DictConfig) -> ListConfig:
     if _root_.model.get("activation"):
         tags.append(f"activation:{_root_.model.activation}")
     if choices.get("optim"):
-        tags.append(f"optim:{choices['optim']}")
+        tags.append(f"optim:{optim_name(_root_=_root_)}")
     tags.append(f"seed:{_root_.get('seed')}")
     if choices.get("experiment"):
         tags.append(f"experiment:{choices['experiment']}")
     return ListConfig(tags)  # a config node: `--cfg job --resolve` cannot hold a bare list
+
+
+def optim_name(*, _root_: DictConfig) -> str | None:
+    """The optimiser's part of run names and tags (``${optim_name:}``): the ``optim`` option chosen
+    (``sgd``), or, where ``optim.optimizer._target_`` replaces that option's optimiser
+    (``optim=sgd optim.optimizer._target_=torch.optim.RMSprop``), the class that runs, in lower case
+    (``rmsprop``), so that the record names the optimiser that trained."""
+    chosen = HydraConfig.get().runtime.choices.get("optim") if HydraConfig.initialized() else None
+    target = OmegaConf.select(_root_, "optim.optimizer._target_", default=None)
+    if chosen is None or not isinstance(target, str) or not target.strip():
+        return chosen
+    own = _preset_value("optim", str(chosen), ("optimizer", "_target_"))
+    if own is None or own.rsplit(".", 1)[-1] == target.rsplit(".", 1)[-1]:
+        return chosen
+    return target.rsplit(".", 1)[-1].lower()
+
+
+def _preset_value(group: str, option: str, keys: tuple[str, ...]) -> str | None:
+    """The value at ``keys`` in ``conf/<group>/<option>.yaml`` (in Hydra's file config sources), or
+    ``None`` when the file or the key is not there."""
+    import yaml
+
+    folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
+               if s.schema == "file"]
+    path = next((p for f in folders if (p := Path(f, group, f"{option}.yaml")).is_file()), None)
+    if path is None:
+        return None
+    node: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, str) else None
 
 
 def net_depth(*, _root_: DictConfig) -> Any:
@@ -86,9 +117,9 @@ def folder_suffix() -> str:
 
 
 def register_resolvers() -> None:
-    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${log_name:}``,
-    ``${config_subdir:}`` and ``${folder_suffix:}``; call before the config is composed (safe to call
-    twice)."""
+    """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${optim_name:}``,
+    ``${log_name:}``, ``${config_subdir:}`` and ``${folder_suffix:}``; call before the config is
+    composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
@@ -99,6 +130,8 @@ def register_resolvers() -> None:
         OmegaConf.register_new_resolver("log_name", log_name)
     if not OmegaConf.has_resolver("net_depth"):
         OmegaConf.register_new_resolver("net_depth", net_depth)
+    if not OmegaConf.has_resolver("optim_name"):
+        OmegaConf.register_new_resolver("optim_name", optim_name)
     if not OmegaConf.has_resolver("config_subdir"):
         OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
     if not OmegaConf.has_resolver("folder_suffix"):
