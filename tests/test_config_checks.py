@@ -38,6 +38,12 @@ BAD = {
     "trainer.max_epochs=abc": "trainer.max_epochs",
     "callbacks.model_checkpoint.monitor=val/accuracy": "callbacks.model_checkpoint.monitor=val/accuracy "
                                                        "is not a metric of the run",
+    # breaking pass 16, row 23: before, Lightning's "could not find the monitored key" after epoch 0,
+    # leaving a run folder
+    "callbacks.model_checkpoint.monitor=test/acc":
+        "callbacks.model_checkpoint.monitor=test/acc: test/ metrics are logged only by the test after "
+        "fitting, so the callback would find no test/acc at the end of the first epoch. Fix: monitor a val/ "
+        "or train/ metric, e.g. callbacks.model_checkpoint.monitor=val/acc",
     "~model": "the model group is missing",
     "run_name=../up": "run_name",
     "data.data_dir=null": "data.data_dir is not set (null)",

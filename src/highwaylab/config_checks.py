@@ -201,13 +201,20 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
 def check_monitors(callbacks: DictConfig | None) -> None:
     """Raises ConfigError when a callback (``ModelCheckpoint``, ``EarlyStopping``) monitors a
     ``train/``, ``val/`` or ``test/`` metric that no run logs (a typo would otherwise be found only
-    at the end of the first epoch, by Lightning). Keys of other callbacks (``gates/...``) pass."""
+    at the end of the first epoch, by Lightning), or a ``test/`` metric (logged only after fitting).
+    Keys of other callbacks (``gates/...``) pass."""
     for name, node in (callbacks or {}).items():
         monitor = node.get("monitor") if OmegaConf.is_dict(node) else None
         if isinstance(monitor, str) and monitor.split("/")[0] in ("train", "val", "test") \
                 and monitor not in LOGGED_METRICS:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} is not a metric of the run. Fix: choose "
                               f"one of {', '.join(LOGGED_METRICS)}")
+        if isinstance(monitor, str) and monitor.startswith("test/"):
+            instead = f"val/{monitor.removeprefix('test/')}"
+            raise ConfigError(f"callbacks.{name}.monitor={monitor}: test/ metrics are logged only by the "
+                              f"test after fitting, so the callback would find no {monitor} at the end of "
+                              f"the first epoch. Fix: monitor a val/ or train/ metric, e.g. "
+                              f"callbacks.{name}.monitor={instead}")
         mode = node.get("mode") if OmegaConf.is_dict(node) and monitor else None
         if mode is not None and mode not in ("min", "max"):
             raise ConfigError(f"callbacks.{name}.mode={mode!r} must be min or max, e.g. "
