@@ -85,6 +85,28 @@ def test_a_max_failure_rate_in_0_to_1_passes(rate, capsys):
     assert sweep_check([f"hydra.sweeper.max_failure_rate={rate}"], capsys) == (None, "")
 
 
+# breaking pass 16, row 46: before, n_startup_trials=-1 ran silently as 0 (both trials ran)
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["hydra.sweeper.sampler.n_startup_trials=-1"],
+     "hydra.sweeper.sampler.n_startup_trials=-1 must be an integer >= 0 (the random trials before the "
+     "sampler models the results). Fix: e.g. hydra.sweeper.sampler.n_startup_trials=10 (optuna's default), "
+     "or leave it out"),
+    (["hydra.sweeper.sampler.n_ei_candidates=0"],
+     "hydra.sweeper.sampler.n_ei_candidates=0 must be an integer >= 1 (the candidates TPE scores"),
+])
+def test_a_negative_sampler_count_is_one_line_before_the_sweeper(overrides, message, capsys):
+    code, err = sweep_check(overrides, capsys)
+    assert code == 1 and err.startswith(f"highwaylab: {message}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("overrides", [["hydra.sweeper.sampler.n_startup_trials=0"],
+                                       ["hydra.sweeper.sampler.n_ei_candidates=1"]])
+def test_sampler_counts_at_their_least_pass(overrides, capsys):
+    assert sweep_check(overrides, capsys) == (None, "")
+
+
 # --- #65: probe --plot --------------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import env_rank
@@ -160,11 +160,37 @@ class SweepSummary(Callback):
 
 
 
+# the Optuna samplers' integer counts (hydra.sweeper.sampler.<key>): the least each may be, optuna's
+# default, and what it counts
+SAMPLER_COUNTS = {"n_startup_trials": (0, 10, "the random trials before the sampler models the results"),
+                  "n_ei_candidates": (1, 24, "the candidates TPE scores for each trial"),
+                  "n_ehvi_candidates": (1, 24, "the candidates MOTPE scores for each trial"),
+                  "population_size": (2, 50, "NSGA-II's trials per generation"),
+                  "inc_popsize": (1, 2, "the factor CMA-ES grows its population by at each restart")}
+
+
+def check_sampler_counts(sampler: Any) -> None:
+    """Raises ConfigError for an integer count of the Optuna sampler (:data:`SAMPLER_COUNTS`) that
+    is not a whole number at or above its least value (optuna runs ``n_startup_trials=-1`` as 0, in
+    silence)."""
+    if not OmegaConf.is_dict(sampler):
+        return
+    for key, (least, default, what) in SAMPLER_COUNTS.items():
+        value = sampler.get(key)
+        if key not in sampler or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ConfigError(f"hydra.sweeper.sampler.{key}={value!r} must be an integer >= {least} "
+                              f"({what}). Fix: e.g. hydra.sweeper.sampler.{key}={default} (optuna's "
+                              f"default), or leave it out")
+
+
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
     ``RUN_METRICS``), ``hydra.sweeper.direction`` (:func:`check_direction`),
-    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1), ``hydra.sweeper.max_failure_rate``
+    ``hydra.sweeper.n_trials`` and ``n_jobs`` (integers >= 1), the sampler's counts
+    (:func:`check_sampler_counts`: ``n_startup_trials`` >= 0, ...), ``hydra.sweeper.max_failure_rate``
     (:func:`check_max_failure_rate`: 0 .. 1), ``hydra.sweeper.storage``
     (:func:`check_storage`) and the keys that
     ``hydra.sweeper.params`` sets (:func:`check_params`: each must be a key of the job's config). A
@@ -198,6 +224,7 @@ class SweepCheck(Callback):
                     raise ConfigError(f"hydra.sweeper.{key}={value!r} must be an integer >= 1 (n_trials: "
                                       f"the trials of the search; n_jobs: how many run at once), e.g. "
                                       f"hydra.sweeper.{key}=4")
+            check_sampler_counts(config.hydra.sweeper.get("sampler"))  # the Optuna sweeper's
             if "max_failure_rate" in config.hydra.sweeper:  # the Optuna sweeper asserts 0 <= it <= 1
                 check_max_failure_rate(config.hydra.sweeper.max_failure_rate)
         except ConfigError as err:
