@@ -231,6 +231,13 @@ BAD = {
                            "and tags carry). Fix: leave data.dataset out (the data sets: mnist, "
                            "fashion_mnist,",
     "~optim.optimizer.lr": "optim.optimizer.lr is missing (removed by ~optim.optimizer.lr?)",
+    # breaking pass 16, row 8: before, rc 0, a Fashion-MNIST run named paper_mnist_conv16-s0
+    "experiment=paper_mnist_conv16 data=fashion_mnist":
+        "data=fashion_mnist contradicts experiment=paper_mnist_conv16, an experiment on data=mnist: the run "
+        "would train fashion_mnist under the experiment's name and tags. Fix: leave data=fashion_mnist out, "
+        "or run without the experiment (e.g. model=conv_highway data=fashion_mnist)",
+    "experiment=paper_cifar10_gap data=cifar100":
+        "data=cifar100 contradicts experiment=paper_cifar10_gap, an experiment on data=cifar10",
     "+trainer.max_time=00:00:00:01": "trainer.max_time=00:00:00:01 with trainer.min_epochs=1 (the preset's): "
                                      "Lightning trains on past the time limit until epoch 1 ends. Fix: add "
                                      "trainer.min_epochs=0",
@@ -291,6 +298,7 @@ def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decodin
                                        ["callbacks=analysis"], ["model.activation=leaky_relu"],
                                        ["model.activation=torch.nn.ReLU"],
                                        ["experiment=paper_mnist_depth", "model=plain"],
+                                       ["experiment=paper_mnist_depth", "data=mnist"],
                                        ["experiment=paper_mnist_conv16", "model=conv_residual",
                                         "~model.gate_bias"],
                                        ["logger=csv", "+logger.csv.flush_logs_every_n_steps=1"],

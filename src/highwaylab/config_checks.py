@@ -392,8 +392,10 @@ def check_seed(seed: Any) -> None:
 
 def check_choices_agree(cfg: DictConfig) -> None:
     """Raises ConfigError where ``data.dataset`` or ``model.block`` contradicts the group option chosen
-    (``data=mnist data.dataset=cifar10``, ``model=highway model.block=plain``): the run's folder, name
-    and tags carry the option's name, so the run would be filed under another data set or model."""
+    (``data=mnist data.dataset=cifar10``, ``model=highway model.block=plain``), or ``data=`` the data
+    set of the ``experiment=`` (``experiment=paper_mnist_conv16 data=fashion_mnist``): the run's
+    folder, name and tags carry the option's (or the experiment's) name, so the run would be filed
+    under another data set or model."""
     chosen = _choice("data")
     dataset = OmegaConf.select(cfg, "data.dataset", default=None)
     if chosen in DATASETS and dataset is not None and dataset != chosen:
@@ -401,6 +403,14 @@ def check_choices_agree(cfg: DictConfig) -> None:
             f"leave data.dataset out (the data sets: {', '.join(DATASETS)})"
         raise ConfigError(f"data.dataset={dataset} contradicts data={chosen} (whose name the run's folder, "
                           f"name and tags carry). Fix: {fix}")
+    experiment = _choice("experiment")
+    wanted = _experiment_option(str(experiment), "data")[0] if experiment else None
+    if wanted is not None and chosen is not None and chosen != wanted:
+        model = _experiment_option(str(experiment), "model")[0] or _choice("model")
+        raise ConfigError(f"data={chosen} contradicts experiment={experiment}, an experiment on "
+                          f"data={wanted}: the run would train {chosen} under the experiment's name and "
+                          f"tags. Fix: leave data={chosen} out, or run without the experiment (e.g. "
+                          f"model={model} data={chosen})")
     model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
     own_block = str(model_choice).removeprefix("conv_")
     if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
