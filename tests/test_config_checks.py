@@ -278,6 +278,21 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
     assert "\n" not in message
 
 
+def test_a_tilde_in_the_data_dir_variable_is_named_with_the_fix(tmp_path, monkeypatch):
+    # breaking pass 16, row 21: before, "Data file missing: <cwd>/~/nowhere/... Fix: copy them there"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", "~/nowhere")
+    cfg = compose_cfg([], tmp_path)
+    with pytest.raises(HighwaylabError) as excinfo:
+        validate(cfg)
+    message = str(excinfo.value)
+    missing = f"Data file missing: {tmp_path}/~/nowhere/MNIST/raw/train-images-idx3-ubyte. "
+    assert message.startswith(f"{missing}HIGHWAYLAB_DATA_DIR=~/nowhere starts with ~, which is not expanded "
+                              "here"), message
+    assert message.endswith("Fix: write the folder in full, e.g. HIGHWAYLAB_DATA_DIR=$HOME/nowhere (or "
+                            "data.data_dir=$HOME/nowhere)") and "\n" not in message
+
+
 def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decoding_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("HIGHWAYLAB_TEST_DEPTH", "3")
     cfg = compose_cfg(["depth=${oc.env:HIGHWAYLAB_TEST_DEPTH}"], tmp_path)

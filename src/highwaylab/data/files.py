@@ -88,6 +88,13 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
     """What to do when ``dataset``'s files are not in ``data_dir``: one sentence for messages."""
     folder, url = LAYOUT[dataset]
     where = data_folder(data_dir, dataset)
+    if str(data_dir).startswith("~"):  # quoted in the shell, or from a config file: never expanded
+        given = str(data_dir)
+        key = "HIGHWAYLAB_DATA_DIR" if os.environ.get("HIGHWAYLAB_DATA_DIR") == given else "data.data_dir"
+        home = f"$HOME{given[1:]}" if given == "~" or given.startswith("~/") else "/home/<user>/..."
+        return (f"{key}={given} starts with ~, which is not expanded here (the shell expands it only "
+                f"unquoted), so it was read as a folder named ~ in the current folder. Fix: write the folder "
+                f"in full, e.g. HIGHWAYLAB_DATA_DIR={home} (or data.data_dir={home})")
     offer = ", or set data.download=true on a machine with internet access." if download else "."
     if url is None:
         return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
