@@ -115,8 +115,13 @@ def test_cpu_multirun_through_slurm_cpu_two_jobs_two_wandb_runs_in_one_group(tmp
 
 
 def sweep_cmd(sweep, *overrides: str, tiny: list[str] | None = None) -> list[str]:
+    """The multirun command: ``tiny``'s overrides, each replaced by a later one of the same key (a key
+    given twice is refused in a multirun), then ``overrides``."""
     tiny = [a for a in TINY if not a.startswith("logger=")] if tiny is None else tiny
-    return [sys.executable, str(ROOT / "train.py"), "-m", "hydra/launcher=slurm_cpu", *tiny, *overrides,
+    args = [*tiny, *overrides]
+    key = [a.split("=", 1)[0].lstrip("+") if "=" in a and not a.startswith("~") else None for a in args]
+    kept = [a for i, a in enumerate(args) if key[i] is None or key[i] not in key[i + 1:]]
+    return [sys.executable, str(ROOT / "train.py"), "-m", "hydra/launcher=slurm_cpu", *kept,
             f"hydra.sweep.dir={sweep}", f"paths.log_dir={sweep.parent}/outputs"]
 
 
