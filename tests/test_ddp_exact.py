@@ -202,7 +202,9 @@ def test_sigterm_to_rank_0_after_the_last_training_batch_or_in_the_test_stops_ev
     # test finished and the run exited 0, where one process stops (exit 143) and names the resume
     run = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), *[o for o in KILL_RUN if o != "test=false"],
+        [sys.executable, str(ROOT / "train.py"),
+         *[o for o in KILL_RUN if o != "test=false" and "startup_timeout_s" not in o],
+         "trainer.strategy.startup_timeout_s=120",  # no rank is lost here: time for a loaded machine
          "trainer.limit_train_batches=6", *callback, f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
         cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 143, (proc.stdout + proc.stderr)[-3000:]

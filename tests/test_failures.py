@@ -513,9 +513,10 @@ def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, capl
 def test_a_search_that_cannot_give_best_parameters_is_one_line(overrides, message, tmp_path):
     # before: optuna's "ValueError: No trials are completed yet" (n_trials=0, every trial failed)
     # and "Seed must be between 0 and 2**32 - 1" from the sampler, as tracebacks
+    given = {o.split("=", 1)[0] for o in overrides}  # replaced, not repeated: a multirun refuses that
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", "hparams_search=mnist_random",
-                           *TINY, *overrides, f"paths.log_dir={tmp_path}",
-                           f"hydra.sweep.dir={tmp_path}/sweep"],
+                           *[o for o in TINY if o.split("=", 1)[0] not in given], *overrides,
+                           f"paths.log_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/sweep"],
                           capture_output=True, text=True, timeout=600, env=subprocess_env(), cwd=tmp_path)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
