@@ -530,6 +530,11 @@ def test_another_runs_checkpoint_copied_over_the_runs_own_is_refused_and_a_copie
     original = make_run(tmp_path / "original", [*OWN, "seed=0"])
     checkpoint_of(original)
     assert f"ckpt_path={last}" in argv(f"resume={run}")
+    # the original extended since (another trainer.max_epochs in its record): still the same run
+    extended = make_run(tmp_path / "extended", [*[o for o in OWN if "max_epochs" not in o], "seed=0",
+                                                "trainer.max_epochs=9"])
+    checkpoint_of(extended)
+    assert f"ckpt_path={last}" in argv(f"resume={run}")
     # a moved run folder: nothing is left where it was saved
     checkpoint_of(tmp_path / "gone")
     assert f"ckpt_path={last}" in argv(f"resume={run}")

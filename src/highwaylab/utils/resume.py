@@ -573,8 +573,9 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
     """Check that ``checkpoint`` (read from ``ckpt``, the checkpoint ``resume=<run>`` continues from)
     was written by ``run``. Its ``ModelCheckpoint`` state records the folder it was saved in; when
     that is another folder (the run's folder was moved or copied), and that folder's run still exists
-    with a record (``.hydra/config.yaml``) other than this run's (beyond ``paths``), the checkpoint is
-    that run's, copied over this run's own.
+    with a record (``.hydra/config.yaml``) whose seed, model or data set differ from this run's, the
+    checkpoint is that run's, copied over this run's own. (A copy extended on its own, e.g. to more
+    epochs, still has the original's seed, model and data.)
 
     Raises:
         ResumeError: naming the other run's folder, the first keys its record differs in, and the fixes.
@@ -603,7 +604,14 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
         elif a != b:
             found.append((path, a, b))
 
-    walk("", theirs, ours)
+    def identity(record: Any) -> dict:  # what makes the weights that run's: not how long or where it ran
+        record = record if isinstance(record, dict) else {}
+        data = record.get("data") if isinstance(record.get("data"), dict) else {}
+        return {"seed": record.get("seed"), "model": record.get("model"),
+                "data": {k: v for k, v in data.items()
+                         if k in ("_target_", "dataset", "val_size", "split_seed")}}
+
+    walk("", identity(theirs), identity(ours))
     if not found:
         return  # a copy of the run: the folder it was saved in holds the same run
     shown = ckpt.relative_to(run) if _inside(ckpt, run) else ckpt
