@@ -477,6 +477,12 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # seventeenth pass: before, a traceback after the imports (InterpolationKeyError 'optim.scheduler')
+    # with a run folder left; and "run_name: its value does not resolve", a key the user never set
+    "~optim.scheduler": "~optim.scheduler: removes optim.scheduler, which module.scheduler uses, so the "
+                        "config would not resolve. Fix: for no scheduler, write optim.scheduler=null instead",
+    "~seed": "~seed: removes seed, which run_name uses, so the config would not resolve. Fix: leave ~seed "
+             "out, or give seed a value",
     # sixteenth pass: before, Hydra's "Could not override 'hydra/sweeper/sampler'" and "Key 'seed' not in
     # 'SamplerConfig'", keys the user never typed, without a fix
     "hparams_search=mnist_tpe hydra/sweeper=basic":
@@ -648,6 +654,8 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 @pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "hparams_search=mnist_random hydra/sweeper/sampler=tpe",
+                                  "optim.scheduler=null",
+                                  "~callbacks.rich_progress_bar ~optim.scheduler.gamma",
                                   "experiment=paper_mnist_conv16", "'logger=[wandb,csv]'",
                                   "+trainer.max_time=00:00:10:00 trainer.min_epochs=0",
                                   "+hydra.job.env_set.FOO=1",

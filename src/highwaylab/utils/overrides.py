@@ -336,7 +336,49 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
     for override in parsed:
         if override.is_add() and override.key_or_group.startswith("hydra."):
             _check_typed_field(cfg, override.key_or_group)
+    _removed_but_used(parsed, cfg, config_dir)
     return cfg
+
+
+def _removed_but_used(parsed: list[Any], cfg: DictConfig, config_dir: str | Path) -> None:
+    """Raises OverrideError for a ``~key`` (a key removed, not a group) that another key of the
+    composed ``cfg`` interpolates without a default (``~optim.scheduler``: ``module.scheduler:
+    ${optim.scheduler}``; ``~seed``: ``run_name``), which would otherwise fail later as that other
+    key's unresolvable value, or as a traceback after the imports."""
+    import re
+
+    from hydra.core.override_parser.types import OverrideType
+
+    removed = [o for o in parsed if o.type == OverrideType.DEL and "/" not in o.key_or_group
+               and o.value() is None and not (Path(config_dir) / o.key_or_group).is_dir()]
+    if not removed:
+        return
+    raw = OmegaConf.to_container(cfg, resolve=False)
+    raw.pop("hydra", None)
+    for override in removed:
+        key = override.key_or_group
+        use = re.compile(r"\$\{" + re.escape(key) + r"[}.\[]")  # ${optim.scheduler}, not ${oc.select:...}
+        user = _first_use(raw, use)
+        if user is None:
+            continue
+        fix = (f"for no scheduler, write {key}=null instead" if key == "optim.scheduler"
+               else f"leave {override.input_line} out, or give {key} a value")
+        raise OverrideError(f"{override.input_line}: removes {key}, which {user} uses, so the config would "
+                            f"not resolve. Fix: {fix}")
+
+
+def _first_use(node: Any, pattern: Any, path: str = "") -> str | None:
+    """The key of the first string value under ``node`` (a plain container) that ``pattern`` finds."""
+    if isinstance(node, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
+    elif isinstance(node, list):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(node))
+    else:
+        return path if isinstance(node, str) and pattern.search(node) else None
+    for where, value in items:
+        if (found := _first_use(value, pattern, where)) is not None:
+            return found
+    return None
 
 
 def _first_value(override: Any) -> str | None:
