@@ -60,6 +60,13 @@ BAD = {
     "optim=adamw optim.scheduler.T_max=1 trainer.max_epochs=3":
         "optim.scheduler.T_max=1 is less than trainer.max_epochs=3: the cosine learning rate reaches 0 at "
         "epoch 1 (0-based), which learns nothing, then rises again. Fix: drop the T_max override",
+    # seventeenth pass: before, rc 0 (the rate 0 at step 2, then rising), a traceback at the first step,
+    # and a blank W&B tag
+    "optim=adamw optim.scheduler_interval=step trainer.max_epochs=2":
+        "optim.scheduler.T_max=2 (it follows trainer.max_epochs) counts steps under "
+        "optim.scheduler_interval=step: the cosine learning rate would be 0 at step 2, then rise again.",
+    "optim.optimizer._target_=torch.optim.SparseAdam ~optim.optimizer.momentum ~optim.optimizer.weight_decay":
+        "optim.optimizer._target_=torch.optim.SparseAdam needs sparse gradients",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
     "callbacks.model_checkpoint.monitor=train/loss":
         "callbacks.model_checkpoint.monitor=train/loss with mode=max "
@@ -825,3 +832,12 @@ def test_a_removed_activation_names_the_run_by_the_backbones_default(tmp_path):
     # eleventh pass: before, the folder said "-none-" while the net, W&B and the CSV log said relu
     cfg = compose_cfg(["~model.activation"], tmp_path)
     assert cfg.run_name == "mnist-highway-d100-relu-sgd-s0"
+
+
+def test_a_blank_tag_is_refused_naming_it():
+    # seventeenth pass: before, tags=[' '] ran and W&B showed a blank tag (tags='' was refused)
+    from highwaylab.utils.loggers import check_wandb_tags
+
+    with pytest.raises(ConfigError, match=r"^tags\[1\]=' ' is blank \(only spaces\): W&B would show"):
+        check_wandb_tags(["base", " "])
+    check_wandb_tags(["base", "wide net"])  # a space inside a tag is W&B's to take

@@ -331,6 +331,10 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
                               f"{key}._partial_=true")
+        if key == "optim.optimizer" and str(node.get("_target_")).endswith(".SparseAdam"):
+            raise ConfigError(f"optim.optimizer._target_={node.get('_target_')} needs sparse gradients "
+                              f"(nn.Embedding(sparse=True)), and these networks' are dense: it fails at the "
+                              f"first step. Fix: torch.optim.Adam, or optim=adamw")
         if key == "optim.optimizer" and "lr" not in node:  # ~optim.optimizer.lr: torch's own default
             raise ConfigError("optim.optimizer.lr is missing (removed by ~optim.optimizer.lr?): the run "
                               "would train at the optimiser's own default rate, which no record names. Fix: "

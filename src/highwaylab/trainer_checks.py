@@ -129,6 +129,14 @@ def check_schedule(cfg: DictConfig) -> None:
                           f"cosine learning rate reaches 0 at epoch {t_max} (0-based), which learns nothing, "
                           f"then rises again. Fix: drop the T_max override (it follows trainer.max_epochs), "
                           f"or set optim.scheduler.T_max={max_epochs} or more")
+    scheduler = OmegaConf.select(cfg, "optim.scheduler", default=None)
+    raw = (OmegaConf.to_container(scheduler, resolve=False).get("T_max") if OmegaConf.is_dict(scheduler)
+           else None)
+    if cosine and not by_epoch and isinstance(raw, str) and "trainer.max_epochs" in raw:  # optim=adamw's
+        raise ConfigError(f"optim.scheduler.T_max={t_max} (it follows trainer.max_epochs) counts steps under "
+                          f"optim.scheduler_interval=step: the cosine learning rate would be 0 at step "
+                          f"{t_max}, then rise again. Fix: set optim.scheduler.T_max to the run's number of "
+                          f"training steps, or leave optim.scheduler_interval=epoch")
     milestones = OmegaConf.select(cfg, "optim.scheduler.milestones", default=None)
     if milestones is not None:
         listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)

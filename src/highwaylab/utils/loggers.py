@@ -257,6 +257,10 @@ def check_wandb_tags(tags: object) -> None:
             raise ConfigError(f"tags[{i}]={_shown(tag)} is {kind}, but each W&B tag is one string (it "
                               f"would become the tag {str(tag)!r}); list the tags flat, e.g. "
                               f"tags={_shown(flat)}")
+    for i, tag in enumerate(given):  # W&B takes ' ' and shows a blank tag
+        if str(tag) and not str(tag).strip():
+            raise ConfigError(f"tags[{i}]={str(tag)!r} is blank (only spaces): W&B would show an empty tag. "
+                              f"Fix: drop it, or give it a name, e.g. tags=[baseline]")
     for i, tag in enumerate(given):  # run_tags adds these itself, from the run's config
         prefix = str(tag).split(":", 1)[0] + ":"
         if prefix in AUTOMATIC_TAGS:
