@@ -143,6 +143,11 @@ BAD = {
     # thirteenth pass: before, [1,1] was accepted, and MultiStepLR divided the rate by 100 at epoch 1
     "optim=sgd_step optim.scheduler.milestones=[1,1]": "optim.scheduler.milestones=[1, 1] must be a list of "
                                                        "epochs >= 1 in strictly increasing order",
+    # breaking pass 17, row 35: before, the preset's epochs [100, 150] acted at steps 100 and 150, silently
+    "optim=sgd_step optim.scheduler_interval=step":
+        "optim.scheduler.milestones=[100, 150] (optim=sgd_step's, in epochs) would be counted in steps with "
+        "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
+        "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
     "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
         "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "
@@ -283,6 +288,17 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
     message, expected = str(excinfo.value), BAD[overrides].format(tmp=tmp_path)
     assert message.startswith(expected) or expected in message, message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("overrides", [
+    "optim=sgd_step optim.scheduler_interval=step optim.scheduler.milestones=[4000,6000]",
+    "optim=sgd_step optim.scheduler._target_=torch.optim.lr_scheduler.StepLR ~optim.scheduler.milestones "
+    "+optim.scheduler.step_size=30 optim.scheduler_interval=step",
+    "optim=sgd_step",  # epochs counted in epochs
+])
+def test_a_step_schedule_given_in_steps_passes(overrides, tmp_path):
+    # breaking pass 17, row 35: only the preset's epoch counts are refused with scheduler_interval=step
+    validate(compose_cfg(overrides.split(), tmp_path))
 
 
 def test_a_tilde_in_the_data_dir_variable_is_named_with_the_fix(tmp_path, monkeypatch):

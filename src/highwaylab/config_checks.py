@@ -115,6 +115,7 @@ def check_config(cfg: DictConfig) -> None:
     check_seed(cfg.get("seed"))
     check_paths_and_optim(cfg)
     check_schedule(cfg)
+    check_step_schedule(cfg)  # a preset's epoch counts with optim.scheduler_interval=step
     check_choices_agree(cfg)  # data.dataset against data=, model.block against model=
     check_trainer_hardware(cfg.trainer)  # precision and accelerator, before Lightning's own checks
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
@@ -422,6 +423,50 @@ def check_choices_agree(cfg: DictConfig) -> None:
         raise ConfigError(f"model.block={block} contradicts model={model_choice} (whose name the run's "
                           f"folder, name and tags carry: a {block} net filed as {own_block}). Fix: "
                           f"model={option} instead")
+
+
+EPOCH_COUNTS = {"MultiStepLR": "milestones", "StepLR": "step_size"}  # scheduler: its argument in epochs
+
+
+def check_step_schedule(cfg: DictConfig) -> None:
+    """Raises ConfigError for ``optim.scheduler_interval=step`` with a MultiStepLR's milestones (or a
+    StepLR's step_size) still those of the ``optim=`` preset, which counts them in epochs
+    (``optim=sgd_step``: [100, 150]): stepped per batch, the learning rate would decay at steps 100
+    and 150, in the first epoch, without a word. Counts that the user set pass."""
+    if OmegaConf.select(cfg, "optim.scheduler_interval", default="epoch") != "step":
+        return
+    scheduler = str(OmegaConf.select(cfg, "optim.scheduler._target_", default="")).rsplit(".", 1)[-1]
+    key, choice = EPOCH_COUNTS.get(scheduler), _choice("optim")
+    value = OmegaConf.select(cfg, f"optim.scheduler.{key}", default=None) if key else None
+    if value is None or not choice:
+        return
+    preset = _preset_option("optim", str(choice))
+    scheduler_node = preset.get("scheduler")
+    preset_value = scheduler_node.get(key) if isinstance(scheduler_node, dict) else None
+    container = OmegaConf.to_container(value) if OmegaConf.is_config(value) else value
+    if preset_value is None or container != preset_value:
+        return
+    example, first = ("[4000,6000]", container[0]) if key == "milestones" else ("4000", container)
+    raise ConfigError(f"optim.scheduler.{key}={container} (optim={choice}'s, in epochs) would be counted in "
+                      f"steps with optim.scheduler_interval=step: the learning rate would decay at step "
+                      f"{first}, within the first epoch. Fix: give them in steps "
+                      f"(optim.scheduler.{key}={example}) or leave scheduler_interval=epoch")
+
+
+def _preset_option(group: str, option: str) -> dict:
+    """The content of ``conf/<group>/<option>.yaml`` (the first config folder that has it), or {}."""
+    import yaml
+    from hydra.core.hydra_config import HydraConfig
+
+    folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
+               if s.schema == "file"]
+    path = next((p for p in (os.path.join(f, group, f"{option}.yaml") for f in folders) if os.path.isfile(p)),
+                None)
+    if path is None:
+        return {}
+    with open(path, encoding="utf-8") as file:
+        content = yaml.safe_load(file)
+    return content if isinstance(content, dict) else {}
 
 
 def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:
