@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib
 import pytest
@@ -256,6 +257,33 @@ def test_arguments_torch_refuses_are_one_line_naming_the_group_and_torchs_reason
         "optim.scheduler (milestones=5, gamma=0.1) was refused by MultiStepLR (TypeError: 'int' object is "
         "not iterable). Fix: correct or remove the optim.scheduler.<argument> at fault; MultiStepLR takes "
         "milestones, gamma, last_epoch")
+
+
+ONE_CYCLE = ["optim.scheduler._target_=torch.optim.lr_scheduler.OneCycleLR", "~optim.scheduler.gamma",
+             "+optim.scheduler.max_lr=0.1", "optim.scheduler_interval=step"]
+
+
+def test_a_one_cycle_schedule_shorter_than_the_run_is_refused_before_training(tmp_path):
+    # breaking pass 17, row 14: before, "Tried to step 3 times. The specified number of total steps is 2"
+    # mid-run, a traceback, and no checkpoint
+    trainer = SimpleNamespace(estimated_stepping_batches=3, max_epochs=1)
+
+    def built(overrides: list[str]) -> dict:
+        module = build_module(ONE_CYCLE + overrides, tmp_path)
+        module._trainer = trainer
+        return module.configure_optimizers()
+
+    with pytest.raises(ConfigError) as err:
+        built(["+optim.scheduler.total_steps=2"])
+    assert str(err.value) == (
+        "optim.scheduler.total_steps=2 is below the run's 3 training steps (optim.scheduler_interval=step): "
+        "OneCycleLR would raise at step 3, mid-run. Fix: optim.scheduler.total_steps=3 or more (or epochs x "
+        "steps_per_epoch >= 3)")
+    with pytest.raises(ConfigError) as err:
+        built(["+optim.scheduler.epochs=1", "+optim.scheduler.steps_per_epoch=2"])
+    assert str(err.value).startswith("optim.scheduler.epochs=1 x optim.scheduler.steps_per_epoch=2 = 2 steps "
+                                     "is below the run's 3 training steps")
+    assert built(["+optim.scheduler.total_steps=3"])["lr_scheduler"]["scheduler"].total_steps == 3
 
 
 def test_list_arguments_reach_torch_as_plain_values_and_the_presets_build(tmp_path):

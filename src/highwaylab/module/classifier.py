@@ -230,12 +230,36 @@ class ClassifierModule(LightningModule):
                      else build_from_config("optim.scheduler", self.scheduler, optimizer=optimizer))
         if scheduler is None:  # a constant learning rate, so that LearningRateMonitor names it LR_KEY too
             scheduler = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=0)
+        check_one_cycle_steps(scheduler, dict(getattr(self.scheduler, "keywords", None) or {}),
+                              self.hparams.scheduler_interval, self._trainer)
         settings = {"scheduler": scheduler, "interval": self.hparams.scheduler_interval, "name": self.LR_KEY}
         if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
             settings["monitor"] = self.PLATEAU_MONITOR  # the metric whose plateau it waits for
         return {"optimizer": optimizer, "lr_scheduler": settings}
 
 
+
+
+def check_one_cycle_steps(scheduler: object, args: dict, interval: str, trainer: object | None) -> None:
+    """Raises ConfigError for a ``OneCycleLR`` whose ``total_steps`` (or ``epochs * steps_per_epoch``)
+    is below the number of times the run steps it: the training steps
+    (``trainer.estimated_stepping_batches``) with ``optim.scheduler_interval=step``, the epochs
+    with ``epoch``. torch would raise ``Tried to step N times`` mid-run, before any checkpoint."""
+    if not isinstance(scheduler, torch.optim.lr_scheduler.OneCycleLR) or trainer is None:
+        return
+    if interval == "step":
+        steps, unit = trainer.estimated_stepping_batches, "training steps"
+    else:
+        steps, unit = trainer.max_epochs, "epochs"
+    if not isinstance(steps, int | float) or not math.isfinite(steps) or steps <= scheduler.total_steps:
+        return
+    steps = int(steps)
+    given = (f"optim.scheduler.total_steps={scheduler.total_steps}" if "epochs" not in args else
+             f"optim.scheduler.epochs={args.get('epochs')} x optim.scheduler.steps_per_epoch="
+             f"{args.get('steps_per_epoch')} = {scheduler.total_steps} steps")
+    raise ConfigError(f"{given} is below the run's {steps} {unit} (optim.scheduler_interval={interval}): "
+                      f"OneCycleLR would raise at step {scheduler.total_steps + 1}, mid-run. Fix: "
+                      f"optim.scheduler.total_steps={steps} or more (or epochs x steps_per_epoch >= {steps})")
 
 
 def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> None:
