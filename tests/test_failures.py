@@ -234,6 +234,32 @@ def test_wandb_mode_offline_over_an_online_logger_is_one_warning_and_recorded(tm
     assert cfg.logger.wandb.offline is True  # what the record (config_resolved.yaml) then holds
 
 
+def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path, monkeypatch, caplog):
+    # breaking pass 17, row 31: before, W&B grouped the run as envgroup while config_resolved.yaml said
+    # group: null, and WANDB_TAGS was dropped without a word
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    monkeypatch.setenv("WANDB_RUN_GROUP", "envgroup")
+    monkeypatch.setenv("WANDB_TAGS", "envtag")
+    wandb = [o for o in TINY if o != "logger=none"] + ["logger=wandb"]
+    cfg = compose_cfg(wandb, tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        assert without_disabled_wandb(cfg.logger) is cfg.logger
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_RUN_GROUP=envgroup is set in the environment, and W&B uses it as this run's group, as "
+        "logger.wandb.group=envgroup would (recorded so); for no group, unset WANDB_RUN_GROUP",
+        "WANDB_TAGS=envtag is set in the environment, but W&B ignores it: the run's tags (logger.wandb.tags, "
+        "from tags= plus data:, model:, ...) take its place; to add these tags, give 'tags=[envtag]'"]
+    assert cfg.logger.wandb.group == "envgroup"  # what the record (config_resolved.yaml) then holds
+    caplog.clear()
+    monkeypatch.delenv("WANDB_TAGS")
+    own = compose_cfg([*wandb, "logger.wandb.group=mine"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(own.logger)  # logger.wandb.group wins over WANDB_RUN_GROUP: no warning
+    assert not [r for r in caplog.records if r.name == "highwaylab.utils.loggers"]
+    assert own.logger.wandb.group == "mine"
+
+
 def test_a_wandb_run_id_left_in_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
     # before: a second, new run logged into W&B run myid123 without a word (wandb sync merged the two)
     from highwaylab.utils.loggers import without_disabled_wandb

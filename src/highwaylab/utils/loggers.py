@@ -96,6 +96,9 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     to ``offline: true`` (in place: the recorded config holds what runs). With ``WANDB_RUN_ID`` in
     the environment and no ``logger.wandb.id``, one warning that W&B logs this run into that run id
     (a multirun with it is refused before: :func:`highwaylab.utils.overrides.check_command_line`).
+    With ``WANDB_RUN_GROUP`` and no ``logger.wandb.group``, one warning that W&B groups the run so,
+    and the node's group set to it (recorded so); with ``WANDB_TAGS``, one warning that W&B ignores
+    it (the run's tags, never empty, take its place).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
@@ -127,6 +130,23 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             f"WANDB_RUN_ID={run_id} is set in the environment, and W&B uses it for this run: it logs into "
             f"W&B run {run_id} (wandb sync merges it with any other run of that id); for a new run of its "
             f"own, unset WANDB_RUN_ID")
+    env_group = os.environ.get("WANDB_RUN_GROUP")
+    no_group = [name for name in names if not group[name].get("group")]  # logger.wandb.group wins over it
+    if mode != "disabled" and env_group and no_group:
+        logging.getLogger(__name__).warning(
+            f"WANDB_RUN_GROUP={env_group} is set in the environment, and W&B uses it as this run's group, "
+            f"as logger.{no_group[0]}.group={env_group} would (recorded so); for no group, unset "
+            f"WANDB_RUN_GROUP")
+        with open_dict(group):
+            for name in no_group:
+                group[name].group = env_group  # the record holds the group W&B uses
+    env_tags = os.environ.get("WANDB_TAGS")
+    if mode != "disabled" and env_tags and any(group[name].get("tags") for name in names):
+        listed = ",".join(tag.strip() for tag in env_tags.split(",") if tag.strip())
+        logging.getLogger(__name__).warning(
+            f"WANDB_TAGS={env_tags} is set in the environment, but W&B ignores it: the run's tags "
+            f"(logger.{names[0]}.tags, from tags= plus data:, model:, ...) take its place; to add these "
+            f"tags, give 'tags=[{listed}]'")
     if mode != "disabled":
         return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
