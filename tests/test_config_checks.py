@@ -500,6 +500,11 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # eighteenth pass: before, rc 0 after 1 epoch, and config_resolved.yaml listed max_epochs: 2
+    "+max_epochs=2": "+max_epochs=2: adds a top-level key 'max_epochs' that nothing in the run reads (it "
+                     "would be ignored, and recorded); did you mean trainer.max_epochs? Fix: correct the key",
+    "+foo=1": "+foo=1: adds a top-level key 'foo' that nothing in the run reads (it would be ignored, and "
+              "recorded). Fix:",
     # seventeenth pass: before, a traceback after the imports (InterpolationKeyError 'optim.scheduler')
     # with a run folder left; and "run_name: its value does not resolve", a key the user never set
     "~optim.scheduler": "~optim.scheduler: removes optim.scheduler, which module.scheduler uses, so the "

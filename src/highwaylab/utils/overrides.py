@@ -337,7 +337,38 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         if override.is_add() and override.key_or_group.startswith("hydra."):
             _check_typed_field(cfg, override.key_or_group)
     _removed_but_used(parsed, cfg, config_dir)
+    _top_level_additions(parsed, single, config_dir, config_name)
     return cfg
+
+
+def _top_level_additions(parsed: list[Any], single: list[str | None], config_dir: str | Path,
+                         config_name: str) -> None:
+    """Raises OverrideError for a ``+key=value`` that adds a top-level key nothing reads
+    (``+max_epochs=2``, meant for ``trainer.max_epochs``: the run ignored it, and its record listed
+    it), with the key it probably meant. A group (``+experiment=...``) is left to Hydra."""
+    added = [o for o in parsed if o.is_add() and "." not in o.key_or_group and "/" not in o.key_or_group
+             and not (Path(config_dir) / o.key_or_group).is_dir()]
+    for override in added:
+        key = override.key_or_group
+        rest = [o for o in single if o is not None and o != override.input_line]
+        base, _ = _compose(config_dir, config_name, rest)
+        if base is None or key in base:
+            continue
+        leaves = [path for path in _leaf_paths(OmegaConf.to_container(base, resolve=False))
+                  if not path.startswith("hydra.")]
+        names = {path.rsplit(".", 1)[-1]: path for path in reversed(leaves)}  # the first path per name
+        meant = did_you_mean(key, list(names)).removeprefix("; did you mean ").removesuffix("?")
+        hint = f"; did you mean {names[meant]}?" if meant else "."
+        raise OverrideError(f"{override.input_line}: adds a top-level key '{key}' that nothing in the run "
+                            f"reads (it would be ignored, and recorded){hint} Fix: correct the key (python "
+                            f"train.py --cfg job lists them)")
+
+
+def _leaf_paths(node: Any, path: str = "") -> list[str]:
+    """The dotted paths of the scalar values under ``node`` (a plain container)."""
+    if isinstance(node, dict):
+        return [leaf for k, v in node.items() for leaf in _leaf_paths(v, f"{path}.{k}" if path else str(k))]
+    return [path] if path else []
 
 
 def _removed_but_used(parsed: list[Any], cfg: DictConfig, config_dir: str | Path) -> None:
