@@ -173,7 +173,8 @@ def one_job(tmp_path_factory) -> Path:
     return sweep
 
 
-@pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder"])
+@pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
+                                  "empty group"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
@@ -189,6 +190,9 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                          f"--out /proc: {cannot} (No such file or directory); {writable}"),
         "no sweep folder": ([a_file], f"{a_file} is not a folder: give a multirun folder, e.g. "
                                       "outputs/multiruns/<date>_<time>"),
+        # eighteenth pass: before, rc 0 and the report run silently in the default group
+        "empty group": ([one_job, "--group", ""], "--group is empty: give a W&B group, e.g. --group "
+                                                  "sweep-depth (or leave --group out: the jobs' group)"),
     }[case]
     proc = report(*args, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2

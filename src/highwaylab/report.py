@@ -89,6 +89,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     first (:func:`_interrupted` removes them if still empty)."""
     if not args.no_wandb and args.project is not None:  # before any work: W&B would refuse it later
         check_project(parser, args.project)
+    if args.group is not None and not args.group.strip():  # before: silently the default group
+        fail(parser, "--group is empty: give a W&B group, e.g. --group sweep-depth (or leave --group out: "
+                     "the jobs' group)")
     if not args.sweep_dir.is_dir():
         fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {SWEEP_EXAMPLE}")
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
