@@ -532,6 +532,15 @@ def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, capl
 
 
 @pytest.mark.slow
+def test_depth_given_with_a_conv_experiment_says_to_leave_it_out(tmp_path, data_dir):
+    # eighteenth pass: before, the fix said "... or an experiment=paper_mnist_conv16", the one given
+    limits = [o for o in TINY if o.startswith(("trainer.limit", "trainer.max_epochs", "logger="))]
+    proc = run_train(["experiment=paper_mnist_conv16", "depth=5", "callbacks=minimal", *limits], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Fix: leave depth=5 out (experiment=paper_mnist_conv16 sets the stages)" in proc.stdout
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("overrides", "message"), [
     (["hydra.sweeper.n_trials=0"], "hydra.sweeper.n_trials=0 must be an integer >= 1"),
     (["seed=-1"], "seed=-1 must be an integer in 0 .. 4294967295"),

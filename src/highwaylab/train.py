@@ -397,13 +397,15 @@ def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
         return
     given = {o.split("=", 1)[0].lstrip("+~"): o for o in HydraConfig.get().overrides.task if "=" in o}
     model = HydraConfig.get().runtime.choices.get("model")
+    experiment = HydraConfig.get().runtime.choices.get("experiment")
     for key in ("depth", "width"):
         if key in given and key not in cfg.model:
+            fix = (f"leave {given[key]} out (experiment={experiment} sets the stages)" if experiment else
+                   "set the stages, e.g. 'model.stages=[{channels: 16, layers: 4}]', or an "
+                   "experiment=paper_mnist_conv16")
             log.warning(f"{given[key]} is not used by model={model}: "
                         f"a conv net's depth and channels follow model.stages (this one: depth "
-                        f"{getattr(net, 'depth', '?')}, in its name, tags and metrics.json). Fix: set "
-                        f"the stages, e.g. 'model.stages=[{{channels: 16, layers: 4}}]', or an "
-                        f"experiment=paper_mnist_conv16")
+                        f"{getattr(net, 'depth', '?')}, in its name, tags and metrics.json). Fix: {fix}")
 
 
 def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) -> dict:
