@@ -67,6 +67,12 @@ BAD = {
         "optim.scheduler_interval=step: the cosine learning rate would be 0 at step 2, then rise again.",
     "optim.optimizer._target_=torch.optim.SparseAdam ~optim.optimizer.momentum ~optim.optimizer.weight_decay":
         "optim.optimizer._target_=torch.optim.SparseAdam needs sparse gradients",
+    # eighteenth pass: before, epoch 0 trained, then Lightning's "ReduceLROnPlateau conditioned on metric
+    # val/loss which is not available", with a fix (a monitor key) no config key sets
+    "optim.scheduler._target_=torch.optim.lr_scheduler.ReduceLROnPlateau ~optim.scheduler.gamma "
+    "trainer.limit_val_batches=0":
+        "optim.scheduler._target_=ReduceLROnPlateau waits on val/loss, and trainer.limit_val_batches=0 runs "
+        "no validation",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
     "callbacks.model_checkpoint.monitor=train/loss":
         "callbacks.model_checkpoint.monitor=train/loss with mode=max "

@@ -137,6 +137,12 @@ def check_schedule(cfg: DictConfig) -> None:
                           f"optim.scheduler_interval=step: the cosine learning rate would be 0 at step "
                           f"{t_max}, then rise again. Fix: set optim.scheduler.T_max to the run's number of "
                           f"training steps, or leave optim.scheduler_interval=epoch")
+    plateau = str(OmegaConf.select(cfg, "optim.scheduler._target_", default="")).endswith("ReduceLROnPlateau")
+    if plateau and cfg.trainer.get("limit_val_batches") == 0:  # it waits on val/loss, which never comes
+        raise ConfigError("optim.scheduler._target_=ReduceLROnPlateau waits on val/loss, and "
+                          "trainer.limit_val_batches=0 runs no validation: the run would stop after its "
+                          "first epoch. Fix: keep a validation (trainer.limit_val_batches=1.0 or a number of "
+                          "batches), or another scheduler")
     milestones = OmegaConf.select(cfg, "optim.scheduler.milestones", default=None)
     if milestones is not None:
         listed = OmegaConf.is_list(milestones) or isinstance(milestones, list)
