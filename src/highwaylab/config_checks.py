@@ -440,7 +440,9 @@ def check_step_schedule(cfg: DictConfig) -> None:
     value = OmegaConf.select(cfg, f"optim.scheduler.{key}", default=None) if key else None
     if value is None or not choice:
         return
-    preset = _preset_option("optim", str(choice))
+    from highwaylab.utils.hydra_utils import preset_option
+
+    preset = preset_option("optim", str(choice))
     scheduler_node = preset.get("scheduler")
     preset_value = scheduler_node.get(key) if isinstance(scheduler_node, dict) else None
     container = OmegaConf.to_container(value) if OmegaConf.is_config(value) else value
@@ -451,22 +453,6 @@ def check_step_schedule(cfg: DictConfig) -> None:
                       f"steps with optim.scheduler_interval=step: the learning rate would decay at step "
                       f"{first}, within the first epoch. Fix: give them in steps "
                       f"(optim.scheduler.{key}={example}) or leave scheduler_interval=epoch")
-
-
-def _preset_option(group: str, option: str) -> dict:
-    """The content of ``conf/<group>/<option>.yaml`` (the first config folder that has it), or {}."""
-    import yaml
-    from hydra.core.hydra_config import HydraConfig
-
-    folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
-               if s.schema == "file"]
-    path = next((p for p in (os.path.join(f, group, f"{option}.yaml") for f in folders) if os.path.isfile(p)),
-                None)
-    if path is None:
-        return {}
-    with open(path, encoding="utf-8") as file:
-        content = yaml.safe_load(file)
-    return content if isinstance(content, dict) else {}
 
 
 def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:

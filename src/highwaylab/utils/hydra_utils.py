@@ -68,17 +68,22 @@ def optim_name(*, _root_: DictConfig) -> str | None:
     return target.rsplit(".", 1)[-1].lower()
 
 
-def _preset_value(group: str, option: str, keys: tuple[str, ...]) -> str | None:
-    """The value at ``keys`` in ``conf/<group>/<option>.yaml`` (in Hydra's file config sources), or
-    ``None`` when the file or the key is not there."""
+def preset_option(group: str, option: str) -> dict:
+    """The content of ``conf/<group>/<option>.yaml`` as written (the first of Hydra's file config
+    sources that has it), or ``{}`` when there is none."""
     import yaml
 
     folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
                if s.schema == "file"]
     path = next((p for f in folders if (p := Path(f, group, f"{option}.yaml")).is_file()), None)
-    if path is None:
-        return None
-    node: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    content = yaml.safe_load(path.read_text(encoding="utf-8")) if path is not None else None
+    return content if isinstance(content, dict) else {}
+
+
+def _preset_value(group: str, option: str, keys: tuple[str, ...]) -> str | None:
+    """The value at ``keys`` in ``conf/<group>/<option>.yaml`` (:func:`preset_option`), or ``None``
+    when the file or the key is not there, or the value is not a string."""
+    node: Any = preset_option(group, option)
     for key in keys:
         node = node.get(key) if isinstance(node, dict) else None
     return node if isinstance(node, str) else None
