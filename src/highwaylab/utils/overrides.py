@@ -615,8 +615,8 @@ def _search_conflict(overrides: list[str], single: list[str | None], config_dir:
     from hydra.core.config_store import ConfigStore
 
     name = sampler.split("=", 1)[1]
-    _compose(config_dir, config_name, [])  # Hydra's plugins fill its config store
-    try:  # the sampler's own fields (the Optuna plugin's dataclass, in Hydra's config store)
+    try:  # the sampler's own fields (the Optuna plugin's dataclass, in Hydra's config store, which the
+        # failed composition that brought us here filled)
         fields = set(ConfigStore.instance().load(f"hydra/sweeper/sampler/{name}.yaml").node.keys())
         search_file = OmegaConf.load(Path(config_dir) / "hparams_search" / f"{search}.yaml")
     except Exception:  # an unknown sampler or search: Hydra lists the options
