@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import secrets
 import sys
@@ -71,12 +73,19 @@ def optim_name(*, _root_: DictConfig) -> str | None:
 def preset_option(group: str, option: str) -> dict:
     """The content of ``conf/<group>/<option>.yaml`` as written (the first of Hydra's file config
     sources that has it), or ``{}`` when there is none."""
-    import yaml
-
     folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
                if s.schema == "file"]
     path = next((p for f in folders if (p := Path(f, group, f"{option}.yaml")).is_file()), None)
-    content = yaml.safe_load(path.read_text(encoding="utf-8")) if path is not None else None
+    return copy.deepcopy(_read_yaml(str(path))) if path is not None else {}
+
+
+@functools.lru_cache(maxsize=32)
+def _read_yaml(path: str) -> dict:
+    """The mapping in the YAML file ``path`` (``{}`` if it holds none), read once per process:
+    ``${optim_name:}`` is resolved for the run name and for each tag."""
+    import yaml
+
+    content = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     return content if isinstance(content, dict) else {}
 
 
