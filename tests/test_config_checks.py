@@ -446,6 +446,23 @@ def test_cheap_paths_of_train_py_import_no_torch(args, tmp_path):
         assert proc.returncode == 0
 
 
+def test_cfg_job_resolve_prints_the_run_folder_a_run_would_use(tmp_path):
+    """``--cfg job --resolve`` starts no job, so Hydra's ``runtime.output_dir`` is unset: the printed
+    ``paths.output_dir`` (and the checkpoint and logger folders under it) is the ``hydra.run.dir``
+    a run started now would use, not ``null`` (pass 17, row 9)."""
+    import yaml
+
+    proc = subprocess.run([sys.executable, "train.py", "--cfg", "job", "--resolve", "depth=3",
+                           f"paths.log_dir={tmp_path}"],
+                          cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    cfg = yaml.safe_load(proc.stdout)
+    run = cfg["paths"]["output_dir"]
+    assert run.startswith(f"{tmp_path}/runs/") and run.endswith("_mnist-highway-d3-relu-sgd-s0_" + run[-4:])
+    assert cfg["trainer"]["default_root_dir"] == run
+    assert cfg["callbacks"]["model_checkpoint"]["dirpath"] == f"{run}/checkpoints"
+
+
 def test_report_help_imports_no_torch():
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "highwaylab.report", "--help"],
                           cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=120)

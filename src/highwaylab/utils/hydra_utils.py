@@ -130,10 +130,19 @@ def folder_suffix() -> str:
     return secrets.token_hex(2)
 
 
+def output_dir() -> str:
+    """The run's folder, ``paths.output_dir`` (``${output_dir:}``): Hydra's
+    ``hydra.runtime.output_dir``, set when a job starts. ``--cfg job --resolve`` prints a config
+    without starting a job, where that is missing (``???``): then the folder a run started now would use,
+    ``hydra.run.dir`` (``--cfg`` is refused with ``-m``, so there is no sweep folder to name)."""
+    hydra = HydraConfig.get()
+    return hydra.run.dir if OmegaConf.is_missing(hydra.runtime, "output_dir") else hydra.runtime.output_dir
+
+
 def register_resolvers() -> None:
     """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${optim_name:}``,
-    ``${log_name:}``, ``${config_subdir:}`` and ``${folder_suffix:}``; call before the config is
-    composed (safe to call twice)."""
+    ``${log_name:}``, ``${config_subdir:}``, ``${folder_suffix:}`` and ``${output_dir:}``; call
+    before the config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
         OmegaConf.register_new_resolver("sweep_group", sweep_group)
     if not OmegaConf.has_resolver("run_tags"):
@@ -150,6 +159,8 @@ def register_resolvers() -> None:
         OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
     if not OmegaConf.has_resolver("folder_suffix"):
         OmegaConf.register_new_resolver("folder_suffix", folder_suffix, use_cache=True)
+    if not OmegaConf.has_resolver("output_dir"):
+        OmegaConf.register_new_resolver("output_dir", output_dir)
 
 
 def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str | Path,
