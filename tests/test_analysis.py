@@ -10,7 +10,7 @@ import torch
 from highwaylab.analysis.gates import class_gate_difference, gate_stats
 from highwaylab.analysis.history import LayerHistory, named_layers, named_scalars
 from highwaylab.analysis.lesion import lesion_errors
-from highwaylab.analysis.plots import layer_maps, layer_step_map
+from highwaylab.analysis.plots import layer_maps, layer_step_map, layer_step_maps
 from highwaylab.analysis.probe import Stack, input_grad_norms
 from highwaylab.callbacks.media import log_figure
 from highwaylab.models import FCBackbone
@@ -133,6 +133,27 @@ def test_layer_step_map_keeps_its_fixed_log_range_layer_1_on_top_and_marks_the_i
     np.testing.assert_array_equal(mesh.get_array().reshape(2, 3), values.T)
     with pytest.raises(ValueError, match="no value to draw"):
         layer_step_map(steps, np.zeros((3, 2)), "norms", "norm", log=True)
+
+
+def test_layer_step_maps_of_two_quantities_give_each_panel_its_own_log_scale_and_bar():
+    """``grad_norm/by_step``: the parameter gradient norms (about 1e-3) and the input ones (about 1)
+    are different quantities; on one scale the parameter panel would be one colour. Each panel's
+    colour scale spans its own values, with its own bar beside it; one quantity shares one bar."""
+    steps = [0, 10]
+    params = np.array([[1e-3, 2e-3, 4e-3], [2e-3, 3e-3, 5e-3]])  # (S, L)
+    inputs = np.array([[0.5, 1.0, 2.0], [0.4, 1.5, 3.0]])
+    fig = layer_step_maps(steps, {"parameters": params, "inputs": inputs}, "norms", "norm", log=True,
+                          shared_scale=False)
+    panels, bars = fig.axes[:2], fig.axes[2:]
+    assert [(ax.collections[0].norm.vmin, ax.collections[0].norm.vmax) for ax in panels] == [
+        (1e-3, 5e-3), (0.4, 3.0)]
+    assert len(bars) == 2
+    for panel, bar in zip(panels, bars, strict=True):  # each bar right of its own panel, not on the next
+        assert panel.get_position().x1 < bar.get_position().x0 < panel.get_position().x1 + 0.05
+    shared = layer_step_maps(steps, {"parameters": params, "inputs": inputs}, "norms", "norm", log=True)
+    assert len(shared.axes) == 3
+    scales = {(ax.collections[0].norm.vmin, ax.collections[0].norm.vmax) for ax in shared.axes[:2]}
+    assert scales == {(1e-3, 3.0)}
 
 
 def test_layer_history_and_named_layers():

@@ -77,9 +77,12 @@ def layer_step_map(steps: Sequence[int], values: np.ndarray, title: str, cbar_la
 def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: str, cbar_label: str,
                     cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
                     log: bool = False, cbar_marks: Sequence[tuple[float, str]] = (),
-                    end_step: int | None = None) -> Figure:
-    """Layer x training-step heat maps, side by side on one colour scale: each ``(S, L)`` array of
-    ``maps`` (titled by its key) holds per-layer values measured at ``steps (S,)``, layer 1 on top.
+                    end_step: int | None = None, shared_scale: bool = True) -> Figure:
+    """Layer x training-step heat maps, side by side: each ``(S, L)`` array of ``maps`` (titled by
+    its key) holds per-layer values measured at ``steps (S,)``, layer 1 on top. ``shared_scale``:
+    one colour scale and bar for all panels (values of one quantity); else each panel has its own
+    scale and bar over its own range (different quantities, e.g. the gradient norms of a layer's
+    parameters and of its input, which can lie decades apart).
     Each measurement is drawn from its step to the next one's (the last to ``end_step``, the step
     the figure is drawn at, or one step on), so the x axis runs from the first measurement to now;
     small ticks at the bottom mark the measurements. ``log``: a logarithmic colour scale
@@ -97,19 +100,26 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     shown = {name: np.where(a > 0, a, np.nan) if log else a for name, a in arrays.items()}
     if all(np.isnan(a).all() for a in shown.values()):
         raise ValueError(f"{title!r}: no value to draw")
-    vmin = float(np.nanmin([np.nanmin(a) for a in shown.values()])) if vmin is None else vmin
-    vmax = float(np.nanmax([np.nanmax(a) for a in shown.values()])) if vmax is None else vmax
-    norm = LogNorm(vmin=vmin, vmax=vmax) if log else plt.Normalize(vmin=vmin, vmax=vmax)
+    groups = [list(shown.values())] if shared_scale else [[a] for a in shown.values()]
+    norms = []
+    for group in groups:  # one colour scale per group of panels: vmin/vmax, or the group's range
+        low = float(np.nanmin([np.nanmin(a) for a in group])) if vmin is None else vmin
+        high = float(np.nanmax([np.nanmax(a) for a in group])) if vmax is None else vmax
+        norms += [LogNorm(vmin=low, vmax=high) if log else plt.Normalize(vmin=low, vmax=high)] * len(group)
     end = max(float(end_step) if end_step is not None else steps[-1], steps[-1] + 1)
     edges = np.concatenate([steps, [end]])  # measurement i holds from steps[i] to steps[i + 1]
     # a fixed layout in inches (constrained layout costs twice the drawing time, paid every epoch):
-    # 0.8 in left, 5.2 in per panel and 0.35 in between, 1.6 in right for the colour bar and its labels
-    width, height = 2.4 + 5.2 * len(shown) + 0.35 * (len(shown) - 1), 4.2
+    # 0.8 in left, 5.2 in per panel and 0.35 in between (1.6 in with a colour bar each), 1.6 in right
+    # for the last colour bar and its labels
+    gap = 0.35 if shared_scale else 1.6
+    width, height = 2.4 + 5.2 * len(shown) + gap * (len(shown) - 1), 4.2
     fig, axes = plt.subplots(1, len(shown), figsize=(width, height), squeeze=False, sharey=True)
     fig.subplots_adjust(left=0.8 / width, right=1 - 1.6 / width, top=1 - 0.75 / height, bottom=0.6 / height,
-                        wspace=0.35 / 5.2)
-    for ax, (name, a) in zip(axes.flat, shown.items(), strict=True):
+                        wspace=gap / 5.2)
+    meshes = []
+    for ax, (name, a), norm in zip(axes.flat, shown.items(), norms, strict=True):
         mesh = ax.pcolormesh(edges, np.arange(0.5, a.shape[1] + 1), a.T, cmap=cmap, norm=norm, shading="flat")
+        meshes.append(mesh)
         ax.set_xlim(edges[0], edges[-1])
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xticks(steps, minor=True)  # where the measurements were taken
@@ -121,8 +131,11 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     axes[0, 0].set_ylim(n_layers + 0.5, 0.5)  # layer 1 on top
     axes[0, 0].set_yticks(_layer_ticks(n_layers))
     axes[0, 0].set_ylabel("layer")
-    cax = fig.add_axes((1 - 1.4 / width, 0.6 / height, 0.12 / width, 1 - 1.35 / height))
-    _mark_colorbar(fig.colorbar(mesh, cax=cax), cbar_label, cbar_marks)
+    bars = [(axes[0, -1], meshes[-1])] if shared_scale else list(zip(axes.flat, meshes, strict=True))
+    for ax, mesh in bars:  # each bar 0.2 in right of its panel (inches from the figure's left)
+        right = ax.get_position().x1 * width
+        cax = fig.add_axes(((right + 0.2) / width, 0.6 / height, 0.12 / width, 1 - 1.35 / height))
+        _mark_colorbar(fig.colorbar(mesh, cax=cax), cbar_label, cbar_marks)
     fig.suptitle(title, fontsize=10)
     return fig
 

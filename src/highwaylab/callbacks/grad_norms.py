@@ -31,10 +31,10 @@ class LayerGradNormMonitor(L.Callback):
     input profile at the first, middle and last layer); with ``per_layer_scalars=True`` also
     ``grad_norm/params/layer_XXX`` and ``grad_norm/input/layer_XXX`` for every layer (opt-in).
     At each training-epoch end, two images: ``grad_norm/by_step`` (layer x step maps of both
-    profiles, log colour scale, growing with the run) and ``grad_norm/by_layer`` (both profiles
-    against layer at the last measurement, log axis, the first measurement dashed). At the end of
-    fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, and each relative to
-    the last layer). A backbone with no layer after the stem (depth 1, or a conv net of empty
+    profiles, each on its own log colour scale, growing with the run) and ``grad_norm/by_layer``
+    (both profiles against layer at the last measurement, log axis, the first measurement dashed).
+    At the end of fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, and
+    each relative to the last layer). A backbone with no layer after the stem (depth 1, or a conv net of empty
     stages) has no profile to draw: one warning at the first epoch end says so (``grad_norm/global``
     is still logged). When the params norm of layer 1 over that of the last layer drops below
     ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
@@ -120,7 +120,8 @@ class LayerGradNormMonitor(L.Callback):
             self.param_history.steps, {"parameters of layer k": self.param_history.array(),
                                        "input activations of layer k": self.input_history.array()},
             f"Gradient norm by layer and step ({when(trainer, step)}; {last})",
-            "L2 norm of the gradient (log scale)", cmap="magma", log=True, end_step=step), step)
+            "L2 norm of the gradient (log scale)", cmap="magma", log=True, end_step=step,
+            shared_scale=False), step)
         log_figure(trainer, "grad_norm/by_layer", lambda: layer_lines(
             {"parameters of layer k": self.param_norms.numpy(),
              "input activations of layer k": self.input_norms.numpy()},
