@@ -755,6 +755,19 @@ def test_an_empty_highwaylab_root_is_refused(tmp_path, monkeypatch):
         validate(compose_cfg(["trainer=cpu"], tmp_path))
 
 
+def test_the_default_data_folder_moves_with_highwaylab_root(tmp_path, monkeypatch):
+    """README, Data: without HIGHWAYLAB_DATA_DIR the data folder is ``data/`` under the project's
+    root, which HIGHWAYLAB_ROOT moves together with ``outputs/`` (pass 19, row 18: the README said
+    "``data/`` in the project")."""
+    monkeypatch.delenv("HIGHWAYLAB_DATA_DIR", raising=False)
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(tmp_path / "root"))
+    cfg = compose_cfg(["trainer=cpu"], tmp_path)
+    assert cfg.paths.data_dir == f"{tmp_path}/root/data" and cfg.data.data_dir == cfg.paths.data_dir
+    assert cfg.paths.log_dir == f"{tmp_path}/root/outputs"
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(tmp_path / "mine"))
+    assert compose_cfg(["trainer=cpu"], tmp_path).data.data_dir == str(tmp_path / "mine")
+
+
 def test_a_multirun_refuses_one_wandb_run_id_for_all_its_jobs(tmp_path, monkeypatch):
     # before: WANDB_RUN_ID=myfixedid gave every job of -m seed=0,1 the W&B id myfixedid, exit 0
     from highwaylab.utils.overrides import check_command_line
