@@ -213,6 +213,12 @@ BAD = {
     "trainer=ddp_cpu +trainer.strategy.timeout._target_=datetime.timedelta "
     "+trainer.strategy.timeout.mins=5":
         "trainer.strategy.timeout.mins is not a field of datetime.timedelta",
+    # breaking pass 19, row 58: before, rc 0 and every DDP rank trained on the whole set (metrics unlike
+    # both one process and the sharded run), with no word
+    "trainer=ddp_cpu +trainer.use_distributed_sampler=false":
+        "trainer.use_distributed_sampler=false under DDP: Lightning would not shard the training data",
+    "trainer.devices=2 +trainer.use_distributed_sampler=false":
+        "trainer.use_distributed_sampler=false under DDP",
     "callbacks.model_checkpoint.filename=last":
         "callbacks.model_checkpoint.filename=last is the file of callbacks.last_checkpoint (last.ckpt, the "
         "latest state): the best checkpoint would be overwritten by the latest",
@@ -305,6 +311,11 @@ def test_bad_input_is_one_line_naming_the_key_before_torch(overrides, tmp_path):
 def test_a_step_schedule_given_in_steps_passes(overrides, tmp_path):
     # breaking pass 17, row 35: only the preset's epoch counts are refused with scheduler_interval=step
     validate(compose_cfg(overrides.split(), tmp_path))
+
+
+def test_use_distributed_sampler_false_passes_in_one_process(tmp_path):
+    # pass 19, row 58: refused only under DDP, where it changes what the ranks train on
+    validate(compose_cfg(["trainer=cpu", "+trainer.use_distributed_sampler=false"], tmp_path))
 
 
 def test_a_tilde_in_the_data_dir_variable_is_named_with_the_fix(tmp_path, monkeypatch):

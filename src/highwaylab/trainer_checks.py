@@ -154,6 +154,27 @@ def check_schedule(cfg: DictConfig) -> None:
                               f"an epoch given twice applies it twice there, and one out of order never "
                               f"decays it), e.g. 'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
+    check_distributed_sampler(cfg.trainer)
+
+
+def check_distributed_sampler(trainer: DictConfig) -> None:
+    """Raises ConfigError for ``trainer.use_distributed_sampler=false`` under DDP (a ``ddp`` strategy,
+    several devices or nodes): Lightning would leave the training loader unsharded, so every rank
+    would train on all the examples, not on its shard, and an epoch would take ``world_size`` times
+    the steps of the sharded one (:func:`highwaylab.data.memory.batch_loader` relies on Lightning's
+    sampler for the training shards)."""
+    if trainer.get("use_distributed_sampler") is not False:
+        return
+    strategy = trainer.get("strategy")
+    name = strategy.get("_target_", "") if OmegaConf.is_dict(strategy) else str(strategy or "")
+    devices, nodes = trainer.get("devices"), trainer.get("num_nodes")
+    several = (isinstance(devices, int) and not isinstance(devices, bool) and devices > 1) \
+        or (OmegaConf.is_list(devices) and len(devices) > 1) or (isinstance(nodes, int) and nodes > 1)
+    if "ddp" in name.lower() or several:
+        raise ConfigError("trainer.use_distributed_sampler=false under DDP: Lightning would not shard the "
+                          "training data, so every process would train on all of it, not on its shard "
+                          "(metrics unlike both one process and the sharded run). Fix: leave "
+                          "trainer.use_distributed_sampler out (each process trains on its own shard)")
 
 
 def check_trainer_counts(trainer: DictConfig) -> None:
