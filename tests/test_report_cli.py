@@ -237,6 +237,27 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
         "sweep again)"]
 
 
+def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
+    # breaking pass 19, row 59: before, a finished job (summary.jsonl: ok) whose metrics.json was
+    # deleted was "incomplete" under the table, with no reason and no warning line
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    deleted = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    (deleted / "metrics.json").unlink()
+    running = write_job(sweep, 2, [*FIXED[:1], "depth=5", *FIXED[2:]], 0.4, 0.8)
+    (running / "metrics.json").unlink()
+    lines = (sweep / "summary.jsonl").read_text().splitlines()
+    (sweep / "summary.jsonl").write_text("\n".join(lines[:2]) + "\n")  # job 2 has no line: not ended
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    missing = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
+    assert f"{deleted.name}: {missing}; not in the table" in proc.stderr
+    assert f"- {deleted.name}: incomplete: {missing}" in proc.stdout
+    assert f"- {running.name}: incomplete: no metrics.json: the job did not finish (still running, or " \
+           "killed?)" in proc.stdout
+    assert "| highway | 3 | 1 |" in proc.stdout  # the finished job is still shown
+
+
 def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
     # tenth pass: before, a summary.jsonl line [1, 2] and "test/acc": "abc" in a metrics.json gave
     # tracebacks (TypeError, ValueError), and --out '' wrote the report into the current folder

@@ -68,6 +68,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         FileNotFoundError: ``sweep_dir`` holds no job folder.
     """
     sweep_dir = Path(sweep_dir)
+    summary = {Path(line["output_dir"]).name: line["status"] for line in read_summary(sweep_dir)}
     ended = {Path(line["output_dir"]).name: (line["status"], line["error"])  # failed, or interrupted
              for line in read_summary(sweep_dir) if line["status"] != "ok"}
     jobs = []
@@ -90,6 +91,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 error = f"metrics.json cannot be read ({err})"
             if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
                 metrics, error = {}, f"metrics.json {problem}"
+        elif summary.get(folder.name) == "ok":  # before: "incomplete", with no reason and no warning
+            error = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
+            warnings.warn(f"{folder.name}: {error}; not in the table", stacklevel=2)
+        elif folder.name not in summary:
+            error = error or "no metrics.json: the job did not finish (still running, or killed?)"
         status = "ok" if metrics else (recorded or "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
