@@ -261,6 +261,10 @@ def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_
     # the Hydra record: the original kept, the resume's beside it, naming the run's overrides
     resumed_record = next((moved / ".hydra").glob("resumed_*/overrides.yaml"))
     assert "trainer.max_epochs=4" in resumed_record.read_text()
+    # the resolved config of the resume has the same <date>_<time> (new-user pass 3: a second or more apart)
+    stamp = resumed_record.parent.name.removeprefix("resumed_")
+    assert [p.name for p in moved.glob("config_resolved.resumed_*.yaml")] == [
+        f"config_resolved.resumed_{stamp}.yaml"]
     assert "trainer.max_epochs=2" in (moved / ".hydra" / "overrides.yaml").read_text()
 
     # one W&B run in two offline segments; the second continues trainer/global_step and _step

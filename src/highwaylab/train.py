@@ -94,7 +94,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
-        resolved = output_dir / f"config_resolved.resumed_{time.strftime('%Y-%m-%d_%H-%M-%S')}.yaml"
+        resolved = output_dir / f"config_resolved.resumed_{resume_stamp()}.yaml"
     if rank_zero_only.rank == 0:  # once per run, not once per DDP process
         print_config_tree(cfg, save_to=resolved, show=not in_multirun())  # a sweep: one line per job
         if in_multirun():
@@ -262,6 +262,16 @@ def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
         f"the best checkpoint {best}{f' (by {monitor})' if monitor else ''} is gone (deleted or moved?), "
         f"and the test runs on it; the training state is safe in the latest checkpoint. Fix: put the file "
         f"back and resume the run (it then tests), or finish it without the test: {again}")
+
+
+def resume_stamp() -> str:
+    """The ``<date>_<time>`` of this resumed process's records: that of Hydra's
+    ``.hydra/resumed_<date>_<time>/`` (``${config_subdir:}``), so that ``config_resolved.resumed_*.yaml``
+    beside it has the same (before: a second or more apart); the current time outside Hydra."""
+    subdir = HydraConfig.get().output_subdir if HydraConfig.initialized() else None
+    if subdir and "resumed_" in subdir:
+        return subdir.rsplit("resumed_", 1)[1]
+    return time.strftime("%Y-%m-%d_%H-%M-%S")
 
 
 def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer | None = None,
