@@ -909,3 +909,38 @@ def test_a_blank_tag_is_refused_naming_it():
     with pytest.raises(ConfigError, match=r"^tags\[1\]=' ' is blank \(only spaces\): W&B would show"):
         check_wandb_tags(["base", " "])
     check_wandb_tags(["base", "wide net"])  # a space inside a tag is W&B's to take
+
+
+# breaking pass (fixA), row 1: before, a 25-line Hydra traceback ending in "ValueError: Config group
+# override must be a string or a list. Got NoneType"
+@pytest.mark.parametrize(("line", "expected"), [
+    ("model=null", "model=null: a config group needs one of its options: conv_highway, conv_plain, "
+                   "conv_residual, highway, plain, residual. Fix: choose one, e.g. model=highway (the "
+                   "default"),
+    ("logger=null", "logger=null: a config group needs one of its options: csv, none, tensorboard, wandb. "
+                    "Fix: logger=none to run without a logger"),
+    ("callbacks=null", "callbacks=null: a config group needs one of its options: analysis, default, minimal, "
+                       "none. Fix: callbacks=none to run without callbacks"),
+    ("experiment=null", "experiment=null: a config group needs one of its options: paper_cifar100_gap,"),
+    ("hydra/launcher=null", "hydra/launcher=null: a config group needs one of its options: basic, slurm,"),
+    ("-m model=null,highway", "model=null,highway: a config group needs one of its options:"),
+])
+def test_a_config_group_set_to_null_names_its_options(line, expected, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *line.split(), "depth=3", f"paths.log_dir={tmp_path}/logs"],
+                           ROOT / "conf")
+    assert str(excinfo.value).startswith(expected), str(excinfo.value)
+    check_command_line(["train.py", "optim.scheduler=null", f"paths.log_dir={tmp_path}"], ROOT / "conf")
+
+
+def test_a_config_group_set_to_null_is_one_line_from_train_py(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", "model=null", "depth=3", "trainer.max_epochs=1",
+                           f"paths.log_dir={tmp_path}/logs"], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("highwaylab: model=null: a config group needs one of its options: "), \
+        proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert not (tmp_path / "logs").exists()

@@ -11,6 +11,9 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
   ``~`` of the same command line removes (``~trainer trainer.max_epochs=1``), that ``~``;
 * a key added with ``+`` to one of Hydra's own typed nodes that has no such field
   (``+hydra.run.dirr=...``, which Hydra would accept and ignore);
+* a config group set to null (``model=null``, ``logger=null``; Hydra: a traceback ending in "Config
+  group override must be a string or a list"): its options, and its ``none`` option where it has one
+  (``logger=none``) (:func:`_null_group`);
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
   options there are;
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
@@ -168,6 +171,48 @@ def check_rank_variables(environ: dict[str, str] | None = None) -> None:
                             f"job?)")
 
 
+def _null_group(override: Any, overrides: list[str], config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a config group set to ``null`` (``model=null``, ``logger=null``,
+    ``hydra/launcher=null``, or a sweep with a null value): Hydra stops with a traceback ending in
+    "Config group override must be a string or a list. Got NoneType". It names the group's options
+    and the fix: the group's ``none`` option where it has one (``logger=none``), leaving the group
+    out where the config chooses no option by default (``experiment``), else an option. ``None`` for
+    any other override (a key set to null, ``optim.scheduler=null``, is fine)."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.types import ChoiceSweep, OverrideType
+
+    value = override.value()
+    values = value.list if isinstance(value, ChoiceSweep) else [value]
+    group = override.key_or_group
+    if override.type == OverrideType.DEL or "." in group or None not in values:
+        return None
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(Path(config_dir).resolve())):
+            loader = GlobalHydra.instance().config_loader()
+            options = [o for o in loader.get_group_options(group) if not o.startswith("_")]
+    except Exception:  # noqa: BLE001 -- Hydra reports it
+        return None
+    finally:
+        GlobalHydra.instance().clear()
+    if not options:  # not a group: a key set to null
+        return None
+    rest = [o for o in overrides if _key(o) != _key(override.input_line) and "(" not in o and "," not in o]
+    cfg, _ = _compose(config_dir, config_name, rest)
+    default = cfg.hydra.runtime.choices.get(group, "") if cfg is not None else ""
+    name = group.rsplit("/", 1)[-1]
+    if "none" in options:
+        fix = f"{group}=none to run without {name if name.endswith('s') else 'a ' + name}"
+    elif default is None:
+        fix = f"leave {group} out (by default the config chooses none of its options), or choose one"
+    elif default:
+        fix = f"choose one, e.g. {group}={default} (the default, as when {group} is left out)"
+    else:
+        fix = f"choose one, e.g. {group}={options[0]}"
+    return f"{override.input_line}: a config group needs one of its options: {', '.join(options)}. Fix: {fix}"
+
+
 def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str | None:
     """The message for a group override in a form Hydra misreads: ``+experiment=x`` for a group
     the config's defaults list already has (Hydra: "Multiple values for experiment. To override a
@@ -319,6 +364,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             if problem := _search_space_entry(override.input_line, override.key_or_group):
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
+            raise OverrideError(problem)
+        if problem := _null_group(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _group_form(override, config_dir, config_name):
             raise OverrideError(problem)
