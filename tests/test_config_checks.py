@@ -944,3 +944,24 @@ def test_a_config_group_set_to_null_is_one_line_from_train_py(tmp_path):
         proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert not (tmp_path / "logs").exists()
+
+
+# breaking pass (fixA), row 2: before, the run ran in outputs/runs/<date>_None_<hex>, its W&B run unnamed
+# and its record run_name: null
+@pytest.mark.parametrize(("line", "default"), [("run_name=null", "mnist-highway-d3-relu-sgd-s0"),
+                                               ("-m run_name=a,null", "mnist-highway-d3-relu-sgd-s0"),
+                                               ("experiment=paper_mnist_conv16 run_name=NULL",
+                                                "paper_mnist_conv16-s0")])
+def test_a_null_run_name_is_refused_with_the_default_name(line, default, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+    from highwaylab.utils.resume import ResumeError, check_run
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *line.split(), "depth=3", f"paths.log_dir={tmp_path}/logs"],
+                           ROOT / "conf")
+    assert str(excinfo.value) == (f"{line.split()[-1]}: a run needs a name: run_name names the run's folder, "
+                                  f"its W&B run and its record. Fix: leave run_name out for the default name "
+                                  f"(e.g. {default}), or give one, e.g. run_name=my-run")
+    assert not (tmp_path / "logs").exists()
+    with pytest.raises(ResumeError, match=r"^run_name=null: a run needs a name"):  # train(cfg) checks it too
+        check_run(compose_cfg(["run_name=null"], tmp_path))

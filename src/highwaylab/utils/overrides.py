@@ -14,6 +14,7 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
 * a config group set to null (``model=null``, ``logger=null``; Hydra: a traceback ending in "Config
   group override must be a string or a list"): its options, and its ``none`` option where it has one
   (``logger=none``) (:func:`_null_group`);
+* ``run_name=null``, which would name the run's folder ``..._None_...`` (:func:`_null_run_name`);
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
   options there are;
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
@@ -213,6 +214,38 @@ def _null_group(override: Any, overrides: list[str], config_dir: str | Path, con
     return f"{override.input_line}: a config group needs one of its options: {', '.join(options)}. Fix: {fix}"
 
 
+def _null_run_name(override: Any, overrides: list[str], config_dir: str | Path,
+                   config_name: str) -> str | None:
+    """The message for ``run_name=null`` (or a null in a sweep of it): before, the run ran in a folder
+    ``<date>_<time>_None_<hex>``, with a W&B run of no name and ``run_name: null`` in its record. It
+    names the default name that leaving ``run_name`` out gives (composed from the rest of the command
+    line). ``None`` for any other override."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.override_parser.types import ChoiceSweep, OverrideType
+
+    from highwaylab.utils.hydra_utils import register_resolvers
+
+    value = override.value()
+    values = value.list if isinstance(value, ChoiceSweep) else [value]
+    if override.key_or_group != "run_name" or override.type == OverrideType.DEL or None not in values:
+        return None
+    example = ""
+    rest = [o for o in overrides if _key(o) != "run_name" and "(" not in o and "," not in o]
+    cfg, _ = _compose(config_dir, config_name, rest)
+    if cfg is not None:
+        register_resolvers()
+        HydraConfig.instance().set_config(cfg)
+        try:
+            example = f" (e.g. {cfg.run_name})"
+        except Exception:  # noqa: BLE001 -- a config that does not resolve is named by validate()
+            example = ""
+        finally:
+            HydraConfig.instance().cfg = None
+    return (f"{override.input_line}: a run needs a name: run_name names the run's folder, its W&B run and "
+            f"its record. Fix: leave run_name out for the default name{example}, or give one, e.g. "
+            f"run_name=my-run")
+
+
 def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str | None:
     """The message for a group override in a form Hydra misreads: ``+experiment=x`` for a group
     the config's defaults list already has (Hydra: "Multiple values for experiment. To override a
@@ -366,6 +399,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         if problem := _shared_folder(override.key_or_group, override.input_line):
             raise OverrideError(problem)
         if problem := _null_group(override, overrides, config_dir, config_name):
+            raise OverrideError(problem)
+        if problem := _null_run_name(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _group_form(override, config_dir, config_name):
             raise OverrideError(problem)

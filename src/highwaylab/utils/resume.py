@@ -404,9 +404,13 @@ def check_extra_overrides(own: list[str], extra: list[str], config_dir: str | Pa
 
 
 def check_run_name(value: Any) -> None:
-    """Raises ResumeError if ``run_name`` could name a folder outside ``outputs/``."""
+    """Raises ResumeError if ``run_name`` could name a folder outside ``outputs/``, or is null (the
+    folder would be ``<date>_<time>_None_<hex>``, the W&B run unnamed)."""
     if value is None:
-        return
+        raise ResumeError("run_name=null: a run needs a name: run_name names the run's folder, its W&B run "
+                          "and its record. Fix: leave run_name out for the default name "
+                          "(<data>-<model>-d<depth>-<activation>-<optim>-s<seed>), or give one, e.g. "
+                          "run_name=my-run")
     text = str(value)
     if not text.strip():
         raise ResumeError(f"run_name={text!r} must be a non-empty plain name: it names the run's folder "
@@ -761,7 +765,8 @@ def check_run(cfg: DictConfig) -> None:
     Raises:
         ResumeError: see :func:`check_run_name`; ``resume`` set (only ``train.py`` reads it).
     """
-    check_run_name(cfg.get("run_name"))
+    if "run_name" in cfg:  # a config of the Python API may have none
+        check_run_name(cfg.run_name)
     if cfg.get("resume"):
         raise ResumeError(f"resume={cfg.resume} is read by train.py's command line (python train.py "
                           "resume=<run folder>); in Python, set ckpt_path and the run's folder instead")
