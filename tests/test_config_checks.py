@@ -623,7 +623,7 @@ COMMAND_LINES = {
     # printed twice with no word of resume= (--resume)
     "depth": "depth: an override needs a value: depth=<value> (or ~depth to remove the key, +depth=<value> "
              "to add one)",
-    "--resume outputs/runs/x": "--resume: Hydra takes the config's keys as overrides, without dashes. Fix: "
+    "--resume outputs/runs/x": "--resume outputs/runs/x: Hydra takes overrides without dashes. Fix: "
                                "resume=outputs/runs/x",
     "hydra.job_logging=disabled": "hydra.job_logging=disabled: hydra/job_logging is a config group of "
                                   "Hydra's, chosen with a slash: hydra/job_logging=disabled",
@@ -965,3 +965,37 @@ def test_a_null_run_name_is_refused_with_the_default_name(line, default, tmp_pat
     assert not (tmp_path / "logs").exists()
     with pytest.raises(ResumeError, match=r"^run_name=null: a run needs a name"):  # train(cfg) checks it too
         check_run(compose_cfg(["run_name=null"], tmp_path))
+
+
+# breaking pass (fixA), row 3: before, Hydra's usage and "train.py: error: unrecognized arguments:
+# --model=highway", exit 2, with no fix (only the config's top-level keys were named)
+@pytest.mark.parametrize(("line", "expected"), [
+    ("--model=highway", "--model=highway: Hydra takes overrides without dashes. Fix: model=highway"),
+    ("--model highway", "--model highway: Hydra takes overrides without dashes. Fix: model=highway"),
+    ("--depth 3", "--depth 3: Hydra takes overrides without dashes. Fix: depth=3"),
+    ("--trainer.max_epochs=1", "--trainer.max_epochs=1: Hydra takes overrides without dashes. Fix: "
+                               "trainer.max_epochs=1"),
+    ("-m --logger=csv", "--logger=csv: Hydra takes overrides without dashes. Fix: logger=csv"),
+    ("--cfg job --model=plain", "--model=plain: Hydra takes overrides without dashes. Fix: model=plain"),
+])
+def test_a_dashed_override_is_named_with_the_override_to_write(line, expected, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *line.split(), "seed=1", f"paths.log_dir={tmp_path}/logs"],
+                           ROOT / "conf")
+    assert str(excinfo.value) == expected
+    for flags in (["--cfg", "job", "--resolve"], ["-c", "job", "-p", "model"],
+                  ["-cn", "train", "--cfg", "job"], ["--config-dir", "conf", "--info", "defaults"],
+                  ["--help"], ["--hydra-help"]):
+        check_command_line(["train.py", *flags, "seed=1"], ROOT / "conf")  # Hydra's own flags pass
+
+
+def test_a_dashed_override_is_one_line_from_train_py(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", "--model=highway", "depth=3", "trainer.max_epochs=1",
+                           f"paths.log_dir={tmp_path}/logs"], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("highwaylab: --model=highway: Hydra takes overrides without dashes. Fix: "
+                           "model=highway\n")
+    assert not (tmp_path / "logs").exists()

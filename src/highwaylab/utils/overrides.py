@@ -348,21 +348,34 @@ def _given_once(overrides: list[str], multirun: bool = True) -> None:
 
 
 def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
-    """Raises OverrideError for ``--<key>`` (or ``--<key>=<value>``) where ``<key>`` is a top-level key
-    of the config (``--resume outputs/runs/x``, ``--depth 10``): Hydra takes overrides as
-    ``key=value``, and its parser would print its usage twice without saying so."""
+    """Raises OverrideError for ``--<key>=<value>`` (or ``--<key> <value>``, one dash too) where
+    ``<key>`` is a key of the config or a config group (``--resume outputs/runs/x``, ``--depth 10``,
+    ``--model=highway``, ``--trainer.max_epochs=1``): Hydra takes overrides as ``key=value``, and its
+    parser would print its usage (twice) and "unrecognized arguments" without a fix. Hydra's own
+    flags (``--cfg``, ``-m``, ``--config-dir``, ...) are left alone."""
+    import re
+
     import yaml
+
+    from highwaylab.utils.hydra_utils import quiet_args_parser
 
     try:
         keys = set(yaml.safe_load((Path(config_dir) / f"{config_name}.yaml").read_text()) or {})
     except (OSError, yaml.YAMLError):
         return
+    keys |= {p.name for p in Path(config_dir).iterdir() if p.is_dir()} | {"hydra"}  # the config groups
+    flags = set(quiet_args_parser()._option_string_actions)  # Hydra's own: --cfg, -m, -cd, ...
     for i, arg in enumerate(args):
-        name, _, value = arg.removeprefix("--").partition("=")
-        if arg.startswith("--") and name in keys:
-            value = value or (args[i + 1] if i + 1 < len(args) and "=" not in args[i + 1] else "<value>")
-            raise OverrideError(f"{arg}: Hydra takes the config's keys as overrides, without dashes. Fix: "
-                                f"{name}={value}")
+        flag, _, value = arg.partition("=")
+        name = flag.lstrip("-")
+        if not arg.startswith("-") or flag in flags or re.split(r"[./@]", name.lstrip("+~"))[0] not in keys:
+            continue
+        following = args[i + 1] if i + 1 < len(args) else ""
+        spaced = (not value and following and "=" not in following and not following.startswith("--")
+                  and following not in flags)
+        if spaced:
+            arg, value = f"{arg} {following}", following
+        raise OverrideError(f"{arg}: Hydra takes overrides without dashes. Fix: {name}={value or '<value>'}")
 
 
 def check_overrides(overrides: list[str], config_dir: str | Path,
