@@ -999,3 +999,21 @@ def test_a_dashed_override_is_one_line_from_train_py(tmp_path):
     assert proc.stderr == ("highwaylab: --model=highway: Hydra takes overrides without dashes. Fix: "
                            "model=highway\n")
     assert not (tmp_path / "logs").exists()
+
+
+# breaking pass (fixA), row 4: before, "model:highway: an override needs a value: model:highway=<value> (or
+# ~model:highway to remove the key, ...)", advice that does not parse either
+@pytest.mark.parametrize(("line", "fixed"), [
+    ("model:highway", "model=highway"), ("model: highway", "model=highway"), ("depth:3", "depth=3"),
+    ("trainer.max_epochs:3", "trainer.max_epochs=3"), ("hydra/launcher:slurm", "hydra/launcher=slurm"),
+    ("hydra.run.dir:/tmp/x", "hydra.run.dir=/tmp/x")])
+def test_a_colon_for_equals_is_named_with_the_override_meant(line, fixed, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *line.split(), "seed=1", f"paths.log_dir={tmp_path}/logs"],
+                           ROOT / "conf")
+    assert str(excinfo.value) == (f"{line}: an override sets a value with '=', not ':'; did you mean "
+                                  f"{fixed}? Fix: write {fixed}")
+    with pytest.raises(HighwaylabError, match=r"^foo:bar: an override needs a value"):  # no key of the config
+        check_command_line(["train.py", "foo:bar", "seed=1"], ROOT / "conf")

@@ -15,6 +15,8 @@ swept key stands for the sweep) and turns these faults into one :class:`Override
   group override must be a string or a list"): its options, and its ``none`` option where it has one
   (``logger=none``) (:func:`_null_group`);
 * ``run_name=null``, which would name the run's folder ``..._None_...`` (:func:`_null_run_name`);
+* ``<key>:<value>`` for a config group or a key of the config (``model:highway``): the override
+  with '=' (:func:`_colon`);
 * an option of a list of options that does not exist (``logger=[wandb,tensorbord]``), with the
   options there are;
 * a value Hydra's override grammar cannot read (``run_name=δοκιμή``, ``paths.log_dir=~/x``): how to
@@ -399,7 +401,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             try:
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
-                raise OverrideError(_split_list(overrides, i) or _unreadable(override)) from None
+                raise OverrideError(_split_list(overrides, i) or _colon(overrides, i, config_dir, config_name)
+                                    or _unreadable(override)) from None
         return None
     for override in parsed:
         if override.is_interval_sweep() and (bounds := override.value()).start > bounds.end:
@@ -750,6 +753,51 @@ def _split_list(overrides: list[str], i: int) -> str | None:
             else f"the next arguments, {' '.join(stray)}, have")
     return (f"{overrides[head]}: a space {after} a comma split the list of values: {left} no '=' of its own. "
             f"Fix: write {key}={joined} (no spaces {after} commas)")
+
+
+def _colon(overrides: list[str], i: int, config_dir: str | Path, config_name: str) -> str | None:
+    """The message for ``overrides[i]``, which does not parse, when it is ``<key>:<value>`` (a colon
+    for '=', as in YAML: ``model:highway``, ``trainer.max_epochs: 3``) and ``<key>`` is a config group
+    or a key of the config (composed from the command line's other overrides); ``None`` otherwise.
+    Before, it was "an override needs a value: model:highway=<value>"."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    override = overrides[i]
+    if "=" in override or ":" not in override:
+        return None
+    key, _, value = override.partition(":")
+    bare, shown = key.lstrip("+~").strip(), override
+    if not bare:
+        return None
+    if not value.strip():  # model: highway (a space after the colon): the value is the next argument
+        following = overrides[i + 1] if i + 1 < len(overrides) else ""
+        value = following if following and "=" not in following else "<value>"
+        shown = f"{override} {following}" if value == following else override
+    others = []
+    for other in overrides[:i] + overrides[i + 1:]:
+        try:
+            OverridesParser.create().parse_overrides([other])
+            others.append(other)
+        except OverrideParseException:
+            continue
+    cfg, _ = _compose(config_dir, config_name, others)
+    if cfg is None:
+        cfg, _ = _compose(config_dir, config_name, [])
+    group = bare.split("@", 1)[0]
+    if group.startswith("hydra/"):  # one of Hydra's groups: hydra/launcher is the node hydra.launcher
+        group, bare = "hydra", group.replace("/", ".")
+    parent, _, name = bare.rpartition(".")
+    try:  # the key's parent node, without resolving the key's value (hydra.run.dir needs a job)
+        node = (OmegaConf.select(cfg, parent, throw_on_resolution_failure=False) if parent else cfg)
+    except Exception:  # noqa: BLE001 -- a path OmegaConf cannot read: no key of the config
+        node = None
+    known = isinstance(node, DictConfig) and name in node.keys()
+    if not known and (group == "hydra" or not (Path(config_dir) / group).is_dir()):
+        return None
+    fixed = f"{key.strip()}={value.strip()}"
+    return (f"{shown}: an override sets a value with '=', not ':'; did you mean {fixed}? Fix: write "
+            f"{fixed}")
 
 
 def _unreadable(override: str) -> str:
