@@ -122,3 +122,29 @@ class FailJob(L.Callback):
 
         if HydraConfig.get().job.num == self.job:
             raise ConfigError(f"job {self.job} fails on purpose (tests.signal_at.FailJob)")
+
+
+class CPULimitAt(L.Callback):
+    """At the end of the training batch of step ``step``, set this process's soft CPU-time limit
+    (``ulimit -S -t``) to ``seconds`` of CPU past what it has used, and its hard limit ``hard``
+    seconds past that (SIGKILL there), then use CPU until the kernel's SIGXCPU has come: a batch
+    system's CPU-time limit, met mid-run. The kernel sends SIGXCPU again every CPU second after the
+    soft limit, during the save and the shut-down too."""
+
+    def __init__(self, step: int, seconds: int = 1, hard: int = 30) -> None:
+        self.step, self.seconds, self.hard, self.sent = step, seconds, hard, False
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        import math
+        import resource
+        import time
+
+        if trainer.global_step != self.step or self.sent:
+            return
+        self.sent = True
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = math.ceil(usage.ru_utime + usage.ru_stime) + self.seconds
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + self.hard))
+        deadline = time.monotonic() + 60
+        while not trainer.received_sigterm and time.monotonic() < deadline:  # the handler raises it
+            sum(i * i for i in range(10_000))

@@ -368,6 +368,22 @@ def test_usr2_and_usr1_outside_slurm_save_and_stop_like_sigterm(signum, status, 
 
 
 @pytest.mark.slow
+def test_the_soft_cpu_time_limit_saves_and_stops_like_sigterm(tmp_path, data_dir):
+    # before (finding 26): SIGXCPU, of a soft CPU-time limit (ulimit -S -t), killed the run by its default
+    # action: exit 152, no line, no last.ckpt. The kernel's repeats (once per CPU second) do not stop the save
+    run = tmp_path / "run"
+    limit = ["+callbacks.cpu_limit._target_=tests.signal_at.CPULimitAt", "+callbacks.cpu_limit.step=6"]
+    proc = train_py([*tiny("depth=3", "width=8", "trainer.max_epochs=3"), *limit, f"hydra.run.dir={run}"],
+                    tmp_path)
+    line = one_line(proc, status=128 + int(signal.SIGXCPU))
+    last = run / "checkpoints" / "last.ckpt"
+    assert line.startswith(f"interrupted by SIGXCPU in epoch 1 at step 6: its state at step 6 is saved in "
+                           f"{last}; resume"), line
+    assert torch.load(last, map_location="cpu", weights_only=True)["global_step"] == 6
+    assert "the soft CPU-time limit" in proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
 def test_the_command_in_the_line_continues_the_run_in_its_folder(tmp_path, data_dir):
     run = tmp_path / "run"
     proc = train_py([*NO_LAST, *signal_at(6, int(signal.SIGINT)), f"hydra.run.dir={run}"], tmp_path)

@@ -1,6 +1,7 @@
-"""Signals as interruptions: SIGTERM, SIGINT and SIGHUP stop a run at a batch boundary with its state
-saved, and end it with :class:`~highwaylab.errors.RunInterrupted` (exit status 143, 130 or 129), never
-as a success.
+"""Signals as interruptions: SIGTERM, SIGINT and SIGHUP (and USR1, USR2, SIGQUIT and SIGXCPU:
+:func:`_signals`) stop a run at a batch boundary with its state saved, and end it with
+:class:`~highwaylab.errors.RunInterrupted` (exit status 128 + the signal's number: 143, 130, 129,
+152 for SIGXCPU), never as a success.
 
 SIGHUP is what a run started in a terminal gets when the terminal or ssh session closes. A run
 started with ``nohup`` (SIGHUP ignored) keeps ignoring it: the handler is installed only where
@@ -62,14 +63,19 @@ def _signals() -> tuple[signal.Signals, ...]:
     stops the run like SIGTERM (its default action would kill the process without a checkpoint); and
     USR1, the warning signal of Lightning's and many clusters' set-ups (``--signal=USR1@90``), which
     stops the run like SIGTERM everywhere (exit status 138); and SIGQUIT (Ctrl-\\ on a terminal),
-    which does too (exit status 131), instead of its default action (no checkpoint, no line)."""
+    which does too (exit status 131), instead of its default action (no checkpoint, no line); and
+    SIGXCPU, the soft CPU-time limit (``ulimit -S -t``, as batch systems set it), which does too
+    (exit status 152): its default action killed the run with no line and no save. The kernel
+    repeats SIGXCPU once per CPU second until the hard limit's SIGKILL; the repeats are not a
+    second signal (:func:`_on_signal` ignores them), so the save goes on."""
     from highwaylab.utils.slurm import WARNING_SIGNAL
 
     hangup = getattr(signal, "SIGHUP", None)  # not on Windows
     hup = (hangup,) if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN else ()
     usr1 = (signal.SIGUSR1,) if hasattr(signal, "SIGUSR1") else ()
     quit_ = (signal.SIGQUIT,) if hasattr(signal, "SIGQUIT") else ()  # Ctrl-\
-    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1 + quit_
+    cpu = (signal.SIGXCPU,) if hasattr(signal, "SIGXCPU") else ()  # the soft CPU-time limit
+    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1 + quit_ + cpu
 
 
 class _State:
@@ -175,8 +181,18 @@ def signals_interrupt() -> Iterator[None]:
         yield
     finally:
         for signum, handler in previous.items():
+            if _is_cpu_limit(signum) and _is_cpu_limit(_state.signum):
+                # the process ends with the run's line (RunInterrupted): the kernel's next SIGXCPU, a
+                # CPU second on, must not kill it first by the default action
+                signal.signal(signum, signal.SIG_IGN)
+                continue
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         _state.trainer, _state.signum, _state.pending = outer
+
+
+def _is_cpu_limit(signum: int | None) -> bool:
+    """Whether ``signum`` is SIGXCPU, the soft CPU-time limit's signal (repeated by the kernel)."""
+    return signum is not None and signum == getattr(signal, "SIGXCPU", None)
 
 
 def _drop_hung_up_terminal() -> list[int]:
@@ -230,12 +246,19 @@ def _on_signal(signum: int, frame: Any) -> None:
         _state.late = _state.late or signum
         return
     first = _state.signum is None
+    if not first and _is_cpu_limit(signum) and _is_cpu_limit(_state.signum):
+        return  # the kernel's repeat, once per CPU second past the soft limit: not a second signal
     if first:
         _state.signum = signum
     trainer = _state.current_trainer()
     if not first or trainer is None or not _running(trainer):
         raise RunInterrupted(signum, _message(signum, trainer, at_once=True))
-    if _has_resume_point(trainer):
+    if _is_cpu_limit(signum):
+        saved = "with its state saved" if _has_resume_point(trainer) else "its state is not saved " \
+            "(callbacks.last_checkpoint is off)"
+        log.warning(f"{name} received (the soft CPU-time limit, ulimit -S -t): the run stops after the "
+                    f"current batch, {saved}, before the hard limit's SIGKILL")
+    elif _has_resume_point(trainer):
         log.warning(f"{name} received: the run stops after the current batch, with its state saved "
                     f"(send {name} again to stop at once, without saving)")
     else:
