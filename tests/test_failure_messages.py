@@ -518,6 +518,56 @@ def test_train_py_with_a_long_project_name_is_one_line_without_wandb_login(tmp_p
     assert "project" in line and "wandb login" not in line and "WANDB_API_KEY" not in line, line
 
 
+CONSOLE_MODES = "auto, off, wrap, redirect, wrap_raw, wrap_emu"  # wandb 0.31's Settings.console
+
+
+def test_a_wandb_variable_wandb_refuses_is_named_before_the_run(monkeypatch):
+    from highwaylab.utils.loggers import check_wandb_environment
+
+    with pytest.raises(ConfigError) as err:
+        check_wandb_environment({"WANDB_CONSOLE": "bogus", "WANDB_PROJECT": "p"})
+    assert str(err.value) == (f"WANDB_CONSOLE='bogus' (from the environment) is not a W&B console mode: "
+                              f"{CONSOLE_MODES}. Fix: unset WANDB_CONSOLE (or set it to one of these)")
+    with pytest.raises(ConfigError) as err:
+        check_wandb_environment({"WANDB_SILENT": "maybe"})
+    assert str(err.value).startswith("WANDB_SILENT='maybe' (from the environment) is refused by W&B (")
+    check_wandb_environment({"WANDB_CONSOLE": "wrap", "WANDB_SILENT": "true", "WANDB_MODE": "bogus"})
+    monkeypatch.setenv("WANDB_CONSOLE", "bogus")  # the config checks run it where there is a W&B logger
+    with pytest.raises(ConfigError, match="WANDB_CONSOLE='bogus'"):
+        check_wandb_names(compose_cfg(WANDB, Path("/tmp")).logger)
+    check_wandb_names(compose_cfg(TINY, Path("/tmp")).logger)  # logger=none: not read
+
+
+def test_a_settings_error_at_wandb_init_is_one_line_naming_its_source(monkeypatch):
+    import wandb
+
+    with pytest.raises(ValueError) as raised:
+        wandb.Settings(console="bogus")
+    error = wandb_start_error(raised.value, online=False)
+    assert error is not None and "\n" not in str(error)
+    assert str(error).startswith("logger.wandb: W&B could not start its run: its setting console='bogus' "
+                                 "is refused ("), error
+    assert str(error).endswith("Fix: change or remove logger.wandb.settings.console, or the WANDB_CONSOLE "
+                               "environment variable"), error
+    monkeypatch.setenv("WANDB_CONSOLE", "bogus")
+    assert str(wandb_start_error(raised.value, online=False)) == (
+        f"logger.wandb: W&B could not start its run: WANDB_CONSOLE='bogus' (from the environment) is not a "
+        f"W&B console mode: {CONSOLE_MODES}. Fix: unset WANDB_CONSOLE (or set it to one of these)")
+
+
+@pytest.mark.slow
+def test_train_py_with_a_bad_wandb_console_is_one_line_before_torch_and_no_folder(tmp_path):
+    # before (finding 16): rc 1 after the imports and the data, "The run failed: 1 validation error for
+    # Settings ...", a pydantic traceback of some 200 lines and the run's folder left behind
+    run = tmp_path / "run"
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *WANDB, f"hydra.run.dir={run}"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=subprocess_env(WANDB_CONSOLE="bogus"))
+    assert one_line(proc) == (f"WANDB_CONSOLE='bogus' (from the environment) is not a W&B console mode: "
+                              f"{CONSOLE_MODES}. Fix: unset WANDB_CONSOLE (or set it to one of these)")
+    assert not run.exists()
+
+
 @pytest.mark.slow
 def test_sigterm_while_the_wandb_run_closes_after_a_finished_run_is_one_line_and_exit_0(tmp_path, data_dir):
     # ninth pass: before, exit 143 with no line (or a "before its test" message swallowed as a W&B

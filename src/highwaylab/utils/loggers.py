@@ -165,9 +165,10 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     problem (a tag: a pydantic traceback). W&B does not check the entity offline (an online server
     does, at ``wandb.init``).
 
-    Nothing is checked without a W&B logger in ``logger_cfg`` (the ``logger`` group) or with
-    ``WANDB_MODE=disabled``. Imports ``wandb`` (about 0.4 s, no torch) only when there is a W&B
-    logger, which imports it anyway.
+    With a W&B logger, the other ``WANDB_*`` variables are checked too
+    (:func:`check_wandb_environment`). Nothing is checked without a W&B logger in ``logger_cfg``
+    (the ``logger`` group) or with ``WANDB_MODE=disabled``. Imports ``wandb`` (about 0.4 s, no
+    torch) only when there is a W&B logger, which imports it anyway.
 
     Args:
         logger_cfg: the ``logger`` group.
@@ -211,6 +212,55 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                             f"variable even where {config_key} is set)")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
         check_log_model(name, node)
+    if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
+        check_wandb_environment()
+
+
+# W&B variables checked elsewhere, with messages of their own: WANDB_MODE (without_disabled_wandb)
+OWN_WANDB_CHECKS = ("WANDB_MODE",)
+WANDB_SETTING_NOUNS = {"console": "console mode"}  # how a message names a setting's values
+
+
+def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
+    """Check the ``WANDB_*`` environment variables that ``wandb.init`` reads into its settings
+    (``wandb.Settings.update_from_env_vars``), each on its own, with W&B's own validation: unchecked,
+    a value it refuses (``WANDB_CONSOLE=bogus``) stops the run at the logger's first use, after the
+    data and model are built, with a pydantic traceback of some 200 lines. A setting with a fixed
+    set of values (``console``) is named with that set, as the installed wandb's ``Settings`` lists it.
+    ``WANDB_MODE`` is left to :func:`without_disabled_wandb`.
+
+    Raises:
+        ConfigError: naming the variable, its value, W&B's reason (or its values) and the fix.
+    """
+    import typing
+
+    import wandb
+
+    env = os.environ if environ is None else environ
+    for variable in sorted(env):
+        if not variable.startswith("WANDB_") or variable in OWN_WANDB_CHECKS:
+            continue
+        value = env[variable]
+        try:
+            wandb.Settings().update_from_env_vars({variable: value})
+        except (ValueError, wandb.errors.UsageError) as err:  # pydantic's ValidationError is a ValueError
+            errors = getattr(err, "errors", None)
+            details = errors() if callable(errors) else []
+            field = str(details[0]["loc"][0]) if details and details[0].get("loc") else None
+            info = wandb.Settings.model_fields.get(field) if field else None
+            choices = typing.get_args(info.annotation) if info is not None and \
+                typing.get_origin(info.annotation) is typing.Literal else ()
+            if choices:
+                noun = WANDB_SETTING_NOUNS.get(field, f"value of its {field} setting")
+                raise ConfigError(f"{variable}={value!r} (from the environment) is not a W&B {noun}: "
+                                  f"{', '.join(map(str, choices))}. Fix: unset {variable} (or set it to one "
+                                  f"of these)") from None
+            if details:
+                reason = " ".join(str(details[0]["msg"]).removeprefix("Value error, ").split())
+            else:
+                reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ConfigError(f"{variable}={value!r} (from the environment) is refused by W&B ({reason}). "
+                              f"Fix: unset {variable}, or give it a value W&B accepts") from None
 
 
 # integer step counts of the loggers' own arguments (CSVLogger's): Lightning divides by them
@@ -347,6 +397,8 @@ def wandb_start_error(err: Exception, online: bool) -> WandbStartError | None:
     names are checked before the run by :func:`check_wandb_names`)."""
     import wandb
 
+    if type(err).__name__ == "ValidationError" and getattr(err, "title", None) == "Settings":
+        return _settings_error(err)  # pydantic's, of wandb.Settings: a value from the environment or config
     if not isinstance(err, wandb.errors.Error):
         return None
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -364,3 +416,21 @@ def wandb_start_error(err: Exception, online: bool) -> WandbStartError | None:
         fix = "check that the run folder's wandb/ is writable, or choose logger=csv"
     return WandbStartError(f"logger.wandb: W&B could not start its run ({type(err).__name__}: {first}). "
                            f"Fix: {fix}")
+
+
+def _settings_error(err: Exception) -> WandbStartError:
+    """A ``wandb.Settings`` validation error at ``wandb.init`` as one line: the ``WANDB_*`` variable
+    that holds the refused value (:func:`check_wandb_environment`, which the config checks run before
+    the run, finds it), else the setting, as ``logger.wandb.settings.<name>``."""
+    try:
+        check_wandb_environment()
+    except ConfigError as found:
+        return WandbStartError(f"logger.wandb: W&B could not start its run: {found}")
+    details = err.errors() if callable(getattr(err, "errors", None)) else []
+    detail = details[0] if details else {}
+    field = ".".join(str(part) for part in detail.get("loc", ())) or "?"
+    reason = " ".join(str(detail.get("msg", err)).removeprefix("Value error, ").split())
+    key = f"logger.wandb.settings.{field}"
+    return WandbStartError(f"logger.wandb: W&B could not start its run: its setting {field}="
+                           f"{detail.get('input')!r} is refused ({reason}). Fix: change or remove {key}, or "
+                           f"the WANDB_{field.upper()} environment variable")
