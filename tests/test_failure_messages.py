@@ -592,3 +592,38 @@ def test_sigterm_while_the_wandb_run_closes_after_a_finished_run_is_one_line_and
     assert "test/acc" in json.loads((run / "metrics.json").read_text())
     records = read_records(sorted((run / "wandb").glob("offline-run-*"))[0])
     assert next(r["exit"] for r in records if r.get("type") == "exit")["exit_code"] == 0
+
+
+# --- finding 52: hydra.job.env_set is what the checks before the run's folder read -----------------
+
+def test_env_set_values_are_what_the_checks_before_hydra_read(tmp_path, data_dir, monkeypatch, no_hydra_run):
+    from highwaylab.errors import DataError
+    from highwaylab.utils.overrides import check_command_line
+
+    missing = tmp_path / "nonexistent"
+    # before: the checks read the shell's HIGHWAYLAB_DATA_DIR and passed; the job, with the env_set value,
+    # refused the run after Hydra had made its folder
+    def check(*args: str) -> None:
+        check_command_line(["train.py", *args], ROOT / "conf")
+
+    with pytest.raises(DataError, match=f"Data file missing: {missing}/MNIST/raw/"):
+        check(*TINY, f"+hydra.job.env_set.HIGHWAYLAB_DATA_DIR={missing}")
+    assert os.environ["HIGHWAYLAB_DATA_DIR"] == str(data_dir)  # the environment is as it was
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(missing))  # the shell's is wrong, the job's is right
+    check(*TINY, f"+hydra.job.env_set.HIGHWAYLAB_DATA_DIR={data_dir}")
+    assert os.environ["HIGHWAYLAB_DATA_DIR"] == str(missing)
+    monkeypatch.undo()
+    with pytest.raises(ConfigError, match="WANDB_CONSOLE='bogus'"):  # a W&B variable set so, too
+        check(*WANDB, "+hydra.job.env_set.WANDB_CONSOLE=bogus")
+    assert "WANDB_CONSOLE" not in os.environ
+
+
+@pytest.mark.slow
+def test_a_run_refused_for_an_env_set_data_folder_leaves_no_folder(tmp_path, data_dir):
+    # before (finding 52): "Data file missing" from inside the job, and run_j08/ (.hydra/, train.log) left
+    # behind, so that the corrected command was refused for a folder "that wrote no checkpoint"
+    run = tmp_path / "run_j08"
+    proc = train_py([*TINY, f"+hydra.job.env_set.HIGHWAYLAB_DATA_DIR={tmp_path}/nonexistent",
+                     f"hydra.run.dir={run}"], tmp_path)
+    assert one_line(proc).startswith(f"Data file missing: {tmp_path}/nonexistent/MNIST/raw/")
+    assert not run.exists()

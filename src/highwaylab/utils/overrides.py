@@ -45,10 +45,12 @@ this runs in well under a second.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +141,10 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                                 f"W&B run (and wandb sync would merge them). Fix: leave logger.wandb.id out "
                                 f"(each job gets a run of its own, in the sweep's group), or sweep it: "
                                 f"logger.wandb.id=<id1>,<id2>")
-    if multirun and os.environ.get("WANDB_RUN_ID"):
-        raise OverrideError(f"WANDB_RUN_ID={os.environ['WANDB_RUN_ID']} is set, so every job of this "
+    with job_environment(cfg):  # hydra.job.env_set=WANDB_RUN_ID: every job has it
+        run_id = os.environ.get("WANDB_RUN_ID")
+    if multirun and run_id:
+        raise OverrideError(f"WANDB_RUN_ID={run_id} is set, so every job of this "
                             f"multirun would log to that one W&B run (and wandb sync would merge them). "
                             f"Fix: unset WANDB_RUN_ID (each job gets a run of its own, in the sweep's "
                             f"group); for one run, logger.wandb.id=<id>")
@@ -150,9 +154,39 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         return
     HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
     try:
-        validate(cfg)
+        with job_environment(cfg):  # hydra.job.env_set, as the job will see it: ${oc.env:...}, WANDB_*
+            validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+@contextlib.contextmanager
+def job_environment(cfg: Any) -> Iterator[None]:
+    """Within this context, the environment holds the job's ``hydra.job.env_set`` values, as Hydra
+    sets them for the job (``hydra.core.utils.env_override``), so that the checks before Hydra creates
+    the run's folder read what the job will (``+hydra.job.env_set.HIGHWAYLAB_DATA_DIR=...``: the data
+    folder of ``${oc.env:HIGHWAYLAB_DATA_DIR,...}``); before, they read the shell's, and the job itself
+    refused the run after its folder was made. A value that does not resolve yet (``${hydra:runtime
+    .output_dir}``) is left out: the job sets it. The environment is as before at the end."""
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set")
+    values: dict[str, str] = {}
+    for name in env_set or {}:
+        try:
+            value = env_set[name]
+        except Exception:  # an interpolation of the job's own (its output folder)
+            continue
+        if value is not None:
+            values[str(name)] = str(value)
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def check_rank_variables(environ: dict[str, str] | None = None) -> None:
