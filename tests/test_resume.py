@@ -89,6 +89,21 @@ def test_resume_rewrites_the_command_into_the_runs_own_overrides_folder_and_last
                 "logger=csv", "module.compile=true")[1:3] == ["--cfg", "job"]
 
 
+def test_a_resume_folder_copied_with_the_sentences_full_stop_is_named(tmp_path):
+    # new-user pass 3: "resume with: python train.py resume=<run>." copied with its full stop gave
+    # "no such folder" and the generic example, not a word about the '.'
+    from highwaylab.utils.resume import resume_folder
+
+    run = tmp_path / "2026-12-01_21-50-01_mnist-highway-d3-relu-sgd-s0_94b4"
+    run.mkdir()
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={run}.: no such folder; did you mean resume={run} (without the final '.', the end of "
+            f"the sentence it was copied from)?")):
+        resume_folder(f"{run}.")
+    with pytest.raises(ResumeError, match=re.escape(f"resume={tmp_path}/nowhere.: no such folder; give the")):
+        resume_folder(f"{tmp_path}/nowhere.")
+
+
 @pytest.mark.slow
 def test_a_relative_resume_folder_is_found_under_highwaylab_root_from_another_folder(
         finished, tmp_path, monkeypatch):

@@ -231,6 +231,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
                           f"resume={_run_of(path) or path.parent.parent}")
     if not path.is_dir():
+        trimmed = value.rstrip(".,;:")  # copied with the full stop that ends a message's sentence
+        found = trimmed and (Path(trimmed).expanduser().is_dir() or (root / trimmed).is_dir())
+        if trimmed != value and found:
+            raise ResumeError(f"resume={value}: no such folder; did you mean resume={trimmed} (without the "
+                              f"final {value[len(trimmed):]!r}, the end of the sentence it was copied from)?")
         raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
     path = path.resolve()
     for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml", "train.log"):
