@@ -298,7 +298,8 @@ def test_signal_handlers_stop_at_a_boundary_wait_for_validation_and_stop_at_once
     with pytest.raises(RunInterrupted) as err, interrupt.signals_interrupt():
         deliver(signal.SIGTERM)
     assert err.value.exit_code == 143
-    assert str(err.value) == "interrupted by SIGTERM before training started: nothing was saved."
+    assert str(err.value) == ("interrupted by SIGTERM before training started: nothing was saved, nor "
+                              "trained; start the run again with the same command.")
     # during fit's validation: the stop flag waits for the validation's end; a second signal stops at once
     trainer = FakeTrainer(validating=True)
     with pytest.raises(RunInterrupted) as err, interrupt.signals_interrupt():

@@ -329,7 +329,8 @@ def test_sighup_stops_at_a_batch_boundary_and_exits_129(hangup_default):
     with pytest.raises(RunInterrupted) as err, interrupt.signals_interrupt():
         deliver(signal.SIGHUP)  # no trainer yet: at once
     assert err.value.exit_code == 129
-    assert str(err.value) == "interrupted by SIGHUP before training started: nothing was saved."
+    assert str(err.value) == ("interrupted by SIGHUP before training started: nothing was saved, nor "
+                              "trained; start the run again with the same command.")
     trainer = fake_trainer()
     with interrupt.signals_interrupt():
         interrupt.watch(trainer)

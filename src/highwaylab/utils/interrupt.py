@@ -347,7 +347,8 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     ``metrics.json``) is what is missing, and the ``resume=`` that does it."""
     name = signal.Signals(signum).name
     if trainer is None:
-        return f"interrupted by {name} before training started: nothing was saved."
+        return (f"interrupted by {name} before training started: nothing was saved, nor trained; start the "
+                f"run again with the same command.")  # before: no next step
     where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
     finished = _training_finished(trainer)
