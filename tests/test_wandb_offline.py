@@ -106,6 +106,16 @@ def test_check_helpers_assert_the_key_budget_and_the_step_on_every_row():
     assert check_rows_have_step(summarize_records(RECORDS[:-2])).rows == 4
 
 
+def test_a_segment_closed_by_a_signal_is_not_shown_as_finished():
+    # new-user pass 3: an interrupted segment (closed with the signal's code) read "finished, exit code 130"
+    from highwaylab.utils.wandb_offline import format_summary
+
+    assert "state    finished, exit code 0\n" in format_summary(summarize_records(RECORDS, "x.wandb"))
+    closed = [*RECORDS[:-1], {"type": "exit", "exit": {"exit_code": 130}}]
+    assert "state    closed with exit code 130: not finished (failed, or interrupted: resume it)\n" in \
+        format_summary(summarize_records(closed, "x.wandb"))
+
+
 def test_an_unfinished_run_has_no_exit_code():
     s = summarize_records(RECORDS[:-1])
     assert not s.finished and s.exit_code is None

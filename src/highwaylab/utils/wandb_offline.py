@@ -466,8 +466,10 @@ def _range(lo: Any, hi: Any) -> str:
 
 def format_summary(summary: RunSummary) -> str:
     """The text that the command line prints."""
-    if summary.finished:
-        state = f"finished, exit code {summary.exit_code}"
+    if summary.finished and summary.exit_code == 0:
+        state = "finished, exit code 0"
+    elif summary.finished:  # before: "finished, exit code 130" for an interrupted run's segment
+        state = f"closed with exit code {summary.exit_code}: not finished (failed, or interrupted: resume it)"
     else:
         state = "no exit record (the run is still active, or was killed)"
     project = summary.project or "-"
