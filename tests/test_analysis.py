@@ -156,6 +156,16 @@ def test_layer_step_maps_of_two_quantities_give_each_panel_its_own_log_scale_and
     assert scales == {(1e-3, 3.0)}
 
 
+def test_the_gate_mean_scale_starts_a_decade_below_the_lowest_initial_mean():
+    # README, "How to read the images"; new-user pass 3: it started at 0.01 for an initial mean of
+    # 0.0202, so gates closing below 0.01 all had the lowest colour
+    from highwaylab.callbacks.gate_stats import scale_low
+
+    assert scale_low(np.array([0.0202, 0.03])) == pytest.approx(1e-3)
+    assert scale_low(np.array([np.nan, 0.119, 0.5])) == pytest.approx(1e-2)  # a layer without a gate: NaN
+    assert scale_low(np.array([])) == pytest.approx(1e-3)
+
+
 def test_layer_history_and_named_layers():
     history = LayerHistory()
     history.add(0, torch.tensor([1.0, 2.0, 3.0]))

@@ -20,6 +20,19 @@ from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, tra
 log = logging.getLogger(__name__)
 
 
+
+def scale_low(initial: np.ndarray) -> float:
+    """The low end of the log colour scale of ``gates/mean_by_step`` (and the y axis of
+    ``gates/mean_by_layer``): the power of ten a decade below the lowest initial mean T of
+    ``initial (L,)``, so that gates closing below their start stay distinguishable (before: the
+    power of ten at or below it, 0.01 for an initial mean of 0.02, so that any gate closing below
+    0.01 had the lowest colour); 1e-3 without layers."""
+    values = initial[~np.isnan(initial)] if len(initial) else initial
+    if not len(values):
+        return 1e-3
+    return 10.0 ** (math.floor(math.log10(max(float(values.min()), 1e-6))) - 1)
+
+
 class GateStatsMonitor(L.Callback):
     """Measure the transform gates T on a fixed probe batch of training examples.
 
@@ -113,7 +126,7 @@ class GateStatsMonitor(L.Callback):
         moment, used = when(trainer, step), f"{len(self._probe[0]):,}"
         initial = self.history.initial.numpy()
         bias0 = self._initial_bias(pl_module)
-        low = 10 ** math.floor(math.log10(max(np.nanmin(initial), 1e-6))) if len(initial) else 1e-3
+        low = scale_low(initial)
         log_figure(trainer, "gates/mean_by_step", lambda: layer_step_map(
             self.history.steps, self.history.array(),
             f"Mean transform gate T by layer and step ({used} training examples; {moment})",
