@@ -6,11 +6,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from matplotlib.ticker import NullLocator
 
 from highwaylab.analysis.gates import class_gate_difference, gate_stats
 from highwaylab.analysis.history import LayerHistory, named_layers, named_scalars
 from highwaylab.analysis.lesion import lesion_errors
-from highwaylab.analysis.plots import layer_maps, layer_step_map, layer_step_maps
+from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map, layer_step_maps
 from highwaylab.analysis.probe import Stack, input_grad_norms
 from highwaylab.callbacks.media import log_figure
 from highwaylab.models import FCBackbone
@@ -164,6 +165,18 @@ def test_the_gate_mean_scale_starts_a_decade_below_the_lowest_initial_mean():
     assert scale_low(np.array([0.0202, 0.03])) == pytest.approx(1e-3)
     assert scale_low(np.array([np.nan, 0.119, 0.5])) == pytest.approx(1e-2)  # a layer without a gate: NaN
     assert scale_low(np.array([])) == pytest.approx(1e-3)
+
+
+def test_a_log_chart_of_under_two_decades_labels_values_between_the_powers_of_ten():
+    # new-user pass 3: grad_norm/by_layer of norms 0.015 .. 0.1 had one labelled tick (10^-1)
+    fig = layer_lines({"input": np.linspace(0.015, 0.1, 9)}, "norms", "norm", log=True)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in [*ax.get_yticklabels(), *ax.get_yminorticklabels()]
+              if t.get_text() and ax.get_ylim()[0] <= t.get_position()[1] <= ax.get_ylim()[1]]
+    assert len(labels) >= 3, labels
+    wide = layer_lines({"input": np.logspace(-6, 0, 9)}, "norms", "norm", log=True)  # many decades
+    assert isinstance(wide.axes[0].yaxis.get_minor_locator(), NullLocator)
 
 
 def test_layer_history_and_named_layers():

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator, NullLocator  # noqa: E402
+from matplotlib.ticker import LogFormatterSciNotation, MaxNLocator, NullLocator  # noqa: E402
 
 
 def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str, cbar_label: str,
@@ -167,7 +167,7 @@ def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: boo
     """
     fig, ax = plt.subplots(figsize=(6.5, 4.4))  # fixed margins in inches: 0.95 left, 0.9 below for the legend
     fig.subplots_adjust(left=0.95 / 6.5, right=1 - 0.25 / 6.5, top=1 - 0.45 / 4.4, bottom=1.05 / 4.4)
-    drawn = 0
+    drawn, low, high = 0, np.inf, -np.inf
     few = max(len(np.asarray(v)) for v in series.values()) <= 60
     marker = {"marker": "."} if few else {}  # dots only where there are few layers
     styles = [(label, values, marker) for label, values in series.items()]
@@ -177,12 +177,18 @@ def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: boo
         values = np.asarray(values, dtype=float)
         visible = values > 0 if log else ~np.isnan(values)
         drawn += int(visible.sum())
+        if visible.any():
+            low, high = min(low, float(values[visible].min())), max(high, float(values[visible].max()))
         ax.plot(np.arange(1, len(values) + 1), values, label=label, **style)
     if not drawn:
         raise ValueError(f"{title!r}: no value to draw")
     if log:
         ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(NullLocator())  # unlabelled minor ticks: a fifth of the drawing time
+        if ylim is None and high < 100 * low:  # under two decades: few powers of ten, so label 2, 5, ...
+            ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
+                                                                 minor_thresholds=(2, 0.5)))
+        else:  # unlabelled minor ticks would cost a fifth of the drawing time
+            ax.yaxis.set_minor_locator(NullLocator())
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
