@@ -24,6 +24,21 @@ def test_train_writes_metrics_and_checkpoints(cfg_tiny, tmp_path):
     assert (tmp_path / "config_resolved.yaml").is_file()
 
 
+def test_metrics_json_counts_the_examples_of_a_limited_and_of_a_whole_evaluation(tmp_path, data_dir, caplog):
+    # new-user pass 3: test/acc over 640 of the 10,000 test examples (limit_test_batches=5), and
+    # nothing said so. TINY: 2 validation and 2 test batches of 128; here the validation set is whole
+    cfg = compose_cfg([*[o for o in TINY if not o.startswith("trainer.limit_val")], "data.val_size=300",
+                       "trainer.limit_val_batches=1.0"], tmp_path)
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        metrics = train(cfg)
+    saved = json.loads((tmp_path / "metrics.json").read_text())
+    assert (saved["val_examples"], saved["test_examples"]) == (300, 256) == (
+        metrics["val_examples"], metrics["test_examples"])
+    notes = [r.getMessage() for r in caplog.records if "examples (trainer.limit_" in r.getMessage()]
+    assert notes == ["test/loss and test/acc are over 256 of the 10,000 test examples "
+                     "(trainer.limit_test_batches); metrics.json's test_examples says so"]
+
+
 def test_a_run_without_a_best_checkpoint_records_best_ckpt_null(tmp_path, data_dir):
     # breaking pass 15, row 35: before, "best_ckpt": "" (no best checkpoint; the final weights tested)
     metrics = train(compose_cfg([*TINY, "~callbacks.model_checkpoint"], tmp_path))

@@ -149,6 +149,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
         trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
+        note_partial_sets(module, datamodule)
     wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     metrics = {
         **{k: v for k, v in fit_metrics.items() if k.startswith(("train/", "val/"))},
@@ -162,6 +163,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "startup_s": round(startup, 3),
         "fit_time_s": round(fit_seconds, 3),
         "wall_time_s": round(startup + time.time() - job_start, 3),
+        "val_examples": module.val_examples,  # over all processes; fewer with trainer.limit_val_batches
+        "test_examples": module.test_examples,
         "best_ckpt": best or None,  # null: no best checkpoint was written, the final weights were tested
         "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
         "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
@@ -262,6 +265,17 @@ def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
         f"the best checkpoint {best}{f' (by {monitor})' if monitor else ''} is gone (deleted or moved?), "
         f"and the test runs on it; the training state is safe in the latest checkpoint. Fix: put the file "
         f"back and resume the run (it then tests), or finish it without the test: {again}")
+
+
+def note_partial_sets(module: Any, datamodule: Any) -> None:
+    """One log line when the last validation or the test counted fewer examples than its set holds
+    (``trainer.limit_val_batches`` / ``limit_test_batches``): ``val/*`` and ``test/*`` are then over
+    a part of the set (before: nothing said so, and a sweep's table compared them as if whole)."""
+    for stage, key in (("val", "limit_val_batches"), ("test", "limit_test_batches")):
+        counted, data = getattr(module, f"{stage}_examples"), getattr(datamodule, f"data_{stage}", None)
+        if counted is not None and data is not None and counted < len(data):
+            log.info(f"{stage}/loss and {stage}/acc are over {counted:,} of the {len(data):,} {stage} "
+                     f"examples (trainer.{key}); metrics.json's {stage}_examples says so")
 
 
 def resume_stamp() -> str:

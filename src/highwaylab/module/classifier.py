@@ -13,7 +13,7 @@ from lightning import LightningModule
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from torch import Tensor, nn
-from torchmetrics import MaxMetric, MeanMetric
+from torchmetrics import MaxMetric, MeanMetric, SumMetric
 from torchmetrics.classification import MulticlassAccuracy
 
 from highwaylab.config_checks import NUMERIC_ARGS
@@ -42,6 +42,10 @@ class ClassifierModule(LightningModule):
     - a non-finite ``val/loss`` at the end of a validation epoch raises ``NonFiniteError`` naming
       ``val/loss`` (the weights diverged at the last steps, or the validation data holds NaN);
     - ``test/loss`` is reported as it is, NaN included.
+
+    ``val_examples`` and ``test_examples``: the examples the last validation and the test counted,
+    over all processes (fewer than the set's with ``trainer.limit_val_batches`` /
+    ``limit_test_batches``); ``None`` before one ran.
 
     Args:
         net: the backbone, e.g. :class:`highwaylab.models.FCBackbone`.
@@ -94,6 +98,11 @@ class ClassifierModule(LightningModule):
         self.accs = nn.ModuleDict({f"{s}_acc": MulticlassAccuracy(num_classes, average="micro",
                                                                   validate_args=False)
                                    for s in stages})
+        # the examples each evaluation counted, summed over processes (not logged; metrics.json's
+        # val_examples and test_examples): fewer than the set's with trainer.limit_*_batches
+        self.examples = nn.ModuleDict({f"{s}_examples": SumMetric() for s in ("val", "test")})
+        self.val_examples: int | None = None
+        self.test_examples: int | None = None
         self.val_acc_best = MaxMetric()
         self.val_acc_best.persistent(True)  # saved in checkpoints: a resumed run keeps its best
         # this step's training loss, on its device (the first non-finite one of its micro-batches)
@@ -136,6 +145,8 @@ class ClassifierModule(LightningModule):
         mean_loss, acc = self.losses[f"{stage}_loss"], self.accs[f"{stage}_acc"]
         mean_loss.update(loss.detach(), weight=len(y))  # update(), not forward(): no per-batch compute
         acc.update(logits.detach(), y)
+        if stage != "train":
+            self.examples[f"{stage}_examples"].update(float(len(y)))
         self.log(f"{stage}/loss", mean_loss, on_step=False, on_epoch=True, prog_bar=True)
         self.log(f"{stage}/acc", acc, on_step=False, on_epoch=True, prog_bar=True)
         return loss
@@ -179,7 +190,21 @@ class ClassifierModule(LightningModule):
     def test_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
         self._step(batch, "test")
 
+    def _count(self, stage: str) -> int:
+        """The examples this ``stage``'s epoch evaluated, over all processes; then reset."""
+        counter = self.examples[f"{stage}_examples"]
+        # compute() synchronises the processes: under DDP every rank calls it, counted or not
+        count = int(counter.compute()) if counter.update_called or self.trainer.world_size > 1 else 0
+        counter.reset()
+        return count
+
+    def on_test_epoch_end(self) -> None:
+        self.test_examples = self._count("test")
+
     def on_validation_epoch_end(self) -> None:
+        count = self._count("val")
+        if not self.trainer.sanity_checking:
+            self.val_examples = count
         val_loss = self.losses["val_loss"]
         value = float(val_loss.compute()) if val_loss.update_called else 0.0  # once per epoch
         if not math.isfinite(value):
