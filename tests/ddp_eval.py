@@ -125,6 +125,7 @@ def evaluate(weights: Path, out: Path, devices: int, data_dir: str, val_size: in
         sets = {"val": datamodule.data_val, "test": datamodule.data_test}
         out.write_text(json.dumps({
             "world_size": trainer.world_size, "metrics": metrics, "counts": count.results,
+            "module_examples": {"val": module.val_examples, "test": module.test_examples},
             "group_timeout_s": group_timeout_s(),
             "sets": {k: {"examples": len(d.y), "label_sum": float(d.y.sum()),
                          "pixel_sum": float(d.x.double().sum())} for k, d in sets.items()}}, indent=1))

@@ -70,6 +70,8 @@ def test_ddp_evaluation_counts_each_example_once(ddp, one_process):
             assert counted["pixel_sum"] == pytest.approx(ddp["sets"][key]["pixel_sum"], rel=1e-12)
     assert len(ddp["counts"]["val"]) == 2 and len(ddp["counts"]["test"]) == 1
     assert one_process["counts"]["val"][0]["examples"] == VAL
+    # metrics.json's val_examples and test_examples: the module's counts, summed over the processes
+    assert ddp["module_examples"] == one_process["module_examples"] == {"val": VAL, "test": TEST}
 
 
 def test_ddp_accuracies_equal_one_process(ddp, one_process):
