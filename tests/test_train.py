@@ -67,6 +67,8 @@ def test_resume_from_last_ckpt_continues_at_the_right_step(tmp_path):
     # the resumed run starts at epoch 1, step 4, and trains epochs 1 and 2 only
     assert resumed["epochs"] == 3
     assert resumed["global_step"] == 12
+    # metrics.json says it was resumed, and from which step (new-user pass 3: nothing said so)
+    assert (first["resumed_from_step"], resumed["resumed_from_step"]) == (None, 4)
     # same as an uninterrupted 3-epoch run with the same seed
     straight = train(compose_cfg(TINY + ["trainer.max_epochs=3"], tmp_path / "straight"))
     assert resumed["global_step"] == straight["global_step"]

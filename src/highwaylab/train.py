@@ -130,6 +130,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             raise
     had_wandb = checkpoint is not None and "WandbLogger" in (checkpoint.get("logger_versions") or {})
     continue_wandb_steps(loggers, resumed=had_wandb)  # _step after the earlier segments
+    resumed_step = checkpoint.get("global_step") if checkpoint is not None else None
+    del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 
     fit_start = time.time()
     try:
@@ -160,6 +162,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "epochs": trainer.current_epoch,
         "global_step": trainer.global_step,
         "precision": str(trainer.precision),
+        # a run continued from a checkpoint (resume=, ckpt_path=): the step it started from; the
+        # times below are this process's, not the earlier ones'
+        "resumed_from_step": resumed_step,
         "startup_s": round(startup, 3),
         "fit_time_s": round(fit_seconds, 3),
         "wall_time_s": round(startup + time.time() - job_start, 3),
