@@ -703,13 +703,21 @@ COMMAND_LINES = {
 }
 
 
-@pytest.mark.parametrize("line", sorted(COMMAND_LINES))
-def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
+def command_line_error(line: str, tmp_path, *more: str) -> str:
+    """The one-line error of ``python train.py <line> <more>`` (its checks before Hydra runs), with
+    the run folders under ``tmp_path/logs``."""
     from highwaylab.utils.overrides import check_command_line
 
     with pytest.raises(HighwaylabError) as excinfo:
-        check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
-    assert str(excinfo.value).startswith(COMMAND_LINES[line]), str(excinfo.value)
+        check_command_line(["train.py", *line.split(), *more, f"paths.log_dir={tmp_path}/logs"],
+                           ROOT / "conf")
+    return str(excinfo.value)
+
+
+@pytest.mark.parametrize("line", sorted(COMMAND_LINES))
+def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
+    message = command_line_error(line, tmp_path)
+    assert message.startswith(COMMAND_LINES[line]), message
     assert not (tmp_path / "logs").exists()
 
 
@@ -928,10 +936,8 @@ def test_a_blank_tag_is_refused_naming_it():
 def test_a_config_group_set_to_null_names_its_options(line, expected, tmp_path):
     from highwaylab.utils.overrides import check_command_line
 
-    with pytest.raises(HighwaylabError) as excinfo:
-        check_command_line(["train.py", *line.split(), "depth=3", f"paths.log_dir={tmp_path}/logs"],
-                           ROOT / "conf")
-    assert str(excinfo.value).startswith(expected), str(excinfo.value)
+    message = command_line_error(line, tmp_path, "depth=3")
+    assert message.startswith(expected), message
     check_command_line(["train.py", "optim.scheduler=null", f"paths.log_dir={tmp_path}"], ROOT / "conf")
 
 
@@ -953,15 +959,12 @@ def test_a_config_group_set_to_null_is_one_line_from_train_py(tmp_path):
                                                ("experiment=paper_mnist_conv16 run_name=NULL",
                                                 "paper_mnist_conv16-s0")])
 def test_a_null_run_name_is_refused_with_the_default_name(line, default, tmp_path):
-    from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.resume import ResumeError, check_run
 
-    with pytest.raises(HighwaylabError) as excinfo:
-        check_command_line(["train.py", *line.split(), "depth=3", f"paths.log_dir={tmp_path}/logs"],
-                           ROOT / "conf")
-    assert str(excinfo.value) == (f"{line.split()[-1]}: a run needs a name: run_name names the run's folder, "
-                                  f"its W&B run and its record. Fix: leave run_name out for the default name "
-                                  f"(e.g. {default}), or give one, e.g. run_name=my-run")
+    assert command_line_error(line, tmp_path, "depth=3") == (
+        f"{line.split()[-1]}: a run needs a name: run_name names the run's folder, its W&B run and its "
+        f"record. Fix: leave run_name out for the default name (e.g. {default}), or give one, e.g. "
+        f"run_name=my-run")
     assert not (tmp_path / "logs").exists()
     with pytest.raises(ResumeError, match=r"^run_name=null: a run needs a name"):  # train(cfg) checks it too
         check_run(compose_cfg(["run_name=null"], tmp_path))
@@ -981,10 +984,8 @@ def test_a_null_run_name_is_refused_with_the_default_name(line, default, tmp_pat
 def test_a_dashed_override_is_named_with_the_override_to_write(line, expected, tmp_path):
     from highwaylab.utils.overrides import check_command_line
 
-    with pytest.raises(HighwaylabError) as excinfo:
-        check_command_line(["train.py", *line.split(), "seed=1", f"paths.log_dir={tmp_path}/logs"],
-                           ROOT / "conf")
-    assert str(excinfo.value) == expected
+    message = command_line_error(line, tmp_path, "seed=1")
+    assert message == expected
     for flags in (["--cfg", "job", "--resolve"], ["-c", "job", "-p", "model"],
                   ["-cn", "train", "--cfg", "job"], ["--config-dir", "conf", "--info", "defaults"],
                   ["--help"], ["--hydra-help"]):
@@ -1010,10 +1011,8 @@ def test_a_dashed_override_is_one_line_from_train_py(tmp_path):
 def test_a_colon_for_equals_is_named_with_the_override_meant(line, fixed, tmp_path):
     from highwaylab.utils.overrides import check_command_line
 
-    with pytest.raises(HighwaylabError) as excinfo:
-        check_command_line(["train.py", *line.split(), "seed=1", f"paths.log_dir={tmp_path}/logs"],
-                           ROOT / "conf")
-    assert str(excinfo.value) == (f"{line}: an override sets a value with '=', not ':'; did you mean "
+    message = command_line_error(line, tmp_path, "seed=1")
+    assert message == (f"{line}: an override sets a value with '=', not ':'; did you mean "
                                   f"{fixed}? Fix: write {fixed}")
     with pytest.raises(HighwaylabError, match=r"^foo:bar: an override needs a value"):  # no key of the config
         check_command_line(["train.py", "foo:bar", "seed=1"], ROOT / "conf")
