@@ -298,6 +298,31 @@ def test_a_wandb_report_run_that_cannot_start_is_one_line_after_the_files(one_jo
     assert (tmp_path / "rep" / "table.md").is_file()
 
 
+def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
+    # breaking pass 20, row 30: before, a logger=csv sweep's loss_curves.png was only the text "no
+    # training loss in the jobs' W&B runs", and the console said nothing
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
+    logged = job / "csv" / "version_0"
+    logged.mkdir(parents=True)
+    columns = ["epoch", "grad_norm/global", "step", "train/loss", "train/loss_step", "val/acc"]
+    with (logged / "metrics.csv").open("w", newline="") as f:  # CSVLogger's layout: one row per log call
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerows([["", "0.8", "0", "", "", ""], ["", "", "49", "", "2.25", ""],
+                          ["", "", "99", "", "1.5", ""], ["0", "", "99", "1.9", "", "0.6"]])
+    bare = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)  # logger=none: no curve
+    jobs = {j.folder.name: j for j in collect_jobs(sweep)}
+    assert jobs[job.name].curve == [(49, 2.25), (99, 1.5)]  # train/loss_step, not the epoch mean
+    assert jobs[bare.name].curve == []
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "loss_curves.png has no curve" not in proc.stderr, proc.stderr
+    (job / "csv" / "version_0" / "metrics.csv").unlink()
+    proc = report(sweep, "--no-wandb", "--out", tmp_path / "empty", cwd=tmp_path)
+    assert "loss_curves.png has no curve: no job logged its training loss to W&B or to a CSV logger " \
+           "(logger=none, or tensorboard only)" in proc.stderr
+
+
 def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
     # before: one depth and losses within a decade gave labels like 2.2x10^0, and the loss curves of
     # a 30-step job a step axis of 27.5 .. 30.5

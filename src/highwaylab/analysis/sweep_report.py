@@ -19,6 +19,7 @@ group is reported in one warning line (and under the table) naming the seed and 
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import statistics
@@ -219,17 +220,37 @@ def swept_value(job: Job, key: str) -> str:
 
 
 def loss_curve(folder: Path) -> list[tuple[int, float]]:
-    """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several):
-    the per-batch ``train/loss_step`` (logged every ``trainer.log_every_n_steps`` steps), or, for a
-    job too short to log it, the per-epoch ``train/loss``."""
+    """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several),
+    or, for a job without one (``logger=csv``), of its CSV logger's ``csv/version_*/metrics.csv``
+    (before: no curve, and an empty figure with no word on the console): the per-batch
+    ``train/loss_step`` (logged every ``trainer.log_every_n_steps`` steps), or, for a job too short
+    to log it, the per-epoch ``train/loss``."""
     per_step, per_epoch = {}, {}
-    for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb")):
-        for row in read_history(run_file):
-            if STEP in row:
-                for key, points in ((LOSS + "_step", per_step), (LOSS, per_epoch)):
-                    if key in row:
-                        points[int(row[STEP])] = float(row[key])
+    rows = [row for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb"))
+            for row in read_history(run_file)] or _csv_rows(folder)
+    for row in rows:
+        if row.get(STEP) not in (None, ""):
+            for key, points in ((LOSS + "_step", per_step), (LOSS, per_epoch)):
+                if row.get(key) not in (None, ""):
+                    points[int(float(row[STEP]))] = float(row[key])
     return sorted((per_step or per_epoch).items())
+
+
+def _csv_rows(folder: Path) -> list[dict[str, str]]:
+    """The rows of the CSV logger's files in ``folder`` (``csv/version_*/metrics.csv``, in version
+    order), with its ``step`` column as ``trainer/global_step``; [] without one, or unreadable."""
+    rows = []
+    def version(path: Path) -> int:
+        number = path.parent.name.removeprefix("version_")
+        return int(number) if number.isdigit() else 1 << 30
+
+    for path in sorted(folder.glob("csv/version_*/metrics.csv"), key=version):
+        try:
+            with path.open(newline="") as f:
+                rows += [{**row, STEP: row.get("step", "")} for row in csv.DictReader(f)]
+        except (OSError, csv.Error, UnicodeDecodeError) as err:
+            warnings.warn(f"{path}: cannot be read ({err}); its training loss is left out", stacklevel=2)
+    return rows
 
 
 @dataclass
@@ -382,8 +403,11 @@ def curves_figure(jobs: list[Job]) -> Figure:
     """Training-loss curves (``train/loss_step``), one panel per depth, one line per model and seed."""
     depths = sorted({j.depth for j in jobs if j.curve})
     if not depths:  # no job logged a training loss
+        if any(j.status == "ok" for j in jobs):
+            warnings.warn("loss_curves.png has no curve: no job logged its training loss to W&B or to a CSV "
+                          "logger (logger=none, or tensorboard only)", stacklevel=2)
         fig, ax = plt.subplots(figsize=(6, 2))
-        ax.text(0.5, 0.5, "no training loss in the jobs' W&B runs", ha="center", va="center")
+        ax.text(0.5, 0.5, "no training loss in the jobs' W&B runs or CSV logs", ha="center", va="center")
         ax.set_axis_off()
         return fig
     fig, axes = plt.subplots(1, len(depths), figsize=(3.2 * len(depths) + 1, 3.6), squeeze=False,
