@@ -39,6 +39,23 @@ def test_metrics_json_counts_the_examples_of_a_limited_and_of_a_whole_evaluation
                      "(trainer.limit_test_batches); metrics.json's test_examples says so"]
 
 
+def test_a_last_epoch_cut_by_max_steps_says_how_much_of_it_ran(tmp_path, data_dir, caplog):
+    # breaking pass 20, row 52: before, max_steps=6 with 4 batches an epoch recorded "epochs": 2 and
+    # train/* of the 2-batch second epoch, with nothing to tell it from two whole epochs
+    whole = train(compose_cfg(TINY, tmp_path / "whole"))
+    assert (whole["epochs"], whole["last_epoch_batches"], whole["batches_per_epoch"]) == (1, 4, 4)
+    tiny = [o for o in TINY if not o.startswith("trainer.max_epochs")]
+    cfg = compose_cfg([*tiny, "trainer.max_epochs=-1", "trainer.max_steps=6"], tmp_path / "cut")
+    with caplog.at_level("INFO", logger="highwaylab.callbacks.epoch_log"):
+        cut = train(cfg)
+    assert (cut["epochs"], cut["global_step"], cut["last_epoch_batches"]) == (2, 6, 2)
+    assert cut["batches_per_epoch"] == 4
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("epoch ")]
+    assert "2 of 4 batches" not in lines[0]
+    assert lines[1].startswith("epoch 1  step 5  train/loss ") and \
+        "  2 of 4 batches (trainer.max_steps=6 reached)  " in lines[1], lines
+
+
 def test_a_run_without_a_best_checkpoint_records_best_ckpt_null(tmp_path, data_dir):
     # breaking pass 15, row 35: before, "best_ckpt": "" (no best checkpoint; the final weights tested)
     metrics = train(compose_cfg([*TINY, "~callbacks.model_checkpoint"], tmp_path))

@@ -36,6 +36,7 @@ from highwaylab.callbacks import (
     RunFolderMoved,
     StopOnSignal,
 )
+from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate
 from highwaylab.errors import CheckpointMissingError, ConfigError
@@ -159,7 +160,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "params": params,
         "width": net.width,
         "depth": net.depth,
-        "epochs": trainer.current_epoch,
+        "epochs": trainer.current_epoch,  # the last one possibly partial: last_epoch_batches says
+        "last_epoch_batches": epoch_batches(trainer)[0],  # of batches_per_epoch: fewer if stopped in it
+        "batches_per_epoch": epoch_batches(trainer)[1],
         "global_step": trainer.global_step,
         "precision": str(trainer.precision),
         # a run continued from a checkpoint (resume=, ckpt_path=): the step it started from; the

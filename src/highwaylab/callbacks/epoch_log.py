@@ -47,6 +47,10 @@ class EpochLogger(L.Callback):
 
         epoch 0/4  step 429  train/loss 0.2891  val/loss 0.1669  val/acc 0.9514  13.2 s  4,282 samples/s
 
+    An epoch that training left before its end says how much of it ran, and why where it is
+    ``trainer.max_steps``: ``epoch 1  step 3  train/loss 2.1164  1 of 3 batches (trainer.max_steps=4
+    reached)  0.0 s ...`` (its ``train/*`` are over those batches; ``val/*`` stay the last validation's).
+
     The start line gives the start-up time to the first training batch: from the start of the
     process (Linux ``/proc``) for the first run of a process, else (a later job of a multirun, or no
     ``/proc``) from the creation of this callback, when the job's callbacks were built.
@@ -127,6 +131,10 @@ class EpochLogger(L.Callback):
         for key in self.keys:
             if key in metrics and (self._validated or not key.startswith("val/")):
                 parts.append(f"{key} {_number(float(metrics[key]))}")
+        done, total = epoch_batches(trainer)
+        if total is not None and done < total:  # before: a partial last epoch read as a whole one
+            cause = f" (trainer.max_steps={trainer.max_steps} reached)" if _max_steps_reached(trainer) else ""
+            parts.append(f"{done} of {total} batches{cause}")
         if self._validated and not self._unknown_reported:  # every key of the epoch is logged by now
             self._unknown_reported = True
             unknown = [k for k in self.keys if k not in metrics]
@@ -139,6 +147,20 @@ class EpochLogger(L.Callback):
             parts.append(f"{self._samples * trainer.world_size / train_seconds:,.0f} samples/s")
         log.info("  ".join(parts))
         self._last_line = time.perf_counter()
+
+
+def epoch_batches(trainer: L.Trainer) -> tuple[int, int | None]:
+    """``(batches trained in the current epoch, batches per epoch)``: fewer than a whole epoch when
+    training stopped inside it (``trainer.max_steps``, ``trainer.max_time``, a callback's stop); the
+    second is ``None`` when the epoch's length is unknown (an iterable without ``len``)."""
+    done = trainer.fit_loop.epoch_loop.batch_progress.current.completed
+    total = trainer.num_training_batches
+    return done, int(total) if math.isfinite(total) else None
+
+
+def _max_steps_reached(trainer: L.Trainer) -> bool:
+    steps = trainer.max_steps
+    return steps is not None and steps > 0 and trainer.global_step >= steps
 
 
 def _number(value: float) -> str:
