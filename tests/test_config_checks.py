@@ -744,6 +744,24 @@ def test_good_command_lines_pass(line, tmp_path):
                        ROOT / "conf")
 
 
+def test_an_interval_in_a_plain_multirun_is_refused_with_fixes_from_its_own_bounds(tmp_path):
+    # breaking pass, finding 4: before, "Fix: e.g. optim.optimizer.lr=range(2,6)", a sweep of
+    # learning rates 2 .. 5, unrelated to the interval given
+    from highwaylab.utils.overrides import check_command_line
+
+    message = command_line_error("-m optim.optimizer.lr=interval(0.01,0.1)", tmp_path)
+    assert message == ("optim.optimizer.lr=interval(0.01,0.1): a multirun sweeps lists, range() and "
+                       "choice(); an interval is a search space, for an Optuna search. Fix: list values, "
+                       "e.g. optim.optimizer.lr=0.01,0.1 (its two ends), or search it: -m "
+                       "hparams_search=mnist_tpe 'optim.optimizer.lr=interval(0.01,0.1)' (or "
+                       "hparams_search=mnist_random)"), message
+    assert "Fix: list values, e.g. depth=2,5 (its two ends)" in command_line_error("-m depth=interval(2,5)",
+                                                                                  tmp_path)
+    for fixed in (["-m", "optim.optimizer.lr=0.01,0.1"],
+                  ["-m", "hparams_search=mnist_tpe", "optim.optimizer.lr=interval(0.01,0.1)"]):
+        check_command_line(["train.py", *fixed, f"paths.log_dir={tmp_path}"], ROOT / "conf")  # the fixes pass
+
+
 def test_a_key_given_twice_in_a_single_run_is_one_warning_and_the_last_wins(tmp_path, capsys):
     # a key appended to a copied command replaces the earlier one, as in Hydra; a multirun refuses it
     from highwaylab.utils.overrides import check_command_line

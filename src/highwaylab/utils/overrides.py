@@ -132,9 +132,9 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     for override in parsed:  # Hydra's basic sweeper raises a traceback for these
         if multirun and basic and override.is_interval_sweep():
             raise OverrideError(f"{override.input_line}: a multirun sweeps lists, range() and choice(); "
-                                f"an interval is a search space, for an Optuna search "
-                                f"(hparams_search=mnist_tpe or mnist_random). Fix: e.g. "
-                                f"{override.get_key_element()}=range(2,6)")
+                                f"an interval is a search space, for an Optuna search. Fix: list values, "
+                                f"e.g. {_interval_ends(override)} (its two ends), or search it: "
+                                f"{_interval_search(override)}")
         one_id = override.get_key_element() == "logger.wandb.id" and not override.is_sweep_override()
         if multirun and one_id and override.value() not in (None, "null"):
             raise OverrideError(f"{override.input_line}: every job of this multirun would log to that one "
@@ -158,6 +158,17 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
             validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _interval_ends(override: Any) -> str:
+    """The sweep of an ``interval()`` override's two ends: ``optim.optimizer.lr=0.01,0.1``."""
+    bounds = override.value()
+    return f"{override.get_key_element()}={bounds.start:g},{bounds.end:g}"
+
+
+def _interval_search(override: Any) -> str:
+    """The Optuna search of an ``interval()`` override (conf/hparams_search/), quoted for the shell."""
+    return f"-m hparams_search=mnist_tpe '{override.input_line}' (or hparams_search=mnist_random)"
 
 
 @contextlib.contextmanager
