@@ -762,6 +762,25 @@ def test_an_interval_in_a_plain_multirun_is_refused_with_fixes_from_its_own_boun
         check_command_line(["train.py", *fixed, f"paths.log_dir={tmp_path}"], ROOT / "conf")  # the fixes pass
 
 
+def test_an_interval_in_a_single_run_is_refused_with_the_search_and_a_list(tmp_path):
+    # breaking pass, finding 3: before, Hydra's "Sweep parameters '...' requires --multirun", whose -m
+    # then refused the interval too (only an Optuna search takes one)
+    from highwaylab.utils.overrides import check_command_line
+
+    message = command_line_error("optim.optimizer.lr=interval(0.01,0.1)", tmp_path)
+    assert message == ("optim.optimizer.lr=interval(0.01,0.1): interval() is a search space, for an Optuna "
+                       "search, not a value of a single run (nor of a plain -m sweep). Fix: search it: -m "
+                       "hparams_search=mnist_tpe 'optim.optimizer.lr=interval(0.01,0.1)' (or "
+                       "hparams_search=mnist_random); for a plain sweep list values, e.g. -m "
+                       "optim.optimizer.lr=0.01,0.1; for one run give one value, e.g. "
+                       "optim.optimizer.lr=0.01"), message
+    # a list, range() or choice() without -m is left to Hydra, whose "requires --multirun" is right;
+    # an interval within a search (which sets the multirun itself) passes
+    for line in ("depth=range(2,4)", "depth=choice(2,3)", "depth=2,3",
+                 "hparams_search=mnist_tpe optim.optimizer.lr=interval(0.01,0.1)"):
+        check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}"], ROOT / "conf")
+
+
 def test_a_key_given_twice_in_a_single_run_is_one_warning_and_the_last_wins(tmp_path, capsys):
     # a key appended to a copied command replaces the earlier one, as in Hydra; a multirun refuses it
     from highwaylab.utils.overrides import check_command_line

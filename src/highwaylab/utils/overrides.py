@@ -33,8 +33,10 @@ A key given twice on a multirun's command line (``-m seed=0 seed=1``: Hydra keep
 word, and runs one job where two were meant) is refused by :func:`_given_once`; in a single run,
 where a key appended to a copied command replaces the earlier one, it is one warning line.
 
-Anything else (an unknown single option ``model=foo``, a sweep without ``-m``) is left to Hydra, whose
-own message is clear.
+An ``interval()`` outside an Optuna search (a single run, a plain ``-m`` sweep) is refused with the
+search and a list of its ends. Anything else (an unknown single option ``model=foo``, a list,
+``range()`` or ``choice()`` sweep without ``-m``) is left to Hydra, whose own message ("requires
+--multirun") is clear.
 
 :func:`check_command_line` runs these checks on ``train.py``'s command line and then, for a single
 run, :func:`highwaylab.config_checks.validate` on the composed config: a refused command line is
@@ -135,6 +137,12 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                                 f"an interval is a search space, for an Optuna search. Fix: list values, "
                                 f"e.g. {_interval_ends(override)} (its two ends), or search it: "
                                 f"{_interval_search(override)}")
+        if not multirun and override.is_interval_sweep():  # Hydra: "requires --multirun", refused there too
+            raise OverrideError(f"{override.input_line}: interval() is a search space, for an Optuna search, "
+                                f"not a value of a single run (nor of a plain -m sweep). Fix: search it: "
+                                f"{_interval_search(override)}; for a plain sweep list values, e.g. -m "
+                                f"{_interval_ends(override)}; for one run give one value, e.g. "
+                                f"{_first_value(override)}")
         one_id = override.get_key_element() == "logger.wandb.id" and not override.is_sweep_override()
         if multirun and one_id and override.value() not in (None, "null"):
             raise OverrideError(f"{override.input_line}: every job of this multirun would log to that one "
