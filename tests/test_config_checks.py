@@ -811,6 +811,27 @@ def test_an_empty_highwaylab_root_is_refused(tmp_path, monkeypatch):
         validate(compose_cfg(["trainer=cpu"], tmp_path))
 
 
+def test_a_tilde_in_highwaylab_root_is_named_with_the_fix(tmp_path, monkeypatch):
+    # breaking pass, finding 14: before, "hydra.run.dir=~/x/outputs/runs/...: Hydra does not expand ~ ...
+    # Fix: ... paths.log_dir=$HOME/x/outputs", no word of HIGHWAYLAB_ROOT, the variable the user set
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", "~/x")
+    expected = ("HIGHWAYLAB_ROOT='~/x' (from the environment{}): ~ is not expanded (the shell expands it "
+                f"only unquoted), so the runs would be written under a folder named '~' in {tmp_path}. "
+                "Fix: set HIGHWAYLAB_ROOT=$HOME/x")
+    with pytest.raises(ConfigError) as excinfo:  # a single run: before Hydra, whatever the data folder
+        validate(compose_cfg(["trainer=cpu", "data.data_dir=/nowhere"], tmp_path))
+    assert str(excinfo.value) == expected.format(""), str(excinfo.value)
+    with pytest.raises(OutputFolderError) as excinfo:  # a multirun's folder, or a resumed run's
+        check_output_folder("~/x/outputs/multiruns/s", "hydra.sweep.dir")
+    assert str(excinfo.value) == expected.format("; hydra.sweep.dir=~/x/outputs/multiruns/s")
+    assert not (tmp_path / "~").exists()
+    with pytest.raises(OutputFolderError, match=r"^hydra.run.dir=~/y/r: Hydra does not expand ~"):
+        check_output_folder("~/y/r", "hydra.run.dir")  # a ~ given elsewhere keeps its own message
+
+
 def test_the_default_data_folder_moves_with_highwaylab_root(tmp_path, monkeypatch):
     """README, Data: without HIGHWAYLAB_DATA_DIR the data folder is ``data/`` under the project's
     root, which HIGHWAYLAB_ROOT moves together with ``outputs/`` (pass 19, row 18: the README said

@@ -299,8 +299,9 @@ def _filename_pattern(template: str) -> str | None:
 
 
 def check_paths_and_optim(cfg: DictConfig) -> None:
-    """Raises ConfigError for an empty ``paths.log_dir`` (the runs would go to ``/runs`` at the
-    file system's root), an ``optim.optimizer`` that is not a ``_partial_`` node with a
+    """Raises ConfigError for an empty ``paths.root_dir`` or ``paths.log_dir`` (the runs would go to
+    ``/runs`` at the file system's root), a ``HIGHWAYLAB_ROOT`` that starts with ``~``
+    (:func:`tilde_root`), an ``optim.optimizer`` that is not a ``_partial_`` node with a
     ``_target_`` (``optim.optimizer=null``, ``_partial_=false``: the module builds it with the
     network's parameters), an ``optim.scheduler`` that is neither ``null`` nor such a node, and the
     Trainer switches that need other groups too: ``trainer.barebones=true`` (no loggers, no
@@ -315,6 +316,8 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         raise ConfigError("paths.root_dir is empty (the environment variable HIGHWAYLAB_ROOT is set but "
                           "empty?), so the runs would be written to /outputs at the file system's root. Fix: "
                           "unset HIGHWAYLAB_ROOT (train.py sets it to its folder) or set it to a folder")
+    if root is not None and (problem := tilde_root(str(root))) is not None:
+        raise ConfigError(problem)
     log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)
     if log_dir is not None and not str(log_dir).strip():
         raise ConfigError("paths.log_dir is empty, so the runs' folders would be made at the file system's "
@@ -380,6 +383,20 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     if isinstance(max_time, str) and not _is_duration(max_time):
         raise ConfigError(f"trainer.max_time={max_time!r} must be a duration DD:HH:MM:SS, e.g. "
                           f"trainer.max_time=00:12:00:00 (12 hours)")
+
+
+def tilde_root(folder: str, where: str = "") -> str | None:
+    """The message for ``folder`` (``paths.root_dir``, or a run's folder under it: ``where`` names
+    it) when it starts with the environment's ``HIGHWAYLAB_ROOT`` and that starts with ``~``, which
+    nothing expands (quoted in the shell: ``HIGHWAYLAB_ROOT='~/x'``); else ``None``."""
+    root = os.environ.get("HIGHWAYLAB_ROOT", "")
+    folder = str(folder)
+    if not root.startswith("~") or not (folder == root or folder.startswith(root.rstrip("/") + "/")):
+        return None
+    home = f"$HOME{root[1:]}" if root == "~" or root.startswith("~/") else "/home/<user>/..."
+    return (f"HIGHWAYLAB_ROOT='{root}' (from the environment{where}): ~ is not expanded (the shell expands "
+            f"it only unquoted), so the runs would be written under a folder named '~' in {os.getcwd()}. "
+            f"Fix: set HIGHWAYLAB_ROOT={home}")
 
 
 def _is_duration(text: str) -> bool:

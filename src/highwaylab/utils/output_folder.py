@@ -20,6 +20,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from highwaylab.config_checks import tilde_root
 from highwaylab.errors import ConfigError
 
 MIN_FREE_MB = 50  # a depth-100 run writes about 10 MB (checkpoints, W&B, logs); 1000 layers: ~50 MB
@@ -43,6 +44,8 @@ def check_output_folder(folder: str | Path, key: str) -> None:
             missing target (``hydra.run.dir=<a dangling link>``) is named with its target.
     """
     elsewhere = f"write runs elsewhere: paths.log_dir=/another/folder (or {key}=...)"
+    if (problem := tilde_root(str(folder), f"; {key}={folder}")) is not None:  # the user set ~ there
+        raise OutputFolderError(problem)
     if str(folder).startswith("~"):  # quoted: '~/x' reaches here as it is
         log_dir = str(folder)[1:].split("/runs/")[0].split("/multiruns/")[0]
         raise OutputFolderError(f"{key}={folder}: Hydra does not expand ~, so the run would go to a folder "
