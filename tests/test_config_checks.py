@@ -35,6 +35,15 @@ BAD = {
     "model=conv_highway model.stem_kernel=4": "model.stem_kernel=4 must be an odd positive integer",
     "model=conv_plain model.batch_norm=maybe": "model.batch_norm='maybe' must be true or false",
     "seed=-1": "seed=-1 must be an integer in 0 .. 4294967295",
+    # breaking pass, finding 53: before, both ran, drawing the split of data.split_seed=0 (4294967295)
+    "data.split_seed=4294967296": "data.split_seed=4294967296 must be an integer in 0 .. 4294967295 (2**32 - "
+                                  "1) (torch's generator keeps its low 32 bits: it would draw the split of "
+                                  "data.split_seed=0), e.g. data.split_seed=0",
+    "data.split_seed=-1": "data.split_seed=-1 must be an integer in 0 .. 4294967295 (2**32 - 1) (torch's "
+                          "generator keeps its low 32 bits: it would draw the split of "
+                          "data.split_seed=4294967295), e.g. data.split_seed=0",
+    "data.split_seed=1.5": "data.split_seed=1.5 must be an integer in 0 .. 4294967295 (2**32 - 1), e.g. "
+                           "data.split_seed=0",
     "trainer.max_epochs=abc": "trainer.max_epochs",
     "callbacks.model_checkpoint.monitor=val/accuracy": "callbacks.model_checkpoint.monitor=val/accuracy "
                                                        "is not a metric of the run",

@@ -405,11 +405,16 @@ def _is_duration(text: str) -> bool:
     return len(parts) == 4 and all(p.strip().isdigit() for p in parts)
 
 
-def check_seed(seed: Any) -> None:
-    """Raises ConfigError unless ``seed`` is an integer in 0 .. 2**32 - 1 (what NumPy's generator,
-    seeded by ``seed_everything``, accepts)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1), e.g. seed=0")
+def check_seed(seed: Any, key: str = "seed", wraps: str = "") -> None:
+    """Raises ConfigError, naming ``key``, unless ``seed`` is an integer in 0 .. 2**32 - 1 (what
+    NumPy's generator, seeded by ``seed_everything``, accepts; torch's CPU generator, which draws
+    ``data.split_seed``'s split, keeps the low 32 bits of its seed). ``wraps``: what an integer
+    outside that range would draw instead, with ``{}`` for its value modulo 2**32."""
+    integer = isinstance(seed, int) and not isinstance(seed, bool)
+    if not integer or not 0 <= seed <= MAX_SEED:
+        why = f" ({wraps.format(seed % 2**32)})" if wraps and integer else ""
+        raise ConfigError(f"{key}={seed!r} must be an integer in 0 .. {MAX_SEED} (2**32 - 1){why}, "
+                          f"e.g. {key}=0")
 
 
 def check_choices_agree(cfg: DictConfig) -> None:

@@ -46,7 +46,8 @@ def check_loader_options(batch_size: object = 128, val_size: object = 5000, spli
 
     Raises:
         ConfigError: naming ``data.<key>``: a non-positive batch size, a ``val_size`` outside
-            1 .. ``train_examples`` - 1, a non-integer ``split_seed``, negative ``num_workers``.
+            1 .. ``train_examples`` - 1, a ``split_seed`` that is not an integer in 0 .. 2**32 - 1
+            (:func:`highwaylab.config_checks.check_seed`), negative ``num_workers``.
     """
     def integer(value: object) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
@@ -56,8 +57,10 @@ def check_loader_options(batch_size: object = 128, val_size: object = 5000, spli
                           f"e.g. data.batch_size=128.")
     if not integer(val_size) or not 1 <= val_size < train_examples:
         raise ConfigError(f"data.val_size={val_size!r} must be an integer in 1 .. {train_examples - 1}.")
-    if not integer(split_seed):
-        raise ConfigError(f"data.split_seed={split_seed!r} must be an integer.")
+    from highwaylab.config_checks import check_seed
+
+    check_seed(split_seed, "data.split_seed", "torch's generator keeps its low 32 bits: it would draw the "
+               "split of data.split_seed={}")
     if not integer(num_workers) or num_workers < 0:
         raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
 
