@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from omegaconf import OmegaConf
 
 from highwaylab.config_checks import LOGGED_METRICS, validate
 from highwaylab.errors import ConfigError, HighwaylabError
@@ -348,12 +349,39 @@ def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decodin
     with pytest.raises(ConfigError) as excinfo:
         validate(cfg)
     # before: "depth='3' is invalid: it must be a positive integer (the stem plus ...)", no word of a string
-    assert str(excinfo.value) == ("depth='3' is invalid: it must be a positive integer, and this is the "
-                                  "string '3' (${oc.env:...} gives strings). Fix: depth=3, or decode it: "
-                                  "'depth=\"${oc.decode:${oc.env:NAME}}\"'")
+    assert str(excinfo.value) == ("depth='3' is a string, not a number: ${oc.env:HIGHWAYLAB_TEST_DEPTH} "
+                                  "gives a string (as every ${oc.env:...} does). Fix: depth=3, or decode it: "
+                                  "'depth=\"${oc.decode:${oc.env:HIGHWAYLAB_TEST_DEPTH}}\"'")
     decoded = compose_cfg(['depth="${oc.decode:${oc.env:HIGHWAYLAB_TEST_DEPTH}}"'], tmp_path)
     validate(decoded)  # the fix holds
     assert decoded.depth == 3
+
+
+@pytest.mark.parametrize(("override", "key", "number"), [
+    ("seed=${oc.env:HIGHWAYLAB_TEST_UNSET,7}", "seed", "7"),
+    ("data.batch_size=${oc.env:HIGHWAYLAB_TEST_UNSET,64}", "data.batch_size", "64"),
+    ("trainer.max_epochs=${oc.env:HIGHWAYLAB_TEST_UNSET,2}", "trainer.max_epochs", "2"),
+    ("optim.optimizer.lr=${oc.env:HIGHWAYLAB_TEST_UNSET,0.05}", "optim.optimizer.lr", "0.05"),
+])
+def test_a_number_from_an_environment_variable_is_named_a_string_with_the_decoding_fix(override, key, number,
+                                                                                     tmp_path, monkeypatch):
+    # breaking pass, finding 60: before, "seed='7' must be an integer in 0 .. 4294967295": to the user 7
+    # is an integer, and that ${oc.env:...} gives the string '7' went unsaid
+    monkeypatch.delenv("HIGHWAYLAB_TEST_UNSET", raising=False)
+    given = override.split("=", 1)[1]
+    with pytest.raises(ConfigError) as excinfo:
+        validate(compose_cfg([override], tmp_path))
+    assert str(excinfo.value) == (f"{key}='{number}' is a string, not a number: {given} gives a string (as "
+                                  f"every ${{oc.env:...}} does). Fix: {key}={number}, or decode it: "
+                                  f"'{key}=\"${{oc.decode:{given}}}\"'"), str(excinfo.value)
+    decoded = compose_cfg([f'{key}="${{oc.decode:{given}}}"'], tmp_path)  # the fix, as Hydra receives it
+    validate(decoded)
+    value = OmegaConf.select(decoded, key)
+    assert str(value) == number and not isinstance(value, str)
+    with pytest.raises(ConfigError, match=r"^seed=.7. is a string, not a number. Fix: seed=7"):
+        validate(compose_cfg(['seed="7"'], tmp_path))  # a quoted number
+    with pytest.raises(ConfigError, match=r"^seed='4294967296' must be an integer in 0 \.\. 4294967295"):
+        validate(compose_cfg(["seed=${oc.env:HIGHWAYLAB_TEST_UNSET,4294967296}"], tmp_path))  # bad anyway
 
 
 @pytest.mark.parametrize("overrides", [[], ["model=plain"], ["model=residual"], ["model=conv_highway"],

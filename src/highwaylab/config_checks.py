@@ -61,12 +61,77 @@ def validate(cfg: DictConfig) -> None:
 
     try:
         check_config(cfg)
+    except ConfigError as err:
+        decoded = string_number(cfg, str(err))
+        if decoded is None:
+            raise
+        raise ConfigError(decoded) from None
     except InterpolationResolutionError as err:
         reason = str(err).splitlines()[0]
         hint = " (or give a default: ${oc.env:NAME,<value>})" if "Environment variable" in reason else ""
         key = err.full_key or _unresolvable(cfg) or "the config"
         raise ConfigError(f"{key}: its value does not resolve ({reason}). Fix: set what it names{hint}, or "
                           f"give {key} a plain value") from None
+
+
+# a number as YAML writes it, and an integer: what a string from ${oc.env:...} may hold
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+INTEGER = re.compile(r"[+-]?\d+")
+# a value that is one interpolation of another key: ${trainer.max_epochs}
+NODE_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w.]*)\}")
+
+
+def string_number(cfg: DictConfig, message: str) -> str | None:
+    """The message for a refused key (``message`` starts with ``<key>=``) whose value is a string of
+    a number (``seed=${oc.env:SEED,7}``: ``oc.env`` gives the string ``'7'``), when that number
+    itself would pass the checks: the value is a string, and the fixes: the number, or the same
+    value decoded (``seed='${oc.decode:${oc.env:SEED,7}}'``). A key that follows another one
+    (``${trainer.max_epochs}``) is traced to the key that gives the string. ``None`` otherwise: the
+    message stands."""
+    import copy
+
+    from omegaconf import open_dict, read_write
+
+    match = re.match(r"([A-Za-z_][\w.\[\]]*)=", message)
+    if match is None:
+        return None
+    key = origin = match.group(1)
+    try:
+        value = OmegaConf.select(cfg, key, throw_on_missing=False)
+        raw = _raw(cfg, origin)
+        while isinstance(raw, str) and (follows := NODE_INTERPOLATION.fullmatch(raw)):
+            origin, raw = follows.group(1), _raw(cfg, follows.group(1))
+    except Exception:  # an address select cannot read: the message stands
+        return None
+    if not isinstance(value, str) or not NUMBER.fullmatch(value.strip()):
+        return None
+    number = int(value) if INTEGER.fullmatch(value.strip()) else float(value)
+    trial = copy.deepcopy(cfg)
+    with read_write(trial), open_dict(trial):
+        OmegaConf.update(trial, origin, number, merge=False)
+    try:
+        check_config(trial)
+    except ConfigError as err:
+        if str(err).startswith((f"{key}=", f"{origin}=")):  # refused as a number too
+            return None
+    except Exception:  # anything else is another fault, which the user meets once this one is fixed
+        pass
+    given, plain = str(raw), value.strip()
+    if given == value:  # a quoted number: seed='7' in a config file, "7" on the command line
+        return f"{key}={value!r} is a string, not a number. Fix: {key}={plain}, without quotes"
+    source = (f": {given} gives a string" if origin == key
+              else f": it follows {origin}={given}, which gives a string")
+    every = " (as every ${oc.env:...} does)" if "${oc.env:" in given else ""
+    decode = (f", or decode it: '{origin}=\"${{oc.decode:{given}}}\"'" if given.startswith("${")
+              and given.endswith("}") else "")
+    return f"{key}={value!r} is a string, not a number{source}{every}. Fix: {origin}={plain}{decode}"
+
+
+def _raw(cfg: DictConfig, key: str) -> Any:
+    """The value of ``key`` (a dotted key) as written, its interpolations unresolved."""
+    parent, _, leaf = key.rpartition(".")
+    node = OmegaConf.select(cfg, parent, throw_on_missing=False) if parent else cfg
+    return OmegaConf.to_container(node, resolve=False)[leaf]
 
 
 def _unresolvable(node: Any, prefix: str = "") -> str | None:

@@ -49,7 +49,7 @@ def check_positive_int(key: str, value: Any, hint: str) -> None:
     """Raises ConfigError, naming ``key``, unless ``value`` is an int >= 1 (``True`` is not). For a
     string of digits (what ``${oc.env:NAME}`` gives) the message says it is a string and how to
     decode it."""
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdigit() and int(value) >= 1:  # the number would do
         raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer, and this is the "
                           f"string {value!r} (${{oc.env:...}} gives strings). Fix: {key}={value.strip()}, or "
                           f"decode it: '{key}=\"${{oc.decode:${{oc.env:NAME}}}}\"'")
