@@ -49,7 +49,7 @@ try:
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
     from highwaylab.utils.clock import process_start
-    from highwaylab.utils.console import error_line
+    from highwaylab.utils.console import error_line, keep_run_log
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
@@ -78,12 +78,14 @@ def main(cfg: DictConfig) -> float | None:
     which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
         try:
+            # train.log under any hydra/job_logging (stdout: next to the console); disabled: no empty file
+            hydra_cfg = HydraConfig.get()
+            chosen = hydra_cfg.runtime.choices.get("hydra/job_logging")
+            if (unlogged := keep_run_log(chosen, hydra_cfg.job_logging)) is not None:
+                print(f"highwaylab: {unlogged}", file=sys.stderr)
             validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
             if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
                 log.warning(f"highwaylab: {unwritable}")
-            if HydraConfig.get().runtime.choices.get("hydra/job_logging") == "disabled":
-                print("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not "
-                      "shown and train.log stays empty; an error still prints here", file=sys.stderr)
             from highwaylab.train import optimized_metric, train
             warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
         except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later

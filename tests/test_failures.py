@@ -744,7 +744,8 @@ def test_a_run_with_its_logging_disabled_still_prints_its_error(tmp_path, data_d
     assert proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab: ")]
     assert lines[0] == ("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is "
-                        "not shown and train.log stays empty; an error still prints here")
+                        "not shown and train.log is not written; an error still prints here. Fix: leave "
+                        "hydra/job_logging out for both")
     assert lines[1].startswith("highwaylab: optim.optimizer (lr=0.1, momentum=0.9, weight_decay=0.0) was "
                                "refused by Adam (TypeError: Adam.__init__() got an unexpected keyword "
                                "argument 'momentum')")

@@ -209,6 +209,36 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
 
 
 @pytest.mark.slow
+def test_train_log_holds_the_runs_log_under_hydras_stdout_logging(tmp_path, data_dir):
+    # breaking pass, finding 10: before, hydra/job_logging=stdout left an empty train.log, unsaid
+    args = ["depth=3", "width=8", "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=3",
+            "trainer.limit_val_batches=2", "trainer.limit_test_batches=2", "logger=csv", "callbacks=minimal",
+            "hydra/job_logging=stdout", f"hydra.run.dir={tmp_path}/run"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    assert "epoch 0/0  step 2" in text and "highwaylab: " not in text  # the console: Hydra's plain lines
+    train_log = (tmp_path / "run" / "train.log").read_text()
+    epoch_lines = [line for line in train_log.splitlines()
+                   if "][highwaylab.callbacks.epoch_log][INFO] - epoch " in line]
+    assert len(epoch_lines) == 1 and EPOCH_LINE.search(epoch_lines[0])  # in the default's format
+    assert "][highwaylab.train][INFO] - Metrics: {" in train_log
+
+
+@pytest.mark.slow
+def test_disabled_logging_leaves_no_empty_train_log(tmp_path, data_dir):
+    # before: "... train.log stays empty", and an empty train.log in the run folder
+    args = ["depth=3", "width=8", "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=2",
+            "trainer.limit_val_batches=1", "test=false", "logger=csv", "callbacks=minimal",
+            "hydra/job_logging=disabled", f"hydra.run.dir={tmp_path}/run"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    assert [line for line in text.splitlines() if "highwaylab: " in line] == [
+        "highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and "
+        "train.log is not written; an error still prints here. Fix: leave hydra/job_logging out for both"]
+    assert (tmp_path / "run" / "metrics.json").is_file() and not (tmp_path / "run" / "train.log").exists()
+
+
+@pytest.mark.slow
 def test_lightnings_warnings_print_in_the_logs_format_and_into_train_log(tmp_path, data_dir):
     # before: "/.../data_connector.py:260: You requested to overfit ..." bare on stderr, not in train.log
     args = ["debug=overfit", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_val_batches=2",

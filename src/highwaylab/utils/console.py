@@ -158,6 +158,49 @@ class RunLogFileHandler(FailsOnce, logging.FileHandler):
                             "the log continues on the console only\n")
 
 
+# the format of train.log under Hydra's default job logging (conf/hydra/default.yaml's file handler)
+RUN_LOG_FORMAT = "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
+
+
+def _writes_to(filename: str) -> bool:
+    """Whether a handler of the root logger, or of any other logger, writes the file ``filename``."""
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    return any(isinstance(h, logging.FileHandler) and h.baseFilename == os.path.abspath(filename)
+               for lg in loggers for h in lg.handlers)
+
+
+def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
+    """Keep the run's ``train.log`` whatever Hydra job logging was chosen (``job_logging``: the choice of
+    ``hydra/job_logging``; ``logging_cfg``: its config, ``hydra.job_logging``, resolved).
+
+    ``conf/hydra/default.yaml`` adds the ``file`` handler to every choice, but only Hydra's default
+    attaches it to the root logger: under ``hydra/job_logging=stdout`` logging made the file (empty)
+    and dropped the handler. Here a :class:`RunLogFileHandler` for that file is attached to the root
+    logger, in the default's format (or the format the ``file`` handler names), next to the console.
+    Under ``hydra/job_logging=disabled`` (no log at all) the empty file is removed instead, and the
+    returned line says so (``None`` otherwise). ``hydra/job_logging=none`` (Hydra leaves logging
+    alone, and makes no file) is left as it is."""
+    file_cfg = (logging_cfg.get("handlers") or {}).get("file") if logging_cfg else None
+    if not file_cfg or not file_cfg.get("filename") or logging_cfg.get("root") is None:
+        return None
+    filename = str(file_cfg["filename"])
+    if _writes_to(filename):
+        return None
+    if job_logging == "disabled":
+        with contextlib.suppress(OSError):
+            if os.path.getsize(filename) == 0:
+                os.remove(filename)
+        return ("hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and "
+                "train.log is not written; an error still prints here. Fix: leave hydra/job_logging out "
+                "for both")
+    named = (logging_cfg.get("formatters") or {}).get(file_cfg.get("formatter") or "") or {}
+    handler = RunLogFileHandler(filename, encoding="utf-8")
+    handler.setFormatter(logging.Formatter(named.get("format") or RUN_LOG_FORMAT, named.get("datefmt")))
+    logging.getLogger().addHandler(handler)
+    return None
+
+
 def error_line(log: logging.Logger, message: str) -> None:
     """Log the run's one ``highwaylab:`` error ``message`` on ``log``; print it to stderr as well
     when the logging config lets it reach no handler (``hydra/job_logging=disabled`` disables every
