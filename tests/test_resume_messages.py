@@ -572,3 +572,38 @@ def test_a_run_that_max_time_stopped_before_its_first_step_names_it_and_drops_it
         f"time limit (or with a longer one): python train.py {' '.join(OWN[:-2])} logger=none "
         f"trainer.min_epochs=0 trainer.max_epochs=6")
     assert "max_time" not in " ".join(fix_command(text, "(or with a longer one): "))
+
+
+def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
+    # breaking pass, finding 16: before, a run of --config-dir <folder> model=myhighway resumed without
+    # it, and after 14 s Hydra's 15 lines "In 'train': Could not find 'model/myhighway'"
+    extra = tmp_path / "cfg"
+    (extra / "model").mkdir(parents=True)
+    (extra / "model" / "myhighway.yaml").write_text((CONF / "model" / "highway.yaml").read_text())
+    own = [*OWN, "model=myhighway"]
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(own))
+    cfg = compose_cfg([*own, f"hydra.searchpath=[file://{extra}]"], run)
+    OmegaConf.save(cfg, run / ".hydra" / "config.yaml")
+    sources = [{"path": "hydra.conf", "schema": "pkg", "provider": "hydra"},
+               {"path": str(CONF), "schema": "file", "provider": "main"},
+               {"path": str(extra), "schema": "file", "provider": "command-line"},
+               {"path": "", "schema": "structured", "provider": "schema"}]
+    (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
+        {"hydra": {"overrides": {"hydra": [], "task": own}, "runtime": {"config_sources": sources}}}))
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=8, mid_epoch=False)
+    rewritten = argv(f"resume={run}", "trainer.max_epochs=6")
+    assert rewritten[:3] == ["train.py", "--config-dir", str(extra)] and "model=myhighway" in rewritten
+    assert "trainer.max_epochs=6" in rewritten
+    # the run's config composes here as Hydra will compose it, so the checks before Hydra run on it
+    assert "model.activation=tanh cannot apply to the run's checkpoint" in message(
+        f"resume={run}", "model.activation=tanh")
+    assert argv("--config-dir", str(extra), f"resume={run}")[:3] == ["train.py", "--config-dir", str(extra)]
+    (extra / "model" / "myhighway.yaml").rename(tmp_path / "myhighway.yaml")
+    (extra / "model").rmdir()
+    extra.rmdir()
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run was started with --config-dir {extra} (model=myhighway is there), which no "
+        f"longer exists. Fix: put that folder back, or give its new place: python train.py --config-dir "
+        f"<folder> resume={run}")

@@ -170,16 +170,20 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
         own = run_overrides(run)
+        extra_dir = args.config_dir or run_config_dir(run, own, config_dir)  # the run's --config-dir
+        if extra_dir and not args.config_dir:  # taken as its overrides are: the configs they choose
+            flags = ["--config-dir", str(extra_dir), *flags]
         ckpt = last_checkpoint_path(run)
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
-        check_extra_overrides(own, extra, config_dir, config_name)  # a typo: before the checkpoint's read
-        base_cfg = _compose(config_dir, config_name, own)
-        cfg = _compose(config_dir, config_name, merged)
+        own_searched = _searched(own, extra_dir)  # for composing here: Hydra adds --config-dir itself
+        check_extra_overrides(own_searched, extra, config_dir, config_name)  # a typo: before the ckpt's read
+        base_cfg = _compose(config_dir, config_name, own_searched)
+        cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
         if base_cfg is not None and cfg is not None:
-            check_bound(base_cfg, cfg, extra, run,
-                        compose=lambda more: _compose(config_dir, config_name, merge_overrides(own, more)))
+            check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
+                config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
             check_checkpoint_callbacks(base_cfg, cfg, run, extra)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
@@ -367,6 +371,54 @@ def run_overrides(run: Path) -> list[str]:
         hydra_overrides = hydra_overrides.get("hydra") if isinstance(hydra_overrides, dict) else None
         overrides += [str(o) for o in hydra_overrides or [] if _key_value(str(o))[0] == "hydra.searchpath"]
     return [o for o in overrides if _key_value(o)[0] not in (*WHERE, "hparams_search")]
+
+
+def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | None:
+    """The extra config folder that the latest start of ``run`` was given (``--config-dir``: the
+    ``command-line`` source of ``hydra.runtime.config_sources`` in its record's ``hydra.yaml``), or
+    ``None``. Its overrides (``own``) may choose configs that only that folder holds
+    (``model=myhighway``), so resume= gives it to Hydra again.
+
+    Raises:
+        ResumeError: the folder is gone (names the run's choices that ``config_dir`` lacks).
+    """
+    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
+    record = [r for r in records if (r / "hydra.yaml").is_file()]
+    if not record:
+        return None
+    hydra_cfg = _load_yaml(record[-1] / "hydra.yaml", f"resume={run}", "the run's Hydra settings",
+                           "repair that line (Hydra wrote it), or start a new run")
+    hydra_cfg = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
+    runtime = hydra_cfg.get("runtime") if isinstance(hydra_cfg, dict) else None
+    sources = runtime.get("config_sources") if isinstance(runtime, dict) else None
+    folder = next((s.get("path") for s in sources or [] if isinstance(s, dict) and s.get("path")
+                   and s.get("provider") == "command-line" and s.get("schema") == "file"), None)
+    if folder is None:
+        return None
+    if not Path(folder).is_dir():
+        elsewhere = [o for o in own if "=" in o and "/" not in (group := _key_value(o)[0].lstrip("+~"))
+                     and (Path(config_dir) / group).is_dir()
+                     and not (Path(config_dir) / group / f"{_key_value(o)[1]}.yaml").is_file()]
+        verb = "is" if len(elsewhere) == 1 else "are"
+        there = f" ({', '.join(elsewhere)} {verb} there)" if elsewhere else ""
+        raise ResumeError(f"resume={run}: the run was started with --config-dir {folder}{there}, which no "
+                          f"longer exists. Fix: put that folder back, or give its new place: python train.py "
+                          f"--config-dir <folder> resume={run}")
+    return str(folder)
+
+
+def _searched(overrides: list[str], folder: str | None) -> list[str]:
+    """``overrides`` with the config folder ``folder`` (a ``--config-dir``) on ``hydra.searchpath``, for
+    composing the config here as Hydra will compose it (``None``: ``overrides`` as they are)."""
+    if not folder:
+        return list(overrides)
+    last = next((i for i in reversed(range(len(overrides))) if overrides[i].rstrip().endswith("]")
+                 and _key_value(overrides[i])[0] == "hydra.searchpath"), None)
+    if last is None:
+        return [*overrides, f"hydra.searchpath=[file://{folder}]"]
+    head = overrides[last].rstrip()[:-1].rstrip()
+    joined = f"{head}{'' if head.endswith('[') else ','}file://{folder}]"
+    return [*overrides[:last], joined, *overrides[last + 1:]]
 
 
 def continue_command(run: Path, ckpt: Path | str, overrides: list[str] | None = None) -> str:
