@@ -618,6 +618,31 @@ def test_env_set_values_are_what_the_checks_before_hydra_read(tmp_path, data_dir
     assert "WANDB_CONSOLE" not in os.environ
 
 
+def test_an_env_set_variable_that_the_run_folder_reads_is_refused_before_hydra(tmp_path, data_dir,
+                                                                             no_hydra_run):
+    # breaking pass, finding 46: before, +hydra.job.env_set.HIGHWAYLAB_ROOT=<x> ran under the shell's
+    # $HIGHWAYLAB_ROOT/outputs/runs/ while its config_resolved.yaml recorded paths.root_dir: <x>
+    from highwaylab.utils.overrides import OverrideError, check_command_line
+
+    def check(*args: str) -> None:
+        check_command_line(["train.py", *args], ROOT / "conf")
+
+    shell, envroot = os.environ["HIGHWAYLAB_ROOT"], tmp_path / "envroot"
+    for multirun, folder, who in (([], "run's folder", "the run"), (["-m", "seed=0,1"], "multirun's folders",
+                                                                    "its jobs")):
+        with pytest.raises(OverrideError) as err:
+            check(*multirun, *TINY, f"+hydra.job.env_set.HIGHWAYLAB_ROOT={envroot}")
+        assert str(err.value) == (
+            f"+hydra.job.env_set.HIGHWAYLAB_ROOT: Hydra chooses the {folder} before env_set applies, so "
+            f"{who} would go under {shell} while the record says {envroot}. Fix: set HIGHWAYLAB_ROOT in the "
+            f"shell (HIGHWAYLAB_ROOT={envroot} python train.py ...), or paths.log_dir=<folder>")
+    assert os.environ["HIGHWAYLAB_ROOT"] == shell and not envroot.exists()
+    env_set = f"+hydra.job.env_set.HIGHWAYLAB_ROOT={envroot}"
+    check(*TINY, env_set, f"paths.log_dir={envroot}/outputs")  # the fix: the folder given, not read
+    check(*TINY, env_set, f"hydra.run.dir={tmp_path}/run")  # a folder that reads no variable
+    check(*TINY, f"+hydra.job.env_set.HIGHWAYLAB_ROOT={shell}")  # the shell's value: the same folder
+
+
 @pytest.mark.slow
 def test_a_run_refused_for_an_env_set_data_folder_leaves_no_folder(tmp_path, data_dir):
     # before (finding 52): "Data file missing" from inside the job, and run_j08/ (.hydra/, train.log) left

@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -130,6 +131,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         raise OverrideError(f"logger=[{','.join(str(x) for x in loggers)}]: none removes every logger, the "
                             f"others included. Fix: leave none out (logger=[{others}])")
     multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
+    _env_set_folder(cfg, list(args.overrides), multirun)  # env_set applies after Hydra chose the folder
     basic = "BasicSweeper" in str(cfg.hydra.sweeper.get("_target_"))
     for override in parsed:  # Hydra's basic sweeper raises a traceback for these
         if multirun and basic and override.is_interval_sweep():
@@ -177,6 +179,57 @@ def _interval_ends(override: Any) -> str:
 def _interval_search(override: Any) -> str:
     """The Optuna search of an ``interval()`` override (conf/hparams_search/), quoted for the shell."""
     return f"-m hparams_search=mnist_tpe '{override.input_line}' (or hparams_search=mnist_random)"
+
+
+def _env_set_folder(cfg: DictConfig, overrides: list[str], multirun: bool) -> None:
+    """Raises OverrideError for a ``hydra.job.env_set`` variable that the run's folder
+    (``hydra.run.dir``; a multirun's ``hydra.sweep.dir`` and ``subdir``) reads, through its
+    interpolations (``${paths.log_dir}`` -> ``${paths.root_dir}`` -> ``${oc.env:HIGHWAYLAB_ROOT,.}``), with
+    another value than the shell's. Hydra chooses the folder before it applies env_set, and the job
+    resolves its config after: the run would be written under the shell's value and its record
+    (``config_resolved.yaml``: ``paths.root_dir``, ``paths.log_dir``) say the env_set one."""
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set")
+    if not env_set:
+        return
+    raw = OmegaConf.to_container(cfg, resolve=False)
+    keys = ["hydra.sweep.dir", "hydra.sweep.subdir"] if multirun else ["hydra.run.dir"]
+    read = _env_read(raw, keys)
+    with job_environment(cfg):
+        job = {name: os.environ.get(name) for name in read}
+    for name in read:
+        shell = os.environ.get(name)
+        if job[name] is None or job[name] == shell:
+            continue
+        given = next((o.split("=", 1)[0] for o in overrides if o.split("=", 1)[0].lstrip("+") ==
+                      f"hydra.job.env_set.{name}"), f"hydra.job.env_set.{name}")
+        folder, who = ("multirun's folders", "its jobs") if multirun else ("run's folder", "the run")
+        raise OverrideError(f"{given}: Hydra chooses the {folder} before env_set applies, so {who} would "
+                            f"go under {shell if shell is not None else f'{name} unset'} while the record "
+                            f"says {job[name]}. Fix: set {name} in the shell ({name}={job[name]} python "
+                            f"train.py ...), or paths.log_dir=<folder>")
+
+
+def _env_read(raw: Any, keys: list[str]) -> list[str]:
+    """The environment variables (``${oc.env:NAME}``) that the config values at ``keys`` read, through
+    their references to other keys (``${paths.log_dir}``, ``${hydra:runtime.choices}``); ``raw``: the
+    config unresolved, as containers."""
+    names: list[str] = []
+    seen: set[str] = set()
+    todo = list(keys)
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        value: Any = raw
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if not isinstance(value, str):
+            continue
+        names += [n for n in re.findall(r"oc\.env:\s*([A-Za-z_]\w*)", value) if n not in names]
+        todo += re.findall(r"\$\{\s*([A-Za-z_][\w.]*)\s*\}", value)
+        todo += [f"hydra.{k}" for k in re.findall(r"\$\{\s*hydra:\s*([\w.]+)\s*\}", value)]
+    return names
 
 
 @contextlib.contextmanager
