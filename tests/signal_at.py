@@ -148,3 +148,17 @@ class CPULimitAt(L.Callback):
         deadline = time.monotonic() + 60
         while not trainer.received_sigterm and time.monotonic() < deadline:  # the handler raises it
             sum(i * i for i in range(10_000))
+
+
+class SignalAtSanityCheck(L.Callback):
+    """Send this process the real signal ``signum`` once, at the end of sanity-check batch ``batch``
+    (the validation batches Lightning runs before the first training batch)."""
+
+    def __init__(self, batch: int = 0, signum: int = int(signal.SIGTERM)) -> None:
+        self.batch, self.signum, self.sent = batch, signum, False
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx,
+                                dataloader_idx=0) -> None:
+        if trainer.sanity_checking and batch_idx == self.batch and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), self.signum)

@@ -355,3 +355,21 @@ def test_a_best_checkpoint_deleted_during_the_run_is_one_line_and_the_run_can_fi
     assert finished.returncode == 0, finished.stderr[-3000:]
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["epochs"] == 2 and "test/acc" not in metrics
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batch", [0, 1])  # 1: the sanity check's last batch, where Lightning checks no flag
+def test_a_signal_during_the_sanity_check_stops_before_the_first_training_batch(batch, tmp_path, data_dir):
+    # breaking pass, finding 39: before, the run trained one more batch, then stopped at step 1 and saved it
+    run = tmp_path / "run"
+    proc = train_py(["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=1",
+                     "trainer.limit_train_batches=5", "trainer.limit_val_batches=2",
+                     "trainer.num_sanity_val_steps=2", "logger=csv",
+                     "callbacks=minimal", "+callbacks.signal_at._target_=tests.signal_at.SignalAtSanityCheck",
+                     f"+callbacks.signal_at.batch={batch}", f"hydra.run.dir={run}"], tmp_path)
+    assert proc.returncode == 143, (proc.stdout + proc.stderr)[-3000:]
+    assert highwaylab_lines(proc)[-1] == (
+        "highwaylab: interrupted by SIGTERM during the sanity check, before training started: nothing was "
+        "saved, nor trained; start the run again with the same command.")
+    assert not (run / "checkpoints" / "last.ckpt").exists() and not list((run / "checkpoints").glob("*.ckpt"))
+    assert "epoch 0/0" not in proc.stdout and "Training starts" not in proc.stdout

@@ -220,6 +220,9 @@ class StopOnSignal(L.Callback):
     def on_validation_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         interrupt.validation_started(trainer)
 
+    def on_sanity_check_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        interrupt.sanity_check_ended(trainer)  # a signal during it: stop before the first training batch
+
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         interrupt.validation_ended(trainer)
         if trainer.world_size > 1 and not trainer.sanity_checking:  # DDP: a signal during (or just

@@ -88,6 +88,7 @@ class _State:
         self.closing = False  # the run has ended and its loggers are closing: a signal only noted
         self.late: int | None = None  # the signal noted while closing
         self.want_stop = False  # under DDP: the stop that sync_stop applies on every rank together
+        self.in_sanity_check = False  # the signal came during the sanity check before training
 
     def current_trainer(self) -> Any:
         return self.trainer() if self.trainer is not None else None
@@ -174,7 +175,7 @@ def signals_interrupt() -> Iterator[None]:
     previous = {signum: signal.getsignal(signum) for signum in signals}
     outer = (_state.trainer, _state.signum, _state.pending)
     _state.trainer, _state.signum, _state.pending = None, None, False
-    _state.want_stop = False
+    _state.want_stop = _state.in_sanity_check = False
     for signum in signals:
         signal.signal(signum, _on_signal)
     try:
@@ -264,11 +265,31 @@ def _on_signal(signum: int, frame: Any) -> None:
     else:
         log.warning(f"{name} received: the run stops after the current batch; its state is not saved "
                     f"(callbacks.last_checkpoint is off; send {name} again to stop at once)")
+    _state.in_sanity_check = bool(trainer.sanity_checking)
     if _fitting(trainer) and trainer.validating and not trainer.sanity_checking:
         _state.pending = True  # let the epoch's validation finish: StopOnSignal.on_validation_end
         _set_stop(trainer, False)  # Lightning's own SIGTERM handler, called before this one, set it
+    elif trainer.sanity_checking and getattr(trainer, "world_size", 1) > 1:
+        _state.want_stop = True  # DDP: every rank ends the sanity check, then all stop together
+        trainer._signal_connector.received_sigterm = False  # (sanity_check_ended), not this rank alone
     else:
-        _set_stop(trainer, True)
+        _set_stop(trainer, True)  # Lightning's loops stop at the next batch end, the sanity check's too
+
+
+def sanity_check_ended(trainer: Any) -> None:
+    """The sanity check before training ended: a signal that came during it stops the run here,
+    before the first training batch, with nothing trained (before, its flag stayed up and the run
+    trained one batch, then stopped at step 1 and saved it). Under DDP every rank stops here together.
+
+    Raises:
+        SIGTERMException: a signal came.
+    """
+    from lightning.pytorch.utilities.exceptions import SIGTERMException
+
+    if getattr(trainer, "world_size", 1) > 1:
+        sync_stop_now(trainer)
+    elif _state.signum is not None and trainer.received_sigterm:
+        raise SIGTERMException
 
 
 def stop_if_signalled(trainer: Any) -> None:
@@ -351,6 +372,10 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
                 f"run again with the same command.")  # before: no next step
     where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
+    if not path and _resumed_from(trainer) is None and not _trained(trainer):  # a new run, stopped before
+        when = "during the sanity check, " if _state.in_sanity_check else ""  # its first training batch
+        return (f"interrupted by {name} {when}before training started: nothing was saved, nor trained; start "
+                f"the run again with the same command.")
     finished = _training_finished(trainer)
     if finished and path and step == trainer.global_step:  # only the test (and metrics.json) is missing
         return (f"interrupted by {name} {where}: the final state, of step {step}, is saved in {path}; "
@@ -421,6 +446,14 @@ def _where(trainer: Any) -> str:
     if progress is not None and progress.completed > 0 and progress.started == progress.completed:
         return f"at the end of epoch {progress.completed - 1}, at step {step}"
     return f"in epoch {epoch} at step {step}"
+
+
+def _trained(trainer: Any) -> bool:
+    """Whether ``trainer`` started a training batch (``True`` when it cannot tell)."""
+    try:
+        return trainer.global_step > 0 or trainer.fit_loop.epoch_loop.batch_progress.total.started > 0
+    except AttributeError:
+        return True
 
 
 def _testing(trainer: Any) -> bool:
