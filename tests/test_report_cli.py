@@ -26,12 +26,13 @@ CHOICES = {"debug": None, "hparams_search": None, "experiment": None, "hydra": "
 
 
 def write_job(sweep: Path, num: int, overrides: list[str], loss: float | None, acc: float | None,
-              error: str | None = None) -> Path:
+              error: str | None = None, csv_log: bool = True) -> Path:
     """Job ``num`` of a multirun in ``sweep``, with the files a real job leaves: ``.hydra/config.yaml``
     (the composed config: top-level depth, width, seed), ``.hydra/hydra.yaml`` (the group choices),
-    ``.hydra/overrides.yaml`` (its overrides, one ``- key=value`` line each), ``metrics.json`` when it
-    finished, and its line in ``summary.jsonl`` (as :func:`highwaylab.utils.sweep.record_job` writes it).
-    ``loss``/``acc`` None: the job failed with ``error``."""
+    ``.hydra/overrides.yaml`` (its overrides, one ``- key=value`` line each), ``metrics.json`` and, with
+    ``csv_log``, the CSV logger's file (:func:`write_csv_log`) when it finished, and its line in
+    ``summary.jsonl`` (as :func:`highwaylab.utils.sweep.record_job` writes it). ``loss``/``acc`` None:
+    the job failed with ``error``."""
     given = dict(o.split("=", 1) for o in overrides)
     model, depth, seed = given.get("model", "highway"), int(given.get("depth", 3)), int(given.get("seed", 0))
     job = sweep / f"{num}_mnist-{model}-d{depth}-relu-sgd-s{seed}"
@@ -51,10 +52,25 @@ def write_job(sweep: Path, num: int, overrides: list[str], loss: float | None, a
         metrics = {"train/loss": loss, "test/acc": acc, "val/acc_best": acc, "params": 6658, "width": 8,
                    "depth": depth, "epochs": 1, "global_step": 3, "precision": "32-true"}
         (job / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        if csv_log:
+            write_csv_log(job)
     line = {"job": num, "overrides": overrides, "output_dir": str(job), "status": "ok" if loss is not None
             else "failed", "error": error, "metrics": metrics}
     with (sweep / "summary.jsonl").open("a") as f:
         f.write(json.dumps(line) + "\n")
+    return job
+
+
+def write_csv_log(job: Path) -> Path:
+    """Give ``job`` the CSV logger's file of a ``logger=csv`` run (``csv/version_0/metrics.csv``, one
+    row per log call): ``train/loss_step`` 2.25 at step 49 and 1.5 at step 99, the epoch's means at 99."""
+    logged = job / "csv" / "version_0"
+    logged.mkdir(parents=True)
+    with (logged / "metrics.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["epoch", "grad_norm/global", "step", "train/loss", "train/loss_step", "val/acc"])
+        writer.writerows([["", "0.8", "0", "", "", ""], ["", "", "49", "", "2.25", ""],
+                          ["", "", "99", "", "1.5", ""], ["0", "", "99", "1.9", "", "0.6"]])
     return job
 
 
@@ -302,16 +318,8 @@ def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
     # breaking pass 20, row 30: before, a logger=csv sweep's loss_curves.png was only the text "no
     # training loss in the jobs' W&B runs", and the console said nothing
     sweep = tmp_path / "sweep"
-    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
-    logged = job / "csv" / "version_0"
-    logged.mkdir(parents=True)
-    columns = ["epoch", "grad_norm/global", "step", "train/loss", "train/loss_step", "val/acc"]
-    with (logged / "metrics.csv").open("w", newline="") as f:  # CSVLogger's layout: one row per log call
-        writer = csv.writer(f)
-        writer.writerow(columns)
-        writer.writerows([["", "0.8", "0", "", "", ""], ["", "", "49", "", "2.25", ""],
-                          ["", "", "99", "", "1.5", ""], ["0", "", "99", "1.9", "", "0.6"]])
-    bare = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)  # logger=none: no curve
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)  # with its CSV log
+    bare = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8, csv_log=False)  # logger=none
     jobs = {j.folder.name: j for j in collect_jobs(sweep)}
     assert jobs[job.name].curve == [(49, 2.25), (99, 1.5)]  # train/loss_step, not the epoch mean
     assert jobs[bare.name].curve == []
@@ -319,8 +327,9 @@ def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
     assert proc.returncode == 0 and "loss_curves.png has no curve" not in proc.stderr, proc.stderr
     (job / "csv" / "version_0" / "metrics.csv").unlink()
     proc = report(sweep, "--no-wandb", "--out", tmp_path / "empty", cwd=tmp_path)
-    assert "loss_curves.png has no curve: no job logged its training loss to W&B or to a CSV logger " \
-           "(logger=none, or tensorboard only)" in proc.stderr
+    assert proc.stderr.splitlines() == [
+        "python -m highwaylab.report: warning: loss_curves.png has no curve: no job logged its training loss "
+        "to W&B or to a CSV logger (logger=none, or tensorboard only)"]
 
 
 def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
@@ -396,7 +405,7 @@ def test_ctrl_c_during_the_report_is_one_line_and_leaves_no_empty_out_folder(tmp
     # before: rc 130 with a 30-line traceback through matplotlib ending KeyboardInterrupt, and the
     # --out folder it had made left behind, empty
     sweep = tmp_path / "sweep"
-    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    write_job(sweep, 0, FIXED, 0.5, 0.9)  # with a loss curve (its CSV log): no warning line
     out = tmp_path / "new" / "rep"  # neither folder is there: the report makes both
     proc = subprocess.run([sys.executable, "-c", SIGINT_AT_SAVE, str(sweep), "--out", str(out), "--no-wandb"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,

@@ -127,6 +127,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"--out {out}: cannot write the report there ({err.strerror or err}); {writable}")
 
     rows = table_rows(points)
+    if any(job.status == "ok" for job in jobs) and not any(job.curve for job in jobs):
+        print(f"{parser.prog}: warning: loss_curves.png has no curve: no job logged its training loss to "
+              f"W&B or to a CSV logger (logger=none, or tensorboard only)", file=sys.stderr)
     figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
     try:
         for name, fig in figures.items():

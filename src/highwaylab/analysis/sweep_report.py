@@ -402,10 +402,7 @@ def depth_figure(points: list[Point]) -> Figure:
 def curves_figure(jobs: list[Job]) -> Figure:
     """Training-loss curves (``train/loss_step``), one panel per depth, one line per model and seed."""
     depths = sorted({j.depth for j in jobs if j.curve})
-    if not depths:  # no job logged a training loss
-        if any(j.status == "ok" for j in jobs):
-            warnings.warn("loss_curves.png has no curve: no job logged its training loss to W&B or to a CSV "
-                          "logger (logger=none, or tensorboard only)", stacklevel=2)
+    if not depths:  # no job logged a training loss (collect_jobs has said so)
         fig, ax = plt.subplots(figsize=(6, 2))
         ax.text(0.5, 0.5, "no training loss in the jobs' W&B runs or CSV logs", ha="center", va="center")
         ax.set_axis_off()
