@@ -208,12 +208,15 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     assert sum(1 for line in train_log.splitlines() if " - epoch " in line) == 2
 
 
+# a one-epoch run of a small net with the CSV logger and the minimal callbacks (add the batch limits)
+SMALL_RUN = ["depth=3", "width=8", "trainer=cpu", "trainer.max_epochs=1", "logger=csv", "callbacks=minimal"]
+
+
 @pytest.mark.slow
 def test_train_log_holds_the_runs_log_under_hydras_stdout_logging(tmp_path, data_dir):
     # breaking pass, finding 10: before, hydra/job_logging=stdout left an empty train.log, unsaid
-    args = ["depth=3", "width=8", "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=3",
-            "trainer.limit_val_batches=2", "trainer.limit_test_batches=2", "logger=csv", "callbacks=minimal",
-            "hydra/job_logging=stdout", f"hydra.run.dir={tmp_path}/run"]
+    args = [*SMALL_RUN, "trainer.limit_train_batches=3", "trainer.limit_val_batches=2",
+            "trainer.limit_test_batches=2", "hydra/job_logging=stdout", f"hydra.run.dir={tmp_path}/run"]
     code, text = train_py_to_file(args, tmp_path)
     assert code == 0, text[-3000:]
     assert "epoch 0/0  step 2" in text and "highwaylab: " not in text  # the console: Hydra's plain lines
@@ -227,8 +230,7 @@ def test_train_log_holds_the_runs_log_under_hydras_stdout_logging(tmp_path, data
 @pytest.mark.slow
 def test_disabled_logging_leaves_no_empty_train_log(tmp_path, data_dir):
     # before: "... train.log stays empty", and an empty train.log in the run folder
-    args = ["depth=3", "width=8", "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=2",
-            "trainer.limit_val_batches=1", "test=false", "logger=csv", "callbacks=minimal",
+    args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false",
             "hydra/job_logging=disabled", f"hydra.run.dir={tmp_path}/run"]
     code, text = train_py_to_file(args, tmp_path)
     assert code == 0, text[-3000:]
