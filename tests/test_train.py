@@ -39,6 +39,18 @@ def test_metrics_json_counts_the_examples_of_a_limited_and_of_a_whole_evaluation
                      "(trainer.limit_test_batches); metrics.json's test_examples says so"]
 
 
+def test_the_partial_set_line_of_debug_fast_names_fast_dev_run(tmp_path, data_dir, caplog):
+    # breaking pass 21, row 39: debug=fast's line named trainer.limit_val_batches, which it does not set
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        metrics = train(compose_cfg(["debug=fast", "depth=3", "width=8"], tmp_path))
+    assert (metrics["val_examples"], metrics["test_examples"]) == (128, 128)  # one batch each
+    notes = [r.getMessage() for r in caplog.records if "examples (trainer." in r.getMessage()]
+    assert notes == ["val/loss and val/acc are over 128 of the 5,000 val examples (trainer.fast_dev_run); "
+                     "metrics.json's val_examples says so",
+                     "test/loss and test/acc are over 128 of the 10,000 test examples "
+                     "(trainer.fast_dev_run); metrics.json's test_examples says so"]
+
+
 def test_a_last_epoch_cut_by_max_steps_says_how_much_of_it_ran(tmp_path, data_dir, caplog):
     # breaking pass 20, row 52: before, max_steps=6 with 4 batches an epoch recorded "epochs": 2 and
     # train/* of the 2-batch second epoch, with nothing to tell it from two whole epochs

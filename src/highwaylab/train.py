@@ -152,7 +152,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
         trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
-        note_partial_sets(module, datamodule)
+        note_partial_sets(module, datamodule, trainer)
     wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     metrics = {
         **{k: v for k, v in fit_metrics.items() if k.startswith(("train/", "val/"))},
@@ -275,15 +275,17 @@ def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
         f"back and resume the run (it then tests), or finish it without the test: {again}")
 
 
-def note_partial_sets(module: Any, datamodule: Any) -> None:
+def note_partial_sets(module: Any, datamodule: Any, trainer: L.Trainer) -> None:
     """One log line when the last validation or the test counted fewer examples than its set holds
-    (``trainer.limit_val_batches`` / ``limit_test_batches``): ``val/*`` and ``test/*`` are then over
-    a part of the set (before: nothing said so, and a sweep's table compared them as if whole)."""
+    (``trainer.limit_val_batches`` / ``limit_test_batches``, or ``trainer.fast_dev_run``, which
+    ``debug=fast`` sets): ``val/*`` and ``test/*`` are then over a part of the set (before: nothing
+    said so, and a sweep's table compared them as if whole)."""
     for stage, key in (("val", "limit_val_batches"), ("test", "limit_test_batches")):
         counted, data = getattr(module, f"{stage}_examples"), getattr(datamodule, f"data_{stage}", None)
+        cause = "trainer.fast_dev_run" if getattr(trainer, "fast_dev_run", False) else f"trainer.{key}"
         if counted is not None and data is not None and counted < len(data):
             log.info(f"{stage}/loss and {stage}/acc are over {counted:,} of the {len(data):,} {stage} "
-                     f"examples (trainer.{key}); metrics.json's {stage}_examples says so")
+                     f"examples ({cause}); metrics.json's {stage}_examples says so")
 
 
 def resume_stamp() -> str:
