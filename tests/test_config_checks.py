@@ -735,6 +735,9 @@ COMMAND_LINES = {
         "command line. Fix: drop ~trainer (trainer.max_epochs=1 alone changes that key)",
     "~model model.width=3": "model.width=3: the config has no key 'model': 'model' was removed by ~model on "
                             "this command line. Fix: drop ~model",
+    # breaking pass 21, row 14: before, Hydra's "Additional config directory ... not found", with no fix
+    "-cd /nonexistent/highwaylab_cfg depth=3": "--config-dir /nonexistent/highwaylab_cfg: no such folder. "
+                                               "Fix: give the folder that holds your config groups",
     "-m seed=0, depth=3": "seed=0,: the value ends in a comma, with no value after it. Fix: leave the comma "
                           "out (seed=0), or give the next value without a space: seed=0,<value>",
 }

@@ -103,6 +103,10 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         _flag_for_a_key(argv[1:], config_dir, config_name)  # --resume x: resume=x
         return
     _one_command(args)
+    if args.config_dir and not Path(args.config_dir).expanduser().is_dir():  # before: Hydra's line, no fix
+        raise OverrideError(f"--config-dir {args.config_dir}: no such folder. Fix: give the folder that "
+                            f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "
+                            f"--config-dir out")
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
