@@ -61,14 +61,17 @@ def write_job(sweep: Path, num: int, overrides: list[str], loss: float | None, a
     return job
 
 
-def write_csv_log(job: Path) -> Path:
+def write_csv_log(job: Path, prefix: str = "") -> Path:
     """Give ``job`` the CSV logger's file of a ``logger=csv`` run (``csv/version_0/metrics.csv``, one
-    row per log call): ``train/loss_step`` 2.25 at step 49 and 1.5 at step 99, the epoch's means at 99."""
+    row per log call): ``train/loss_step`` 2.25 at step 49 and 1.5 at step 99, the epoch's means at 99;
+    with ``prefix`` (``logger.csv.prefix``) its keys as Lightning writes them, ``<prefix>-train/loss``."""
     logged = job / "csv" / "version_0"
     logged.mkdir(parents=True)
+    keyed = [f"{prefix}-{k}" if prefix else k for k in ("grad_norm/global", "train/loss", "train/loss_step",
+                                                          "val/acc")]
     with (logged / "metrics.csv").open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["epoch", "grad_norm/global", "step", "train/loss", "train/loss_step", "val/acc"])
+        writer.writerow(["epoch", keyed[0], "step", *keyed[1:]])
         writer.writerows([["", "0.8", "0", "", "", ""], ["", "", "49", "", "2.25", ""],
                           ["", "", "99", "", "1.5", ""], ["0", "", "99", "1.9", "", "0.6"]])
     return job
@@ -325,7 +328,13 @@ def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
     assert jobs[bare.name].curve == []
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "loss_curves.png has no curve" not in proc.stderr, proc.stderr
+    # pass 21, row 2: logger.csv.prefix=pre writes pre-train/loss_step; before: "no curve", falsely
+    prefixed = write_job(sweep, 2, [*FIXED[:1], "depth=5", *FIXED[2:]], 0.4, 0.8, csv_log=False)
+    (prefixed / "config_resolved.yaml").write_text("logger:\n  csv:\n    prefix: pre\n")
+    write_csv_log(prefixed, prefix="pre")
+    assert {j.folder.name: j for j in collect_jobs(sweep)}[prefixed.name].curve == [(49, 2.25), (99, 1.5)]
     (job / "csv" / "version_0" / "metrics.csv").unlink()
+    (prefixed / "csv" / "version_0" / "metrics.csv").unlink()
     proc = report(sweep, "--no-wandb", "--out", tmp_path / "empty", cwd=tmp_path)
     assert proc.stderr.splitlines() == [
         "python -m highwaylab.report: warning: loss_curves.png has no curve: no job logged its training loss "

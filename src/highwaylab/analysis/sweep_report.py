@@ -238,19 +238,35 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
 
 def _csv_rows(folder: Path) -> list[dict[str, str]]:
     """The rows of the CSV logger's files in ``folder`` (``csv/version_*/metrics.csv``, in version
-    order), with its ``step`` column as ``trainer/global_step``; [] without one, or unreadable."""
-    rows = []
+    order), with its ``step`` column as ``trainer/global_step`` and the keys without the logger's
+    prefix (``logger.csv.prefix=pre``: Lightning writes ``pre-train/loss``); [] without one, or
+    unreadable."""
     def version(path: Path) -> int:
         number = path.parent.name.removeprefix("version_")
         return int(number) if number.isdigit() else 1 << 30
 
+    prefix, rows = _csv_prefix(folder), []
     for path in sorted(folder.glob("csv/version_*/metrics.csv"), key=version):
         try:
             with path.open(newline="") as f:
-                rows += [{**row, STEP: row.get("step", "")} for row in csv.DictReader(f)]
+                rows += [{**{k.removeprefix(prefix): v for k, v in row.items() if k},
+                          STEP: row.get("step", "")} for row in csv.DictReader(f)]
         except (OSError, csv.Error, UnicodeDecodeError) as err:
             warnings.warn(f"{path}: cannot be read ({err}); its training loss is left out", stacklevel=2)
     return rows
+
+
+def _csv_prefix(folder: Path) -> str:
+    """What the job's CSV logger put before each key: ``<logger.csv.prefix>-`` (Lightning's join
+    character) as the job recorded it (``config_resolved.yaml``, else ``.hydra/config.yaml``); ""
+    without one."""
+    for name in ("config_resolved.yaml", ".hydra/config.yaml"):
+        try:
+            prefix = yaml.safe_load((folder / name).read_text())["logger"]["csv"].get("prefix")
+        except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+            continue
+        return f"{prefix}-" if isinstance(prefix, str) and prefix and "${" not in prefix else ""
+    return ""
 
 
 @dataclass
