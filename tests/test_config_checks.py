@@ -932,6 +932,21 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
     assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)
 
 
+def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):
+    # breaking pass 21, row 6: HIGHWAYLAB_ROOT=/etc/passwd blamed hydra.run.dir (never typed) and said
+    # "move that file away"
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    (root := tmp_path / "afile").write_text("")
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(root))
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(root / "outputs" / "runs" / "r", "hydra.run.dir")
+    assert str(excinfo.value) == (
+        f"HIGHWAYLAB_ROOT={root} (from the environment) is a file, not a folder: the runs would go under "
+        f"{root}/outputs (hydra.run.dir={root}/outputs/runs/r). Fix: set HIGHWAYLAB_ROOT to a folder, or "
+        f"unset it (the runs then go beside train.py)")
+
+
 @pytest.mark.parametrize("below", ["", "runs/r"])
 def test_an_output_folder_through_a_dangling_symlink_names_its_target(tmp_path, below):
     # before: "hydra.run.dir=<link>: cannot write the run's folder (a file is in the way: <link>). Fix: move

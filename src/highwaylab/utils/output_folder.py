@@ -74,6 +74,12 @@ def check_output_folder(folder: str | Path, key: str) -> None:
         if err.errno in (errno.ENOTDIR, errno.EEXIST):  # name the file itself, not the folder below it
             where = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), where)
             fix = "move that file away"
+            root = os.environ.get("HIGHWAYLAB_ROOT")
+            if root and Path(where) == Path(root):  # before: blamed hydra.run.dir, never typed
+                raise OutputFolderError(f"HIGHWAYLAB_ROOT={root} (from the environment) is a file, not a "
+                                        f"folder: the runs would go under {root}/outputs ({key}={folder}). "
+                                        f"Fix: set HIGHWAYLAB_ROOT to a folder, or unset it (the runs then "
+                                        f"go beside train.py)") from None
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
                                 f"Fix: {fix}, or {elsewhere}") from None
     free_mb = shutil.disk_usage(folder).free / 2**20
