@@ -368,8 +368,9 @@ def test_a_signal_during_the_sanity_check_stops_before_the_first_training_batch(
                      "callbacks=minimal", "+callbacks.signal_at._target_=tests.signal_at.SignalAtSanityCheck",
                      f"+callbacks.signal_at.batch={batch}", f"hydra.run.dir={run}"], tmp_path)
     assert proc.returncode == 143, (proc.stdout + proc.stderr)[-3000:]
-    assert highwaylab_lines(proc)[-1] == (
-        "highwaylab: interrupted by SIGTERM during the sanity check, before training started: nothing was "
-        "saved, nor trained; start the run again with the same command.")
+    assert highwaylab_lines(proc)[-1] == (  # hydra.run.dir names the folder: removed first (pass 21, row 1)
+        f"highwaylab: interrupted by SIGTERM during the sanity check, before training started: nothing was "
+        f"saved, nor trained; start the run again: rm -r {run} (it holds only this start's record and log), "
+        f"then the same command.")
     assert not (run / "checkpoints" / "last.ckpt").exists() and not list((run / "checkpoints").glob("*.ckpt"))
     assert "epoch 0/0" not in proc.stdout and "Training starts" not in proc.stdout

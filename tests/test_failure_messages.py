@@ -93,6 +93,20 @@ def hydra_run(tmp_path):
     HydraConfig.instance().cfg = None
 
 
+def test_a_run_stopped_before_training_in_a_named_folder_says_to_remove_it_first(hydra_run):
+    # breaking pass 21, row 1: "start the run again with the same command", which hydra.run.dir=<run>
+    # then refuses (the folder holds the stopped start's record)
+    from highwaylab.utils import interrupt
+
+    assert interrupt._message(15, None, at_once=True).endswith("start the run again with the same command.")
+    hydra = HydraConfig.instance().cfg.hydra
+    with read_write(hydra), open_dict(hydra):
+        hydra.overrides.hydra = [*hydra.overrides.hydra, f"hydra.run.dir={hydra_run}"]
+    assert interrupt._message(15, None, at_once=True) == (
+        f"interrupted by SIGTERM before training started: nothing was saved, nor trained; start the run "
+        f"again: rm -r {hydra_run} (it holds only this start's record and log), then the same command.")
+
+
 def one_line(proc: subprocess.CompletedProcess, status: int = 1) -> str:
     """The one ``highwaylab:`` line of a failed ``train.py`` (exit ``status``, no traceback)."""
     output = proc.stdout + proc.stderr

@@ -368,14 +368,14 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     ``metrics.json``) is what is missing, and the ``resume=`` that does it."""
     name = signal.Signals(signum).name
     if trainer is None:
-        return (f"interrupted by {name} before training started: nothing was saved, nor trained; start the "
-                f"run again with the same command.")  # before: no next step
+        return (f"interrupted by {name} before training started: nothing was saved, nor trained; "
+                f"{_start_again()}.")  # before: no next step
     where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
     if not path and _resumed_from(trainer) is None and not _trained(trainer):  # a new run, stopped before
         when = "during the sanity check, " if _state.in_sanity_check else ""  # its first training batch
-        return (f"interrupted by {name} {when}before training started: nothing was saved, nor trained; start "
-                f"the run again with the same command.")
+        return (f"interrupted by {name} {when}before training started: nothing was saved, nor trained; "
+                f"{_start_again()}.")
     finished = _training_finished(trainer)
     if finished and path and step == trainer.global_step:  # only the test (and metrics.json) is missing
         return (f"interrupted by {name} {where}: the final state, of step {step}, is saved in {path}; "
@@ -401,6 +401,24 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
         lost = " (stopped at once: the steps after it are lost)" if at_once else ""
         saved = f"the latest checkpoint is {path}, of step {step}{lost}; {_resume_hint()}"
     return f"interrupted by {name} {where}: {saved}."
+
+
+def _start_again() -> str:
+    """How to start a run stopped before training again: the same command; when that command named
+    the run's folder (``hydra.run.dir=``), which the interrupted start has made and a new run refuses
+    (it holds a record), that folder's removal first (before: "the same command", which was refused)."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():
+            hydra = HydraConfig.get()
+            if any(o.split("=", 1)[0].lstrip("+") == "hydra.run.dir" for o in hydra.overrides.hydra):
+                run = shlex.quote(str(hydra.runtime.output_dir))
+                return (f"start the run again: rm -r {run} (it holds only this start's record and log), then "
+                        f"the same command")
+    except Exception:  # no Hydra run: the plain advice
+        pass
+    return "start the run again with the same command"
 
 
 def _resumed_from(trainer: Any) -> str | None:
