@@ -627,8 +627,12 @@ def test_env_set_values_are_what_the_checks_before_hydra_read(tmp_path, data_dir
     check(*TINY, f"+hydra.job.env_set.HIGHWAYLAB_DATA_DIR={data_dir}")
     assert os.environ["HIGHWAYLAB_DATA_DIR"] == str(missing)
     monkeypatch.undo()
-    with pytest.raises(ConfigError, match="WANDB_CONSOLE='bogus'"):  # a W&B variable set so, too
+    with pytest.raises(ConfigError) as err:  # a W&B variable set so, too
         check(*WANDB, "+hydra.job.env_set.WANDB_CONSOLE=bogus")
+    # named as the override it is (pass 21, row 46: "from the environment ... Fix: unset WANDB_CONSOLE")
+    assert str(err.value) == (f"WANDB_CONSOLE='bogus' (from hydra.job.env_set.WANDB_CONSOLE) is not a W&B "
+                              f"console mode: {CONSOLE_MODES}. Fix: correct or remove the override "
+                              f"hydra.job.env_set.WANDB_CONSOLE (or set it to one of these)")
     assert "WANDB_CONSOLE" not in os.environ
 
 

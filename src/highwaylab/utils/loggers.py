@@ -250,17 +250,35 @@ def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
             info = wandb.Settings.model_fields.get(field) if field else None
             choices = typing.get_args(info.annotation) if info is not None and \
                 typing.get_origin(info.annotation) is typing.Literal else ()
+            source, unset = _env_origin(variable)
             if choices:
                 noun = WANDB_SETTING_NOUNS.get(field, f"value of its {field} setting")
-                raise ConfigError(f"{variable}={value!r} (from the environment) is not a W&B {noun}: "
-                                  f"{', '.join(map(str, choices))}. Fix: unset {variable} (or set it to one "
+                raise ConfigError(f"{variable}={value!r} (from {source}) is not a W&B {noun}: "
+                                  f"{', '.join(map(str, choices))}. Fix: {unset} (or set it to one "
                                   f"of these)") from None
             if details:
                 reason = " ".join(str(details[0]["msg"]).removeprefix("Value error, ").split())
             else:
                 reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise ConfigError(f"{variable}={value!r} (from the environment) is refused by W&B ({reason}). "
-                              f"Fix: unset {variable}, or give it a value W&B accepts") from None
+            raise ConfigError(f"{variable}={value!r} (from {source}) is refused by W&B ({reason}). "
+                              f"Fix: {unset}, or give it a value W&B accepts") from None
+
+
+def _env_origin(variable: str) -> tuple[str, str]:
+    """Where the value of the environment variable ``variable`` comes from, and how to drop it: the
+    run's ``hydra.job.env_set`` (an override such as ``+hydra.job.env_set.WANDB_CONSOLE=x``, which
+    Hydra applies to the job; before, "unset" advice that the shell could not follow), else the
+    environment."""
+    from hydra.core.hydra_config import HydraConfig
+
+    try:
+        env_set = HydraConfig.get().job.env_set if HydraConfig.initialized() else {}
+        if env_set and variable in env_set:
+            return (f"hydra.job.env_set.{variable}",
+                    f"correct or remove the override hydra.job.env_set.{variable}")
+    except Exception:  # no readable Hydra config: the environment
+        pass
+    return "the environment", f"unset {variable}"
 
 
 # integer step counts of the loggers' own arguments (CSVLogger's): Lightning divides by them
