@@ -358,6 +358,21 @@ def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
     assert steps and all("." not in t for t in steps), steps
 
 
+def test_a_narrow_loss_axis_has_no_repeated_labels(tmp_path):
+    # breaking pass 21, row 3: losses 2.2504 .. 2.2839 gave the labels 2.25, 2.25, 2.26, 2.27, 2.27, ...
+    from highwaylab.analysis.sweep_report import Job, curves_figure
+
+    jobs = [Job(tmp_path / "0", "highway", 3, 0, "ok", {"train/loss": 2.25, "test/acc": 0.5},
+                curve=[(2, 2.2504), (3, 2.2839)])]
+    fig = curves_figure(jobs)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
+              if t.get_text() and low <= t.get_position()[1] <= high]
+    assert len(labels) >= 2 and len(labels) == len(set(labels)), labels
+
+
 def test_an_optuna_sweeps_depth_figure_has_short_labels_below_the_panels_and_no_warning(tmp_path):
     # before: labels like optim.optimizer.lr=0.044303752452182654 in a legend inside each panel, over
     # the data and off both sides of the figure, and "UserWarning: Tight layout not applied"

@@ -452,7 +452,14 @@ class _PlainLogFormatter(LogFormatterSciNotation):
     the minor ticks in that form."""
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        return f"{x:.3g}" if super().__call__(x, pos) else ""
+        if not super().__call__(x, pos):
+            return ""
+        low, high = sorted(abs(v) for v in self.axis.get_view_interval()) if self.axis else (0, 0)
+        decades = math.log10(high / low) if low > 0 else 1.0
+        # 3 significant digits, more on an axis spanning a small part of a decade, so that adjacent
+        # ticks differ (before: 2.25, 2.25, 2.26, ... for losses between 2.250 and 2.284)
+        digits = 3 + (math.ceil(math.log10(0.3 / decades)) if 0 < decades < 0.3 else 0)
+        return f"{x:.{digits}g}"
 
 
 def _plain_log_labels(axis) -> None:
