@@ -15,6 +15,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -492,6 +493,12 @@ def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_p
         first.log({"x": step})
     first.finish()
     file = next((tmp_path / "wandb").glob("offline-run-*-cutshort1/run-cutshort1.wandb"))
+    # wandb-core may still be writing the file when finish() returns on a loaded machine (CI once cut
+    # it inside its header: "bad header"): wait until its size holds, then cut it in its records
+    size, deadline = -1, time.monotonic() + 60
+    while time.monotonic() < deadline and (size != file.stat().st_size or size < 1024):
+        size = file.stat().st_size
+        time.sleep(0.5)
     with file.open("r+b") as f:
         f.truncate(file.stat().st_size // 2)
     logger = WandbLogger(project="p", id="cutshort1", save_dir=str(tmp_path), offline=True)
