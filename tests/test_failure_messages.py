@@ -105,6 +105,14 @@ def test_a_run_stopped_before_training_in_a_named_folder_says_to_remove_it_first
     assert interrupt._message(15, None, at_once=True) == (
         f"interrupted by SIGTERM before training started: nothing was saved, nor trained; start the run "
         f"again: rm -r {hydra_run} (it holds only this start's record and log), then the same command.")
+    # never for a folder that holds a run's checkpoint, nor for a resume (resume= names the run's folder)
+    (hydra_run / "checkpoints").mkdir()
+    (hydra_run / "checkpoints" / "last.ckpt").write_bytes(b"")
+    assert interrupt._message(15, None, at_once=True).endswith("start the run again with the same command.")
+    (hydra_run / "checkpoints" / "last.ckpt").unlink()
+    with read_write(hydra), open_dict(hydra):
+        hydra.overrides.task = [*hydra.overrides.task, f"ckpt_path={hydra_run}/checkpoints/last.ckpt"]
+    assert interrupt._message(15, None, at_once=True).endswith("start the run again with the same command.")
 
 
 def one_line(proc: subprocess.CompletedProcess, status: int = 1) -> str:

@@ -412,10 +412,14 @@ def _start_again() -> str:
 
         if HydraConfig.initialized():
             hydra = HydraConfig.get()
-            if any(o.split("=", 1)[0].lstrip("+") == "hydra.run.dir" for o in hydra.overrides.hydra):
-                run = shlex.quote(str(hydra.runtime.output_dir))
-                return (f"start the run again: rm -r {run} (it holds only this start's record and log), then "
-                        f"the same command")
+            folder = Path(str(hydra.runtime.output_dir))
+            named = any(o.split("=", 1)[0].lstrip("+") == "hydra.run.dir" for o in hydra.overrides.hydra)
+            resumed = any(o.split("=", 1)[0].lstrip("+") == "ckpt_path" for o in hydra.overrides.task)
+            # never for a resume (resume= names the run's own folder) or a folder with a run's results
+            kept = (folder / "metrics.json").exists() or any(folder.glob("**/*.ckpt"))
+            if named and not resumed and not kept:
+                return (f"start the run again: rm -r {shlex.quote(str(folder))} (it holds only this start's "
+                        f"record and log), then the same command")
     except Exception:  # no Hydra run: the plain advice
         pass
     return "start the run again with the same command"
