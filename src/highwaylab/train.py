@@ -154,6 +154,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         test_metrics = _floats(trainer.callback_metrics)
         note_partial_sets(module, datamodule, trainer)
     wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
+    last_batches, per_epoch = epoch_batches(trainer)
     metrics = {
         **{k: v for k, v in fit_metrics.items() if k.startswith(("train/", "val/"))},
         **{k: v for k, v in test_metrics.items() if k.startswith("test/")},
@@ -161,8 +162,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "width": net.width,
         "depth": net.depth,
         "epochs": trainer.current_epoch,  # the last one possibly partial: last_epoch_batches says
-        "last_epoch_batches": epoch_batches(trainer)[0],  # of batches_per_epoch: fewer if stopped in it
-        "batches_per_epoch": epoch_batches(trainer)[1],
+        "last_epoch_batches": last_batches,  # of batches_per_epoch: fewer if stopped inside the epoch
+        "batches_per_epoch": per_epoch,
         "global_step": trainer.global_step,
         "precision": str(trainer.precision),
         # a run continued from a checkpoint (resume=, ckpt_path=): the step it started from; the

@@ -116,20 +116,25 @@ def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
     group left as its interpolation)."""
     found: dict[str, Counter] = {"project": Counter(), "group": Counter()}
     for job in jobs:
-        for name in ("config_resolved.yaml", ".hydra/config.yaml"):
-            try:
-                loaded = yaml.safe_load((job.folder / name).read_text())
-                wandb_cfg = loaded["logger"]["wandb"]
-            except (OSError, yaml.YAMLError, KeyError, TypeError):
-                continue
-            if isinstance(wandb_cfg, dict):
-                for key, counter in found.items():
-                    value = wandb_cfg.get(key)
-                    if isinstance(value, str) and value and "${" not in value:
-                        counter[value] += 1
-            break
+        wandb_cfg = recorded_logger(job.folder, "wandb")
+        if isinstance(wandb_cfg, dict):
+            for key, counter in found.items():
+                value = wandb_cfg.get(key)
+                if isinstance(value, str) and value and "${" not in value:
+                    counter[value] += 1
     project, group = (c.most_common(1)[0][0] if c else None for c in found.values())
     return project, group
+
+
+def recorded_logger(folder: Path, name: str) -> object:
+    """The ``logger.<name>`` node a job recorded: of its ``config_resolved.yaml`` (the values used),
+    else of its ``.hydra/config.yaml``; ``None`` when neither can be read or holds it."""
+    for record in ("config_resolved.yaml", ".hydra/config.yaml"):
+        try:
+            return yaml.safe_load((folder / record).read_text())["logger"][name]
+        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            continue
+    return None
 
 
 def _metrics_problem(metrics: object) -> str | None:
@@ -260,13 +265,9 @@ def _csv_prefix(folder: Path) -> str:
     """What the job's CSV logger put before each key: ``<logger.csv.prefix>-`` (Lightning's join
     character) as the job recorded it (``config_resolved.yaml``, else ``.hydra/config.yaml``); ""
     without one."""
-    for name in ("config_resolved.yaml", ".hydra/config.yaml"):
-        try:
-            prefix = yaml.safe_load((folder / name).read_text())["logger"]["csv"].get("prefix")
-        except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
-            continue
-        return f"{prefix}-" if isinstance(prefix, str) and prefix and "${" not in prefix else ""
-    return ""
+    csv_cfg = recorded_logger(folder, "csv")
+    prefix = csv_cfg.get("prefix") if isinstance(csv_cfg, dict) else None
+    return f"{prefix}-" if isinstance(prefix, str) and prefix and "${" not in prefix else ""
 
 
 @dataclass
