@@ -376,10 +376,11 @@ def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, dat
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGUSR2, 140), (signal.SIGUSR1, 138),
-                                               (signal.SIGQUIT, 131)])
+                                               (signal.SIGQUIT, 131), (signal.SIGALRM, 142)])
 def test_usr2_and_usr1_outside_slurm_save_and_stop_like_sigterm(signum, status, tmp_path, data_dir):
-    # before: USR2 (a scheduler's warning signal) outside a SLURM job, and USR1 (Lightning's) anywhere,
-    # killed the run by their default action: exit 140 / 138, no line, no checkpoint
+    # before: USR2 (a scheduler's warning signal) outside a SLURM job, USR1 (Lightning's) anywhere, and
+    # SIGALRM (timeout -s ALRM; pass 21, row 28) killed the run by their default action: exit 140 / 138 /
+    # 142, no line, no checkpoint
     with pytest.raises(RunInterrupted) as err:
         train(compose_cfg([*tiny("depth=3", "width=8", "trainer.max_epochs=3"),
                            *signal_at(6, int(signum))], tmp_path))

@@ -1,7 +1,7 @@
-"""Signals as interruptions: SIGTERM, SIGINT and SIGHUP (and USR1, USR2, SIGQUIT and SIGXCPU:
-:func:`_signals`) stop a run at a batch boundary with its state saved, and end it with
+"""Signals as interruptions: SIGTERM, SIGINT and SIGHUP (and USR1, USR2, SIGQUIT, SIGXCPU and
+SIGALRM: :func:`_signals`) stop a run at a batch boundary with its state saved, and end it with
 :class:`~highwaylab.errors.RunInterrupted` (exit status 128 + the signal's number: 143, 130, 129,
-152 for SIGXCPU), never as a success.
+152 for SIGXCPU, 142 for SIGALRM), never as a success.
 
 SIGHUP is what a run started in a terminal gets when the terminal or ssh session closes. A run
 started with ``nohup`` (SIGHUP ignored) keeps ignoring it: the handler is installed only where
@@ -67,7 +67,9 @@ def _signals() -> tuple[signal.Signals, ...]:
     SIGXCPU, the soft CPU-time limit (``ulimit -S -t``, as batch systems set it), which does too
     (exit status 152): its default action killed the run with no line and no save. The kernel
     repeats SIGXCPU once per CPU second until the hard limit's SIGKILL; the repeats are not a
-    second signal (:func:`_on_signal` ignores them), so the save goes on."""
+    second signal (:func:`_on_signal` ignores them), so the save goes on; and SIGALRM, which
+    ``timeout -s ALRM`` sends (and nothing in a run uses as a timer), which does too (exit status
+    142): its default action killed the run with no line and no save."""
     from highwaylab.utils.slurm import WARNING_SIGNAL
 
     hangup = getattr(signal, "SIGHUP", None)  # not on Windows
@@ -75,7 +77,8 @@ def _signals() -> tuple[signal.Signals, ...]:
     usr1 = (signal.SIGUSR1,) if hasattr(signal, "SIGUSR1") else ()
     quit_ = (signal.SIGQUIT,) if hasattr(signal, "SIGQUIT") else ()  # Ctrl-\
     cpu = (signal.SIGXCPU,) if hasattr(signal, "SIGXCPU") else ()  # the soft CPU-time limit
-    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1 + quit_ + cpu
+    alarm = (signal.SIGALRM,) if hasattr(signal, "SIGALRM") else ()  # timeout -s ALRM
+    return SIGNALS + hup + (WARNING_SIGNAL,) + usr1 + quit_ + cpu + alarm
 
 
 class _State:
