@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -349,11 +350,48 @@ def test_a_full_disk_is_refused_before_the_run(tmp_path):
 
 
 def test_a_small_file_size_limit_is_refused(tmp_path):
-    code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**20, 2**20)); "
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**19, 2**19)); "
             "from highwaylab.utils.output_folder import check_output_folder as c; "
             f"c({str(tmp_path)!r}, 'hydra.run.dir')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert "OutputFolderError: the file-size limit (ulimit -f) is 1.0 MB" in proc.stderr
+    assert ("OutputFolderError: the file-size limit (ulimit -f) is 0.50 MB; a run's log files need at least "
+            "1 MB.") in proc.stderr
+
+
+def run_under_file_size_limit(args: list[str], tmp_path: Path, limit: int) -> subprocess.CompletedProcess:
+    """``train.py args`` in a process whose file-size limit (``ulimit -f``) is ``limit`` bytes."""
+    def set_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args, f"paths.log_dir={tmp_path}",
+                           f"hydra.run.dir={tmp_path}/run"], capture_output=True, text=True, timeout=300,
+                          env=subprocess_env(), cwd=tmp_path, preexec_fn=set_limit)
+
+
+@pytest.mark.slow
+def test_a_file_size_limit_that_the_checkpoints_fit_in_runs_with_a_warning(tmp_path, data_dir):
+    # before (pass 21, row 27): any limit under a fixed 64 MB was refused, a depth-4 net's 5 MB too
+    proc = run_under_file_size_limit([*TINY, "optim=adamw"], tmp_path, 5 * 2**20)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    warning = next(line for line in (proc.stdout + proc.stderr).splitlines() if "ulimit -f" in line)
+    needs = float(warning.split("up to about ")[1].split(" MB")[0])
+    assert "is 5.00 MB: this run's checkpoints (" in warning
+    # the estimate bounds the checkpoint that AdamW's two moments make largest
+    last = (tmp_path / "run" / "checkpoints" / "last.ckpt").stat().st_size
+    assert last / 2**20 <= needs, (last, needs)
+
+
+@pytest.mark.slow
+def test_a_file_size_limit_below_the_checkpoints_is_one_line_before_training(tmp_path, data_dir):
+    deep = [arg for arg in TINY if not arg.startswith(("depth=", "width="))] + ["depth=100", "width=50"]
+    proc = run_under_file_size_limit(deep, tmp_path, int(1.5 * 2**20))
+    line = one_line(proc)
+    # 99 highway layers of 2 x (50 x 50 + 50) parameters, the stem's 785 x 50 and the head's 51 x 10
+    assert line == ("the file-size limit (ulimit -f) is 1.50 MB; this run's checkpoints (544,660 parameters, "
+                    "with the optimiser's state) are up to about 7.23 MB. Fix: raise it (ulimit -f "
+                    "unlimited) before starting the run.")
+    checkpoints = tmp_path / "run" / "checkpoints"
+    assert not checkpoints.exists() or not any(checkpoints.iterdir())
 
 
 @pytest.mark.slow

@@ -47,6 +47,7 @@ from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
+from highwaylab.utils.output_folder import check_checkpoint_fits
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.resume import check_resume, continue_wandb_steps
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
@@ -91,6 +92,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule, module, loggers, trainer = build(cfg)
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
+    if (limit_warning := check_checkpoint_fits(module)) is not None and rank_zero_only.rank == 0:
+        log.warning(limit_warning)  # a checkpoint too big for ulimit -f: refused above, before training
     record_values_used(cfg, net, trainer, datamodule)  # before the config is written and logged
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"

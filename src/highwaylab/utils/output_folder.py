@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
@@ -24,7 +25,7 @@ from highwaylab.config_checks import tilde_root
 from highwaylab.errors import ConfigError
 
 MIN_FREE_MB = 50  # a depth-100 run writes about 10 MB (checkpoints, W&B, logs); 1000 layers: ~50 MB
-MIN_FILE_SIZE_MB = 64  # the largest file a run writes: a checkpoint (depth 1000, width 50: ~40 MB)
+MIN_FILE_SIZE_MB = 1  # Hydra's files and the run's logs (a checkpoint: check_checkpoint_fits, by the model)
 
 
 class OutputFolderError(ConfigError):
@@ -37,7 +38,8 @@ def check_output_folder(folder: str | Path, key: str) -> None:
     created and written (``~`` is refused: Hydra does not expand it): a probe file is written into
     it (or into its nearest existing parent, whose missing folders are created), the disk holds at
     least ``MIN_FREE_MB`` MB, and the process may write files of ``MIN_FILE_SIZE_MB`` MB
-    (``ulimit -f``).
+    (``ulimit -f``), as Hydra's files and the run's logs need (the checkpoints, whose size depends on
+    the model, are checked once it is built: :func:`check_checkpoint_fits`).
 
     Raises:
         OutputFolderError: naming the folder, the cause and the fix; a symlink on the way to a
@@ -89,9 +91,45 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                 f"or {elsewhere}")
     soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
     if soft != resource.RLIM_INFINITY and soft < MIN_FILE_SIZE_MB * 2**20:
-        raise OutputFolderError(f"the file-size limit (ulimit -f) is {soft / 2**20:.1f} MB; a run writes "
-                                f"checkpoints of up to about {MIN_FILE_SIZE_MB} MB. Fix: raise it "
-                                f"(ulimit -f unlimited) before starting the run.")
+        raise OutputFolderError(f"the file-size limit (ulimit -f) is {soft / 2**20:.2f} MB; a run's log "
+                                f"files need at least {MIN_FILE_SIZE_MB} MB. Fix: raise it (ulimit -f "
+                                f"unlimited) before starting the run.")
+
+
+def checkpoint_bytes(module: Any) -> int:
+    """An upper estimate of the size of the run's checkpoints, in bytes: the module's state (weights
+    and buffers) three times, since the optimiser's state adds at most two copies of it (SGD's
+    momentum one, Adam's first and second moments two), and 1 MiB for the rest (the loops',
+    callbacks' and loggers' state, the hyperparameters)."""
+    weights = sum(t.numel() * t.element_size() for t in module.state_dict().values())
+    return 3 * weights + 2**20
+
+
+def check_checkpoint_fits(module: Any, limit: int | None = None) -> str | None:
+    """Check the file-size limit (``ulimit -f``; ``limit`` in bytes, by default this process's soft
+    limit) against :func:`checkpoint_bytes` of ``module`` (a ``LightningModule``), before training:
+    a checkpoint that cannot be written would end the run at its first save.
+
+    Returns:
+        A warning for a finite limit that the checkpoints fit in (a log that outgrows it fails), or
+        ``None`` without a limit.
+
+    Raises:
+        OutputFolderError: the checkpoints would not fit; the message gives both sizes and the fix.
+    """
+    if limit is None:
+        limit, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if limit == resource.RLIM_INFINITY:
+        return None
+    params = sum(p.numel() for p in module.parameters())
+    needs = checkpoint_bytes(module)
+    what = f"this run's checkpoints ({params:,} parameters, with the optimiser's state)"
+    if limit < needs:
+        raise OutputFolderError(f"the file-size limit (ulimit -f) is {limit / 2**20:.2f} MB; {what} are up "
+                                f"to about {needs / 2**20:.2f} MB. Fix: raise it (ulimit -f unlimited) "
+                                f"before starting the run.")
+    return (f"the file-size limit (ulimit -f) is {limit / 2**20:.2f} MB: {what} fit (up to about "
+            f"{needs / 2**20:.2f} MB), but a log file that outgrows it cannot be written.")
 
 
 class OutputFolderCheck(Callback):
