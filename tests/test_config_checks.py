@@ -84,6 +84,10 @@ BAD = {
         "optim.scheduler._target_=ReduceLROnPlateau waits on val/loss, and trainer.limit_val_batches=0 runs "
         "no validation",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
+    # pass 22, row 21: before, refused only when the module was built, 15 s in, after Hydra made the folder
+    "optim.scheduler_interval=null":
+        "optim.scheduler_interval=null must be epoch or step (it has no default), e.g. "
+        "optim.scheduler_interval=epoch",
     "callbacks.model_checkpoint.monitor=train/loss":
         "callbacks.model_checkpoint.monitor=train/loss with mode=max "
         "would keep the worst epoch as the best. Fix: callbacks.model_checkpoint.mode=min",

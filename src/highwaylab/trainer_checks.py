@@ -29,6 +29,7 @@ BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark", "tra
 # trainer switches with a third value: deterministic=warn warns where no deterministic kernel exists
 CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step"),
                "trainer.gradient_clip_algorithm": ("value", "norm")}  # Lightning's GradClipAlgorithmType
+NOT_NULL = ("optim.scheduler_interval",)  # of CHOICE_KEYS: the others' null is Lightning's default
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
 
 
@@ -66,6 +67,10 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=false")
     for key, allowed in CHOICE_KEYS.items():  # deterministic=ture: Lightning applies only part of it
         value = OmegaConf.select(cfg, key, default=None)
+        if value is None and key in NOT_NULL and OmegaConf.select(cfg, key, default="absent") is None:
+            names = " or ".join(str(a).lower() for a in allowed)  # null: no default to fall back on
+            raise ConfigError(f"{key}=null must be {names} (it has no default), e.g. "
+                              f"{key}={str(allowed[0]).lower()}")
         if value is not None and not any(value is a or (isinstance(a, str) and value == a) for a in allowed):
             names = ", ".join(str(a).lower() for a in allowed)
             raise ConfigError(f"{key}={value!r} must be one of {names}, e.g. {key}={str(allowed[0]).lower()}")
