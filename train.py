@@ -51,6 +51,7 @@ try:
     from highwaylab.utils.clock import process_start
     from highwaylab.utils.console import error_line, keep_run_log
     from highwaylab.utils.hydra_utils import flags_first
+    from highwaylab.utils.output_folder import remove_refused_run_folder
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
     from highwaylab.utils.ranks import further_rank
@@ -122,6 +123,7 @@ def main(cfg: DictConfig) -> float | None:
         if set_aside is not None:  # a later resume= then takes the run's own overrides, not these
             message += f" (this refused resume's record is kept apart, in {set_aside})"
         error_line(log, f"highwaylab: {message}")
+        remove_refused_run_folder(Path(cfg.paths.output_dir))  # only its record: as if refused earlier
         sys.exit(1)
     diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)
     if diverged is not None:  # never ok: a failed trial for the Optuna sweeper; exit status 1

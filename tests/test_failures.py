@@ -358,6 +358,29 @@ def test_a_small_file_size_limit_is_refused(tmp_path):
             "1 MB.") in proc.stderr
 
 
+@pytest.mark.slow
+def test_a_run_refused_while_its_parts_are_built_leaves_no_folder(tmp_path, data_dir):
+    # before (pass 22, row 22): the folder Hydra made (.hydra/, train.log) was left, and the corrected
+    # command with the same hydra.run.dir was refused: "holds the record of a run that wrote no checkpoint"
+    line = one_line(run_train([*TINY, "+module.foo=1"], tmp_path))
+    assert line == ("module.foo is not an argument of highwaylab.module.ClassifierModule. Fix: correct or "
+                    "remove it (+module.foo=... added it)")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_a_refused_run_keeps_a_folder_it_did_not_make_and_one_whose_loggers_started(tmp_path, data_dir):
+    (tmp_path / "run").mkdir()  # the user's own (empty) folder
+    one_line(run_train([*TINY, "+module.foo=1"], tmp_path))
+    assert (tmp_path / "run").is_dir() and {p.name for p in (tmp_path / "run").iterdir()} == {
+        ".hydra", "train.log"}
+    # refused once training starts (Lightning's check of the batches): the run's record is kept
+    line = one_line(run_train([*TINY, "+trainer.val_check_interval=10"], tmp_path, run_dir=False))
+    assert line.startswith("trainer.val_check_interval=10 is more than the 4 training batches")
+    folders = list((tmp_path / "runs").iterdir())
+    assert len(folders) == 1 and (folders[0] / "config_resolved.yaml").is_file(), folders
+
+
 def run_under_file_size_limit(args: list[str], tmp_path: Path, limit: int) -> subprocess.CompletedProcess:
     """``train.py args`` in a process whose file-size limit (``ulimit -f``) is ``limit`` bytes."""
     def set_limit() -> None:
