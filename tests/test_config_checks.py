@@ -765,6 +765,18 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     assert not (tmp_path / "logs").exists()
 
 
+def test_a_byte_that_is_not_utf8_gets_a_quoted_example_that_the_shell_types_back(tmp_path):
+    # pass 22, row 33: before, the example showed the byte as \udcff, and pasted it made a folder so named
+    given = f"hydra.run.dir={tmp_path}/run_\udcff_d03"  # the byte 0xff, as Python reads it from argv
+    message = command_line_error(given, tmp_path)
+    shown = f"$'hydra.run.dir=\\'{tmp_path}/run_\\xff_d03\\''"
+    assert message == (f"$'hydra.run.dir={tmp_path}/run_\\xff_d03': Hydra's override grammar cannot read "
+                       f"this value unquoted (it holds the byte 0xff, which is not UTF-8). Fix: quote it, "
+                       f"e.g. {shown}")
+    typed = subprocess.run(["bash", "-c", f"printf %s {shown}"], capture_output=True).stdout
+    assert typed == f"hydra.run.dir='{tmp_path}/run_".encode() + b"\xff_d03'"
+
+
 @pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
                                   "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "hparams_search=mnist_random hydra/sweeper/sampler=tpe",

@@ -922,8 +922,33 @@ def _unreadable(override: str) -> str:
     if value.startswith("~"):
         return (f"{override}: Hydra does not expand ~ (and reads it as an operator here). Fix: write the "
                 f"folder in full, e.g. {key}=$HOME{value[1:]}")
+    if (raw := _bytes_not_utf8(override)) is not None:  # the example must be typeable: $'...\xff...'
+        quoted = _ansi_c(f"{key}='{value}'")
+        return (f"{_ansi_c(override)}: Hydra's override grammar cannot read this value unquoted (it holds "
+                f"the byte {raw}, which is not UTF-8). Fix: quote it, e.g. {quoted}")
     return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
             f"e.g. \"{key}='{value}'\"")
+
+
+def _bytes_not_utf8(text: str) -> str | None:
+    """The first byte of ``text`` that was not UTF-8 on the command line (Python keeps such a byte
+    as a lone surrogate, U+DC80..U+DCFF), as ``0xff``; ``None`` if every byte was UTF-8."""
+    found = next((c for c in text if 0xDC80 <= ord(c) <= 0xDCFF), None)
+    return None if found is None else f"0x{ord(found) - 0xDC00:02x}"
+
+
+def _ansi_c(text: str) -> str:
+    """``text`` as a bash ANSI-C quoted word (``$'...'``), its bytes that are not UTF-8 as ``\\xNN``,
+    so that pasted into the shell it gives the same bytes back."""
+    out = []
+    for c in text:
+        if 0xDC80 <= ord(c) <= 0xDCFF:
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif c in "\\'":
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    return "$'" + "".join(out) + "'"
 
 
 def _key(override: str) -> str:
