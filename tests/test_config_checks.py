@@ -84,6 +84,13 @@ BAD = {
         "optim.scheduler._target_=ReduceLROnPlateau waits on val/loss, and trainer.limit_val_batches=0 runs "
         "no validation",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
+    # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
+    "logger=tensorboard logger.tensorboard.version=../../escape_f06":
+        "logger.tensorboard.version=../../escape_f06 would put the TensorBoard files outside "
+        "logger.tensorboard.save_dir (the run's folder): version names a folder below it. Fix: a plain name, "
+        "e.g. logger.tensorboard.version=v1; to write the logs elsewhere, set logger.tensorboard.save_dir",
+    "logger=csv logger.csv.name=/tmp/csv": "logger.csv.name=/tmp/csv would put the CSV files outside "
+                                           "logger.csv.save_dir",
     # pass 22, row 21: before, refused only when the module was built, 15 s in, after Hydra made the folder
     "optim.scheduler_interval=null":
         "optim.scheduler_interval=null must be epoch or step (it has no default), e.g. "

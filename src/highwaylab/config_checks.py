@@ -159,7 +159,8 @@ def check_config(cfg: DictConfig) -> None:
     the callbacks' monitored metrics, the best and latest checkpoints (:func:`check_checkpoint_files`,
     :func:`check_best_checkpoint_saves`), highwaylab's callbacks' options
     (:func:`highwaylab.callbacks.options.check_callbacks_config`), the loggers' step counts
-    (:func:`highwaylab.utils.loggers.check_logger_steps`) and the W&B project name, run id and tags
+    (:func:`highwaylab.utils.loggers.check_logger_steps`), their folders
+    (:func:`highwaylab.utils.loggers.check_logger_folders`) and the W&B project name, run id and tags
     (:func:`highwaylab.utils.loggers.check_wandb_names`).
 
     Raises:
@@ -169,7 +170,7 @@ def check_config(cfg: DictConfig) -> None:
     from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
     from highwaylab.utils.hardware import check_trainer_hardware
-    from highwaylab.utils.loggers import check_logger_steps, check_wandb_names
+    from highwaylab.utils.loggers import check_logger_folders, check_logger_steps, check_wandb_names
     from highwaylab.utils.resume import check_run
 
     for group in GROUPS:
@@ -196,6 +197,7 @@ def check_config(cfg: DictConfig) -> None:
     check_best_checkpoint_saves(cfg.get("callbacks"))  # the best: chosen at validation, not mid-training
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
     check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
+    check_logger_folders(cfg.get("logger"))  # logger.tensorboard.version=../x: outside the run's folder
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
 
 

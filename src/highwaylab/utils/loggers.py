@@ -303,6 +303,29 @@ def check_logger_steps(logger_cfg: Mapping | None) -> None:
                               f"logger.{name}.{key}={example} (Lightning's default), or leave it out")
 
 
+FOLDER_LOGGERS = {"TensorBoardLogger": "TensorBoard", "CSVLogger": "CSV"}  # <save_dir>/<name>/<version>/
+
+
+def check_logger_folders(logger_cfg: Mapping | None) -> None:
+    """Raises ConfigError for a TensorBoard or CSV logger's ``name`` or ``version`` (the folders below
+    its ``save_dir``: ``<run>/tensorboard/``) that is absolute or climbs out with ``..``
+    (``logger.tensorboard.version=../../x``): its files would go outside the run's folder, silently,
+    and ``tensorboard --logdir <run>/tensorboard`` would show nothing. Logs meant elsewhere are put
+    there with ``save_dir``."""
+    for name, node in (logger_cfg or {}).items():
+        if not OmegaConf.is_dict(node) and not isinstance(node, Mapping):
+            continue
+        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
+        for key in ("name", "version") if kind else ():
+            value = node.get(key)
+            parts = str(value).replace("\\", "/").split("/")
+            if isinstance(value, str) and (os.path.isabs(value) or ".." in parts):
+                raise ConfigError(f"logger.{name}.{key}={value} would put the {kind} files outside "
+                                  f"logger.{name}.save_dir (the run's folder): {key} names a folder below "
+                                  f"it. Fix: a plain name, e.g. logger.{name}.{key}=v1; to write the logs "
+                                  f"elsewhere, set logger.{name}.save_dir")
+
+
 def check_log_model(name: str, node: Mapping) -> None:
     """Raises ConfigError for ``logger.<name>.log_model`` other than true, false or ``all``, or set
     (true or ``all``: checkpoints uploaded as W&B artifacts) for an offline run
