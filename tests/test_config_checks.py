@@ -84,6 +84,13 @@ BAD = {
         "optim.scheduler._target_=ReduceLROnPlateau waits on val/loss, and trainer.limit_val_batches=0 runs "
         "no validation",
     "optim.scheduler_interval=batch": "optim.scheduler_interval='batch' must be one of epoch, step",
+    # pass 22, row 46: before, rc 0, a "stage" of no layer, recorded as the net's width 16
+    "model=conv_highway model.stages=[{{channels:8,layers:2}},{{channels:16,layers:0}}]":
+        "model.stages[1].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
+        "only a plain transition to 16 channels). Fix: to end the net at 8 channels, remove the stage.",
+    "model=conv_highway model.stages=[{{channels:8,layers:0}},{{channels:16,layers:2}}]":
+        "model.stages[0].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
+        "only the stem to 8 channels). Fix: give it layers, or remove it.",
     # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
     "logger=tensorboard logger.tensorboard.version=../../escape_f06":
         "logger.tensorboard.version=../../escape_f06 would put the TensorBoard files outside "

@@ -174,8 +174,9 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
     """Read ``[{channels: 16, layers: 4, kernel_size: 3}, ...]`` from the config.
 
     Raises:
-        ConfigError: an empty list, a missing or unknown key, or a non-positive value; the message
-            names the stage (``model.stages[i]``).
+        ConfigError: an empty list, a missing or unknown key, or a non-positive value (``layers``
+            may be 0 only in a net of one stage: the stem alone); the message names the stage
+            (``model.stages[i]``).
     """
     if isinstance(stages, (str, bytes)) or not isinstance(stages, Sequence) or not len(stages):
         raise ConfigError("model.stages must be a non-empty list of {channels, layers, kernel_size}.")
@@ -205,6 +206,14 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
             raise ConfigError(f"{key}.kernel_size={stage.get('kernel_size')!r} must be an odd positive "
                               "integer or a list of them, e.g. 3 or [3, 1].")
         parsed.append(Stage(channels, layers, kernels))
+    empty = next((i for i, stage in enumerate(parsed) if stage.layers == 0), None)
+    if empty is not None and len(parsed) > 1:  # one stage of 0 layers: the stem alone, as depth=1
+        fix = (f"to end the net at {parsed[empty - 1].channels} channels, remove the stage" if empty
+               else "give it layers, or remove it")
+        alone = "a plain transition" if empty else "the stem"
+        raise ConfigError(f"model.stages[{empty}].layers=0: a stage of a net of {len(parsed)} stages needs "
+                          f"at least one layer (without one it is only {alone} to "
+                          f"{parsed[empty].channels} channels). Fix: {fix}.")
     return parsed
 
 
