@@ -42,6 +42,7 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
 
     Raises:
         ConfigError: ``trainer.devices`` not a number; the trainer swept (``trainer=cpu,ddp_cpu``);
+            a numeric launcher key that sbatch would refuse (:func:`check_whole_numbers`);
             ``tasks_per_node`` != ``trainer.devices``; ``nodes`` != ``trainer.num_nodes``;
             ``cpus_per_task`` with ``cpus_per_gpu``; an unknown partition; more CPUs or memory per
             node than the partition's nodes have.
@@ -58,6 +59,7 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
         raise ConfigError(f"trainer.devices={devices!r}: under hydra/launcher=slurm give the number of "
                           f"devices (processes) per node, e.g. trainer.devices=4; "
                           f"hydra.launcher.tasks_per_node and gpus_per_node follow it")
+    check_whole_numbers(launcher)
     nodes_wanted = trainer.get("num_nodes") or 1
     pairs = (("tasks_per_node", launcher.get("tasks_per_node"), "trainer.devices", devices),
              ("nodes", launcher.get("nodes"), "trainer.num_nodes", nodes_wanted))
@@ -89,6 +91,50 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
         raise ConfigError(f"hydra.launcher.mem_gb={mem_gb} per node, but the nodes of {where} have "
                           f"{memory_mb / 1024:.1f} GB. Fix: "
                           f"hydra.launcher.mem_gb={max(1, memory_mb // 1024)} or less.")
+
+
+# hydra.launcher.<key> that submitit passes on to sbatch as a number: the least value sbatch takes,
+# whether null (the option left out) is allowed, what the number counts, and an example
+WHOLE_NUMBERS = (
+    ("timeout_min", 0, False, "minutes (0: no time limit)", 240),
+    ("signal_delay_s", 0, False, "seconds", 120),
+    ("nodes", 1, False, "nodes (it follows trainer.num_nodes)", 1),
+    ("tasks_per_node", 1, False, "processes (it follows trainer.devices)", 1),
+    ("cpus_per_task", 1, True, "CPUs", 1),
+    ("cpus_per_gpu", 1, True, "CPUs", 4),
+    ("gpus_per_node", 1, True, "GPUs", 1),
+    ("gpus_per_task", 1, True, "GPUs", 1),
+    ("mem_gb", 0, True, "GB (0: all of the node's memory)", 4),
+    ("array_parallelism", 1, False, "jobs running at once", 256),
+)
+SIGNAL_DELAY_MAX = 65535  # sbatch --signal=<sig>@<sig_time>: sig_time is 0..65535 seconds
+
+
+def check_whole_numbers(launcher: DictConfig) -> None:
+    """Raise ConfigError for a numeric ``hydra.launcher`` key that sbatch would refuse at submission
+    (``Invalid --signal specification``, ``Invalid numeric value``), after the sweep's folder is made:
+    each of :data:`WHOLE_NUMBERS` a whole number >= its least value (or null where allowed),
+    ``signal_delay_s`` at most 65535 and, under a time limit, below ``timeout_min`` x 60 (else SLURM
+    sends USR2 as the job starts, and the run stops and requeues itself at once)."""
+    for key, least, nullable, unit, example in WHOLE_NUMBERS:
+        value = launcher.get(key)
+        if value is None and nullable:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            shown = f"'{value}'" if isinstance(value, str) else value
+            raise ConfigError(f"hydra.launcher.{key}={shown} must be a whole number of {unit} >= {least}"
+                              f"{' (or null: not asked of sbatch)' if nullable else ''}, "
+                              f"e.g. hydra.launcher.{key}={example}")
+    delay, timeout = launcher.get("signal_delay_s"), launcher.get("timeout_min")
+    if delay > SIGNAL_DELAY_MAX:
+        raise ConfigError(f"hydra.launcher.signal_delay_s={delay} must be at most {SIGNAL_DELAY_MAX} "
+                          f"seconds (sbatch --signal), e.g. hydra.launcher.signal_delay_s=120")
+    if timeout > 0 and delay >= timeout * 60:
+        raise ConfigError(f"hydra.launcher.signal_delay_s={delay} must be below the time limit, "
+                          f"hydra.launcher.timeout_min={timeout} x 60 = {timeout * 60} s: SLURM would send "
+                          f"USR2 as the job starts, and the run would stop and requeue itself at once. Fix: "
+                          f"e.g. hydra.launcher.signal_delay_s={min(120, timeout * 30)}, or a longer "
+                          f"hydra.launcher.timeout_min")
 
 
 def sinfo_partitions() -> dict[str, tuple[int, int]] | None:
