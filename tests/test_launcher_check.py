@@ -4,14 +4,20 @@ line before the sweep's folder is made (not submitit's traceback after it)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import time
+
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 from highwaylab.errors import ConfigError
-from highwaylab.utils.launcher_check import check_slurm_launcher
+from highwaylab.utils import launcher_check
+from highwaylab.utils.launcher_check import check_slurm_launcher, sinfo_partitions
 
-from .conftest import ROOT
+from .conftest import ROOT, TINY, subprocess_env
 
 SLURM_CPU = ["hydra/launcher=slurm_cpu", "trainer=cpu"]
 
@@ -72,3 +78,54 @@ def test_a_launcher_number_that_sbatch_refuses_is_one_line_naming_the_key(line):
 def test_launcher_numbers_that_sbatch_takes_pass(line):
     overrides = [*SLURM_CPU, *line.split()]
     check_slurm_launcher(launcher_cfg(overrides), overrides, None)
+
+
+def unreachable_controller(tmp_path) -> dict[str, str]:
+    """An environment whose SLURM_CONF names a controller that does not answer (nothing listens on
+    port 9 of this machine), so that the real sinfo and sbatch fail as with a controller down."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=unreachable\nSlurmctldHost=nohost(127.0.0.1)\nSlurmctldPort=9\n")
+    return subprocess_env(SLURM_CONF=str(conf))
+
+
+needs_slurm_clients = pytest.mark.skipif(shutil.which("sinfo") is None or shutil.which("sbatch") is None,
+                                         reason="sinfo or sbatch is not installed")
+
+
+@needs_slurm_clients
+@pytest.mark.slow
+def test_a_slurm_controller_that_does_not_answer_is_one_line_before_the_sweep_folder(tmp_path):
+    # pass 22, row 13: before, sinfo's failure was ignored and sbatch failed 20 s later with submitit's
+    # traceback ending "Unable to contact slurm controller (connect failure)", .submitit/ left behind
+    sweep = tmp_path / "sweep"
+    tiny = [a for a in TINY if a != "trainer=cpu"]
+    cmd = [sys.executable, str(ROOT / "train.py"), "-m", *SLURM_CPU, *tiny, f"hydra.sweep.dir={sweep}",
+           f"paths.log_dir={tmp_path}/outputs"]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env=unreachable_controller(tmp_path))
+    wall_s = time.monotonic() - t0
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert output.strip().splitlines()[-1] == (
+        "highwaylab: hydra/launcher=slurm_cpu: the SLURM controller does not answer (sinfo: "
+        "slurm_load_partitions: Unable to contact slurm controller (connect failure)). Fix: start it (the "
+        "test cluster: sudo bash tests/cluster/slurm.sh start), or check SLURM_CONF / the controller host; "
+        "or run the sweep without hydra/launcher")
+    assert not sweep.exists() and not (tmp_path / "outputs").exists()
+    assert wall_s < 20, wall_s  # sinfo's own retries, about 9 s; at most SINFO_TIMEOUT_S (12 s)
+
+
+@needs_slurm_clients
+def test_sinfo_that_gives_no_answer_in_time_is_refused_naming_the_wait(tmp_path, monkeypatch):
+    monkeypatch.setenv("SLURM_CONF", unreachable_controller(tmp_path)["SLURM_CONF"])
+    monkeypatch.setattr(launcher_check, "SINFO_TIMEOUT_S", 0.5)  # sinfo's retries take about 9 s
+    with pytest.raises(ConfigError) as err:
+        sinfo_partitions("slurm")
+    assert str(err.value).startswith("hydra/launcher=slurm: the SLURM controller does not answer (sinfo: "
+                                     "timed out after 0.5 s). Fix: start it")
+
+
+def test_without_sinfo_the_partitions_are_not_checked(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert sinfo_partitions("slurm") is None

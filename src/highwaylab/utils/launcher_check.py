@@ -37,8 +37,8 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
         config: the multirun's config (``hydra.launcher.*`` and ``trainer.*``).
         overrides: the command line's overrides (``hydra.overrides.task``).
         partitions: ``{partition: (CPUs, memory in MB)}`` of its largest node, the default partition
-            under the key ``""`` as well (:func:`sinfo_partitions`); ``None`` when SLURM cannot be
-            asked.
+            under the key ``""`` as well (:func:`sinfo_partitions`); ``None``: not checked against the
+            partitions (the settings alone, or ``sinfo`` not installed).
 
     Raises:
         ConfigError: ``trainer.devices`` not a number; the trainer swept (``trainer=cpu,ddp_cpu``);
@@ -137,14 +137,35 @@ def check_whole_numbers(launcher: DictConfig) -> None:
                           f"hydra.launcher.timeout_min")
 
 
-def sinfo_partitions() -> dict[str, tuple[int, int]] | None:
+SINFO_TIMEOUT_S = 12  # a controller that gives no answer by then: sbatch would fail (or hang) too
+
+
+def sinfo_partitions(launcher: str = "slurm") -> dict[str, tuple[int, int]] | None:
     """``{partition: (CPUs, memory in MB)}`` of each partition's largest node, from ``sinfo``; the
-    default partition (marked ``*``) also under ``""``. ``None`` when ``sinfo`` is missing or fails."""
+    default partition (marked ``*``) also under ``""``. ``None`` when ``sinfo`` is not installed.
+
+    Raises:
+        ConfigError: ``sinfo`` fails or gives no answer within :data:`SINFO_TIMEOUT_S` seconds: the
+            SLURM controller does not answer (down, another host, a wrong ``SLURM_CONF``), so sbatch
+            would fail after the sweep's folder is made. ``launcher`` names the launcher's option.
+    """
     try:
         out = subprocess.run(["sinfo", "-h", "-N", "-o", "%P %c %m"], capture_output=True, text=True,
-                             timeout=15, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
+                             timeout=SINFO_TIMEOUT_S, check=True).stdout
+    except FileNotFoundError:
         return None
+    except (OSError, subprocess.SubprocessError) as err:
+        if isinstance(err, subprocess.TimeoutExpired):
+            why = f"timed out after {SINFO_TIMEOUT_S} s"
+        elif isinstance(err, subprocess.CalledProcessError):
+            lines = [line.strip() for line in (err.stderr or "").splitlines() if line.strip()]
+            why = lines[-1] if lines else f"exit status {err.returncode}, no message"
+        else:
+            why = str(err)
+        raise ConfigError(f"hydra/launcher={launcher}: the SLURM controller does not answer (sinfo: {why}). "
+                          f"Fix: start it (the test cluster: sudo bash tests/cluster/slurm.sh start), or "
+                          f"check SLURM_CONF / the controller host; or run the sweep without "
+                          f"hydra/launcher") from err
     found: dict[str, tuple[int, int]] = {}
     for line in out.splitlines():
         try:
@@ -161,8 +182,11 @@ def sinfo_partitions() -> dict[str, tuple[int, int]] | None:
 
 class LauncherCheck(Callback):
     """Hydra callback: before a multirun under the SLURM launcher builds its launcher, check that
-    ``sbatch`` can be found and :func:`check_slurm_launcher`; a failure is one ``highwaylab:`` line on
-    stderr and exit status 1, before anything is submitted.
+    ``sbatch`` can be found, :func:`check_slurm_launcher` on the settings alone, then that the SLURM
+    controller answers ``sinfo`` (:func:`sinfo_partitions`) and the settings against its partitions; a
+    failure is one ``highwaylab:`` line on stderr and exit status 1, before anything is submitted and
+    before the sweep's folder is made. Without ``sinfo`` (sbatch alone on the PATH) the partitions
+    are not checked.
 
     Configured in ``conf/hydra/default.yaml`` (``hydra.callbacks.launcher_check``).
     """
@@ -175,7 +199,12 @@ class LauncherCheck(Callback):
                 raise ConfigError("hydra/launcher=slurm submits each job with SLURM's sbatch, which is not "
                                   "on this machine's PATH. Fix: run the sweep on a SLURM login node (or, for "
                                   "the test cluster, sudo bash tests/cluster/slurm.sh start).")
-            check_slurm_launcher(config, list(config.hydra.overrides.task), sinfo_partitions())
+            overrides = list(config.hydra.overrides.task)
+            check_slurm_launcher(config, overrides, None)  # the settings alone first: no wait on sinfo
+            choice = OmegaConf.select(config, "hydra.runtime.choices", default=None) or {}
+            partitions = sinfo_partitions(str(choice.get("hydra/launcher") or "slurm"))
+            if partitions is not None:
+                check_slurm_launcher(config, overrides, partitions)
         except ConfigError as err:
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
