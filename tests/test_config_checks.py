@@ -247,6 +247,16 @@ BAD = {
         "trainer.use_distributed_sampler=false under DDP: Lightning would not shard the training data",
     "trainer.devices=2 +trainer.use_distributed_sampler=false":
         "trainer.use_distributed_sampler=false under DDP",
+    # breaking pass 22, row 2: before, trained ~40 s in a spawned process, then Lightning's CSVLogger's
+    # 60-line "dict contains fields not in fieldnames" traceback, leaving the run folder
+    "+trainer.strategy=ddp_fork":
+        "trainer.strategy=ddp_fork is not supported (a spawned process trains on pickled copies of the "
+        "loggers and callbacks, whose records the parent never sees). Fix: trainer=ddp_cpu on CPUs or "
+        "trainer=ddp on GPUs",
+    "+trainer.strategy=ddp_notebook_find_unused_parameters_true":
+        "trainer.strategy=ddp_notebook_find_unused_parameters_true is not supported",
+    "trainer=ddp_cpu +trainer.strategy.start_method=spawn":
+        "trainer.strategy.start_method=spawn is not supported (a spawned process trains on pickled copies",
     "callbacks.model_checkpoint.filename=last":
         "callbacks.model_checkpoint.filename=last is the file of callbacks.last_checkpoint (last.ckpt, the "
         "latest state): the best checkpoint would be overwritten by the latest",
@@ -936,6 +946,26 @@ def test_a_refused_run_leaves_no_folder_and_prints_one_bare_line(tmp_path):
     assert proc.stderr.startswith("highwaylab: model.activation='relux' is not a torch.nn activation")
     assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_spawned_strategy_is_refused_in_one_line_before_the_run_folder(tmp_path):
+    # breaking pass 22, row 2: before, rc 1 after ~40 s of training in a spawned process, a 60-line
+    # traceback ("dict contains fields not in fieldnames") and the run folder left behind
+    proc = subprocess.run([sys.executable, "train.py", "depth=3", "trainer.max_epochs=1", "logger=csv",
+                           "callbacks=minimal", "+trainer.strategy=ddp_spawn",
+                           f"paths.log_dir={tmp_path}/logs"], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == ("highwaylab: trainer.strategy=ddp_spawn is not supported (a spawned process "
+                           "trains on pickled copies of the loggers and callbacks, whose records the parent "
+                           "never sees). Fix: trainer=ddp_cpu on CPUs or trainer=ddp on GPUs\n")
+    assert (proc.stdout + proc.stderr).count("highwaylab:") == 1
+    assert not (tmp_path / "logs").exists()
+
+
+def test_the_supported_ddp_presets_pass_the_start_method_check(tmp_path):
+    validate(compose_cfg(["trainer=ddp_cpu"], tmp_path))
+    validate(compose_cfg(["trainer=ddp_cpu", "+trainer.strategy.start_method=popen"], tmp_path))
 
 
 def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_path, data_dir):

@@ -30,6 +30,8 @@ BOOL_KEYS = ("module.compile", "logger.wandb.offline", "trainer.benchmark", "tra
 CHOICE_KEYS = {"trainer.deterministic": (True, False, "warn"), "optim.scheduler_interval": ("epoch", "step"),
                "trainer.gradient_clip_algorithm": ("value", "norm")}  # Lightning's GradClipAlgorithmType
 NOT_NULL = ("optim.scheduler_interval",)  # of CHOICE_KEYS: the others' null is Lightning's default
+# Lightning's strategy names that spawn or fork their processes (ddp_spawn, ddp_fork, ddp_notebook, ...)
+SPAWN_WORDS = ("spawn", "fork", "notebook")
 LIMIT_KEYS = ("limit_train_batches", "limit_val_batches", "limit_test_batches", "limit_predict_batches")
 
 
@@ -159,7 +161,31 @@ def check_schedule(cfg: DictConfig) -> None:
                               f"an epoch given twice applies it twice there, and one out of order never "
                               f"decays it), e.g. 'optim.scheduler.milestones=[100,150]'")
     check_nodes(cfg)
+    check_start_method(cfg.trainer)
     check_distributed_sampler(cfg.trainer)
+
+
+def check_start_method(trainer: DictConfig) -> None:
+    """Raises ConfigError for a strategy that starts its processes by spawning or forking: a name
+    (``trainer.strategy=ddp_spawn``, ``ddp_fork``, ``ddp_notebook``, their ``_find_unused_parameters_*``
+    variants, any name with ``spawn``) or a strategy object with ``start_method`` other than
+    ``popen``. The processes would train on pickled copies of the loggers and callbacks, whose records
+    the parent never sees (breaking pass 22, row 2: Lightning's CSVLogger then failed after training
+    with ``dict contains fields not in fieldnames``, leaving the run folder). ``trainer=ddp_cpu`` and
+    ``trainer=ddp`` start each rank by rerunning the command (``popen``), which the project supports."""
+    strategy = trainer.get("strategy")
+    if OmegaConf.is_dict(strategy):
+        method = strategy.get("start_method", "popen")
+        if method in (None, "popen"):
+            return
+        key, value = "trainer.strategy.start_method", method
+    elif isinstance(strategy, str) and any(word in strategy.lower() for word in SPAWN_WORDS):
+        key, value = "trainer.strategy", strategy
+    else:
+        return
+    raise ConfigError(f"{key}={value} is not supported (a spawned process trains on pickled copies of the "
+                      f"loggers and callbacks, whose records the parent never sees). Fix: trainer=ddp_cpu on "
+                      f"CPUs or trainer=ddp on GPUs")
 
 
 def check_distributed_sampler(trainer: DictConfig) -> None:
