@@ -259,6 +259,24 @@ def test_a_resumed_run_keeps_the_gate_and_gradient_histories(tmp_path, data_dir)
     assert [float(r["mean_T_initial"]) for r in table] == pytest.approx(initial, rel=1e-6)
 
 
+@pytest.mark.slow
+def test_a_resumed_run_measures_gradient_norms_at_its_first_step(tmp_path, data_dir):
+    # breaking pass 22, row 32: before, a run resumed at step 4 with every_n_steps=200 measured at no
+    # step (step 0 and every 200 only), so it logged no grad_norm/ key and drew no grad_norm/ figure
+    options = [o for o in ANALYSIS if not o.startswith("callbacks.grad_norms.")] + [
+        "~callbacks.lesion", "callbacks.grad_norms.every_n_steps=200"]
+    fit_cut = build(compose_cfg(options + ["trainer.max_epochs=1"], tmp_path / "cut"))
+    fit_cut.trainer.fit(fit_cut.module, datamodule=fit_cut.datamodule)
+    parts = build(compose_cfg(options + ["trainer.max_epochs=2"], tmp_path / "resumed"))
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule,
+                      ckpt_path=tmp_path / "cut" / "checkpoints" / "last.ckpt")
+    steps = [int(r["step"]) for r in logged_rows(tmp_path / "resumed") if r.get("grad_norm/global")]
+    assert steps == [4]  # the resumed part's first step (steps 4 .. 7)
+    assert callback(parts.trainer, LayerGradNormMonitor).param_history.steps == [0, 4]
+    figures = sorted(p.name for p in (tmp_path / "resumed" / "figures" / "grad_norm_by_layer").glob("*.png"))
+    assert figures == ["step_0000007.png"]
+
+
 def test_a_layer_history_round_trips_through_its_state():
     from highwaylab.analysis.history import LayerHistory
 

@@ -15,7 +15,8 @@ from highwaylab.callbacks.probe_batch import backbone_of, warn_no_layers
 
 
 class LayerGradNormMonitor(L.Callback):
-    """L2 gradient norms per layer, at step 0 and every ``every_n_steps`` steps, before clipping.
+    """L2 gradient norms per layer, at the first step of every fit (step 0 of a new run, the first
+    step of a resumed one) and every ``every_n_steps`` steps, before clipping.
 
     Two profiles over the layers k = 1 .. depth - 1 after the stem, from the training batch of
     that step:
@@ -64,6 +65,7 @@ class LayerGradNormMonitor(L.Callback):
         self.input_history = LayerHistory()
         self._batch = None
         self._warned = False
+        self._first_step: int | None = None  # the fit's first step (breaking pass 22, row 32)
 
     def state_dict(self) -> dict:
         """The histories (the last measurement is their last row) and whether it has warned, kept in
@@ -80,8 +82,14 @@ class LayerGradNormMonitor(L.Callback):
         if len(self.param_history) and len(self.input_history):
             self.param_norms, self.input_norms = self.param_history.values[-1], self.input_history.values[-1]
 
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        # after the checkpoint's restore: a resumed run measures at its own first step too (before,
+        # resume at step 3 with every_n_steps=200 measured nothing and drew no grad_norm/ figure)
+        self._first_step = trainer.global_step
+
     def _due(self, trainer: L.Trainer) -> bool:
-        return trainer.is_global_zero and trainer.global_step % self.every_n_steps == 0
+        step = trainer.global_step
+        return trainer.is_global_zero and (step % self.every_n_steps == 0 or step == self._first_step)
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         self._batch = batch if self._due(trainer) else None  # a reference, for input gradients
