@@ -277,6 +277,38 @@ def test_a_resumed_run_measures_gradient_norms_at_its_first_step(tmp_path, data_
     assert figures == ["step_0000007.png"]
 
 
+@pytest.mark.slow
+def test_a_class_without_an_example_is_a_named_empty_panel_and_a_warning(tmp_path, data_dir, monkeypatch):
+    # breaking pass 22, row 8: before, class_examples=3 drew 7 of the 10 class panels blank white (on
+    # the RdBu scale also "difference 0"), titled "class 0" .. "class 9", with no warning
+    from highwaylab.callbacks import carry_stripes
+
+    drawn = []
+
+    def layer_maps(*args, **kwargs):
+        fig = carry_stripes.layer_maps.__wrapped__(*args, **kwargs)
+        drawn.append([(ax.get_title(), len(ax.images)) for ax in fig.axes if ax.get_visible()][:len(args[0])])
+        return fig
+
+    layer_maps.__wrapped__ = carry_stripes.layer_maps
+    monkeypatch.setattr(carry_stripes, "layer_maps", layer_maps)
+    options = [o for o in ANALYSIS if not o.startswith("callbacks.carry_stripes.")]
+    parts = build(compose_cfg(options + ["~callbacks.lesion", "callbacks.carry_stripes.class_examples=3"],
+                              tmp_path))
+    with pytest.warns(UserWarning) as record:
+        parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    panels = drawn[-1]  # gates/class_difference, drawn last: (title, images in the panel)
+    assert panels[:2] == [("class 0: no examples", 0), ("class 1 (n=1)", 1)]
+    counts = callback(parts.trainer, CarryStripeMonitor).class_counts.tolist()
+    assert counts == [0, 1, 0, 0, 1, 0, 0, 0, 1, 0]  # the 3 examples of seed 0: classes 1, 4 and 8
+    assert panels == [(f"class {c} (n={n})", 1) if n else (f"class {c}: no examples", 0)
+                      for c, n in enumerate(counts)]
+    warnings = [str(w.message) for w in record if "class_examples" in str(w.message)]
+    assert warnings == ["callbacks.carry_stripes.class_examples=3 leaves classes 0, 2, 3, 5, 6, 7, 9 without "
+                        "an example: their panels of gates/class_difference are empty; give at least 10 (one "
+                        "per class), e.g. callbacks.carry_stripes.class_examples=1000 (the default)"]
+
+
 def test_a_layer_history_round_trips_through_its_state():
     from highwaylab.analysis.history import LayerHistory
 

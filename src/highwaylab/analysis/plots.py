@@ -26,7 +26,9 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
     """Layer x block heat maps ``(L, D)``, ``ncols`` a row, sharing one colour scale and colour bar.
 
     ``cbar_marks``: ``(value, label)`` pairs drawn as black lines across the colour bar, with the
-    label in its legend text (e.g. the initial gate bias).
+    label in its legend text (e.g. the initial gate bias). A map that is NaN everywhere (a class
+    with no example) is a grey panel marked "no data", not an image: blank white would read as the
+    middle of a diverging scale.
 
     Raises:
         ValueError: every value is NaN (nothing to draw).
@@ -50,9 +52,15 @@ def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str,
     for ax in axes.flat[len(maps):]:
         ax.set_visible(False)
     for ax, m, title in zip(axes.flat, maps, titles, strict=False):
+        ax.set_title(title, fontsize=9)
+        if np.isnan(m).all():
+            ax.set_facecolor("0.85")
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.3")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
         image = ax.imshow(m, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest",
                           extent=(0.5, m.shape[1] + 0.5, n_layers + 0.5, 0.5))  # layer 1 on top
-        ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_yticks(_layer_ticks(n_layers))
     for row in axes:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import lightning as L
 import torch
+from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.gates import class_gate_difference
 from highwaylab.analysis.layer_maps import layer_unit_map
 from highwaylab.analysis.plots import layer_maps
+from highwaylab.analysis.samples import fixed_examples
 from highwaylab.callbacks.media import log_figure, step_of, when
 from highwaylab.callbacks.options import check_carry_stripes
 from highwaylab.callbacks.probe_batch import backbone_of, internals_in_eval, training_examples, warn_no_layers
@@ -28,11 +30,14 @@ class CarryStripeMonitor(L.Callback):
     - ``gates/class_difference`` (highway only), once at the end of fitting: for each class, the
       mean T over the class's examples among ``class_examples`` fixed training examples, minus the
       mean over all of them (Figure 3), layer x block. (Ten panels cost as much to draw as all the
-      other images of an epoch together, so they are drawn once, for the trained net.)
+      other images of an epoch together, so they are drawn once, for the trained net.) Each panel's
+      title gives its class's count (``class 2 (n=1)``); a class with no example among them gets a
+      grey panel titled ``class 2: no examples`` (blank white would read as a difference of 0 on the
+      diverging scale), and a warning at the start of fitting names the classes and the key.
 
     Captions name each example's index and label. The examples are a seeded choice and stay the
     same for the whole run. The last maps are kept in ``self.outputs`` and ``self.gates``
-    (``(K, L, D)``) and ``self.class_difference`` (``(C, L, D)``).
+    (``(K, L, D)``), ``self.class_difference`` (``(C, L, D)``) and ``self.class_counts`` (``(C,)``).
 
     Args:
         num_examples: K, the examples shown (default 4).
@@ -46,7 +51,24 @@ class CarryStripeMonitor(L.Callback):
     def __init__(self, num_examples: int = 4, class_examples: int = 1000, seed: int = 0) -> None:
         check_carry_stripes(num_examples, class_examples, seed)
         self.num_examples, self.class_examples, self.seed = num_examples, class_examples, seed
-        self.outputs = self.gates = self.class_difference = None
+        self.outputs = self.gates = self.class_difference = self.class_counts = None
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        """Warn once, before training, when the ``class_examples`` examples of the class map leave a
+        class without an example (breaking pass 22, row 8: ``class_examples=3`` drew 7 of 10 panels
+        blank, like a difference of 0, with no word)."""
+        net = backbone_of(pl_module)
+        if not (self.class_examples and net.has_gates and trainer.is_global_zero) \
+                or trainer.train_dataloader is None:
+            return
+        _, y = fixed_examples(trainer.train_dataloader.dataset, self.class_examples, self.seed)
+        counts = class_counts(y, pl_module.hparams.get("num_classes", int(y.max()) + 1))
+        missing = [c for c, n in enumerate(counts.tolist()) if n == 0]
+        if missing:
+            key = "callbacks.carry_stripes.class_examples"
+            rank_zero_warn(f"{key}={self.class_examples} leaves classes {', '.join(map(str, missing))} "
+                           f"without an example: their panels of gates/class_difference are empty; give "
+                           f"at least {len(counts)} (one per class), e.g. {key}=1000 (the default)")
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not trainer.is_global_zero:
@@ -83,14 +105,24 @@ class CarryStripeMonitor(L.Callback):
         _, internals = internals_in_eval(net, x)
         num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
         self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
+        self.class_counts = class_counts(y, num_classes)
         bound = _abs_max(self.class_difference)
         step = step_of(trainer)
         log_figure(trainer, "gates/class_difference", lambda: layer_maps(
-            list(self.class_difference.numpy()), [f"class {c}" for c in range(num_classes)],
+            list(self.class_difference.numpy()), class_titles(self.class_counts),
             f"Mean T of each class minus the mean over all {len(y)} examples (end of fitting, "
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
             vmin=-bound, vmax=bound), step)
 
+def class_counts(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
+    """The number of examples of each class in ``labels (N,)``: ``(num_classes,)`` on the CPU."""
+    return torch.bincount(labels.cpu().long(), minlength=num_classes)[:num_classes]
+
+
+def class_titles(counts: torch.Tensor) -> list[str]:
+    """The panel titles of ``gates/class_difference``: ``class 2 (n=1)``, or ``class 2: no examples``
+    for a class whose panel is empty (its difference is NaN)."""
+    return [f"class {c} (n={n})" if n else f"class {c}: no examples" for c, n in enumerate(counts.tolist())]
 
 
 def output_scale(outputs: torch.Tensor) -> dict:
