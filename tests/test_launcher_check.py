@@ -113,7 +113,8 @@ def test_a_slurm_controller_that_does_not_answer_is_one_line_before_the_sweep_fo
         "test cluster: sudo bash tests/cluster/slurm.sh start), or check SLURM_CONF / the controller host; "
         "or run the sweep without hydra/launcher")
     assert not sweep.exists() and not (tmp_path / "outputs").exists()
-    assert wall_s < 20, wall_s  # sinfo's own retries, about 9 s; at most SINFO_TIMEOUT_S (12 s)
+    # no hang: sinfo's own retries take about 9 s, and it is cut at SINFO_TIMEOUT_S (20 s); a loose bound
+    assert wall_s < 90, wall_s
 
 
 @needs_slurm_clients

@@ -114,6 +114,7 @@ class CarryStripeMonitor(L.Callback):
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
             vmin=-bound, vmax=bound), step)
 
+
 def class_counts(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
     """The number of examples of each class in ``labels (N,)``: ``(num_classes,)`` on the CPU."""
     return torch.bincount(labels.cpu().long(), minlength=num_classes)[:num_classes]

@@ -137,7 +137,7 @@ def check_whole_numbers(launcher: DictConfig) -> None:
                           f"hydra.launcher.timeout_min")
 
 
-SINFO_TIMEOUT_S = 12  # a controller that gives no answer by then: sbatch would fail (or hang) too
+SINFO_TIMEOUT_S = 20  # a controller that gives no answer by then: sbatch would fail (or hang) too
 
 
 def sinfo_partitions(launcher: str = "slurm") -> dict[str, tuple[int, int]] | None:
