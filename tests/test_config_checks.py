@@ -766,6 +766,17 @@ COMMAND_LINES = {
     # breaking pass 21, row 14: before, Hydra's "Additional config directory ... not found", with no fix
     "-cd /nonexistent/highwaylab_cfg depth=3": "--config-dir /nonexistent/highwaylab_cfg: no such folder. "
                                                "Fix: give the folder that holds your config groups",
+    # pass 23, row 45: before, "warning: depth is given twice ...: the last one, +depth=5, is used", then
+    # Hydra's three lines refusing it ("Could not append to config")
+    "depth=3 +depth=5": "+depth=5: depth is already set (depth=3 on this command line), and '+' adds only a "
+                        "key that is not there, so Hydra would refuse it. Fix: write depth=5 (without '+'; "
+                        "the last value given is used)",
+    "+trainer.max_epochs=2": "+trainer.max_epochs=2: trainer.max_epochs is already set (the config has "
+                             "it), and '+' adds only a key that is not there, so Hydra would refuse it. Fix: "
+                             "write trainer.max_epochs=2 (without '+')",
+    "+trainer.foo=1 +trainer.foo=2": "+trainer.foo=2: trainer.foo is already set (+trainer.foo=1 on this "
+                                     "command line), and '+' adds only a key that is not there, so Hydra "
+                                     "would refuse it. Fix: give it once: +trainer.foo=2",
     "-m seed=0, depth=3": "seed=0,: the value ends in a comma, with no value after it. Fix: leave the comma "
                           "out (seed=0), or give the next value without a space: seed=0,<value>",
 }
@@ -869,6 +880,13 @@ def test_a_key_given_twice_in_a_single_run_is_one_warning_and_the_last_wins(tmp_
                        ROOT / "conf")
     assert capsys.readouterr().err.strip() == ("highwaylab: warning: depth is given twice (depth=3, "
                                                "depth=4): the last one, depth=4, is used")
+
+
+def test_a_plus_key_given_after_the_same_key_is_refused_without_the_warning_that_it_is_used(tmp_path, capsys):
+    # pass 23, row 45: before, the warning "the last one, +depth=5, is used", then Hydra refused it
+    message = command_line_error("depth=3 +depth=5", tmp_path)
+    assert message.startswith("+depth=5: depth is already set (depth=3 on this command line)")
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_a_tag_that_would_contradict_the_runs_own_tags_is_refused(tmp_path):

@@ -452,6 +452,8 @@ def _given_once(overrides: list[str], multirun: bool = True) -> None:
             fix = (f"one override per key; for a sweep over {'both' if len(lines) == 2 else 'all'}, write "
                    f"{prefix}{key}={','.join(values)} with -m")
         if not multirun:
+            if lines[-1].startswith("+") and not lines[-1].startswith("++"):
+                continue  # Hydra refuses a '+' of a key already set: check_overrides names that
             print(f"highwaylab: warning: {key} is given {times} ({', '.join(lines)}): the last one, "
                   f"{lines[-1]}, is used", file=sys.stderr)
             continue
@@ -658,6 +660,35 @@ def _compose(config_dir: str | Path, config_name: str, overrides: list[str]) -> 
         GlobalHydra.instance().clear()
 
 
+def _added_but_present(single: list[str | None], config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a ``+key=value`` (Hydra's append) of a key the config already has, from its
+    files or from an earlier override on the command line (``depth=3 +depth=5``, a ``+`` appended to a
+    copied command), which Hydra refuses in three lines ("Could not append to config"); ``None`` if
+    no such override is the cause. Each ``+`` override of a key (not a group) is tried: the config
+    composed with the overrides before it holds the key."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    given = [o for o in single if o is not None]
+    for i, override in enumerate(OverridesParser.create().parse_overrides(given)):
+        key = override.key_or_group
+        if not override.is_add() or "/" in key or (Path(config_dir) / key).is_dir():
+            continue
+        before, _ = _compose(config_dir, config_name, given[:i])
+        if before is None or OmegaConf.select(before, key, default="absent", throw_on_missing=False,
+                                              throw_on_resolution_failure=False) == "absent":
+            continue
+        earlier = next((o for o in reversed(given[:i]) if _key(o) == key), None)
+        where = f"{earlier} on this command line" if earlier else "the config has it"
+        value = override.input_line.split("=", 1)[1]
+        if earlier is not None and earlier.startswith("+"):  # the key is the command line's own addition
+            fix = f"give it once: {override.input_line}"
+        else:
+            fix = f"write {key}={value} (without '+'{'; the last value given is used' if earlier else ''})"
+        return (f"{override.input_line}: {key} is already set ({where}), and '+' adds only a key that is "
+                f"not there, so Hydra would refuse it. Fix: {fix}")
+    return None
+
+
 def _explain(err: Exception, overrides: list[str], single: list[str | None], config_dir: str | Path,
              config_name: str) -> str | None:
     """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
@@ -665,6 +696,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
 
     if (conflict := _search_conflict(overrides, single, config_dir, config_name)) is not None:
         return conflict
+    if (present := _added_but_present(single, config_dir, config_name)) is not None:
+        return present
     if isinstance(err, MissingConfigException) and err.missing_cfg_file and "/" in err.missing_cfg_file:
         group, name = err.missing_cfg_file.rsplit("/", 1)
         culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
