@@ -239,6 +239,19 @@ def test_cli_refuses_a_step_key_that_no_row_has(run_dir):
 
 
 @pytest.mark.slow
+def test_cli_takes_wandbs_own_step_as_the_step_key(run_dir):
+    # pass 23, row 32: before, "--step-key _step: no row of the run has it", though every row has it
+    proc = cli(run_dir, "--step-key", "_step")
+    assert proc.returncode == 0, proc.stderr
+    s = summarize(run_dir, step_key="_step")
+    loss = s.keys["train/loss"]
+    assert (loss.step_min, loss.step_max) == (loss.wandb_step_min, loss.wandb_step_max)
+    assert loss.rows_without_step == 0
+    assert re.search(rf"^train/loss +scalar +{EPOCHS} +0 +{loss.step_min}\.\.{loss.step_max} ", proc.stdout,
+                     re.MULTILINE), proc.stdout
+
+
+@pytest.mark.slow
 def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     file = find_run_file(run_dir)
     data = bytearray(file.read_bytes())

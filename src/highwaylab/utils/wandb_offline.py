@@ -540,7 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     except RunReadError as err:
         print(f"error: {_one_line(str(err))}", file=sys.stderr)
         return 2
-    if args.step_key != STEP_KEY and summary.rows and args.step_key not in summary.keys:
+    known = args.step_key in summary.keys or args.step_key == "_step"  # W&B's row counter: every row
+    if args.step_key != STEP_KEY and summary.rows and not known:
         scalars = [k for k in summary.keys_of_kind("scalar") if "step" in k or k == "epoch"]
         print(f"error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
               f"{', '.join(scalars[:6] or list(summary.keys)[:6])} (default {STEP_KEY})", file=sys.stderr)
