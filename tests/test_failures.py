@@ -369,7 +369,17 @@ def test_a_run_refused_while_its_parts_are_built_leaves_no_folder(tmp_path, data
 
 
 @pytest.mark.slow
-def test_a_refused_run_keeps_a_folder_it_did_not_make_and_one_whose_loggers_started(tmp_path, data_dir):
+def test_a_run_refused_at_its_w_and_b_start_leaves_no_folder(tmp_path, data_dir):
+    # pass 23, row 10: before, the refusal kept the folder (.hydra/, config_resolved.yaml, train.log), and
+    # the corrected command with the same hydra.run.dir was refused ("holds the record of a run ...")
+    wandb = [o for o in TINY if o != "logger=none"] + ["logger=wandb", "+logger.wandb.settings.x_bogus=1"]
+    line = one_line(run_train(wandb, tmp_path, env=subprocess_env(WANDB_MODE="offline")))
+    assert line.startswith("logger.wandb: W&B could not start its run: its setting x_bogus=1 is "), line
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_a_refused_run_keeps_a_folder_it_did_not_make_and_one_whose_training_started(tmp_path, data_dir):
     (tmp_path / "run").mkdir()  # the user's own (empty) folder
     one_line(run_train([*TINY, "+module.foo=1"], tmp_path))
     assert (tmp_path / "run").is_dir() and {p.name for p in (tmp_path / "run").iterdir()} == {

@@ -47,7 +47,7 @@ from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
-from highwaylab.utils.output_folder import check_checkpoint_fits, loggers_starting
+from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.resume import check_resume, continue_wandb_steps
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
@@ -119,7 +119,6 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     # the resolved config at the top level (W&B: config.model.width, as lightning-hydra-template), and
     # the parameter count
     hparams = {**OmegaConf.to_container(cfg, resolve=True), "params": params}
-    loggers_starting()  # a refusal from here on keeps the run's folder
     for logger in loggers:
         try:
             logger.log_hyperparams(hparams)  # the first use of a W&B logger starts its run
@@ -138,6 +137,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     resumed_step = checkpoint.get("global_step") if checkpoint is not None else None
     del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 
+    training_starting()  # a refusal from here on keeps the run's folder
     fit_start = time.time()
     try:
         trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)

@@ -24,11 +24,10 @@ from omegaconf import DictConfig, OmegaConf
 from highwaylab.config_checks import tilde_root
 from highwaylab.errors import ConfigError
 
-# the files of a run refused before its loggers started: Hydra's record (.hydra/), the resolved
-# config and train.log
+# the files of a run refused before training: Hydra's record (.hydra/), the resolved config, train.log
 RECORD_ONLY = {".hydra", "config_resolved.yaml", "train.log"}
 _made_run_folder: Path | None = None  # the run folder Hydra made for this single run (it was missing)
-_loggers_started = False  # the run got as far as its loggers (and may have logged, or trained)
+_training_started = False  # the run got as far as its training (its train.log tells of it)
 MIN_FREE_MB = 50  # a depth-100 run writes about 10 MB (checkpoints, W&B, logs); 1000 layers: ~50 MB
 MIN_FILE_SIZE_MB = 1  # Hydra's files and the run's logs (a checkpoint: check_checkpoint_fits, by the model)
 
@@ -165,26 +164,26 @@ def _check_or_exit(config: DictConfig, key: str) -> None:
         sys.exit(1)
 
 
-def loggers_starting() -> None:
-    """Note that the run's loggers start now (:func:`highwaylab.train.train`): from here on its
+def training_starting() -> None:
+    """Note that the run's training starts now (:func:`highwaylab.train.train`): from here on its
     folder holds a run, which :func:`remove_refused_run_folder` keeps."""
-    global _loggers_started
-    _loggers_started = True
+    global _training_started
+    _training_started = True
 
 
 def remove_refused_run_folder(folder: Path) -> bool:
     """Remove ``folder``, the run folder of a single run refused on bad input while its parts were
-    built, before its loggers started (:func:`loggers_starting`; e.g. a ``+`` key that the module
-    does not take), if Hydra made it for this run (it did not exist: :class:`OutputFolderCheck`) and
-    it holds only the run's record (:data:`RECORD_ONLY`): as a run refused before Hydra leaves no
-    folder, so that the corrected command can run there. A folder with anything else (a checkpoint,
-    a W&B run, a CSV log, ``metrics.json``) is kept.
+    built or its loggers started, before training (:func:`training_starting`; e.g. a ``+`` key that
+    the module does not take, a W&B setting that W&B refuses), if Hydra made it for this run (it did
+    not exist: :class:`OutputFolderCheck`) and it holds only the run's record (:data:`RECORD_ONLY`):
+    as a run refused before Hydra leaves no folder, so that the corrected command can run there. A
+    folder with anything else (a checkpoint, a W&B run, a CSV log, ``metrics.json``) is kept.
 
     Returns:
         Whether the folder was removed.
     """
     folder = Path(folder).absolute()
-    if _loggers_started or _made_run_folder is None or folder != _made_run_folder or not folder.is_dir():
+    if _training_started or _made_run_folder is None or folder != _made_run_folder or not folder.is_dir():
         return False
     if not {p.name for p in folder.iterdir()} <= RECORD_ONLY:
         return False
