@@ -241,6 +241,27 @@ def test_disabled_logging_leaves_no_empty_train_log(tmp_path, data_dir):
 
 
 @pytest.mark.slow
+def test_a_quiet_root_logger_is_one_warning_and_a_quiet_console_keeps_train_log(tmp_path, data_dir):
+    # pass 23, row 15: before, root.level=WARNING dropped the start, epoch, test and metrics lines from
+    # train.log too, with no word (the README says train.log keeps them)
+    args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false"]
+    code, text = train_py_to_file([*args, "hydra.job_logging.root.level=WARNING",
+                                   f"hydra.run.dir={tmp_path}/root"], tmp_path)
+    assert code == 0, text[-3000:]
+    assert [line for line in text.splitlines() if "highwaylab: " in line] == [
+        "highwaylab: warning: hydra.job_logging.root.level=WARNING drops the run's own lines (the start, the "
+        "epoch lines, the test, the metrics) from train.log as well as from the console. Fix: to quieten "
+        "only the console, +hydra.job_logging.handlers.console.level=WARNING instead (train.log keeps them)"]
+    # the fix it names: the console shows no epoch line, train.log keeps it
+    code, text = train_py_to_file([*args, "+hydra.job_logging.handlers.console.level=WARNING",
+                                   f"hydra.run.dir={tmp_path}/console"], tmp_path)
+    assert code == 0, text[-3000:]
+    assert "highwaylab: " not in text and "epoch 0/" not in text
+    log = (tmp_path / "console" / "train.log").read_text()
+    assert "Training starts" in log and "epoch 0/" in log and "Metrics: " in log
+
+
+@pytest.mark.slow
 def test_lightnings_warnings_print_in_the_logs_format_and_into_train_log(tmp_path, data_dir):
     # before: "/.../data_connector.py:260: You requested to overfit ..." bare on stderr, not in train.log
     args = ["debug=overfit", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_val_batches=2",

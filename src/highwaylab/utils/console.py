@@ -185,6 +185,8 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     if not file_cfg or not file_cfg.get("filename") or logging_cfg.get("root") is None:
         return None
     filename = str(file_cfg["filename"])
+    if (quiet := _quiet_root(logging_cfg)) is not None:
+        return quiet
     if _writes_to(filename):
         return None
     if job_logging == "disabled":
@@ -199,6 +201,22 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     handler.setFormatter(logging.Formatter(named.get("format") or RUN_LOG_FORMAT, named.get("datefmt")))
     logging.getLogger().addHandler(handler)
     return None
+
+
+def _quiet_root(logging_cfg: Any) -> str | None:
+    """The warning for a root logger level above INFO (``hydra.job_logging.root.level=WARNING``, set
+    to quieten the console), under which the run's own INFO lines (the start, the epoch lines, the
+    test, the metrics) are dropped from ``train.log`` too, unless the ``highwaylab`` logger is given
+    a level of its own; ``None`` otherwise."""
+    level = (logging_cfg.get("root") or {}).get("level")
+    own = ((logging_cfg.get("loggers") or {}).get("highwaylab") or {}).get("level")
+    number = logging.getLevelName(str(level).upper()) if isinstance(level, str) else level
+    if own is not None or not isinstance(number, int) or number <= logging.INFO:
+        return None
+    return (f"warning: hydra.job_logging.root.level={level} drops the run's own lines (the start, the epoch "
+            f"lines, the test, the metrics) from train.log as well as from the console. Fix: to quieten "
+            f"only the console, +hydra.job_logging.handlers.console.level={level} instead (train.log "
+            f"keeps them)")
 
 
 def error_line(log: logging.Logger, message: str) -> None:
