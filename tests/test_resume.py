@@ -510,6 +510,26 @@ def test_a_run_without_wandb_resumed_with_it_gets_no_word_of_missing_segments(tm
 
 
 @pytest.mark.slow
+def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_copy(tmp_path, data_dir):
+    # pass 23, row 26: before, a resumed copy (which gets a new W&B run) was also told that "W&B run <new
+    # id> continues, but ... holds none of its earlier offline segments ... would overlap", which is false
+    run, copy = tmp_path / "run", tmp_path / "copy"
+    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    shutil.copytree(run, copy)
+    shutil.rmtree(copy / "wandb")
+    again = train_py([f"resume={copy}", "trainer.max_epochs=2"], tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    output = again.stdout + again.stderr
+    assert f"{copy} is a copy of the run in {run}" in output and "earlier offline segments" not in output
+    shutil.rmtree(run / "wandb")  # the run itself, its segments deleted after a wandb sync: named
+    own = train_py([f"resume={run}", "trainer.max_epochs=2"], tmp_path)
+    assert own.returncode == 0, own.stderr[-3000:]
+    assert "continues, but" in own.stdout + own.stderr
+    assert f"{run}/wandb holds none of its earlier offline segments" in own.stdout + own.stderr
+
+
+@pytest.mark.slow
 def test_extending_a_cosine_annealed_run_is_refused_naming_t_max(tmp_path, data_dir):
     # before: resume=<adamw run> trainer.max_epochs=4 exited 0; the checkpoint's CosineAnnealingLR kept
     # T_max=2, so train/lr went 0.001, 0.0005, 0.0, 0.0005 (epoch 2 learnt nothing), while the record

@@ -504,7 +504,7 @@ def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_p
     logger = WandbLogger(project="p", id="cutshort1", save_dir=str(tmp_path), offline=True)
     try:
         with caplog.at_level(logging.WARNING, logger="highwaylab.utils.resume"):
-            continue_wandb_steps([logger], resumed=True)
+            continue_wandb_steps([logger], resumed_id="cutshort1")
         warned = [r.getMessage() for r in caplog.records if "earlier W&B segment" in r.getMessage()]
         assert len(warned) == 1 and warned[0].startswith(
             f"highwaylab: the earlier W&B segment {file}: reached the end of an incomplete .wandb file")

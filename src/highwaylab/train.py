@@ -132,8 +132,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             if (start_error := wandb_start_error(err, online)) is not None:
                 raise start_error from err
             raise
-    had_wandb = checkpoint is not None and "WandbLogger" in (checkpoint.get("logger_versions") or {})
-    continue_wandb_steps(loggers, resumed=had_wandb)  # _step after the earlier segments
+    # _step after the earlier segments of the W&B run the checkpoint records (a copy gets a new run)
+    versions = (checkpoint or {}).get("logger_versions") or {}
+    continue_wandb_steps(loggers, resumed_id=versions.get("WandbLogger"))
     resumed_step = checkpoint.get("global_step") if checkpoint is not None else None
     del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 

@@ -871,7 +871,7 @@ def finished_epochs(checkpoint: dict) -> int:
 # during the run
 # ---------------------------------------------------------------------------------------------
 
-def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
+def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | None:
     """Continue W&B's ``_step`` axis after the earlier offline segments of a resumed run.
 
     Offline, a resumed W&B run (the same id) starts a new folder ``wandb/offline-run-*-<id>`` whose
@@ -880,8 +880,10 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
     (``commit=False``: no row) moves the counter on. Online, wandb already starts at the server's
     step. ``trainer/global_step``, the charts' x-axis, continues by itself.
 
-    A resumed run (``resumed``) whose ``wandb/`` holds no earlier segment at all (deleted, e.g.
-    after ``wandb sync``) is warned about: this segment's ``_step`` starts at 0 again.
+    A resumed run that continues the checkpoint's W&B run (``resumed_id``, the id the checkpoint
+    records, is this run's) and whose ``wandb/`` holds no earlier segment at all (deleted, e.g.
+    after ``wandb sync``) is warned about: this segment's ``_step`` starts at 0 again. A resumed copy
+    of a run, which gets a new W&B run, has no earlier rows to overlap: no word.
 
     Returns:
         The first ``_step`` of this segment, or ``None`` when nothing was done.
@@ -898,7 +900,7 @@ def continue_wandb_steps(loggers: list, resumed: bool = False) -> int | None:
         return None
     this = Path(getattr(run, "sync_dir", None) or Path(run.dir).parent)  # .../wandb/offline-run-<time>-<id>
     earlier = [p for p in sorted(this.parent.glob(f"offline-run-*-{run.id}")) if p != this]
-    if resumed and not [p for p in this.parent.glob("offline-run-*") if p != this]:
+    if run.id == resumed_id and not [p for p in this.parent.glob("offline-run-*") if p != this]:
         log.warning(f"highwaylab: W&B run {run.id} continues, but {this.parent} holds none of its earlier "
                     f"offline segments (deleted, e.g. after wandb sync?): this segment's _step starts at 0 "
                     f"again, and synced it would overlap the earlier rows of _step; the charts' x-axis, "
