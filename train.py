@@ -66,6 +66,19 @@ log = logging.getLogger("highwaylab")
 register_resolvers()
 
 
+def stops_here(hydra_cfg: DictConfig) -> str:
+    """What an interruption of a multirun's job means for the multirun: its later jobs do not start;
+    in an Optuna search (``hparams_search=``), also that the trial's result never reaches the study
+    (``resume=`` finishes the job's training, not the trial) and how the search goes on."""
+    report = f"python -m highwaylab.report {hydra_cfg.sweep.dir} lists them"
+    if hydra_cfg.runtime.choices.get("hparams_search") is None:
+        return f" The multirun stops here: its later jobs do not start ({report})."
+    return (f" The search stops here: its later trials do not start ({report}), and this trial's result "
+            f"never reaches the Optuna study (resume= finishes the job's training, not the trial). To "
+            f"continue the search, run its command again: the study marks this trial failed and runs the "
+            f"trials left to hydra.sweeper.n_trials (raise it by 1 to make up for this one).")
+
+
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> float | None:
     """Train and return ``cfg.optimized_metric``. In a multirun, the job is recorded in the sweep's
@@ -100,8 +113,7 @@ def main(cfg: DictConfig) -> float | None:
             log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
             sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
         record_job("interrupted", error=str(err))
-        later = (f" The multirun stops here: its later jobs do not start (python -m highwaylab.report "
-                 f"{HydraConfig.get().sweep.dir} lists them)." if in_multirun() else "")
+        later = stops_here(HydraConfig.get()) if in_multirun() else ""
         error_line(log, f"highwaylab: {err}{later}")
         sys.exit(err.exit_code)
     except Exception as err:

@@ -130,6 +130,32 @@ def test_optuna_sweeper_completes_three_trials_with_one_forced_failure(tmp_path,
     assert results["best_params"]["optim.optimizer.lr"] == max(ok, key=ok.get)
 
 
+def test_an_interrupted_search_says_how_to_continue_and_the_continuation_how_to_make_up(tmp_path, data_dir):
+    # pass 23, row 30: before, only "resume with: python train.py resume=<job>" (which never reports the
+    # trial to the study) and "The multirun stops here"; the continued search then counted the failed trial
+    # in n_trials without a word
+    sweep = tmp_path / "sweep"
+    search = ["hparams_search=mnist_random", "depth=3", "logger=csv", *SUBSET, f"hydra.sweep.dir={sweep}",
+              "hydra.sweeper.n_trials=2"]
+    stop = ["+callbacks.signal_at._target_=tests.signal_at.SignalAt", "+callbacks.signal_at.step=2",
+            f"+callbacks.signal_at.signum={int(signal.SIGINT)}"]
+    first = train_py([*search, *stop], tmp_path)
+    assert first.returncode == 130, first.stderr[-3000:]
+    lines = (first.stdout + first.stderr).splitlines()
+    line = next(x for x in lines if "highwaylab: interrupted by SIGINT" in x)
+    assert line.endswith(
+        f"The search stops here: its later trials do not start (python -m highwaylab.report {sweep} lists "
+        "them), and this trial's result never reaches the Optuna study (resume= finishes the job's training, "
+        "not the trial). To continue the search, run its command again: the study marks this trial failed "
+        "and runs the trials left to hydra.sweeper.n_trials (raise it by 1 to make up for this one)."), line
+    again = train_py(search, tmp_path)
+    output = again.stderr + again.stdout
+    assert "Continuing study mnist_random in sqlite:///" in output, output[-3000:]
+    assert ("1 trials already (1 left running by an earlier search, now failed); 1 more to reach "
+            "hydra.sweeper.n_trials=2 (failed trials count among them: hydra.sweeper.n_trials=3 makes up for "
+            "the 1 that stopped)") in output
+
+
 @pytest.mark.parametrize(("name", "sampler"), [("mnist_tpe", "TPESampler"),
                                                ("mnist_random", "RandomSampler")])
 def test_hparams_search_configs_hold_the_papers_search_space(name, sampler):

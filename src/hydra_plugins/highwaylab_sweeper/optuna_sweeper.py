@@ -82,9 +82,11 @@ class OptunaSweeper(_OptunaSweeper):
         done = len(trials)
         impl.job_idx = max(impl.job_idx or 0, done)  # new job folders after the old ones
         left = max(0, impl.n_trials - done)
+        make_up = (f" (failed trials count among them: hydra.sweeper.n_trials={impl.n_trials + len(stale)} "
+                   f"makes up for the {len(stale)} that stopped)" if stale else "")
         log.info(f"Continuing study {name} in {storage}: {done} trials already "
                  f"({len(stale)} left running by an earlier search, now failed); {left} more to reach "
-                 f"hydra.sweeper.n_trials={impl.n_trials}")
+                 f"hydra.sweeper.n_trials={impl.n_trials}{make_up}")
         impl.n_trials = left
         reseed = getattr(impl.sampler, "reseed_rng", None)
         if callable(reseed):  # else the seeded sampler would propose the earlier search's trials again
