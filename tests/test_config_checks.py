@@ -774,6 +774,11 @@ COMMAND_LINES = {
     "+trainer.max_epochs=2": "+trainer.max_epochs=2: trainer.max_epochs is already set (the config has "
                              "it), and '+' adds only a key that is not there, so Hydra would refuse it. Fix: "
                              "write trainer.max_epochs=2 (without '+')",
+    # pass 24: a '+' of a key the config holds as null is Hydra's append, and not the cause of another
+    # error (before: "+trainer.limit_train_batches=3: ... already set", for a mistyped key after it)
+    "+trainer.limit_train_batches=3 +depth=5": "+depth=5: depth is already set (the config has it)",
+    "+trainer.limit_train_batches=3 trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key "
+                                                          "'max_epoch'; did you mean trainer.max_epochs?",
     "+trainer.foo=1 +trainer.foo=2": "+trainer.foo=2: trainer.foo is already set (+trainer.foo=1 on this "
                                      "command line), and '+' adds only a key that is not there, so Hydra "
                                      "would refuse it. Fix: give it once: +trainer.foo=2",
@@ -826,6 +831,7 @@ def test_a_byte_that_is_not_utf8_gets_a_quoted_example_that_the_shell_types_back
                                   "-m optim=glob(adam*) seed=0", "-m seed=0,1 logger.wandb.id=a,b",
                                   "+trainer.barebones=true logger=none callbacks=none",
                                   "~trainer.max_epochs +trainer.max_epochs=3",  # one node replaced
+                                  "+trainer.limit_train_batches=3 +trainer.limit_val_batches=2",  # null keys
                                   "hparams_search=mnist_random model=plain hydra.sweeper.params=null "
                                   "optim.optimizer.lr=interval(0.01,0.1)"])
 def test_good_command_lines_pass(line, tmp_path):

@@ -664,19 +664,24 @@ def _added_but_present(single: list[str | None], config_dir: str | Path, config_
     """The message for a ``+key=value`` (Hydra's append) of a key the config already has, from its
     files or from an earlier override on the command line (``depth=3 +depth=5``, a ``+`` appended to a
     copied command), which Hydra refuses in three lines ("Could not append to config"); ``None`` if
-    no such override is the cause. Each ``+`` override of a key (not a group) is tried: the config
-    composed with the overrides before it holds the key."""
+    no such override is the cause. Each ``+`` override of a key (not a group) is tried, with Hydra's
+    own rule (``ConfigLoaderImpl._apply_overrides_to_config``): the config composed with the
+    overrides before it holds a value there that is not null (a null key takes ``+``), the value
+    given is not a mapping or a list (those merge), and the composition fails with it, not before."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     given = [o for o in single if o is not None]
     for i, override in enumerate(OverridesParser.create().parse_overrides(given)):
         key = override.key_or_group
-        if not override.is_add() or "/" in key or (Path(config_dir) / key).is_dir():
+        if not override.is_add() or "/" in key or (Path(config_dir) / key).is_dir() \
+                or isinstance(override.value(), dict | list):
             continue
         before, _ = _compose(config_dir, config_name, given[:i])
-        if before is None or OmegaConf.select(before, key, default="absent", throw_on_missing=False,
-                                              throw_on_resolution_failure=False) == "absent":
+        if before is None or OmegaConf.select(before, key, throw_on_missing=False,
+                                              throw_on_resolution_failure=False) is None:
             continue
+        if _compose(config_dir, config_name, given[:i + 1])[0] is not None:
+            continue  # it composes: not the cause
         earlier = next((o for o in reversed(given[:i]) if _key(o) == key), None)
         where = f"{earlier} on this command line" if earlier else "the config has it"
         value = override.input_line.split("=", 1)[1]
