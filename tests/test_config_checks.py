@@ -779,6 +779,15 @@ COMMAND_LINES = {
     "+trainer.limit_train_batches=3 +depth=5": "+depth=5: depth is already set (the config has it)",
     "+trainer.limit_train_batches=3 trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key "
                                                           "'max_epoch'; did you mean trainer.max_epochs?",
+    # pass 24, row 43: before, "warning: ... the last one, trainer.max_epochs=1,2, is used", then Hydra's
+    # four lines ("Ambiguous value for argument")
+    "trainer.max_epochs=2 trainer.max_epochs=1,2":
+        "trainer.max_epochs=1,2: a list of values is a sweep, one job per value, and this command runs one "
+        "job. Fix: add -m to sweep it (python train.py -m ... trainer.max_epochs=1,2), or give one value "
+        "(trainer.max_epochs=1)",
+    "tags=a,b": "tags=a,b: a list of values is a sweep, one job per value, and this command runs one job. "
+                "Fix: add -m to sweep it (python train.py -m ... tags=a,b), or write a list value in "
+                "brackets ('tags=[a,b]')",
     "+trainer.foo=1 +trainer.foo=2": "+trainer.foo=2: trainer.foo is already set (+trainer.foo=1 on this "
                                      "command line), and '+' adds only a key that is not there, so Hydra "
                                      "would refuse it. Fix: give it once: +trainer.foo=2",
@@ -871,11 +880,15 @@ def test_an_interval_in_a_single_run_is_refused_with_the_search_and_a_list(tmp_p
                        "hparams_search=mnist_random); for a plain sweep list values, e.g. -m "
                        "optim.optimizer.lr=0.01,0.1; for one run give one value, e.g. "
                        "optim.optimizer.lr=0.01"), message
-    # a list, range() or choice() without -m is left to Hydra, whose "requires --multirun" is right;
-    # an interval within a search (which sets the multirun itself) passes
-    for line in ("depth=range(2,4)", "depth=choice(2,3)", "depth=2,3",
-                 "hparams_search=mnist_tpe optim.optimizer.lr=interval(0.01,0.1)"):
-        check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}"], ROOT / "conf")
+    # a list, range() or choice() without -m is one line too (pass 24, row 43: before, Hydra's four lines,
+    # "Ambiguous value for argument", after a warning that it "is used"); an interval within a search
+    # (which sets the multirun itself) passes
+    for line in ("depth=range(2,4)", "depth=choice(2,3)", "depth=2,3"):
+        assert command_line_error(line, tmp_path) == (
+            f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
+            f"add -m to sweep it (python train.py -m ... {line}), or give one value (depth=2)")
+    check_command_line(["train.py", "hparams_search=mnist_tpe", "optim.optimizer.lr=interval(0.01,0.1)",
+                        f"paths.log_dir={tmp_path}"], ROOT / "conf")
 
 
 def test_a_key_given_twice_in_a_single_run_is_one_warning_and_the_last_wins(tmp_path, capsys):
@@ -892,6 +905,10 @@ def test_a_plus_key_given_after_the_same_key_is_refused_without_the_warning_that
     # pass 23, row 45: before, the warning "the last one, +depth=5, is used", then Hydra refused it
     message = command_line_error("depth=3 +depth=5", tmp_path)
     assert message.startswith("+depth=5: depth is already set (depth=3 on this command line)")
+    assert "warning" not in capsys.readouterr().err
+    # pass 24, row 45: the other order too (before, the warning "the last one, depth=3, is used" came first)
+    message = command_line_error("+depth=5 depth=3", tmp_path)
+    assert message.startswith("+depth=5: depth is already set (the config has it)")
     assert "warning" not in capsys.readouterr().err
 
 

@@ -110,14 +110,23 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
-    _given_once(list(args.overrides), bool(args.multirun) or searches)  # the user's own: resume= and
-    # the launchers add theirs later
-    if args.config_path or args.config_name:
-        return
-    if any(_key(o) == "resume" for o in args.overrides):
+    # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
+    # twice is printed once the overrides have passed (not before a refusal that contradicts it)
+    twice = _given_once(list(args.overrides), bool(args.multirun) or searches)
+    if args.config_path or args.config_name or any(_key(o) == "resume" for o in args.overrides):
+        _warn(twice)
         return
     cfg = check_overrides(list(args.overrides), config_dir, config_name)
-    if cfg is None or args.cfg:
+    if cfg is None:
+        return  # Hydra refuses it
+    if not args.multirun and cfg.hydra.mode != RunMode.MULTIRUN:  # hparams_search sets the mode
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        for override in OverridesParser.create().parse_overrides(list(args.overrides)):
+            if override.is_sweep_override() and not override.is_interval_sweep():  # interval: below
+                raise OverrideError(_sweep_without_multirun(override, config_dir, config_name))
+    if args.cfg:
+        _warn(twice)
         return
     choices = cfg.hydra.runtime.choices
     launcher = choices.get("hydra/launcher")
@@ -166,12 +175,35 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         _check_local_ranks(cfg.trainer)
     if multirun:
         return
+    _warn(twice)
     HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
     try:
         with job_environment(cfg):  # hydra.job.env_set, as the job will see it: ${oc.env:...}, WANDB_*
             validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _warn(line: str | None) -> None:
+    """Print a warning line of the command line's checks (``None``: nothing) on stderr."""
+    if line is not None:
+        print(line, file=sys.stderr)
+
+
+def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: str) -> str:
+    """The message for a sweep (``key=1,2``, ``range()``, ``choice()``) in a command line without
+    ``-m``, which Hydra refuses in four lines ("Ambiguous value for argument"); for a key that holds
+    a list in the config (``tags=a,b``), with the list it probably meant."""
+    line, first = override.input_line, _first_value(override)
+    one = f"give one value ({first})" if first else "give one option"
+    key = override.get_key_element()
+    base, _ = _compose(config_dir, config_name, [])
+    listed = None if base is None else OmegaConf.select(base, key.lstrip("+~"), default=None,
+                                                        throw_on_resolution_failure=False)
+    if OmegaConf.is_list(listed) and "(" not in line:
+        one = f"write a list value in brackets ('{key}=[{line.split('=', 1)[1]}]')"
+    return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
+            f"add -m to sweep it (python train.py -m ... {line}), or {one}")
 
 
 def _interval_ends(override: Any) -> str:
@@ -421,13 +453,17 @@ def _one_command(args: Any) -> None:
                         f"--shell-completion at a time.{fix}")
 
 
-def _given_once(overrides: list[str], multirun: bool = True) -> None:
+def _given_once(overrides: list[str], multirun: bool = True) -> str | None:
     """Raises OverrideError for a key that a multirun's command line ``overrides`` set more than once
     (``-m seed=0 seed=1``; ``+key``, ``key`` and ``++key`` are one key; ``~key`` is left alone, as in
     ``'~key' '+key=...'``, which replaces a node). Hydra keeps the last without a word: the multirun
     runs ``seed=1`` only, and its record lists both. In a single run (``multirun`` false) the last
-    one wins, as Hydra has it (a key appended to a copied command changes it): one warning line on
-    stderr names the values dropped."""
+    one wins, as Hydra has it (a key appended to a copied command changes it).
+
+    Returns:
+        For a single run, the warning lines that name the values dropped (one per key), for
+        :func:`check_command_line` to print once the overrides have passed; ``None`` if none.
+    """
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.core.override_parser.types import OverrideType
     from hydra.errors import OverrideParseException
@@ -435,7 +471,8 @@ def _given_once(overrides: list[str], multirun: bool = True) -> None:
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except OverrideParseException:
-        return  # check_overrides names the one that does not parse
+        return None  # check_overrides names the one that does not parse
+    warnings = []
     given: dict[str, list[str]] = {}
     for override in parsed:
         if override.type != OverrideType.DEL:
@@ -452,13 +489,12 @@ def _given_once(overrides: list[str], multirun: bool = True) -> None:
             fix = (f"one override per key; for a sweep over {'both' if len(lines) == 2 else 'all'}, write "
                    f"{prefix}{key}={','.join(values)} with -m")
         if not multirun:
-            if lines[-1].startswith("+") and not lines[-1].startswith("++"):
-                continue  # Hydra refuses a '+' of a key already set: check_overrides names that
-            print(f"highwaylab: warning: {key} is given {times} ({', '.join(lines)}): the last one, "
-                  f"{lines[-1]}, is used", file=sys.stderr)
+            warnings.append(f"highwaylab: warning: {key} is given {times} ({', '.join(lines)}): the last "
+                            f"one, {lines[-1]}, is used")
             continue
         raise OverrideError(f"{key} is given {times} ({', '.join(lines)}): Hydra would use only the last "
                             f"and drop the others without a word. Fix: {fix}")
+    return "\n".join(warnings) or None
 
 
 def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -> None:
