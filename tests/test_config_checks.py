@@ -788,6 +788,15 @@ COMMAND_LINES = {
     "tags=a,b": "tags=a,b: a list of values is a sweep, one job per value, and this command runs one job. "
                 "Fix: add -m to sweep it (python train.py -m ... tags=a,b), or write a list value in "
                 "brackets ('tags=[a,b]')",
+    # pass 24, row 46: before, "... add it: +hydra.sweeper.n_trials=...", which was refused in turn
+    # ("BasicSweeperConf has no field 'n_trials'"), and no word of hparams_search=
+    "hydra.sweeper.n_trials=5": "hydra.sweeper.n_trials=5: hydra.sweeper.n_trials is a setting of the Optuna "
+                                "sweeper, which an hparams_search= option chooses (this command has Hydra's "
+                                "basic sweeper). Fix: add the search, e.g. python train.py "
+                                "hparams_search=mnist_tpe hydra.sweeper.n_trials=5 (its options: mnist_tpe, "
+                                "mnist_random)",
+    "-m +hydra.sweeper.n_trials=5": "+hydra.sweeper.n_trials=5: hydra.sweeper.n_trials is a setting of the "
+                                    "Optuna sweeper",
     "+trainer.foo=1 +trainer.foo=2": "+trainer.foo=2: trainer.foo is already set (+trainer.foo=1 on this "
                                      "command line), and '+' adds only a key that is not there, so Hydra "
                                      "would refuse it. Fix: give it once: +trainer.foo=2",

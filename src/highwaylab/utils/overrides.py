@@ -581,6 +581,10 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         return None  # Hydra reports it, clearly enough
     for override in parsed:
         if override.is_add() and override.key_or_group.startswith("hydra."):
+            rest = [o for o in single if o is not None and o != override.input_line]
+            if (optuna := _optuna_setting(override.key_or_group, override.input_line, rest, config_dir,
+                                          config_name)) is not None:
+                raise OverrideError(optuna)
             _check_typed_field(cfg, override.key_or_group)
     _removed_but_used(parsed, cfg, config_dir)
     _top_level_additions(parsed, single, config_dir, config_name)
@@ -793,6 +797,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         # +model.gate_bias would be refused in turn (check_gate_bias): a block without gates
         return (f"{given}: model={model} has no gates, and model.gate_bias is for highway models. Fix: "
                 f"model=highway {given.lstrip('+')} (model=conv_highway for a conv net), or leave it out")
+    if (optuna := _optuna_setting(missing_key, given, rest, config_dir, config_name)) is not None:
+        return optuna
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
@@ -854,6 +860,25 @@ def _search_space_entry(given: str, key: str) -> str | None:
                f"search); {space}")
     return (f"{given}: the search space's entries are keys with dots (optim.optimizer.lr), which an override "
             f"of hydra.sweeper.params cannot address. Fix: {fix}")
+
+
+def _optuna_setting(key: str, given: str, rest: list[str], config_dir: str | Path,
+                    config_name: str) -> str | None:
+    """The message for a ``hydra.sweeper.<key>`` that Hydra's basic sweeper lacks but the Optuna
+    sweeper of an ``hparams_search=`` option has (``hydra.sweeper.n_trials``, ``direction``), given
+    without one: adding it with ``+`` would be refused in turn. ``None`` for any other key."""
+    if not key.startswith("hydra.sweeper.") or any(_key(o) == "hparams_search" for o in rest):
+        return None
+    searches = sorted((p.stem for p in (Path(config_dir) / "hparams_search").glob("*.yaml")
+                       if not p.stem.startswith("_")), key=lambda name: ("tpe" not in name, name))  # README's
+    if not searches:
+        return None
+    with_search, _ = _compose(config_dir, config_name, [*rest, f"hparams_search={searches[0]}"])
+    if with_search is None or OmegaConf.select(with_search, key, default="absent") == "absent":
+        return None
+    return (f"{given}: {key} is a setting of the Optuna sweeper, which an hparams_search= option chooses "
+            f"(this command has Hydra's basic sweeper). Fix: add the search, e.g. python train.py "
+            f"hparams_search={searches[0]} {given.lstrip('+')} (its options: {', '.join(searches)})")
 
 
 def _check_typed_field(cfg: DictConfig, key: str) -> None:
