@@ -241,6 +241,21 @@ def test_disabled_logging_leaves_no_empty_train_log(tmp_path, data_dir):
 
 
 @pytest.mark.slow
+def test_job_logging_none_says_that_no_train_log_is_written(tmp_path, data_dir):
+    # pass 24, row 15: before, rc 0, no train.log and no word (the README promised it for every choice
+    # but disabled)
+    args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false",
+            "hydra/job_logging=none", f"hydra.run.dir={tmp_path}/run"]
+    code, text = train_py_to_file(args, tmp_path)
+    assert code == 0, text[-3000:]
+    assert [line for line in text.splitlines() if "highwaylab: " in line] == [
+        "highwaylab: hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the [HYDRA] "
+        "lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log (or "
+        "hydra/job_logging=stdout for plain console lines, with train.log)"]
+    assert (tmp_path / "run" / "metrics.json").is_file() and not (tmp_path / "run" / "train.log").exists()
+
+
+@pytest.mark.slow
 def test_a_quiet_root_logger_is_one_warning_and_a_quiet_console_keeps_train_log(tmp_path, data_dir):
     # pass 23, row 15: before, root.level=WARNING dropped the start, epoch, test and metrics lines from
     # train.log too, with no word (the README says train.log keeps them)

@@ -179,16 +179,21 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     and dropped the handler. Here a :class:`RunLogFileHandler` for that file is attached to the root
     logger, in the default's format (or the format the ``file`` handler names), next to the console.
     Under ``hydra/job_logging=disabled`` (no log at all) the empty file is removed instead, and the
-    returned line says so (``None`` otherwise). ``hydra/job_logging=none`` (Hydra leaves logging
-    alone, and makes no file) is left as it is."""
+    returned line says so; a root level above INFO returns the warning of :func:`_quiet_root` (``None``
+    otherwise). ``hydra/job_logging=none`` (Hydra leaves logging
+    as its own start-up set it, the ``[HYDRA]`` lines, and makes no file) is left as it is, and the
+    returned line says that no train.log is written."""
+    if job_logging == "none":
+        return ("hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the [HYDRA] "
+                "lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log (or "
+                "hydra/job_logging=stdout for plain console lines, with train.log)")
     file_cfg = (logging_cfg.get("handlers") or {}).get("file") if logging_cfg else None
     if not file_cfg or not file_cfg.get("filename") or logging_cfg.get("root") is None:
         return None
     filename = str(file_cfg["filename"])
-    if (quiet := _quiet_root(logging_cfg)) is not None:
-        return quiet
+    quiet = _quiet_root(logging_cfg) if job_logging != "disabled" else None  # disabled: said below
     if _writes_to(filename):
-        return None
+        return quiet
     if job_logging == "disabled":
         with contextlib.suppress(OSError):
             if os.path.getsize(filename) == 0:
@@ -200,7 +205,7 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     handler = RunLogFileHandler(filename, encoding="utf-8")
     handler.setFormatter(logging.Formatter(named.get("format") or RUN_LOG_FORMAT, named.get("datefmt")))
     logging.getLogger().addHandler(handler)
-    return None
+    return quiet
 
 
 def _quiet_root(logging_cfg: Any) -> str | None:
