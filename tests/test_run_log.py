@@ -228,30 +228,23 @@ def test_train_log_holds_the_runs_log_under_hydras_stdout_logging(tmp_path, data
 
 
 @pytest.mark.slow
-def test_disabled_logging_leaves_no_empty_train_log(tmp_path, data_dir):
+@pytest.mark.parametrize(("choice", "line"), [
     # before: "... train.log stays empty", and an empty train.log in the run folder
+    ("disabled", "highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not "
+                 "shown and train.log is not written; an error still prints here. Fix: leave "
+                 "hydra/job_logging out for both"),
+    # pass 24, row 15: before, rc 0, no train.log and no word (the README promised it for every choice but
+    # disabled)
+    ("none", "highwaylab: hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the "
+             "[HYDRA] lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log "
+             "(or hydra/job_logging=stdout for plain console lines, with train.log)"),
+])
+def test_a_job_logging_without_train_log_says_so_in_one_line(choice, line, tmp_path, data_dir):
     args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false",
-            "hydra/job_logging=disabled", f"hydra.run.dir={tmp_path}/run"]
+            f"hydra/job_logging={choice}", f"hydra.run.dir={tmp_path}/run"]
     code, text = train_py_to_file(args, tmp_path)
     assert code == 0, text[-3000:]
-    assert [line for line in text.splitlines() if "highwaylab: " in line] == [
-        "highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and "
-        "train.log is not written; an error still prints here. Fix: leave hydra/job_logging out for both"]
-    assert (tmp_path / "run" / "metrics.json").is_file() and not (tmp_path / "run" / "train.log").exists()
-
-
-@pytest.mark.slow
-def test_job_logging_none_says_that_no_train_log_is_written(tmp_path, data_dir):
-    # pass 24, row 15: before, rc 0, no train.log and no word (the README promised it for every choice
-    # but disabled)
-    args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false",
-            "hydra/job_logging=none", f"hydra.run.dir={tmp_path}/run"]
-    code, text = train_py_to_file(args, tmp_path)
-    assert code == 0, text[-3000:]
-    assert [line for line in text.splitlines() if "highwaylab: " in line] == [
-        "highwaylab: hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the [HYDRA] "
-        "lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log (or "
-        "hydra/job_logging=stdout for plain console lines, with train.log)"]
+    assert [x for x in text.splitlines() if "highwaylab: " in x] == [line]
     assert (tmp_path / "run" / "metrics.json").is_file() and not (tmp_path / "run" / "train.log").exists()
 
 
