@@ -135,14 +135,15 @@ def test_searches_whose_keys_exist_pass_without_a_word(overrides, capsys, caplog
     assert records(caplog, SWEEP_LOGGER) == []
 
 
-@pytest.mark.parametrize(("metric", "instead"), [
-    ("test/acc", "val/acc_best"),
-    ("test/loss", "val/loss (with hydra.sweeper.direction=minimize)"),
+@pytest.mark.parametrize(("metric", "direction", "instead"), [
+    ("test/acc", "maximize", "val/acc_best"),
+    ("test/loss", "minimize", "val/loss (with hydra.sweeper.direction=minimize)"),
 ])
-def test_a_search_tuned_on_the_test_set_is_warned_once_and_goes_on(metric, instead, capsys, caplog):
+def test_a_search_tuned_on_the_test_set_is_warned_once_and_goes_on(metric, direction, instead, capsys,
+                                                                   caplog):
     with caplog.at_level(logging.WARNING, logger=SWEEP_LOGGER):
-        assert sweep_check(["hparams_search=mnist_random", f"optimized_metric={metric}"],
-                           capsys) == (None, "")
+        assert sweep_check(["hparams_search=mnist_random", f"optimized_metric={metric}",
+                            f"hydra.sweeper.direction={direction}"], capsys) == (None, "")
     assert records(caplog, SWEEP_LOGGER) == [(
         logging.WARNING,
         f"highwaylab: optimized_metric={metric} tunes the search on the test set, so the best trial's "

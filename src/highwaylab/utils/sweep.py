@@ -216,6 +216,7 @@ class SweepCheck(Callback):
                 check_storage(config.hydra.sweeper.storage)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
                 check_direction(config.hydra.sweeper.direction)
+                check_metric_direction(metric, config.hydra.sweeper.direction)
             for key in ("n_trials", "n_jobs"):
                 if key not in config.hydra.sweeper:  # the basic sweeper has neither
                     continue
@@ -233,6 +234,32 @@ class SweepCheck(Callback):
         warning = tuned_on_test_warning(config)
         if warning is not None:
             log.warning(warning)
+
+
+def check_metric_direction(metric: Any, direction: Any) -> None:
+    """Check that ``hydra.sweeper.direction`` (already checked by :func:`check_direction`) goes the
+    way of ``optimized_metric``: a loss (``.../loss``) is minimised, an accuracy (``.../acc``,
+    ``val/acc_best``) maximised. The config's direction is ``maximize``, for ``val/acc_best``; a
+    loss chosen without ``hydra.sweeper.direction=minimize`` would search for the worst trial, in
+    silence (breaking pass 25, row 21).
+
+    Raises:
+        ConfigError: naming both keys and the direction to give.
+    """
+    given = direction[0] if isinstance(direction, Sequence) and not isinstance(direction, str) else direction
+    name = getattr(given, "name", given)  # a Direction member, or its name
+    if not isinstance(metric, str) or name not in ("minimize", "maximize"):
+        return
+    kind = metric.rsplit("/", 1)[-1]
+    if kind == "loss" and name == "maximize":
+        raise ConfigError(f"optimized_metric={metric} is a loss, but hydra.sweeper.direction=maximize "
+                          f"would choose the trial with the highest loss. Fix: add "
+                          f"hydra.sweeper.direction=minimize")
+    if kind.startswith("acc") and name == "minimize":
+        raise ConfigError(f"optimized_metric={metric} is an accuracy, but hydra.sweeper.direction=minimize "
+                          f"would choose the trial with the lowest accuracy. Fix: "
+                          f"hydra.sweeper.direction=maximize (the search's own), or a loss to minimise, "
+                          f"e.g. optimized_metric=val/loss")
 
 
 def check_max_failure_rate(rate: Any) -> None:
