@@ -810,16 +810,15 @@ def test_reduce_lr_on_plateau_watches_the_validation_loss(tmp_path, data_dir):
 @pytest.mark.slow
 def test_a_run_with_its_logging_disabled_still_prints_its_error(tmp_path, data_dir):
     # before: exit 1 with no message anywhere (the highwaylab logger was disabled), an empty train.log
-    proc = run_train([*TINY, "hydra/job_logging=disabled", "optim.optimizer._target_=torch.optim.Adam"],
+    proc = run_train([*TINY, "hydra/job_logging=disabled", "+optim.optimizer.nestrov=true"],  # in the job
                      tmp_path)
     assert proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab: ")]
     assert lines[0] == ("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is "
                         "not shown and train.log is not written; an error still prints here. Fix: leave "
                         "hydra/job_logging out for both")
-    assert lines[1].startswith("highwaylab: optim.optimizer (lr=0.1, momentum=0.9, weight_decay=0.0) was "
-                               "refused by Adam (TypeError: Adam.__init__() got an unexpected keyword "
-                               "argument 'momentum')")
+    assert lines[1].startswith("highwaylab: optim.optimizer.nestrov=true: SGD (torch.optim.SGD) has no "
+                               "argument nestrov; did you mean optim.optimizer.nesterov?")
     assert len(lines) == 2 and "Traceback" not in proc.stderr
 
 

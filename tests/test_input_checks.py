@@ -64,9 +64,40 @@ def test_a_direction_optuna_refuses_is_one_line_before_the_sweeper(direction, me
             optuna.create_study(direction=direction)
 
 
-@pytest.mark.parametrize("direction", ["maximize", "minimize", "[minimize]"])
-def test_the_directions_of_the_optuna_sweeper_pass(direction, capsys):
-    assert sweep_check([f"hydra.sweeper.direction={direction}"], capsys) == (None, "")
+@pytest.mark.parametrize(("direction", "metric"), [("maximize", "val/acc_best"), ("minimize", "val/loss"),
+                                                 ("[minimize]", "train/loss")])
+def test_the_directions_of_the_optuna_sweeper_pass(direction, metric, capsys):
+    assert sweep_check([f"hydra.sweeper.direction={direction}", f"optimized_metric={metric}"],
+                       capsys) == (None, "")
+
+
+# breaking pass 25, row 21: a loss chosen as the objective with the search's own direction, maximize,
+# searched for the worst trial in silence
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["optimized_metric=val/loss"],
+     "optimized_metric=val/loss is a loss, but hydra.sweeper.direction=maximize would choose the trial with "
+     "the highest loss. Fix: add hydra.sweeper.direction=minimize"),
+    (["optimized_metric=train/loss", "hydra.sweeper.direction=[maximize]"],
+     "optimized_metric=train/loss is a loss, but hydra.sweeper.direction=maximize would choose the trial "
+     "with the highest loss. Fix: add hydra.sweeper.direction=minimize"),
+    (["hydra.sweeper.direction=minimize"],
+     "optimized_metric=val/acc_best is an accuracy, but hydra.sweeper.direction=minimize would choose the "
+     "trial with the lowest accuracy. Fix: hydra.sweeper.direction=maximize (the search's own), or a loss "
+     "to minimise, e.g. optimized_metric=val/loss"),
+])
+def test_an_objective_searched_the_wrong_way_is_one_line_before_the_sweeper(overrides, message, capsys):
+    assert sweep_check(overrides, capsys) == (1, f"highwaylab: {message}\n")
+
+
+@pytest.mark.parametrize("overrides", [
+    ["optimized_metric=val/loss", "hydra.sweeper.direction=minimize"],
+    ["optimized_metric=train/loss", "hydra.sweeper.direction=minimize"],  # README: Figure 1's criterion
+    ["optimized_metric=val/acc"],
+])
+def test_an_objective_searched_its_own_way_passes(overrides, capsys):
+    assert sweep_check(overrides, capsys) == (None, "")
 
 
 # breaking pass 15, row 22: hydra.sweeper.max_failure_rate out of 0 .. 1 was the sweeper's bare
@@ -250,9 +281,11 @@ def test_arguments_torch_refuses_are_one_line_naming_the_group_and_torchs_reason
     assert optim_error(["optim.optimizer.lr=-1"], tmp_path).startswith(
         "optim.optimizer (lr=-1, momentum=0.9, weight_decay=0.0) was refused by SGD (ValueError: Invalid "
         "learning rate: -1). Fix:")
-    assert optim_error(["+optim.optimizer.beta=0.9"], tmp_path).startswith(
-        "optim.optimizer (lr=0.1, momentum=0.9, weight_decay=0.0, beta=0.9) was refused by SGD (TypeError: "
-        "SGD.__init__() got an unexpected keyword argument 'beta'). Fix:")
+    # an argument SGD does not take: now at the module's construction (_check_argument_names)
+    assert optim_error(["+optim.optimizer.beta=0.9"], tmp_path) == (
+        "optim.optimizer.beta=0.9: SGD (torch.optim.SGD) has no argument beta. Fix: remove it "
+        "(~optim.optimizer.beta) or correct its name; SGD takes lr, momentum, dampening, weight_decay, "
+        "nesterov, maximize, foreach, differentiable, fused")
     assert optim_error(["optim=sgd_step", "optim.scheduler.milestones=5"], tmp_path) == (
         "optim.scheduler (milestones=5, gamma=0.1) was refused by MultiStepLR (TypeError: 'int' object is "
         "not iterable). Fix: correct or remove the optim.scheduler.<argument> at fault; MultiStepLR takes "
@@ -284,6 +317,27 @@ def test_a_one_cycle_schedule_shorter_than_the_run_is_refused_before_training(tm
     assert str(err.value).startswith("optim.scheduler.epochs=1 x optim.scheduler.steps_per_epoch=2 = 2 steps "
                                      "is below the run's 3 training steps")
     assert built(["+optim.scheduler.total_steps=3"])["lr_scheduler"]["scheduler"].total_steps == 3
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    # pass 25, row 6: before, AdamW's TypeError in configure_optimizers, after the loggers had started
+    (["optim=adamw", "+optim.optimizer.momentum=0.9"],
+     "optim.optimizer.momentum=0.9: torch.optim.AdamW has no momentum argument: its momentum terms are "
+     "optim.optimizer.betas=[beta1,beta2]"),
+    (["+optim.optimizer.nestrov=true"],
+     "optim.optimizer.nestrov=true: SGD (torch.optim.SGD) has no argument nestrov; did you mean "
+     "optim.optimizer.nesterov? Fix: remove it (~optim.optimizer.nestrov) or correct its name; SGD takes "
+     "lr, momentum, dampening, weight_decay, nesterov,"),
+    (["+optim.scheduler.gama=0.5"],
+     "optim.scheduler.gama=0.5: ExponentialLR (torch.optim.lr_scheduler.ExponentialLR) has no argument "
+     "gama; did you mean optim.scheduler.gamma?"),
+])
+def test_an_argument_the_target_does_not_take_is_refused_when_the_module_is_built(overrides, message,
+                                                                                   tmp_path):
+    with pytest.raises(Exception) as err:
+        build_module(overrides, tmp_path)  # the module's __init__: before any logger starts
+    user = user_error(err.value)  # what train.py prints, out of Hydra's InstantiationException
+    assert isinstance(user, ConfigError) and str(user).startswith(message), repr(err.value)
 
 
 def test_list_arguments_reach_torch_as_plain_values_and_the_presets_build(tmp_path):

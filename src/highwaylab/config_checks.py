@@ -398,6 +398,10 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}={node!r}: a run needs {what} given by a _target_ (e.g. "
                               f"{key}._target_=torch.optim.SGD). Fix: choose an optim preset (optim=sgd, "
                               f"sgd_step or adamw) and change its arguments")
+        if (problem := module_target(key, node.get("_target_"), what)) is not None:
+            raise ConfigError(problem)
+        if key == "optim.optimizer" and (problem := adam_momentum(node)) is not None:
+            raise ConfigError(problem)
         if node.get("_partial_") is not True:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
@@ -450,6 +454,80 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     if isinstance(max_time, str) and not _is_duration(max_time):
         raise ConfigError(f"trainer.max_time={max_time!r} must be a duration DD:HH:MM:SS, e.g. "
                           f"trainer.max_time=00:12:00:00 (12 hours)")
+
+
+# the optimisers of torch.optim whose momentum terms are betas (beta1: the gradient's running mean)
+ADAM_FAMILY = ("Adam", "AdamW", "NAdam", "RAdam", "Adamax", "SparseAdam")
+
+
+def module_target(key: str, target: Any, what: str) -> str | None:
+    """The message for a ``<key>._target_`` that names a module instead of a class
+    (``optim.optimizer._target_=torch.optim.adam``, the file that defines ``Adam``; Hydra would raise
+    its InstantiationException "not callable" once the run's folder is made), found on disk
+    without importing the package (no torch here); with the class it probably meant, read from the
+    module's source (``class Adam(``), as its package exports it where it does. ``None`` for any
+    other target (a class, a typo: the module reports those when it builds them)."""
+    import importlib.util
+    from pathlib import Path
+
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    if not isinstance(target, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", target):
+        return None
+    top, *parts = target.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: found, not imported
+    except (ImportError, ValueError):
+        return None
+    folders = [Path(f) for f in (spec.submodule_search_locations or [])] if spec else []
+    source, package_init = None, None
+    for i, part in enumerate(parts):
+        found = next((f / part for f in folders if (f / part / "__init__.py").is_file()), None)
+        last = i == len(parts) - 1
+        if found is not None:
+            package_init = found / "__init__.py" if not last else package_init
+            source, folders = (found / "__init__.py" if last else None), [found]
+            continue
+        file = next((f / f"{part}.py" for f in folders if (f / f"{part}.py").is_file()), None)
+        if file is None or not last:
+            return None
+        source = file
+    if source is None:
+        return None
+    parent = target.rsplit(".", 1)[0]
+    try:
+        classes = re.findall(r"^class (\w+)\(", source.read_text(errors="replace"), flags=re.M)
+        exported = package_init.read_text(errors="replace") if package_init is not None else ""
+    except OSError:
+        return None
+    public = [c for c in classes if not c.startswith("_")]
+    name = target.rsplit(".", 1)[1]
+    same = next((c for c in public if c.lower() == name.lower()), None)
+    meant = f"; did you mean {target}.{same}" if same else did_you_mean(name, public, prefix=f"{target}.")
+    if same and re.search(rf"\b{same}\b", exported):
+        meant = f"; did you mean {parent}.{same}"  # as the package exports it: torch.optim.Adam
+    meant = meant.rstrip("?") + "?" if meant else "."
+    names = ", ".join(f"{target}.{c}" for c in public[:4]) + (", ..." if len(public) > 4 else "")
+    listed = f" (it defines {names})" if public and meant == "." else ""
+    kind = what.replace(", or null,", "")
+    return (f"{key}._target_={target} is a module, not {kind} class{meant} Fix: name the class "
+            f"itself{listed}, or choose an optim preset (optim=sgd, sgd_step or adamw)")
+
+
+def adam_momentum(node: DictConfig) -> str | None:
+    """The message for ``optim.optimizer.momentum`` given to an optimiser of the Adam family
+    (``optim=adamw optim.optimizer.momentum=0.9``), which has no such argument: its momentum terms
+    are ``betas``; before torch loads (the module checks every argument against the class's own
+    signature too, :func:`highwaylab.module.classifier.check_optim_args`). ``None`` otherwise."""
+    target = str(node.get("_target_"))
+    name = target.rsplit(".", 1)[-1]
+    if "momentum" not in node or not target.startswith("torch.optim.") or name not in ADAM_FAMILY:
+        return None
+    return (f"optim.optimizer.momentum={node.get('momentum')}: {target} has no momentum argument: its "
+            f"momentum terms are optim.optimizer.betas=[beta1,beta2] (beta1, the running mean of the "
+            f"gradient, plays momentum's part; default [0.9,0.999]). Fix: leave momentum out "
+            f"(~optim.optimizer.momentum when a preset sets it), e.g. optim.optimizer.betas=[0.9,0.999]; "
+            f"for SGD with momentum, optim=sgd")
 
 
 def tilde_root(folder: str, where: str = "") -> str | None:

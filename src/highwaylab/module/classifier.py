@@ -318,6 +318,7 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
                               f"{base.__module__}.{base.__qualname__}). Fix: e.g. "
                               f"{group}._target_={example}, or choose an optim preset (optim=sgd, sgd_step "
                               f"or adamw)")
+        _check_argument_names(group, part)
         _check_tuple_args(group, part)
         defaults = _numeric_defaults(part.func)
         for key, value in part.keywords.items():
@@ -342,6 +343,42 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
                 "learning rate by it (negative: the rate changes sign every other time; 0: it drops "
                 "to 0; above 1: it grows). Fix: a decay factor such as optim.scheduler.gamma=0.6 "
                 "(1: a constant rate).")
+
+
+def _check_argument_names(group: str, part: functools.partial) -> None:
+    """Each argument of ``part`` must be one its target takes (``optim=adamw
+    +optim.optimizer.momentum=0.9``: AdamW has none, and torch's TypeError came only when the
+    optimiser was built, after the loggers had started). A target with ``**kwargs``, or without a
+    signature, takes anything.
+
+    Raises:
+        ConfigError: naming ``<group>.<argument>``, the target, the closest argument it takes and
+            the list of them.
+    """
+    from highwaylab.config_checks import adam_momentum
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    try:
+        params = inspect.signature(part.func).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    name = f"{part.func.__module__}.{part.func.__qualname__}"
+    if getattr(torch.optim, part.func.__qualname__, None) is part.func:  # as torch.optim exports it
+        name = f"torch.optim.{part.func.__qualname__}"
+    for key, value in part.keywords.items():
+        if key in {p.name for p in params}:
+            continue
+        if group == "optim.optimizer" and (
+                adam := adam_momentum(OmegaConf.create({"_target_": name, key: cli_text(value)}))):
+            raise ConfigError(adam)
+        takes = _arguments(part.func, exclude={"params", "optimizer"})
+        meant = did_you_mean(str(key), takes, prefix=f"{group}.")
+        shown = str(value).lower() if isinstance(value, bool) else cli_text(value)  # as typed: true
+        raise ConfigError(f"{group}.{key}={shown}: {part.func.__qualname__} ({name}) has no "
+                          f"argument {key}{meant or '.'} Fix: remove it (~{group}.{key}) or correct its "
+                          f"name; {part.func.__qualname__} takes {', '.join(takes)}")
 
 
 def _check_tuple_args(group: str, part: functools.partial) -> None:
