@@ -802,6 +802,39 @@ COMMAND_LINES = {
                                      "would refuse it. Fix: give it once: +trainer.foo=2",
     "-m seed=0, depth=3": "seed=0,: the value ends in a comma, with no value after it. Fix: leave the comma "
                           "out (seed=0), or give the next value without a space: seed=0,<value>",
+    # pass 25, row 40: before, Hydra's InstantiationException ("not callable") once the run folder was made
+    "optim.optimizer._target_=torch.optim.adam":
+        "optim.optimizer._target_=torch.optim.adam is a module, not an optimiser class; did you mean "
+        "torch.optim.Adam? Fix: name the class itself, or choose an optim preset",
+    "optim.scheduler._target_=torch.optim.lr_scheduler": "optim.scheduler._target_=torch.optim.lr_scheduler "
+                                                         "is a module, not a scheduler class. Fix: name the "
+                                                         "class itself (it defines torch.optim.lr_scheduler.",
+    # pass 25, row 6: before, advice to add it with '+', then AdamW's TypeError after the loggers started
+    "optim=adamw optim.optimizer.momentum=0.9": "optim.optimizer.momentum=0.9: torch.optim.AdamW has no "
+                                                "momentum argument: its momentum terms are "
+                                                "optim.optimizer.betas=[beta1,beta2]",
+    "optim=adamw +optim.optimizer.momentum=0.9": "optim.optimizer.momentum=0.9: torch.optim.AdamW has no "
+                                                 "momentum argument",
+    # pass 25, row 10: before, advice to add it with '+', refused when the data module was built
+    "data.normalise=gcn": "data.normalise=gcn: data.normalise is an option of data=cifar10, data=cifar100; "
+                          "data=mnist does not take it. Fix: leave it out, or choose one that takes it (e.g. "
+                          "data=cifar10 data.normalise=gcn)",
+    "model.zero_init=false": "model.zero_init=false: model.zero_init is an option of model=conv_residual, "
+                             "model=residual; model=highway does not take it.",
+    # pass 25, row 23: before, the Optuna search space's reason, which is false for a plain -m sweep
+    "-m hydra.sweeper.params.depth=3,4":
+        "hydra.sweeper.params.depth=3,4: hydra.sweeper.params holds what the sweep varies, which Hydra's "
+        "basic sweeper (a plain -m sweep) fills from the command line's own lists. Fix: sweep the key "
+        "itself: -m depth=3,4",
+    # pass 25, row 32: before, "add -m, or give one value (optim.optimizer.lr=0)"
+    "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
+                               "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
+                               "optim.optimizer.lr=0.05",
+    # pass 25, row 33: before, only "add -m, or give one value (logger=csv)"
+    "logger=csv,tensorboard": "logger=csv,tensorboard: a list of values is a sweep, one job per value, and "
+                              "this command runs one job. Fix: add -m to sweep it (python train.py -m ... "
+                              "logger=csv,tensorboard), or give one value (logger=csv); for all of them at "
+                              "once, a list: 'logger=[csv,tensorboard]'",
 }
 
 
@@ -1131,6 +1164,21 @@ def test_a_removed_activation_names_the_run_by_the_backbones_default(tmp_path):
     # eleventh pass: before, the folder said "-none-" while the net, W&B and the CSV log said relu
     cfg = compose_cfg(["~model.activation"], tmp_path)
     assert cfg.run_name == "mnist-highway-d100-relu-sgd-s0"
+
+
+@pytest.mark.parametrize("spelling", ["Relu", "ReLU", "relu", "torch.nn.ReLU"])
+def test_one_activation_in_any_spelling_names_and_tags_the_run_alike(spelling, tmp_path):
+    # pass 25, rows 5 and 34: before, model.activation=Relu named and tagged the run "Relu", and its
+    # resume with relu was refused as a change of the model
+    from highwaylab.utils.hydra_utils import run_tags
+    from highwaylab.utils.resume import _differences
+
+    cfg = compose_cfg([f"model.activation={spelling}"], tmp_path)
+    assert cfg.run_name == "mnist-highway-d100-relu-sgd-s0"
+    assert "activation:relu" in list(run_tags(_root_=cfg))
+    assert _differences(compose_cfg(["model.activation=relu"], tmp_path), cfg) == []
+    assert [d[0] for d in _differences(compose_cfg(["model.activation=tanh"], tmp_path), cfg)] == [
+        "model.activation"]
 
 
 def test_a_blank_tag_is_refused_naming_it():

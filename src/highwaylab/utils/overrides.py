@@ -200,8 +200,15 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
     base, _ = _compose(config_dir, config_name, [])
     listed = None if base is None else OmegaConf.select(base, key.lstrip("+~"), default=None,
                                                         throw_on_resolution_failure=False)
+    value = line.split("=", 1)[1]
     if OmegaConf.is_list(listed) and "(" not in line:
-        one = f"write a list value in brackets ('{key}=[{line.split('=', 1)[1]}]')"
+        one = f"write a list value in brackets ('{key}=[{value}]')"
+    if key.lstrip("+~") == "logger" and "(" not in line:  # the one group that takes a list of options
+        one += f"; for all of them at once, a list: '{key}=[{value}]'"
+    if isinstance(listed, float) and re.fullmatch(r"[+-]?\d+,\d+", value):  # a decimal comma: lr=0,05
+        decimal = value.replace(",", ".")
+        return (f"{line}: a comma separates the values of a sweep, not a number's decimals; did you mean "
+                f"{key}={decimal}? Fix: write {key}={decimal}")
     return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
             f"add -m to sweep it (python train.py -m ... {line}), or {one}")
 
@@ -558,7 +565,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                 f"its high bound {bounds.end:g} (Optuna would stop with a traceback). Fix: "
                                 f"interval({bounds.end:g}, {bounds.start:g})")
         if override.key_or_group.startswith("hydra.sweeper.params"):
-            if problem := _search_space_entry(override.input_line, override.key_or_group):
+            optuna = any(_key(o) in ("hparams_search", "hydra/sweeper") for o in overrides)
+            if problem := _search_space_entry(override.input_line, override.key_or_group, optuna):
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
             raise OverrideError(problem)
@@ -739,6 +747,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
     from hydra.errors import MissingConfigException
 
+    from highwaylab.config_checks import adam_momentum
+
     if (conflict := _search_conflict(overrides, single, config_dir, config_name)) is not None:
         return conflict
     if (present := _added_but_present(single, config_dir, config_name)) is not None:
@@ -801,10 +811,42 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return optuna
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
+    if parent == "optim.optimizer" and not given.startswith("~") and (
+            adam := adam_momentum(OmegaConf.create({"_target_": str(target), name: value}))) is not None:
+        return adam  # optim=adamw optim.optimizer.momentum=0.9: '+' would be refused in turn
+    if not meant and not given.startswith("~") and (
+            other := _key_of_other_options(missing_key, given, rest, cfg, config_dir, config_name)):
+        return other
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig | None,
+                          config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a key that the chosen option of its config group lacks but other options of
+    that group have (``data.normalise=gcn`` with ``data=mnist``: a key of ``data=cifar10`` and
+    ``cifar100``), where Hydra's advice, to add it with '+', would be refused in turn when the
+    component is built. ``None`` when no other option has it."""
+    group = key.split(".", 1)[0]
+    chosen = cfg.hydra.runtime.choices.get(group) if cfg is not None else None
+    folder = Path(config_dir) / group
+    if chosen is None or not folder.is_dir():
+        return None
+    having = []
+    for option in sorted(p.stem for p in folder.glob("*.yaml") if not p.stem.startswith("_")):
+        if option == chosen:
+            continue
+        others = [o for o in rest if _key(o) != group]
+        with_it, _ = _compose(config_dir, config_name, [*others, f"{group}={option}"])
+        if with_it is not None and OmegaConf.select(with_it, key, default="absent",
+                                                    throw_on_resolution_failure=False) != "absent":
+            having.append(f"{group}={option}")
+    if not having:
+        return None
+    return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it. Fix: "
+            f"leave it out, or choose one that takes it (e.g. {having[0]} {given})")
 
 
 def _shared_folder(key: str, given: str) -> str | None:
@@ -831,19 +873,25 @@ def _shared_folder(key: str, given: str) -> str | None:
     return None
 
 
-def _search_space_entry(given: str, key: str) -> str | None:
+def _search_space_entry(given: str, key: str, optuna: bool = True) -> str | None:
     """The message for an override of the Optuna search space through ``hydra.sweeper.params``:
     ``hydra.sweeper.params.optim.optimizer.lr=...`` reads as nested keys (the space's keys are
     dotted paths, one key each), ``+...`` as sweeping Hydra's own config, and ``={...}`` merges
     into the space. The sweeper takes the entries as overrides of the run's keys instead, after the
     config's space: a range replaces that entry, a fixed value takes the key out of the search, and
     ``hydra.sweeper.params=null`` empties the space so that only the command line's entries remain.
-    ``None`` for ``hydra.sweeper.params=null`` itself."""
+    ``None`` for ``hydra.sweeper.params=null`` itself. Without an Optuna search (``optuna`` false:
+    Hydra's basic sweeper, whose ``params`` the command line's own sweeps fill), the fix is to sweep
+    the key itself (``-m hydra.sweeper.params.depth=3,4``: ``-m depth=3,4``)."""
     entry = key.removeprefix("hydra.sweeper.params").lstrip(".")
     value = given.split("=", 1)[1] if "=" in given else ""
     deletes = given.startswith("~")
     if not entry and value == "null" and not deletes:
         return None
+    if not optuna and entry and value and not deletes:
+        return (f"{given}: hydra.sweeper.params holds what the sweep varies, which Hydra's basic sweeper "
+                f"(a plain -m sweep) fills from the command line's own lists. Fix: sweep the key itself: "
+                f"-m {entry}={value}")
     space = "add hydra.sweeper.params=null to search only the entries given on the command line"
     if deletes and not entry:
         return (f"{given}: Hydra cannot delete the sweeper's params. Fix: hydra.sweeper.params=null empties "
