@@ -73,6 +73,15 @@ def activation_name(name: Any) -> str:
     return _BY_KEY[key]
 
 
+def activation_key(name: Any) -> str:
+    """The one spelling of the activation ``name`` for run names, tags and the comparison of a
+    resumed run's settings: lower case, without '_' or ``torch.nn.`` (``Relu``, ``ReLU`` and
+    ``relu`` all give ``relu``; ``leaky_relu``: ``leakyrelu``), as :func:`activation_name` reads
+    it. A name that is no activation is returned as given (its check names it)."""
+    key = str(name).lower().replace("_", "").removeprefix("torch.nn.")
+    return key if key in _BY_KEY else str(name)
+
+
 def resolve_gate_bias(gate_bias: float | str | None, auto: float) -> float:
     """``model.gate_bias`` (b_T) as a finite float; ``None`` or ``"auto"`` give ``auto`` (the
     backbone's depth-aware default).

@@ -46,7 +46,7 @@ def run_tags(*, _root_: DictConfig) -> ListConfig:
     tags.append(f"model:{choices.get('model', _root_.model.get('block'))}")
     tags.append(f"depth:{net_depth(_root_=_root_)}")  # conv models: the depth their stages build
     if _root_.model.get("activation"):
-        tags.append(f"activation:{_root_.model.activation}")
+        tags.append(f"activation:{activation_key(_root_=_root_)}")
     if choices.get("optim"):
         tags.append(f"optim:{optim_name(_root_=_root_)}")
     tags.append(f"seed:{_root_.get('seed')}")
@@ -68,6 +68,15 @@ def optim_name(*, _root_: DictConfig) -> str | None:
     if own is None or own.rsplit(".", 1)[-1] == target.rsplit(".", 1)[-1]:
         return chosen
     return target.rsplit(".", 1)[-1].lower()
+
+
+def activation_key(*, _root_: DictConfig) -> str:
+    """The activation's part of run names and tags (``${activation_key:}``): ``model.activation``
+    in one spelling (:func:`highwaylab.models.spec.activation_key`: ``Relu`` and ``ReLU`` are
+    ``relu``), ``relu`` for a model without one."""
+    from highwaylab.models.spec import activation_key as key
+
+    return key(OmegaConf.select(_root_, "model.activation", default=None) or "relu")
 
 
 def preset_option(group: str, option: str) -> dict:
@@ -141,6 +150,7 @@ def output_dir() -> str:
 
 def register_resolvers() -> None:
     """Register ``${sweep_group:}``, ``${run_tags:}``, ``${net_depth:}``, ``${optim_name:}``,
+    ``${activation_key:}``,
     ``${log_name:}``, ``${config_subdir:}``, ``${folder_suffix:}`` and ``${output_dir:}``; call
     before the config is composed (safe to call twice)."""
     if not OmegaConf.has_resolver("sweep_group"):
@@ -155,6 +165,8 @@ def register_resolvers() -> None:
         OmegaConf.register_new_resolver("net_depth", net_depth)
     if not OmegaConf.has_resolver("optim_name"):
         OmegaConf.register_new_resolver("optim_name", optim_name)
+    if not OmegaConf.has_resolver("activation_key"):
+        OmegaConf.register_new_resolver("activation_key", activation_key)
     if not OmegaConf.has_resolver("config_subdir"):
         OmegaConf.register_new_resolver("config_subdir", config_subdir, use_cache=True)
     if not OmegaConf.has_resolver("folder_suffix"):

@@ -662,7 +662,7 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
             for k in list(a) + [k for k in b if k not in a]:
                 if not (path == "" and k in ("paths", "resume", "ckpt_path")):  # where it ran
                     walk(f"{path}.{k}" if path else str(k), a.get(k), b.get(k))
-        elif a != b:
+        elif a != b and not _same_activation(path, a, b):
             found.append((path, a, b))
 
     def identity(record: Any) -> dict:  # what makes the weights that run's: not how long or where it ran
@@ -711,6 +711,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         record = _load_config(run / RECORD / "config.yaml", name)
         for key in IDENTITY:
             old, new = _select(record, key), _select(cfg, key)
+            if _same_activation(key, old, new):
+                continue
             if old != new and old is not None and resume:  # the run's own record disagrees with itself
                 raise ResumeError(
                     f"{name}: the run's overrides ({RECORD}/overrides.yaml, with conf/ as it is now) give "
@@ -1211,12 +1213,21 @@ def _differences(base: DictConfig, cfg: DictConfig) -> list[tuple[str, Any, Any]
         if isinstance(a, dict) and isinstance(b, dict):
             for k in list(a) + [k for k in b if k not in a]:
                 walk(f"{path}.{k}", a.get(k), b.get(k))
-        elif a != b:
+        elif a != b and not _same_activation(path, a, b):
             found.append((path, a, b))
 
     for key in BOUND:
         walk(key, _plain(base, key), _plain(cfg, key))
     return found
+
+
+def _same_activation(path: str, old: Any, new: Any) -> bool:
+    """Whether ``old`` and ``new`` at ``path`` are one activation in two spellings
+    (``model.activation``: ``Relu`` and ``relu`` build the same ``nn.ReLU``)."""
+    from highwaylab.models.spec import activation_key
+
+    return (path == "model.activation" and isinstance(old, str) and isinstance(new, str)
+            and activation_key(old) == activation_key(new))
 
 
 def _covers(key: str, path: str) -> bool:
