@@ -340,6 +340,11 @@ def test_sighup_stops_at_a_batch_boundary_and_exits_129(hangup_default):
         assert interrupt.signalled() == signal.SIGHUP
         stopped = interrupt.as_interrupted(RuntimeError())
         assert stopped is None  # another error stays itself
+        # W&B's helper, stopped by the same signal (SLURM signals every process of the job): the
+        # run's next W&B call loses its connection before the batch boundary (CI at 775cf23: the
+        # requeued job was recorded as failed with ConnectionResetError('Connection lost'))
+        lost = interrupt.as_interrupted(ConnectionResetError("Connection lost"))
+        assert lost.exit_code == 129 and str(lost).startswith("interrupted by SIGHUP in epoch 0 at step 7:")
         from lightning.pytorch.utilities.exceptions import SIGTERMException
 
         stopped = interrupt.as_interrupted(SIGTERMException())
@@ -347,6 +352,12 @@ def test_sighup_stops_at_a_batch_boundary_and_exits_129(hangup_default):
         129, "interrupted by SIGHUP in epoch 0 at step 7: its state at step 7 is saved in last.ckpt; resume "
              "from it (README: Resume).")
     assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL  # the handler came back
+
+
+def test_a_lost_connection_without_a_signal_stays_itself():
+    with interrupt.signals_interrupt():
+        interrupt.watch(fake_trainer())
+        assert interrupt.as_interrupted(ConnectionResetError("Connection lost")) is None
 
 
 def test_an_ignored_sighup_stays_ignored_as_nohup_promises():

@@ -345,10 +345,14 @@ def as_interrupted(err: BaseException) -> RunInterrupted | None:
     """``err`` as a :class:`RunInterrupted` if a signal caused it: Lightning's ``SIGTERMException``
     (raised at a batch boundary after SIGTERM, or SIGINT or SIGHUP through :func:`_on_signal`), a
     ``KeyboardInterrupt`` (SIGINT without these handlers; Lightning turns it into ``sys.exit(1)``),
-    or a :class:`RunInterrupted` itself; ``None`` for any other error."""
+    or a :class:`RunInterrupted` itself; and, after a signal came, a lost connection
+    (``ConnectionError``: SLURM's SIGTERM of a requeue reaches every process of the job, W&B's
+    helper ``wandb-core`` too, and the run's next W&B call then fails before the batch boundary);
+    ``None`` for any other error."""
     from lightning.pytorch.utilities.exceptions import SIGTERMException
 
     seen: BaseException | None = err
+    lost = False
     while seen is not None:
         if isinstance(seen, RunInterrupted):
             return seen
@@ -356,7 +360,10 @@ def as_interrupted(err: BaseException) -> RunInterrupted | None:
             default = signal.SIGINT if isinstance(seen, KeyboardInterrupt) else signal.SIGTERM
             signum = _state.signum or int(default)
             return RunInterrupted(signum, _message(signum, _state.current_trainer(), at_once=False))
+        lost = lost or isinstance(seen, ConnectionError)
         seen = seen.__cause__ or seen.__context__
+    if lost and _state.signum is not None:  # the signal's doing, not the run's: its latest checkpoint
+        return RunInterrupted(_state.signum, _message(_state.signum, _state.current_trainer(), at_once=False))
     return None
 
 
