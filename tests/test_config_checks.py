@@ -634,8 +634,10 @@ COMMAND_LINES = {
     "callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat.every_n_steps=10: callbacks has no key "
                                             "'gate_stat'; did you mean callbacks.gate_stats?",
     "+callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat has no _target_",
+    # pass 26, row 74: a typed node of Hydra's takes no '+' key either: its fields, not "+hydra.run.dirr=..."
     "hydra.run.dirr=/x": "hydra.run.dirr=/x: hydra.run has no key 'dirr'; did you mean hydra.run.dir? Fix: "
-                         "correct the key (python train.py --cfg hydra lists them)",
+                         "correct the key (the fields of RunDir: dir); Hydra's typed node takes no other key, "
+                         "with '+' neither",
     "+hydra.run.dirr=/x": "+hydra.run.dirr: hydra.run (RunDir) has no field 'dirr', so Hydra would keep the "
                           "value and ignore it; did you mean hydra.run.dir?",
     "hparams_search=mnist_tpe hydra.sweeper.directon=minimize": "hydra.sweeper.directon=minimize: "
@@ -826,6 +828,16 @@ COMMAND_LINES = {
         "hydra.sweeper.params.depth=3,4: hydra.sweeper.params holds what the sweep varies, which Hydra's "
         "basic sweeper (a plain -m sweep) fills from the command line's own lists. Fix: sweep the key "
         "itself: -m depth=3,4",
+    # pass 26, row 74: before, "... add it: +hydra.launcher.n_jobs=...", refused in turn ("BasicLauncherConf
+    # has no field 'n_jobs'")
+    "-m hydra.launcher.n_jobs=2 seed=0,1": "hydra.launcher.n_jobs=2: Hydra's basic launcher (a plain -m's) "
+                                           "runs the jobs one after another in this process and takes no "
+                                           "settings. Fix: leave it out; to run jobs side by side,",
+    "-m +hydra.launcher.n_jobs=2 seed=0,1": "+hydra.launcher.n_jobs: Hydra's basic launcher (a plain -m's) "
+                                            "runs the jobs one after another",
+    "-m hydra/launcher=slurm_cpu hydra.launcher.n_jobs=2 seed=0,1":
+        "hydra.launcher.n_jobs=2: hydra.launcher has no key 'n_jobs'. Fix: correct the key (the fields of "
+        "SlurmQueueConf: submitit_folder, timeout_min,",
     # pass 25, row 32: before, "add -m, or give one value (optim.optimizer.lr=0)"
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
@@ -836,6 +848,51 @@ COMMAND_LINES = {
                               "logger=csv,tensorboard), or give one value (logger=csv); for all of them at "
                               "once, a list: 'logger=[csv,tensorboard]'",
 }
+
+
+@pytest.mark.parametrize(("options", "environ", "message"), [
+    (["error"], {"PYTHONWARNINGS": "error"}, "PYTHONWARNINGS=error turns warnings into errors"),
+    (["error::UserWarning"], {"PYTHONWARNINGS": "error::UserWarning"},
+     "PYTHONWARNINGS=error::UserWarning turns warnings into errors"),
+    (["error"], {}, "python -W error turns warnings into errors"),
+    (["ignore::DeprecationWarning", "error"], {"PYTHONWARNINGS": "ignore::DeprecationWarning,error"},
+     "PYTHONWARNINGS=ignore::DeprecationWarning,error turns warnings into errors"),
+])
+def test_a_warning_filter_that_makes_the_libraries_notices_errors_is_one_line(options, environ, message):
+    # pass 26, row 41: before, PYTHONWARNINGS=error ended 10 s in, in a 30-line traceback of Lightning's
+    # PossibleUserWarning (a short epoch), with the run folder left
+    from highwaylab.utils.overrides import OverrideError, check_warning_filters
+
+    with pytest.raises(OverrideError) as excinfo:
+        check_warning_filters(options, environ)
+    assert str(excinfo.value).startswith(message + ", and Lightning's and torch's notices (e.g. Lightning's "
+                                         "PossibleUserWarning on a short epoch) would stop the run with a "
+                                         "traceback. Fix: ")
+    check_warning_filters(["ignore", "default::UserWarning", "error::mypkg.MyWarning"], {})  # pass
+
+
+def test_every_device_on_a_machine_without_gpus_is_refused_before_the_loggers():
+    # pass 26, row 21: before, 8 s in, "trainer: TypeError: `devices` selected with `CPUAccelerator`
+    # should be an int > 0.. Fix: correct or remove that setting"
+    from highwaylab.trainer_checks import check_devices_here
+
+    for accelerator in ("auto", "cpu"):
+        with pytest.raises(ConfigError) as excinfo:
+            check_devices_here(OmegaConf.create({"accelerator": accelerator, "devices": -1}), gpus=0)
+        assert str(excinfo.value) == (
+            "trainer.devices=-1 asks for every GPU, and this machine has none: on the CPU, Lightning takes a "
+            "number of processes >= 1. Fix: trainer.devices=1 (one process), or trainer=ddp_cpu for two CPU "
+            "processes")
+    check_devices_here(OmegaConf.create({"accelerator": "auto", "devices": -1}), gpus=2)  # every GPU
+    check_devices_here(OmegaConf.create({"accelerator": "cpu", "devices": 2}), gpus=0)
+
+
+def test_a_sweep_beside_resume_is_one_line(tmp_path):
+    # pass 26, row 31: before, Hydra's five "Ambiguous value" lines 7.5 s in, advising --multirun, which
+    # resume= refuses in turn
+    assert command_line_error(f"resume={tmp_path}/run trainer.max_epochs=2,3", tmp_path) == (
+        "trainer.max_epochs=2,3: a list of values is a sweep, and resume= continues one run. Fix: give one "
+        "value (trainer.max_epochs=2)")
 
 
 def command_line_error(line: str, tmp_path, *more: str) -> str:
@@ -1073,6 +1130,13 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
     with pytest.raises(OutputFolderError) as excinfo:
         check_output_folder("~/x/runs/r", "hydra.run.dir")
     assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)
+    # pass 26, row 81: before, hydra.run.dir=/dev/null got "a file is in the way ... move that file away"
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder("/dev/null", "hydra.run.dir")
+    assert str(excinfo.value) == (
+        "hydra.run.dir=/dev/null: cannot write the run's folder (not a folder but a device or other special "
+        "file: /dev/null). Fix: give a folder, or write runs elsewhere: paths.log_dir=/another/folder (or "
+        "hydra.run.dir=...)")
 
 
 def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):

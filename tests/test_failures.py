@@ -261,6 +261,19 @@ def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path
     assert own.logger.wandb.group == "mine"
 
 
+def test_a_wandb_name_from_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
+    # pass 26, row 47: before, WANDB_NAME=myname was dropped without a word (the run kept its run_name)
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    monkeypatch.setenv("WANDB_NAME", "myname")
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(cfg.logger)
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_NAME=myname is set in the environment, but W&B ignores it: the run's name (logger.wandb.name, "
+        "from run_name) takes its place; to name the run so, give run_name=myname"]
+
+
 def test_a_wandb_run_id_left_in_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
     # before: a second, new run logged into W&B run myid123 without a word (wandb sync merged the two)
     from highwaylab.utils.loggers import without_disabled_wandb

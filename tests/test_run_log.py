@@ -402,6 +402,19 @@ def test_a_console_that_breaks_or_is_closed_is_one_line_and_the_run_finishes(red
     assert (run / "metrics.json").is_file() and "Metrics: {" in (run / "train.log").read_text()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("flag", ["--info", "--cfg job", "--help"])
+def test_a_printing_command_read_by_head_says_nothing_of_a_run(flag, tmp_path):
+    # pass 26, row 16: before, "train.py --info | head -2" printed "the console log cannot be written
+    # (Broken pipe ...). The run goes on; its log goes on in train.log only": no run, no train.log
+    script = f"{sys.executable} {ROOT / 'train.py'} {flag} 2>{tmp_path}/err | head -2 >/dev/null; " \
+             "echo rc=${PIPESTATUS[0]}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
+                          env=subprocess_env(), cwd=tmp_path)
+    assert proc.stdout.splitlines()[-1] == "rc=0"
+    assert (tmp_path / "err").read_text() == ""
+
+
 def test_lightning_imported_before_the_logging_config_still_logs_in_its_format():
     # before: resume= imported Lightning before Hydra configured logging (to read the checkpoint), so
     # lightning.pytorch and lightning.fabric kept their own bare stderr handlers (propagate off):

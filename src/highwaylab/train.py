@@ -41,6 +41,7 @@ from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate
 from highwaylab.errors import CheckpointMissingError, ConfigError
 from highwaylab.models.carry import check_carry
+from highwaylab.trainer_checks import check_devices_here
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
@@ -227,6 +228,7 @@ def build(cfg: DictConfig) -> Built:
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
     callbacks.append(StopOnSignal())  # SIGTERM/SIGINT: stop at a batch boundary, state saved
+    check_devices_here(cfg.trainer, torch.cuda.device_count())  # before the loggers write anything
     loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to

@@ -253,6 +253,19 @@ def check_nodes(cfg: DictConfig, environ: dict[str, str] | None = None) -> None:
                           f"with torchrun --nnodes={nodes}; on one machine leave trainer.num_nodes=1")
 
 
+def check_devices_here(trainer: DictConfig, gpus: int) -> None:
+    """Raises ConfigError for ``trainer.devices=-1`` (Lightning's "every device") on a machine with
+    no GPU (``gpus``: CUDA's device count) where the accelerator is the CPU (``cpu``, or ``auto``,
+    which picks it): Lightning's CPU accelerator takes a number of processes >= 1 only, and refused
+    it with "should be an int > 0" as the Trainer was built (breaking pass 26, row 21). Called once
+    torch has counted the GPUs, before the loggers start."""
+    accelerator, devices = trainer.get("accelerator", "auto"), trainer.get("devices")
+    if gpus == 0 and accelerator in ("auto", "cpu", None) and str(devices).strip() == "-1":
+        raise ConfigError("trainer.devices=-1 asks for every GPU, and this machine has none: on the CPU, "
+                          "Lightning takes a number of processes >= 1. Fix: trainer.devices=1 (one process), "
+                          "or trainer=ddp_cpu for two CPU processes")
+
+
 def _is_limit(value: Any) -> bool:
     """Lightning's ``limit_*_batches``: an int >= 0 (batches) or a float in [0, 1] (a fraction)."""
     if isinstance(value, bool):

@@ -71,8 +71,20 @@ def console_failure(err: OSError) -> str:
     cause = {errno.EPIPE: "the program reading it has ended, as | head does",
              errno.ENOSPC: "stdout, or W&B's copy of the console in logger.wandb.save_dir, is on a full "
                            "device: check its free space"}.get(err.errno, "")
+    if not_a_run():
+        return f"the console cannot be written ({err.strerror or err}{'; ' + cause if cause else ''})"
     return (f"the console log cannot be written ({err.strerror or err}{'; ' + cause if cause else ''}). "
             f"The run goes on; its log goes on in train.log only")
+
+
+# Hydra's flags that print and exit without a run (no train.log): --cfg job, --info, --help, ...
+NOT_A_RUN_FLAGS = ("-c", "--cfg", "-i", "--info", "-h", "--help", "--hydra-help", "-sc", "--shell-completion")
+
+
+def not_a_run(argv: list[str] | None = None) -> bool:
+    """Whether this ``train.py`` command line only prints (``--cfg job``, ``--info``, ``--help``):
+    a reader that closes the pipe early (``| head``) is then no failure, and there is no run."""
+    return any(arg.split("=", 1)[0] in NOT_A_RUN_FLAGS for arg in (sys.argv if argv is None else argv)[1:])
 
 
 class GuardedStdout:
@@ -102,8 +114,10 @@ class GuardedStdout:
     def _fail(self, err: OSError) -> None:
         if not self.failed:
             object.__setattr__(self, "failed", True)
+            quiet = err.errno == errno.EPIPE and not_a_run()  # --cfg job | head: as cat | head, silent
             with contextlib.suppress(Exception):
-                sys.__stderr__.write(f"highwaylab: {console_failure(err)}\n")
+                if not quiet:
+                    sys.__stderr__.write(f"highwaylab: {console_failure(err)}\n")
                 sys.__stderr__.flush()
             for handler in logging.getLogger().handlers:  # Hydra's console handler: no second line
                 if isinstance(handler, StdoutHandler):

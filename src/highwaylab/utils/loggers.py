@@ -97,8 +97,8 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     the environment and no ``logger.wandb.id``, one warning that W&B logs this run into that run id
     (a multirun with it is refused before: :func:`highwaylab.utils.overrides.check_command_line`).
     With ``WANDB_RUN_GROUP`` and no ``logger.wandb.group``, one warning that W&B groups the run so,
-    and the node's group set to it (recorded so); with ``WANDB_TAGS``, one warning that W&B ignores
-    it (the run's tags, never empty, take its place).
+    and the node's group set to it (recorded so); with ``WANDB_TAGS`` or ``WANDB_NAME``, one warning
+    that W&B ignores it (the run's tags, never empty, and its name, ``run_name``, take their place).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
@@ -147,6 +147,12 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             f"WANDB_TAGS={env_tags} is set in the environment, but W&B ignores it: the run's tags "
             f"(logger.{names[0]}.tags, from tags= plus data:, model:, ...) take its place; to add these "
             f"tags, give 'tags=[{listed}]'")
+    env_name = os.environ.get("WANDB_NAME")
+    if mode != "disabled" and env_name and any(group[name].get("name") for name in names):
+        logging.getLogger(__name__).warning(
+            f"WANDB_NAME={env_name} is set in the environment, but W&B ignores it: the run's name "
+            f"(logger.{names[0]}.name, from run_name) takes its place; to name the run so, give "
+            f"run_name={env_name}")
     if mode != "disabled":
         return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")

@@ -80,6 +80,8 @@ def check_output_folder(folder: str | Path, key: str) -> None:
         if err.errno in (errno.ENOTDIR, errno.EEXIST):  # name the file itself, not the folder below it
             where = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), where)
             fix = "move that file away"
+            if Path(where).exists() and not Path(where).is_file():  # /dev/null: never to be moved
+                reason, fix = "not a folder but a device or other special file", "give a folder"
             root = os.environ.get("HIGHWAYLAB_ROOT")
             if root and Path(where) == Path(root):  # before: blamed hydra.run.dir, never typed
                 raise OutputFolderError(f"HIGHWAYLAB_ROOT={root} (from the environment) is a file, not a "

@@ -109,11 +109,14 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                             f"--config-dir out")
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
+    check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
     twice = _given_once(list(args.overrides), bool(args.multirun) or searches)
     if args.config_path or args.config_name or any(_key(o) == "resume" for o in args.overrides):
+        if not args.multirun and any(_key(o) == "resume" for o in args.overrides):
+            _resume_sweep(list(args.overrides))
         _warn(twice)
         return
     cfg = check_overrides(list(args.overrides), config_dir, config_name)
@@ -182,6 +185,25 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
             validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _resume_sweep(overrides: list[str]) -> None:
+    """Raises OverrideError for a sweep (``key=1,2``, ``range()``, ``choice()``) beside ``resume=``,
+    which continues one run: Hydra would refuse it after the resume's checks, with advice to add
+    ``-m`` that ``resume=`` refuses in turn (breaking pass 26, row 31)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except OverrideParseException:
+        return  # resume.py names the override that does not parse
+    for override in parsed:
+        if override.is_sweep_override():
+            first = _first_value(override)
+            one = f" ({first})" if first else ""
+            raise OverrideError(f"{override.input_line}: a list of values is a sweep, and resume= continues "
+                                f"one run. Fix: give one value{one}")
 
 
 def _warn(line: str | None) -> None:
@@ -321,6 +343,34 @@ def check_rank_variables(environ: dict[str, str] | None = None) -> None:
                             f"none of rank zero's log, config and loggers. Fix: unset "
                             f"{' '.join(f.split('=')[0] for f in found)} (left over from torchrun or a SLURM "
                             f"job?)")
+
+
+# warning classes that Lightning, torch and their libraries issue in every run (PossibleUserWarning is
+# a UserWarning): a filter that makes them errors stops the run at the first notice
+COMMON_WARNINGS = ("", "Warning", "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning",
+                   "PendingDeprecationWarning", "ResourceWarning", "ImportWarning", "SyntaxWarning")
+
+
+def check_warning_filters(options: list[str] | None = None, environ: dict[str, str] | None = None) -> None:
+    """Raises OverrideError for a warning filter of the interpreter that turns the libraries'
+    notices into errors: ``PYTHONWARNINGS=error`` or ``python -W error`` (``sys.warnoptions``),
+    with no class or a common one (``error::UserWarning``). Lightning's notices (e.g. its
+    ``PossibleUserWarning`` on a short epoch) then stop the run with a 30-line traceback, once its
+    folder and loggers are made. A filter for a class of one's own (``error::mypkg.MyWarning``) passes.
+    """
+    env = os.environ if environ is None else environ
+    for option in sys.warnoptions if options is None else options:
+        action, _, rest = option.partition(":")
+        category = rest.split(":", 2)[1] if rest.count(":") >= 1 else ""
+        if not "error".startswith(action.strip().lower() or "-") or category.strip() not in COMMON_WARNINGS:
+            continue
+        from_env = option in env.get("PYTHONWARNINGS", "").split(",")
+        where = f"PYTHONWARNINGS={env['PYTHONWARNINGS']}" if from_env else f"python -W {option}"
+        fix = "unset PYTHONWARNINGS" if where.startswith("PYTHONWARNINGS") else f"leave -W {option} out"
+        raise OverrideError(f"{where} turns warnings into errors, and Lightning's and torch's notices (e.g. "
+                            f"Lightning's PossibleUserWarning on a short epoch) would stop the run with a "
+                            f"traceback. Fix: {fix}; to make your own warnings errors, name their class "
+                            f"(error::<module>.<WarningClass>)")
 
 
 def _null_group(override: Any, overrides: list[str], config_dir: str | Path, config_name: str) -> str | None:
@@ -809,6 +859,9 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                 f"model=highway {given.lstrip('+')} (model=conv_highway for a conv net), or leave it out")
     if (optuna := _optuna_setting(missing_key, given, rest, config_dir, config_name)) is not None:
         return optuna
+    if parent == "hydra.launcher" and cfg is not None and cfg.hydra.runtime.choices.get("hydra/launcher") in (
+            None, "basic"):
+        return _basic_launcher_setting(given)
     show = "hydra" if missing_key.startswith("hydra.") else "job"
     target = node.get("_target_") if isinstance(node, DictConfig) else None
     if parent == "optim.optimizer" and not given.startswith("~") and (
@@ -817,6 +870,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     if not meant and not given.startswith("~") and (
             other := _key_of_other_options(missing_key, given, rest, cfg, config_dir, config_name)):
         return other
+    kind = OmegaConf.get_type(node) if isinstance(node, DictConfig) else None
+    if kind is not None and dataclasses.is_dataclass(kind):  # Hydra's typed node: '+' is refused too
+        fields = [f.name for f in dataclasses.fields(kind) if not f.name.startswith("_")]
+        return (f"{given}: {where}{meant or '.'} Fix: correct the key (the fields of {kind.__name__}: "
+                f"{', '.join(fields)}); Hydra's typed node takes no other key, with '+' neither")
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
@@ -929,6 +987,18 @@ def _optuna_setting(key: str, given: str, rest: list[str], config_dir: str | Pat
             f"hparams_search={searches[0]} {given.lstrip('+')} (its options: {', '.join(searches)})")
 
 
+def _basic_launcher_setting(given: str) -> str:
+    """The message for a ``hydra.launcher.<key>`` given to Hydra's basic launcher, which has no
+    settings (``-m ... hydra.launcher.n_jobs=2``): Hydra's advice, to add it with '+', is refused in
+    turn ("BasicLauncherConf has no field")."""
+    return (f"{given}: Hydra's basic launcher (a plain -m's) runs the jobs one after another in this "
+            f"process and takes no settings. Fix: leave it out; to run jobs side by side, choose a "
+            f"launcher that does, hydra/launcher=submitit_local (local processes) or "
+            f"hydra/launcher=slurm_cpu (a SLURM cluster, README: Clusters), and give its settings; for an "
+            f"Optuna search's trials at "
+            f"once, hydra.sweeper.n_jobs")
+
+
 def _check_typed_field(cfg: DictConfig, key: str) -> None:
     """Refuse ``+key`` when its parent is one of Hydra's typed nodes (a dataclass) without that field."""
     parent, _, name = key.rpartition(".")
@@ -937,6 +1007,8 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
     if kind is None or not dataclasses.is_dataclass(kind):
         return
     fields = [f.name for f in dataclasses.fields(kind)]
+    if name not in fields and parent == "hydra.launcher" and kind.__name__ == "BasicLauncherConf":
+        raise OverrideError(_basic_launcher_setting(f"+{key}"))
     if name not in fields:
         meant = did_you_mean(name, fields, prefix=parent + ".")
         raise OverrideError(f"+{key}: {parent} ({kind.__name__}) has no field '{name}', so Hydra would keep "
