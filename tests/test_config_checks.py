@@ -636,8 +636,8 @@ COMMAND_LINES = {
     "+callbacks.gate_stat.every_n_steps=10": "callbacks.gate_stat has no _target_",
     # pass 26, row 74: a typed node of Hydra's takes no '+' key either: its fields, not "+hydra.run.dirr=..."
     "hydra.run.dirr=/x": "hydra.run.dirr=/x: hydra.run has no key 'dirr'; did you mean hydra.run.dir? Fix: "
-                         "correct the key (the fields of RunDir: dir); Hydra's typed node takes no other key, "
-                         "with '+' neither",
+                         "correct the key (the fields of RunDir: dir); Hydra's typed node takes no other "
+                         "key, with '+' neither",
     "+hydra.run.dirr=/x": "+hydra.run.dirr: hydra.run (RunDir) has no field 'dirr', so Hydra would keep the "
                           "value and ignore it; did you mean hydra.run.dir?",
     "hparams_search=mnist_tpe hydra.sweeper.directon=minimize": "hydra.sweeper.directon=minimize: "

@@ -185,3 +185,20 @@ def test_cifar_folder_that_is_a_file_or_loops_is_named(tmp_path):
         CIFARDataModule(str(tmp_path), val_size=10, download=True).prepare_data()
     assert str(err.value).startswith(f"Data folder is a symbolic link that loops: {folder} -> "
                                      f"cifar-10-batches-py never reaches a folder")
+
+
+@pytest.mark.slow
+def test_a_relative_data_folder_names_one_where_the_command_was_typed_under_chdir(tmp_path):
+    # pass 26, row 24: before, HIGHWAYLAB_DATA_DIR=../shared/data with hydra.job.chdir=true passed the early
+    # check, then "Data file missing: <run folder>/../shared/data/MNIST/raw/...": the job resolved it in
+    # its run folder
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "hydra.job.chdir=true", "--cfg", "job",
+                           "--resolve", "--package", "paths"], capture_output=True, text=True, timeout=120,
+                          env={**subprocess_env(), "HIGHWAYLAB_DATA_DIR": "mine/data"}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"data_dir: {tmp_path}/mine/data\n" in proc.stdout

@@ -806,6 +806,21 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     assert env["WANDB_CACHE_DIR"] == str(temp / "wandb_cache_dir")
 
 
+def test_an_unset_home_is_set_from_the_password_database_with_one_warning():
+    # pass 26, row 82: before, env -u HOME put 18 lines of W&B's internal log on the console ("ERROR
+    # Unable to find cache directory ... neither $XDG_CACHE_HOME nor $HOME are defined")
+    import pwd
+
+    from highwaylab.utils.caches import redirect_unwritable
+
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    env: dict[str, str] = {}
+    assert redirect_unwritable(env) == (
+        f"HOME is not set (env -u HOME?): W&B and matplotlib need it, so it is set to {home}, this user's "
+        f"home in the password database, for this run. Fix: export HOME={home}")
+    assert env == {"HOME": home}
+
+
 @pytest.mark.slow
 def test_reduce_lr_on_plateau_watches_the_validation_loss(tmp_path, data_dir):
     # before: Lightning's "The lr scheduler dict must include a monitor ...", which no config key set

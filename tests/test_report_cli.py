@@ -513,3 +513,23 @@ def test_the_wandb_report_run_goes_to_the_jobs_recorded_project_and_group(tmp_pa
     with pytest.raises(Stop):
         main([str(sweep), "--out", str(tmp_path / "rep")])
     assert (started[-1]["project"], started[-1]["group"]) == ("highwaylab", "sweep-sw")
+
+
+def test_a_test_accuracy_over_part_of_the_test_set_is_named_under_the_table(tmp_path):
+    # pass 26, row 34: before, the table's test accuracy of jobs run with trainer.limit_test_batches (256
+    # of 10,000 examples) read like the paper's, with no word
+    from highwaylab.analysis.sweep_report import partial_test_note
+
+    sweep = tmp_path / "sweep"
+    for num, examples in ((0, 256), (1, 10_000), (2, 512)):
+        job = write_job(sweep, num, [f"seed={num}"], 0.5, 0.6)
+        metrics = json.loads((job / "metrics.json").read_text())
+        (job / "metrics.json").write_text(json.dumps({**metrics, "test_examples": examples}))
+    note = ("the test accuracy of 2 of 3 finished jobs counts 256 to 512 of the test set's 10,000 examples "
+            "(trainer.limit_test_batches), so it is a rough estimate: run without the limit for the paper's "
+            "figures")
+    jobs = collect_jobs(sweep)
+    assert partial_test_note(jobs) == note
+    with pytest.warns(UserWarning, match=r"^the test accuracy of 2 of 3 finished jobs counts 256 to 512"):
+        points = aggregate(jobs)
+    assert markdown_table(table_rows(points), jobs, points).endswith(f"\n- {note}\n")

@@ -35,6 +35,16 @@ def writable(folder: str | Path) -> bool:
         return False
 
 
+def _password_home() -> str:
+    """This user's home folder from the password database (``HOME`` unset), else ``/``."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir or "/"
+    except KeyError:
+        return "/"
+
+
 def redirect_unwritable(environ: dict[str, str] | None = None) -> str | None:
     """Point ``XDG_CACHE_HOME`` and ``XDG_CONFIG_HOME`` (and so W&B's and matplotlib's folders) that
     cannot be written at a new temporary folder, in ``environ`` (default ``os.environ``).
@@ -44,7 +54,10 @@ def redirect_unwritable(environ: dict[str, str] | None = None) -> str | None:
         folder can be written.
     """
     env = os.environ if environ is None else environ
-    home = env.get("HOME") or os.path.expanduser("~")
+    unset = not env.get("HOME")
+    home = env.get("HOME") or _password_home()
+    if unset:  # W&B then logs "neither $XDG_CACHE_HOME nor $HOME are defined" on the console, 18 lines
+        env["HOME"] = home
     moved, temp = [], None
     for variable, default in FOLDERS.items():
         given = env.get(variable)
@@ -67,6 +80,9 @@ def redirect_unwritable(environ: dict[str, str] | None = None) -> str | None:
         names = " and ".join(v.split("=")[0] for v in own)
         return (f"{' and '.join(moved + own)} cannot be written: those caches go to {temp} for this run. "
                 f"Fix: point {names} at a writable folder, or unset it")
+    if not moved and unset:
+        return (f"HOME is not set (env -u HOME?): W&B and matplotlib need it, so it is set to {home}, this "
+                f"user's home in the password database, for this run. Fix: export HOME={home}")
     if not moved:
         return None
     return (f"{' and '.join(moved)} cannot be written: W&B's, matplotlib's and the data checksums' caches go "
