@@ -94,6 +94,20 @@ class CrashAt(L.Callback):
             raise RuntimeError(f"crash at step {self.step}")
 
 
+class RefuseAt(L.Callback):
+    """Raise a ``ConfigError`` (a refusal on bad input, as a user error) at the end of the training
+    batch of step ``step``: a run refused once its training has started."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        from highwaylab.errors import ConfigError
+
+        if trainer.global_step == self.step:
+            raise ConfigError(f"refused at step {self.step} on purpose (tests.signal_at.RefuseAt)")
+
+
 class SlowDown(L.Callback):
     """Sleep ``seconds`` after every training batch: a tiny run made slow enough for a test to act
     on it from outside (e.g. requeue its SLURM job in its second epoch). Changes no number."""

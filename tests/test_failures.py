@@ -10,6 +10,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -397,11 +398,78 @@ def test_a_refused_run_keeps_a_folder_it_did_not_make_and_one_whose_training_sta
     one_line(run_train([*TINY, "+module.foo=1"], tmp_path))
     assert (tmp_path / "run").is_dir() and {p.name for p in (tmp_path / "run").iterdir()} == {
         ".hydra", "train.log"}
-    # refused once training starts (Lightning's check of the batches): the run's record is kept
-    line = one_line(run_train([*TINY, "+trainer.val_check_interval=10"], tmp_path, run_dir=False))
-    assert line.startswith("trainer.val_check_interval=10 is more than the 4 training batches")
+    # refused after its first training step: the run's record is kept
+    refuse = ["+callbacks.refuse._target_=tests.signal_at.RefuseAt", "+callbacks.refuse.step=1"]
+    line = one_line(run_train([*TINY, *refuse], tmp_path, run_dir=False))
+    assert line == "refused at step 1 on purpose (tests.signal_at.RefuseAt)"
     folders = list((tmp_path / "runs").iterdir())
     assert len(folders) == 1 and (folders[0] / "config_resolved.yaml").is_file(), folders
+
+
+def test_a_refused_run_folder_is_removed_unless_it_holds_results_or_its_training_started(tmp_path,
+                                                                                          monkeypatch):
+    from highwaylab.utils import output_folder
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(output_folder, "_made_run_folder", run)  # Hydra made it for this run
+    monkeypatch.setattr(output_folder, "_training_started", False)
+
+    def make(*files: str) -> None:
+        for name in files:
+            (run / name).parent.mkdir(parents=True, exist_ok=True)
+            (run / name).write_text("")
+
+    record = (".hydra/overrides.yaml", "config_resolved.yaml", "train.log")
+    for results in ("checkpoints/last.ckpt", "checkpoints/epoch_000.ckpt", "metrics.json"):
+        make(*record, results)
+        assert not output_folder.remove_refused_run_folder(run) and (run / results).is_file()
+        shutil.rmtree(run)
+    # pass 26, rows 40, 64, 65, 67, 68: before, kept once a logger had written into it (wandb/, csv/)
+    make(*record, "wandb/offline-run-x/run-x.wandb", "csv/version_0/hparams.yaml", "tensorboard/events")
+    (run / "checkpoints").mkdir()  # made by the checkpoint callback, empty
+    assert output_folder.remove_refused_run_folder(run) and not run.exists()
+    make(*record)
+    monkeypatch.setattr(output_folder, "_made_run_folder", tmp_path / "other")  # not the one Hydra made
+    assert not output_folder.remove_refused_run_folder(run) and run.is_dir()
+    monkeypatch.setattr(output_folder, "_made_run_folder", run)
+    output_folder.training_starting()  # monkeypatch restores the flag
+    assert not output_folder.remove_refused_run_folder(run) and run.is_dir()
+
+
+def corrupt_data(tmp_path: Path, data_dir: Path) -> Path:
+    """A copy of MNIST's raw files whose training images have 100 bytes more than the header says."""
+    raw = tmp_path / "data" / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for source in (data_dir / "MNIST" / "raw").iterdir():
+        shutil.copyfile(source, raw / source.name)
+    with open(raw / "train-images-idx3-ubyte", "ab") as images:
+        images.write(b"\0" * 100)
+    return tmp_path / "data"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "logger"), [("corrupt_data", "csv"), ("limit_train_batches", "wandb")])
+def test_a_run_refused_after_its_loggers_started_leaves_no_folder(case, logger, tmp_path, data_dir):
+    # pass 26, rows 40 and 68: before, refused when the fit set up its data, after W&B (or the CSV
+    # logger) had written into the run's folder, which was kept (.hydra/, train.log, wandb/), and the
+    # corrected command with the same hydra.run.dir was refused: "holds the record of a run that wrote
+    # no checkpoint ... rm -r <run>"
+    loggers = [o for o in TINY if o != "logger=none"] + [f"logger={logger}"]
+    if case == "corrupt_data":
+        bad = [f"data.data_dir={corrupt_data(tmp_path, data_dir)}", "data.verify=false"]
+        expected = "Data file corrupt (longer than its header says): "
+    else:
+        bad = [o.replace("=4", "=0.001") for o in loggers if o.startswith("trainer.limit_train_batches=")]
+        loggers = [o for o in loggers if not o.startswith("trainer.limit_train_batches=")]
+        expected = "You requested to check 0.001 of the `train_dataloader` but 0.001 * 430 < 1."
+    line = one_line(run_train([*loggers, *bad], tmp_path, env=subprocess_env(WANDB_MODE="offline")))
+    assert line.startswith(expected), line
+    assert not (tmp_path / "run").exists()
+    if case == "limit_train_batches":  # the corrected command, in the same hydra.run.dir
+        proc = run_train([*loggers, "trainer.limit_train_batches=4"], tmp_path,
+                         env=subprocess_env(WANDB_MODE="offline"))
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+        assert (tmp_path / "run" / "metrics.json").is_file()
 
 
 def run_under_file_size_limit(args: list[str], tmp_path: Path, limit: int) -> subprocess.CompletedProcess:

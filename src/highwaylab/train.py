@@ -46,6 +46,7 @@ from highwaylab.utils import full_key, instantiate_group, print_config_tree, tas
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
+from highwaylab.utils.interrupt import started_training
 from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
@@ -139,14 +140,16 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     resumed_step = checkpoint.get("global_step") if checkpoint is not None else None
     del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 
-    training_starting()  # a refusal from here on keeps the run's folder
     fit_start = time.time()
     try:
         trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
-    except ValueError as err:
-        if (error := val_check_error(trainer)) is not None:
+    except BaseException as err:
+        if started_training(trainer):  # a refusal once a training step started keeps the run's folder
+            training_starting()
+        if isinstance(err, ValueError) and (error := val_check_error(trainer)) is not None:
             raise error from err
         raise
+    training_starting()  # the fit ended: the run's folder is kept, whatever comes next
     # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
     # which the loggers, fed every trainer.log_every_n_steps, may never have seen
     fit_metrics = epoch_metrics(trainer)

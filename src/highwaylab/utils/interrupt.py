@@ -382,8 +382,8 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
                 f"{_start_again()}.")  # before: no next step
     where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
-    if not path and _resumed_from(trainer) is None and not _trained(trainer):  # a new run, stopped before
-        when = "during the sanity check, " if _state.in_sanity_check else ""  # its first training batch
+    if not path and _resumed_from(trainer) is None and not started_training(trainer):  # a new run, stopped
+        when = "during the sanity check, " if _state.in_sanity_check else ""  # before its first batch
         return (f"interrupted by {name} {when}before training started: nothing was saved, nor trained; "
                 f"{_start_again()}.")
     finished = _training_finished(trainer)
@@ -480,7 +480,7 @@ def _where(trainer: Any) -> str:
     return f"in epoch {epoch} at step {step}"
 
 
-def _trained(trainer: Any) -> bool:
+def started_training(trainer: Any) -> bool:
     """Whether ``trainer`` started a training batch (``True`` when it cannot tell)."""
     try:
         return trainer.global_step > 0 or trainer.fit_loop.epoch_loop.batch_progress.total.started > 0

@@ -24,10 +24,8 @@ from omegaconf import DictConfig, OmegaConf
 from highwaylab.config_checks import tilde_root
 from highwaylab.errors import ConfigError
 
-# the files of a run refused before training: Hydra's record (.hydra/), the resolved config, train.log
-RECORD_ONLY = {".hydra", "config_resolved.yaml", "train.log"}
 _made_run_folder: Path | None = None  # the run folder Hydra made for this single run (it was missing)
-_training_started = False  # the run got as far as its training (its train.log tells of it)
+_training_started = False  # the run's first training step started (or its fit ended): its folder is kept
 MIN_FREE_MB = 50  # a depth-100 run writes about 10 MB (checkpoints, W&B, logs); 1000 layers: ~50 MB
 MIN_FILE_SIZE_MB = 1  # Hydra's files and the run's logs (a checkpoint: check_checkpoint_fits, by the model)
 
@@ -167,19 +165,29 @@ def _check_or_exit(config: DictConfig, key: str) -> None:
 
 
 def training_starting() -> None:
-    """Note that the run's training starts now (:func:`highwaylab.train.train`): from here on its
-    folder holds a run, which :func:`remove_refused_run_folder` keeps."""
+    """Note that the run's training has started (:func:`highwaylab.train.train`: its first training
+    step, or the end of its fit): from here on its folder holds a run, which
+    :func:`remove_refused_run_folder` keeps."""
     global _training_started
     _training_started = True
 
 
+def holds_results(folder: Path) -> bool:
+    """Whether ``folder`` holds a run's results: a checkpoint (``*.ckpt``, anywhere in it) or
+    ``metrics.json``."""
+    return (folder / "metrics.json").exists() or next(folder.rglob("*.ckpt"), None) is not None
+
+
 def remove_refused_run_folder(folder: Path) -> bool:
-    """Remove ``folder``, the run folder of a single run refused on bad input while its parts were
-    built or its loggers started, before training (:func:`training_starting`; e.g. a ``+`` key that
-    the module does not take, a W&B setting that W&B refuses), if Hydra made it for this run (it did
-    not exist: :class:`OutputFolderCheck`) and it holds only the run's record (:data:`RECORD_ONLY`):
-    as a run refused before Hydra leaves no folder, so that the corrected command can run there. A
-    folder with anything else (a checkpoint, a W&B run, a CSV log, ``metrics.json``) is kept.
+    """Remove ``folder``, the run folder of a single run stopped before its training started
+    (:func:`training_starting`: no training step), so that the corrected command can run there, as a
+    run refused before Hydra leaves no folder: refused on bad input while its parts were built, its
+    loggers started or its fit set up (a ``+`` key that the module does not take, a W&B setting that
+    W&B refuses, a corrupt data file, a scheduler without a required argument). What such a run
+    wrote (Hydra's record ``.hydra/``, ``config_resolved.yaml``, ``train.log``, the loggers' first
+    files: ``wandb/``, a CSV or TensorBoard log) goes with it. Only a folder that Hydra made for this
+    run (it did not exist: :class:`OutputFolderCheck`) is removed, and never one that holds a
+    checkpoint or ``metrics.json`` (:func:`holds_results`).
 
     Returns:
         Whether the folder was removed.
@@ -187,7 +195,7 @@ def remove_refused_run_folder(folder: Path) -> bool:
     folder = Path(folder).absolute()
     if _training_started or _made_run_folder is None or folder != _made_run_folder or not folder.is_dir():
         return False
-    if not {p.name for p in folder.iterdir()} <= RECORD_ONLY:
+    if holds_results(folder):
         return False
     shutil.rmtree(folder, ignore_errors=True)
     return not folder.exists()
