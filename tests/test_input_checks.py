@@ -340,6 +340,36 @@ def test_an_argument_the_target_does_not_take_is_refused_when_the_module_is_buil
     assert isinstance(user, ConfigError) and str(user).startswith(message), repr(err.value)
 
 
+@pytest.mark.parametrize(("overrides", "message", "fix"), [
+    # pass 26, row 64: before, "optim.scheduler (gamma=0.6) was refused by StepLR (TypeError:
+    # StepLR.__init__() missing 1 required positional argument: 'step_size'). Fix: correct or remove the
+    # optim.scheduler.<argument> at fault" when the fit set up the optimiser, after W&B had started
+    (["optim.scheduler._target_=torch.optim.lr_scheduler.StepLR"],
+     "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR needs step_size, which optim.scheduler does "
+     "not give. Fix: add it: +optim.scheduler.step_size=<epochs> (StepLR takes step_size, gamma, last_epoch)",
+     ["+optim.scheduler.step_size=2"]),
+    (["optim.scheduler._target_=torch.optim.lr_scheduler.StepLR", "optim.scheduler_interval=step"],
+     "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR needs step_size, which optim.scheduler does "
+     "not give. Fix: add it: +optim.scheduler.step_size=<steps> (StepLR takes step_size, gamma, last_epoch)",
+     ["+optim.scheduler.step_size=200"]),
+    (["optim=sgd_step", "~optim.scheduler.milestones"],
+     "optim.scheduler._target_=torch.optim.lr_scheduler.MultiStepLR needs milestones, which optim.scheduler "
+     "does not give. Fix: add it: +optim.scheduler.milestones=[<epoch>,<epoch>] (MultiStepLR takes "
+     "milestones, gamma, last_epoch)", ["+optim.scheduler.milestones=[2,4]"]),
+    (["optim.scheduler._target_=torch.optim.lr_scheduler.CyclicLR", "~optim.scheduler.gamma"],
+     "optim.scheduler._target_=torch.optim.lr_scheduler.CyclicLR needs base_lr and max_lr, which "
+     "optim.scheduler does not give. Fix: add them: +optim.scheduler.base_lr=<value> "
+     "+optim.scheduler.max_lr=<value> (CyclicLR takes base_lr, max_lr, step_size_up,",
+     ["+optim.scheduler.base_lr=0.01", "+optim.scheduler.max_lr=0.1"]),
+])
+def test_a_required_argument_not_given_is_named_with_the_plus_that_adds_it(overrides, message, fix, tmp_path):
+    with pytest.raises(Exception) as err:
+        build_module(overrides, tmp_path)  # the module's __init__: before any logger starts
+    user = user_error(err.value)
+    assert isinstance(user, ConfigError) and str(user).startswith(message), repr(err.value)
+    build_module(overrides + fix, tmp_path).configure_optimizers()  # the fix the message gives builds
+
+
 def test_list_arguments_reach_torch_as_plain_values_and_the_presets_build(tmp_path):
     module = build_module(["optim=adamw", "+optim.optimizer.betas=[0.8,0.99]"], tmp_path)
     built = module.configure_optimizers()

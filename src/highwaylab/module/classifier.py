@@ -80,7 +80,7 @@ class ClassifierModule(LightningModule):
                  scheduler_interval: str = "epoch", compile: bool = False,
                  input_shape: Sequence[int] | None = None) -> None:
         super().__init__()
-        check_optim_args(optimizer, scheduler)
+        check_optim_args(optimizer, scheduler, scheduler_interval)
         if scheduler_interval not in CHOICE_KEYS["optim.scheduler_interval"]:  # one list, in trainer_checks
             raise ConfigError(f"optim.scheduler_interval={scheduler_interval!r} must be epoch or step "
                               "(when the scheduler steps), e.g. optim.scheduler_interval=epoch")
@@ -287,14 +287,16 @@ def check_one_cycle_steps(scheduler: object, args: dict, interval: str, trainer:
                       f"optim.scheduler.total_steps={steps} or more (or epochs x steps_per_epoch >= {steps})")
 
 
-def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> None:
+def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, interval: str = "epoch") -> None:
     """Check the arguments of the optimiser and scheduler partials (Hydra ``_partial_: true`` gives
     ``functools.partial`` objects; their ``.keywords`` are ``optim.optimizer.*`` and
     ``optim.scheduler.*``) before anything is trained or logged. Other callables are not inspected.
 
     Numeric arguments (the names in ``NUMERIC_ARGS``, or any whose default in the target's signature
-    is a number) must be finite real numbers (a tensor is accepted as is); an argument whose default
-    is a tuple of numbers (AdamW's ``betas=(0.9, 0.999)``) must be as many finite numbers;
+    is a number) must be finite real numbers (a tensor is accepted as is); every argument that the
+    target requires (no default: StepLR's ``step_size``) must be given, but the ``params`` or
+    ``optimizer`` that the module passes itself; an argument whose default is a tuple of numbers
+    (AdamW's ``betas=(0.9, 0.999)``) must be as many finite numbers;
     ``gamma``, the factor a scheduler multiplies the learning rate by (ExponentialLR: every epoch;
     StepLR, MultiStepLR: at its steps), must be in (0, 1]. The ranges of the other arguments are
     torch's to check, when :meth:`ClassifierModule.configure_optimizers` builds them
@@ -303,7 +305,9 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
     Raises:
         ConfigError: naming ``optim.optimizer.<key>`` or ``optim.scheduler.<key>`` and the fix,
             e.g. ``lr=abc``, ``gamma=-1`` or ``betas=[0.9]``; a ``_target_`` that is not a torch
-            optimiser (``torch.optim.Optimizer``) or scheduler (``LRScheduler``).
+            optimiser (``torch.optim.Optimizer``) or scheduler (``LRScheduler``); a required
+            argument not given, with the ``+<group>.<argument>=...`` that adds it (``interval``,
+            ``optim.scheduler_interval``: whether a scheduler's counts are epochs or steps).
     """
     kinds = {"optim.optimizer": (torch.optim.Optimizer, "an optimiser", "torch.optim.SGD"),
              "optim.scheduler": (torch.optim.lr_scheduler.LRScheduler, "a learning-rate scheduler",
@@ -319,6 +323,7 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None) -> 
                               f"{group}._target_={example}, or choose an optim preset (optim=sgd, sgd_step "
                               f"or adamw)")
         _check_argument_names(group, part)
+        _check_required_args(group, part, interval)
         _check_tuple_args(group, part)
         defaults = _numeric_defaults(part.func)
         for key, value in part.keywords.items():
@@ -379,6 +384,43 @@ def _check_argument_names(group: str, part: functools.partial) -> None:
         raise ConfigError(f"{group}.{key}={shown}: {part.func.__qualname__} ({name}) has no "
                           f"argument {key}{meant or '.'} Fix: remove it (~{group}.{key}) or correct its "
                           f"name; {part.func.__qualname__} takes {', '.join(takes)}")
+
+
+# what a required argument of a scheduler counts, for the '+optim.scheduler.<argument>=...' to add
+_COUNTS = {"step_size": "<{unit}s>", "T_max": "<{unit}s>", "T_0": "<{unit}s>",
+           "milestones": "[<{unit}>,<{unit}>]"}
+
+
+def _check_required_args(group: str, part: functools.partial, interval: str) -> None:
+    """Each argument that the target of ``part`` requires (no default; StepLR's ``step_size``) must
+    be among its keywords, but the one the module passes itself (``params``, ``optimizer``): torch's
+    TypeError came only when the fit set up the optimiser, after the loggers had started.
+
+    Raises:
+        ConfigError: naming ``<group>._target_``, the arguments missing and the ``+`` overrides
+            that add them (a scheduler's counts in epochs or steps, as ``interval``).
+    """
+    try:
+        params = inspect.signature(part.func).parameters.values()
+    except (TypeError, ValueError):
+        return
+    passed = {"optim.optimizer": "params", "optim.scheduler": "optimizer"}[group]
+    missing = [p.name for p in params if p.default is p.empty and p.name not in part.keywords
+               and p.name not in (passed, "self") and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if not missing:
+        return
+    name = f"{part.func.__module__}.{part.func.__qualname__}"
+    if getattr(torch.optim, part.func.__qualname__, None) is part.func:  # as torch.optim exports it
+        name = f"torch.optim.{part.func.__qualname__}"
+    unit = "step" if interval == "step" else "epoch"
+    values = {key: _COUNTS[key].format(unit=unit) if key in _COUNTS else _EXAMPLES.get(key, "<value>")
+              for key in missing}
+    needs = " and ".join(missing)
+    added = " ".join(f"+{group}.{key}={value}" for key, value in values.items())
+    takes = _arguments(part.func, exclude={passed})
+    raise ConfigError(f"{group}._target_={name} needs {needs}, which {group} does not give. Fix: add "
+                      f"{'them' if len(missing) > 1 else 'it'}: {added} ({part.func.__qualname__} takes "
+                      f"{', '.join(takes)})")
 
 
 def _check_tuple_args(group: str, part: functools.partial) -> None:
