@@ -767,6 +767,20 @@ def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path):
     assert last == "highwaylab: interrupted by SIGINT during start-up: nothing was saved."
 
 
+@pytest.mark.parametrize("max_time", ["{minutes:1.5}", "00:00:01:30"])
+def test_max_time_in_lightnings_forms_reaches_its_timer(max_time, tmp_path, data_dir):
+    # pass 26, row 67: before, the mapping form reached Lightning's Timer as an omegaconf mapping:
+    # "Missing key total_seconds" after the loggers had started
+    from lightning.pytorch.callbacks import Timer
+
+    from highwaylab.train import build
+
+    cfg = compose_cfg([*TINY, f"+trainer.max_time={max_time}", "trainer.min_epochs=0"], tmp_path)
+    validate(cfg)
+    timer = next(cb for cb in build(cfg).trainer.callbacks if isinstance(cb, Timer))
+    assert timer._duration == 90.0
+
+
 def test_help_with_an_unknown_option_is_not_a_traceback(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--help", "model=foo"],
                           capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)

@@ -374,8 +374,8 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     Trainer switches that need other groups too: ``trainer.barebones=true`` (no loggers, no
     callbacks) and ``trainer.enable_checkpointing=false`` (no checkpoint callbacks), a
     ``trainer.logger`` or ``trainer.callbacks`` (``TRAINER_FROM_GROUPS``: the ``logger`` and
-    ``callbacks`` groups build them, in their place), and a ``trainer.max_time`` that is not
-    ``DD:HH:MM:SS``."""
+    ``callbacks`` groups build them, in their place), and a ``trainer.max_time`` in none of
+    Lightning's forms (:func:`max_time_problem`)."""
     from highwaylab.utils.loggers import cli_text
 
     root = OmegaConf.select(cfg, "paths.root_dir", default=None)
@@ -450,10 +450,46 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         raise ConfigError(f"trainer.enable_checkpointing=false, but the callbacks write checkpoints "
                           f"({', '.join(checkpoints)}). Fix: leave trainer.enable_checkpointing out and "
                           f"remove them: {removed} (resume= then has no last.ckpt)")
-    max_time = trainer.get("max_time")
-    if isinstance(max_time, str) and not _is_duration(max_time):
-        raise ConfigError(f"trainer.max_time={max_time!r} must be a duration DD:HH:MM:SS, e.g. "
-                          f"trainer.max_time=00:12:00:00 (12 hours)")
+    if (problem := max_time_problem(trainer.get("max_time"))) is not None:
+        raise ConfigError(problem)
+
+
+# the fields of datetime.timedelta: the keys of Lightning's mapping form of trainer.max_time
+TIMEDELTA_FIELDS = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+
+
+def max_time_problem(max_time: Any) -> str | None:
+    """The message for a ``trainer.max_time`` in none of the forms that Lightning's Trainer takes
+    (``Timer(duration=...)``): a string ``DD:HH:MM:SS`` (hours, minutes and seconds of two digits), a
+    mapping of ``datetime.timedelta``'s fields (``'trainer.max_time={minutes: 1}'``: numbers >= 0),
+    or a ``datetime.timedelta`` node (``_target_``: :func:`highwaylab.trainer_checks.check_durations`
+    checks its fields); ``None`` for one of them, or null. A bare number (``trainer.max_time=5``) has
+    no unit: before, Lightning's "'int' object has no attribute 'total_seconds'" after the loggers
+    had started."""
+    from highwaylab.utils.loggers import cli_text
+
+    forms = ("must be a duration DD:HH:MM:SS, e.g. trainer.max_time=00:12:00:00 (12 hours), or a mapping "
+             "of datetime.timedelta's fields, e.g. 'trainer.max_time={hours: 12}'")
+    if max_time is None or (OmegaConf.is_dict(max_time) and "_target_" in max_time):
+        return None
+    if isinstance(max_time, str):
+        return None if _is_duration(max_time) else f"trainer.max_time={max_time!r} {forms}"
+    if OmegaConf.is_dict(max_time):
+        for key, value in max_time.items():
+            if key not in TIMEDELTA_FIELDS:
+                return (f"trainer.max_time.{key} is not a field of datetime.timedelta: use one of "
+                        f"{', '.join(TIMEDELTA_FIELDS)}, e.g. 'trainer.max_time={{minutes: 30}}'")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+                    or value < 0:
+                return (f"trainer.max_time.{key}={cli_text(value)} must be a number >= 0, e.g. "
+                        f"'trainer.max_time={{{key}: 30}}'")
+        return None
+    if isinstance(max_time, int | float) and not isinstance(max_time, bool):  # a number without its unit
+        return (f"trainer.max_time={max_time} has no unit. Fix: a duration DD:HH:MM:SS (e.g. "
+                f"trainer.max_time=00:12:00:00, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
+                f"'trainer.max_time={{minutes: {max_time}}}' for {max_time} minutes)")
+    shown = str(max_time).lower() if isinstance(max_time, bool) else cli_text(max_time)
+    return f"trainer.max_time={shown} {forms}"
 
 
 # the optimisers of torch.optim whose momentum terms are betas (beta1: the gradient's running mean)
@@ -545,9 +581,9 @@ def tilde_root(folder: str, where: str = "") -> str | None:
 
 
 def _is_duration(text: str) -> bool:
-    """Lightning's ``max_time`` string: ``DD:HH:MM:SS`` (four integers)."""
-    parts = text.split(":")
-    return len(parts) == 4 and all(p.strip().isdigit() for p in parts)
+    """Lightning's ``max_time`` string: ``DD:HH:MM:SS`` (days, then two digits each), as its ``Timer``
+    reads it."""
+    return re.fullmatch(r"(\d+):(\d\d):(\d\d):(\d\d)", text.strip()) is not None
 
 
 def check_seed(seed: Any, key: str = "seed", wraps: str = "") -> None:

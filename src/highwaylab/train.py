@@ -5,6 +5,7 @@ Called by the thin ``@hydra.main`` entry point ``train.py`` at the project root.
 
 from __future__ import annotations
 
+import datetime
 import inspect
 import json
 import logging
@@ -237,20 +238,24 @@ def build(cfg: DictConfig) -> Built:
     if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to
         callbacks = [cb for cb in callbacks if not isinstance(cb, LearningRateMonitor)]
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
-    progress_bar = {}
+    given: dict[str, Any] = {}  # in place of the config's values
     if not sys.stdout.isatty() or cfg.trainer.get("enable_progress_bar") is False:
         # a progress bar only on a terminal: in a log file it is noise (EpochLogger says how it goes)
         callbacks = [cb for cb in callbacks if not isinstance(cb, ProgressBar)]
-        progress_bar = {"enable_progress_bar": False}  # else Lightning adds its own bar
+        given["enable_progress_bar"] = False  # else Lightning adds its own bar
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         import rich  # a file has no width: rich's 80 columns cut the model summary's names (FCBackb…)
 
         rich.reconfigure(width=160)
     devices, nodes = cfg.trainer.get("devices"), cfg.trainer.get("num_nodes") or 1
     quiet_srun_hint(devices * nodes if isinstance(devices, int) and isinstance(nodes, int) else 0)
+    max_time = cfg.trainer.get("max_time")
+    if OmegaConf.is_dict(max_time) and "_target_" not in max_time:  # 'trainer.max_time={minutes: 30}'
+        # Lightning's Timer takes a dict, not an omegaconf mapping ("Missing key total_seconds")
+        given["max_time"] = datetime.timedelta(**OmegaConf.to_container(max_time))
     try:
         trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
-                                         **progress_bar)
+                                         **given)
     except InstantiationException as err:
         if not isinstance(err.__cause__, MisconfigurationException):
             error = config_error("trainer", err, cfg.trainer)

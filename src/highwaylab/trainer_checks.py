@@ -114,9 +114,11 @@ def check_schedule(cfg: DictConfig) -> None:
         raise ConfigError(f"trainer.min_epochs={min_epochs} is more than trainer.max_epochs={max_epochs}, "
                           f"which wins: raise trainer.max_epochs or lower trainer.min_epochs")
     if cfg.trainer.get("max_time") is not None and isinstance(min_epochs, int) and min_epochs >= 1:
-        raise ConfigError(f"trainer.max_time={cfg.trainer.max_time} with trainer.min_epochs={min_epochs} "
-                          f"(the preset's): Lightning trains on past the time limit until epoch {min_epochs} "
-                          f"ends. Fix: add trainer.min_epochs=0")
+        from highwaylab.utils.loggers import cli_text
+
+        raise ConfigError(f"trainer.max_time={cli_text(cfg.trainer.max_time)} with trainer.min_epochs="
+                          f"{min_epochs} (the preset's): Lightning trains on past the time limit until epoch "
+                          f"{min_epochs} ends. Fix: add trainer.min_epochs=0")
     min_steps, max_steps = cfg.trainer.get("min_steps"), cfg.trainer.get("max_steps")
     if isinstance(min_steps, int) and isinstance(max_steps, int) and 0 <= max_steps < min_steps:
         raise ConfigError(f"trainer.min_steps={min_steps} is more than trainer.max_steps={max_steps}, "
