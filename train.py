@@ -17,7 +17,12 @@ def interrupted_at_start_up(*_: object) -> None:
 
     Installed as the SIGINT handler for the start-up (unless SIGINT is ignored): it ends the process
     at once (``os._exit``), since a KeyboardInterrupt raised inside Hydra's or OmegaConf's cleanup
-    code turns into another exception and a traceback."""
+    code turns into another exception and a traceback. The run folder that Hydra made for this run,
+    if it did already, is removed first (``remove_refused_run_folder``: it holds only this start's
+    record and log), so that the same command can run again, in the same ``hydra.run.dir`` too."""
+    folder = sys.modules.get("highwaylab.utils.output_folder")  # loaded by Hydra's callback, if it ran
+    if folder is not None and (made := folder.made_run_folder()) is not None:
+        folder.remove_refused_run_folder(made)
     print("highwaylab: interrupted by SIGINT during start-up: nothing was saved.", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()

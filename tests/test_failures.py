@@ -767,6 +767,34 @@ def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path):
     assert last == "highwaylab: interrupted by SIGINT during start-up: nothing was saved."
 
 
+@pytest.mark.slow
+def test_ctrl_c_after_hydra_made_the_run_folder_removes_it_so_the_command_runs_again(tmp_path, data_dir):
+    # pass 26, row 48: before, `timeout -s INT 2 python train.py ... hydra.run.dir=<run>` left <run>/.hydra/
+    # and train.log, and the same command again was refused ("holds the record of a run that wrote no
+    # checkpoint ... rm -r <run>")
+    import signal
+
+    run = tmp_path / "run"
+    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"paths.log_dir={tmp_path}",
+               f"hydra.run.dir={run}"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=tmp_path, env=subprocess_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not (run / ".hydra" / "overrides.yaml").exists() and proc.poll() is None:  # Hydra made the
+        assert time.monotonic() < deadline  # folder: the task's checks and imports (torch) follow
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in output, output[-3000:]
+    last = output.strip().splitlines()[-1]
+    assert last == "highwaylab: interrupted by SIGINT during start-up: nothing was saved."
+    assert not run.exists()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=subprocess_env(),
+                           cwd=tmp_path)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+
+
 @pytest.mark.parametrize("max_time", ["{minutes:1.5}", "00:00:01:30"])
 def test_max_time_in_lightnings_forms_reaches_its_timer(max_time, tmp_path, data_dir):
     # pass 26, row 67: before, the mapping form reached Lightning's Timer as an omegaconf mapping:

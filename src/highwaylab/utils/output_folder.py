@@ -164,6 +164,12 @@ def _check_or_exit(config: DictConfig, key: str) -> None:
         sys.exit(1)
 
 
+def made_run_folder() -> Path | None:
+    """The run folder that Hydra made for this single run (``hydra.run.dir``, which did not exist
+    before: :class:`OutputFolderCheck`), or ``None`` (a folder that existed, a multirun, no run)."""
+    return _made_run_folder
+
+
 def training_starting() -> None:
     """Note that the run's training has started (:func:`highwaylab.train.train`: its first training
     step, or the end of its fit): from here on its folder holds a run, which
@@ -183,11 +189,12 @@ def remove_refused_run_folder(folder: Path) -> bool:
     (:func:`training_starting`: no training step), so that the corrected command can run there, as a
     run refused before Hydra leaves no folder: refused on bad input while its parts were built, its
     loggers started or its fit set up (a ``+`` key that the module does not take, a W&B setting that
-    W&B refuses, a corrupt data file, a scheduler without a required argument). What such a run
-    wrote (Hydra's record ``.hydra/``, ``config_resolved.yaml``, ``train.log``, the loggers' first
-    files: ``wandb/``, a CSV or TensorBoard log) goes with it. Only a folder that Hydra made for this
-    run (it did not exist: :class:`OutputFolderCheck`) is removed, and never one that holds a
-    checkpoint or ``metrics.json`` (:func:`holds_results`).
+    W&B refuses, a corrupt data file, a scheduler without a required argument), or interrupted
+    during its start-up (``train.py``'s ``interrupted_at_start_up``). What such a run wrote (Hydra's
+    record ``.hydra/``, ``config_resolved.yaml``, ``train.log``, the loggers' first files: ``wandb/``,
+    a CSV or TensorBoard log) goes with it. Only a folder that Hydra made for this run (it did not
+    exist: :class:`OutputFolderCheck`) is removed, and never one that holds a checkpoint or
+    ``metrics.json`` (:func:`holds_results`).
 
     Returns:
         Whether the folder was removed.
