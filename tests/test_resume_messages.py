@@ -54,14 +54,19 @@ def own_weights() -> dict[str, torch.Tensor]:
 
 
 def fake_checkpoint(path: Path, epochs: int, step: int, mid_epoch: bool,
-                    weights: dict[str, torch.Tensor] | None = None) -> Path:
+                    weights: dict[str, torch.Tensor] | None = None, batches: int | None = None) -> Path:
     """A checkpoint as Lightning writes it, with the backbone weights (default: :func:`own_weights`)
     and no optimiser state: ``epochs`` processed, saved at ``step``, inside epoch ``epochs`` if
-    ``mid_epoch`` (else at the end of epoch ``epochs - 1``)."""
+    ``mid_epoch`` (else at the end of epoch ``epochs - 1``); ``batches``: the batches trained in that
+    epoch (its epoch loop's batch progress; at its last batch unless ``mid_epoch``)."""
     current = {"ready": epochs + mid_epoch, "started": epochs + mid_epoch, "processed": epochs,
                "completed": epochs - (not mid_epoch and epochs > 0)}
     path.parent.mkdir(parents=True, exist_ok=True)
     loops = {"fit_loop": {"epoch_progress": {"current": current, "total": dict(current)}}}
+    if batches is not None:
+        counts = dict.fromkeys(("ready", "started", "processed", "completed"), batches)
+        loops["fit_loop"]["epoch_loop.batch_progress"] = {"current": counts, "total": dict(counts),
+                                                          "is_last_batch": not mid_epoch}
     epoch = epochs if mid_epoch else max(epochs - 1, 0)
     weights = own_weights() if weights is None else weights
     torch.save({"state_dict": weights, "pytorch-lightning_version": "2.6.6", "optimizer_states": [],
@@ -155,6 +160,42 @@ def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
     ckpt = run / "checkpoints" / "last.ckpt"
     assert message(f"ckpt_path={ckpt}", *OWN[:3], "trainer.max_epochs=1").endswith(
         f"nothing would be trained. Give trainer.max_epochs=4 or more with ckpt_path={ckpt}")
+
+
+def test_a_resume_whose_epochs_end_at_or_before_the_checkpoints_batch_is_refused(tmp_path):
+    # pass 26, row 87: before, rc 0: resumed with trainer.limit_train_batches=3, a checkpoint saved after
+    # batch 5 of epoch 0 (a 20-batch epoch) ended that epoch at once, "`max_epochs=2` reached", epoch 1
+    # never trained; metrics.json: epochs 2, last_epoch_batches 6, batches_per_epoch 3, global_step 6
+    run = make_run(tmp_path / "run", [*OWN, "trainer.limit_train_batches=20"])
+    ckpt = fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=0, step=5, mid_epoch=True, batches=5)
+    where = ("the checkpoint was saved after batch 5 of epoch 0 (step 5): that epoch would end at once, and "
+             "Lightning would count an epoch it never trained")
+    assert message(f"resume={run}", "trainer.limit_train_batches=3") == (
+        f"resume={run}: trainer.limit_train_batches=3 gives 3 training batches per epoch, and {where}. Fix: "
+        f"keep trainer.limit_train_batches at 6 or more for this resume (the run's own is 20), or start a "
+        f"new run")
+    assert message(f"resume={run}", "trainer.limit_train_batches=5").startswith(  # at the position: refused
+        f"resume={run}: trainer.limit_train_batches=5 gives 5 training batches per epoch, and {where}.")
+    # a fraction of the 430 batches of MNIST's 55000 training examples (60000, less data.val_size=5000)
+    assert message(f"resume={run}", "trainer.limit_train_batches=0.01") == (
+        f"resume={run}: trainer.limit_train_batches=0.01 gives 4 training batches per epoch (0.01 of 430), "
+        f"and {where}. Fix: keep trainer.limit_train_batches at 6 or more for this resume (the run's own is "
+        f"20), or start a new run")
+    # the low-level ckpt_path=, and an epoch that the data itself makes shorter
+    assert message(f"ckpt_path={ckpt}", *OWN[:3], "trainer.limit_train_batches=2") == (
+        f"ckpt_path={ckpt}: trainer.limit_train_batches=2 gives 2 training batches per epoch, and {where}. "
+        f"Fix: give trainer.limit_train_batches=6 or more with ckpt_path={ckpt}, or start a new run without "
+        f"ckpt_path")
+    assert message(f"ckpt_path={ckpt}", *OWN[:3], "data.batch_size=20000") == (
+        f"ckpt_path={ckpt}: an epoch has 3 training batches here (55000 training examples / data.batch_size="
+        f"20000), and {where}. Fix: continue it with the data.batch_size, data.val_size and trainer.devices "
+        f"it was trained with, or start a new run")
+    # the fixes are accepted: 6 batches, a fraction giving 6 (0.014 of 430), the run's own 20
+    for fix in (["trainer.limit_train_batches=6"], ["trainer.limit_train_batches=0.014"], []):
+        assert argv(f"resume={run}", *fix)[-1] == f"ckpt_path={ckpt}"
+    # a checkpoint at an epoch's end: the next epoch starts at its first batch, whatever its length
+    fake_checkpoint(ckpt, epochs=1, step=20, mid_epoch=False, batches=20)
+    assert argv(f"resume={run}", "trainer.limit_train_batches=3")[-1] == f"ckpt_path={ckpt}"
 
 
 def test_a_suggested_command_for_a_folder_with_a_space_can_be_pasted(tmp_path):

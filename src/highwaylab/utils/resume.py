@@ -33,6 +33,8 @@ Refused, with one ``highwaylab:`` line (:class:`ResumeError`, exit status 1):
   or ``trainer.max_steps`` at or below the checkpoint's progress. A run stopped after training and
   before its test (its checkpoint at its end, no ``metrics.json`` of it) is completed: its test
   runs and ``metrics.json`` is written;
+* a checkpoint saved inside an epoch, resumed with epochs whose batches (``trainer.limit_train_batches``
+  of the training batches) end at or before its place in that epoch (:func:`check_epoch_position`);
 * a new run in a folder that holds another run's files (``hydra.run.dir=`` given explicitly; the
   default folder names are unique: ``<date>_<time>_<run_name>_<4 hex digits>``);
 * a ``run_name`` with a path separator or ``..``.
@@ -49,6 +51,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import shlex
 import sys
@@ -752,6 +755,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                 f"trainer.max_epochs={max_epochs} (early stopping or a time limit ended it), and its "
                 f"metrics.json holds its result of that checkpoint; resuming it would train on past its "
                 f"own stop and write over that result. To train it further, start a new run")
+        check_epoch_position(cfg, checkpoint, name, run if resume else None, ckpt_path)
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
@@ -790,6 +794,108 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         fix = f"Give {key}={need} or more with ckpt_path={ckpt_path}"
     raise ResumeError(f"{name}: {key}={value} is at or below the checkpoint's progress: it was saved "
                       f"{progress.describe()}{own_text}; nothing would be trained. {fix}")
+
+
+def check_epoch_position(cfg: DictConfig, checkpoint: dict, name: str, run: Path | None,
+                         ckpt_path: str) -> None:
+    """Raises ResumeError when ``checkpoint`` was saved inside an epoch (:func:`epoch_position`) and
+    the epochs of ``cfg`` have no batch after that position (:func:`train_batches`: e.g.
+    ``trainer.limit_train_batches`` lowered by the resume): Lightning would end that epoch at once and
+    count an epoch it never trained (pass 26, row 87). ``run``: the run folder of a ``resume=``
+    (``None`` for ``ckpt_path=``), for the run's own setting and the fix."""
+    position = epoch_position(checkpoint)
+    batches = train_batches(cfg) if position is not None else None
+    if position is None or batches is None or batches.count > position.batches:
+        return
+    need, key = position.batches + 1, "trainer.limit_train_batches"
+    where = (f"the checkpoint was saved after batch {position.batches} of epoch {position.epoch} (step "
+             f"{int(checkpoint.get('global_step', 0))}): that epoch would end at once, and Lightning would "
+             f"count an epoch it never trained")
+    if batches.total is not None and batches.total <= position.batches:  # not the limit: the data, devices
+        raise ResumeError(f"{name}: an epoch has {batches.total} training batches here ({batches.why}), and "
+                          f"{where}. Fix: continue it with the data.batch_size, data.val_size and "
+                          f"trainer.devices it was trained with, or start a new run")
+    own = _own_value(run, key, name) if run is not None else None
+    own_text = f" (the run's own is {'null: all batches' if own is None else own})" \
+        if run is not None and own != batches.limit else ""
+    if run is not None:
+        fix = f"keep {key} at {need} or more for this resume{own_text}, or start a new run"
+    else:
+        fix = f"give {key}={need} or more with ckpt_path={ckpt_path}, or start a new run without ckpt_path"
+    part = f" ({batches.limit} of {batches.total})" if isinstance(batches.limit, float) else ""
+    raise ResumeError(f"{name}: {key}={batches.limit} gives {batches.count} training batch"
+                      f"{'es' if batches.count != 1 else ''} per epoch{part}, and {where}. Fix: {fix}")
+
+
+class EpochPosition(NamedTuple):
+    """Where inside an epoch a checkpoint was saved: ``batches`` trained of epoch ``epoch`` (0-based)."""
+
+    epoch: int
+    batches: int
+
+
+def epoch_position(checkpoint: dict) -> EpochPosition | None:
+    """The :class:`EpochPosition` of a checkpoint saved inside an epoch (its fit loop's batch progress:
+    batches completed in the epoch, not at its last batch: a ``trainer.max_steps`` stop, a signal, a
+    mid-epoch checkpoint); ``None`` at an epoch's end, or for a checkpoint without loops."""
+    try:
+        loop = checkpoint["loops"]["fit_loop"]
+        progress = loop["epoch_loop.batch_progress"]
+        done = int(progress["current"]["completed"])
+        epoch = int(loop["epoch_progress"]["current"]["started"]) - 1
+    except (KeyError, TypeError, ValueError):
+        return None
+    if progress.get("is_last_batch") or done <= 0:
+        return None
+    return EpochPosition(max(epoch, 0), done)
+
+
+class TrainBatches(NamedTuple):
+    """The training batches per epoch (per process) of a config, or at most that many (``count``);
+    ``limit``: the ``trainer.limit_train_batches`` that cuts them (``None``: all batches);
+    ``total``: the batches of the whole training set (``None``: unknown), and ``why``, how they follow."""
+
+    count: int
+    limit: int | float | None
+    total: int | None
+    why: str
+
+
+def train_batches(cfg: DictConfig) -> TrainBatches | None:
+    """The training batches per epoch of each process under ``cfg``, as Lightning counts them
+    (``trainer.num_training_batches``, metrics.json's ``batches_per_epoch``), or an upper bound of
+    them: the training examples (the official set's, :data:`highwaylab.data.files.TRAIN_EXAMPLES`,
+    less ``data.val_size``; only with ``data.verify``, which holds the files to the official ones)
+    over the processes (``trainer.devices`` x ``trainer.num_nodes``, where they are numbers; else
+    one) and ``data.batch_size``, cut by ``trainer.limit_train_batches`` as Lightning cuts them (an
+    int: at most that many; a fraction: that part of them, rounded down). ``None``: unknown (neither
+    the examples nor an int limit)."""
+    from highwaylab.data.files import TRAIN_EXAMPLES
+
+    limit = _select(cfg, "trainer.limit_train_batches")
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or limit < 0 or limit == 1.0 \
+            and isinstance(limit, float):
+        limit = None  # null or 1.0 (all), or a value the trainer checks refuse
+    dataset, val_size, size = (_select(cfg, f"data.{k}") for k in ("dataset", "val_size", "batch_size"))
+    total, why = None, ""
+    if dataset in TRAIN_EXAMPLES and _select(cfg, "data.verify") is True and isinstance(val_size, int) \
+            and isinstance(size, int) and size > 0 and 0 <= val_size < TRAIN_EXAMPLES[dataset]:
+        examples = TRAIN_EXAMPLES[dataset] - val_size
+        devices, nodes = _select(cfg, "trainer.devices"), _select(cfg, "trainer.num_nodes") or 1
+        if isinstance(devices, str) and devices.strip().isdigit():
+            devices = int(devices)
+        elif isinstance(devices, list):
+            devices = len(devices)
+        world = devices * nodes if isinstance(devices, int) and not isinstance(devices, bool) and \
+            devices > 0 and isinstance(nodes, int) and nodes > 0 else 1  # "auto", -1: at most one's share
+        total = math.ceil(math.ceil(examples / world) / size)  # DistributedSampler pads; no drop_last
+        why = f"{examples} training examples / data.batch_size={size}" + (f" / {world} processes"
+                                                                          if world > 1 else "")
+    if isinstance(limit, int) and (total is None or limit < total):
+        return TrainBatches(limit, limit, total, why)
+    if isinstance(limit, float) and total is not None:
+        return TrainBatches(int(total * limit), limit, total, why)
+    return None if total is None else TrainBatches(total, None, total, why)
 
 
 def scheduler_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] | None:
