@@ -316,3 +316,42 @@ def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tm
         f"keeps its direction. Fix: continue it with hydra.sweeper.direction=maximize, or start a new search "
         f"in another hydra.sweep.dir"]
     assert "Traceback" not in proc.stderr and sorted(p.name for p in sweep.iterdir()) == ["optuna.db"]
+
+
+@pytest.mark.slow
+def test_continuing_a_study_with_other_fixed_overrides_is_one_line_before_any_trial(tmp_path, data_dir):
+    # pass 26, row 52: before, rc 0: a depth=4 search in the folder of a depth=3 study joined it without a
+    # word, and its optimization_results.yaml kept a depth-3 trial as the best
+    import optuna
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    study = optuna.create_study(study_name="mnist_random", storage=f"sqlite:///{sweep}/optuna.db",
+                                direction="maximize")
+    # the trial's fixed overrides, as the plugin keeps them (its user attributes)
+    ran = {"hparams_search": "mnist_random", "depth": "3", "trainer.max_epochs": "1"}
+    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5, user_attrs=ran))
+    search = ["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}"]
+
+    def refusal(*args: str) -> str:
+        proc = train_py([*search, *args], tmp_path)
+        assert proc.returncode == 1, proc.stderr[-3000:]
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+        assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        assert sorted(p.name for p in sweep.iterdir()) == ["optuna.db"]  # no trial ran
+        return lines[0]
+
+    assert refusal("depth=4", "trainer.max_epochs=1", "hydra.sweeper.n_trials=3") == (
+        f"highwaylab: hydra.sweep.dir={sweep} holds a study (mnist_random, 1 trial) whose trials ran with "
+        f"depth=3; this command has depth=4. Fix: give depth=3 to continue it, or a new hydra.sweep.dir for "
+        f"a new study")
+    assert refusal("depth=3", "seed=1", "hydra.sweeper.n_trials=3") == (
+        f"highwaylab: hydra.sweep.dir={sweep} holds a study (mnist_random, 1 trial) whose trials ran with "
+        f"trainer.max_epochs=1, no seed=; this command has no trainer.max_epochs=, seed=1. Fix: give "
+        f"trainer.max_epochs=1 and leave out seed=1 to continue it, or a new hydra.sweep.dir for a new study")
+    # continued: hydra.sweeper.n_trials, the order, the loggers and the search's own parameters may change
+    proc = train_py(["logger=csv", "trainer.max_epochs=1", "model.activation=choice(relu)", "depth=3",
+                     *search, "hydra.sweeper.n_trials=1"], tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Continuing study mnist_random" in output, proc.stderr[-3000:]
+    assert not [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]

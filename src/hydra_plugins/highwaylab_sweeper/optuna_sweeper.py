@@ -8,8 +8,13 @@ Added here, around it:
 
 - the storage folder is created first (``sqlite:///<sweep dir>/optuna.db``);
 - a study that already holds trials (the same ``hydra.sweep.dir`` and ``study_name``: a restarted
-  search) is continued (in the direction it was created with: another one is refused in one
-  line): its finished trials count towards ``n_trials``, trials left ``RUNNING`` by
+  search) is continued (in the direction it was created with, and with the fixed overrides its
+  trials ran with, which the plugin keeps as each trial's user attributes: another direction, or a
+  fixed override added, left out or changed, ``depth=4`` for a study of ``depth=3``, is refused in
+  one line before any trial, as it would mix the trials of two settings in one ranking; the
+  search's own parameters and the keys that leave a trial's result as it is, ``FREE``, may
+  change, and so may ``hydra.*``, ``n_trials`` too): its finished trials count towards
+  ``n_trials``, trials left ``RUNNING`` by
   a search that died are marked failed, new jobs are numbered after the old ones, so that no job
   folder is reused, and the sampler is reseeded (randomly: a seeded sampler would propose the
   earlier trials again);
@@ -30,6 +35,12 @@ from hydra_plugins.hydra_optuna_sweeper.optuna_sweeper import OptunaSweeper as _
 
 log = logging.getLogger("highwaylab")
 SQLITE = "sqlite:///"
+# fixed overrides a continued study may change: they leave a trial's result as it is (where the data
+# lies and how it is read, the loggers and callbacks, which log, draw and save, names), or choose the
+# search itself (hparams_search=)
+FREE = ("data.data_dir", "data.num_workers", "data.pin_memory", "data.download", "data.verify",
+        "module.compile", "logger", "callbacks", "trainer.log_every_n_steps", "trainer.enable_progress_bar",
+        "paths", "run_name", "tags", "hparams_search")
 
 
 class OptunaSweeper(_OptunaSweeper):
@@ -42,7 +53,7 @@ class OptunaSweeper(_OptunaSweeper):
         if storage and storage.startswith(SQLITE):
             Path(storage[len(SQLITE):]).parent.mkdir(parents=True, exist_ok=True)
         if storage and impl.study_name:
-            self._continue_study(storage, impl.study_name)
+            self._continue_study(storage, impl.study_name, arguments)
         try:
             return super().sweep(arguments)
         except ValueError:
@@ -57,7 +68,7 @@ class OptunaSweeper(_OptunaSweeper):
                   f"{impl.config.hydra.sweep.dir}/summary.jsonl), so there are no best parameters. Fix "
                   f"the first error and run the search again.")
 
-    def _continue_study(self, storage: str, name: str) -> None:
+    def _continue_study(self, storage: str, name: str, arguments: list[str]) -> None:
         import optuna
 
         try:
@@ -76,6 +87,10 @@ class OptunaSweeper(_OptunaSweeper):
                   f"{','.join(stored)} (it holds {held}, ranked so), and a study keeps its "
                   f"direction. Fix: continue it with hydra.sweeper.direction={','.join(stored)}, or start a "
                   f"new search in another hydra.sweep.dir")
+        if (changed := self._changed_overrides(trials, arguments)) is not None:
+            _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
+                  f"trial{'s' if len(trials) != 1 else ''}) whose trials ran with {changed}, or a new "
+                  f"hydra.sweep.dir for a new study")
         stale = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING]
         for trial in stale:  # asked by a search that died before it could tell the result
             study._storage.set_trial_state(trial._trial_id, optuna.trial.TrialState.FAIL)
@@ -91,6 +106,64 @@ class OptunaSweeper(_OptunaSweeper):
         reseed = getattr(impl.sampler, "reseed_rng", None)
         if callable(reseed):  # else the seeded sampler would propose the earlier search's trials again
             reseed()
+
+    def _changed_overrides(self, trials: list, arguments: list[str]) -> str | None:
+        """How the command's fixed overrides (``arguments``, less the search's parameters and ``FREE``
+        keys) differ from those the study's first recorded trial ran with (its user attributes, which
+        the plugin sets to the fixed overrides of the command that asked for it), as the middle of
+        the refusal: ``depth=3; this command has depth=4. Fix: give depth=3 to continue it``;
+        ``None`` when they agree, or when no trial records them (a study made elsewhere)."""
+        from hydra_plugins.hydra_optuna_sweeper._impl import create_params_from_overrides
+
+        impl = self.sweeper
+        searched, fixed = create_params_from_overrides([*impl._parse_sweeper_params_config(), *arguments])
+        searched = {_key(k) for k in searched} | {_key(k) for k in (impl.search_space or {})}
+        recorded = next((t.user_attrs for t in sorted(trials, key=lambda t: t.number) if t.user_attrs), None)
+        if recorded is None:
+            return None
+        given = {_key(k): o for o in arguments for k in [o.split("=", 1)[0]]}
+
+        def kept(params: dict) -> dict:
+            return {_key(k): (k, v) for k, v in params.items()
+                    if _key(k) not in searched and not any(_key(k) == f or _key(k).startswith(f + ".")
+                                                           or _key(k).startswith(f + "/") for f in FREE)}
+
+        old, new = kept(dict(recorded)), kept(fixed)
+        keys = [k for k in [*old, *(k for k in new if k not in old)] if old.get(k, (0, None))[1] !=
+                new.get(k, (0, None))[1] or (k in old) != (k in new)]
+        if not keys:
+            return None
+        ran = ", ".join(_shown(*old[k]) if k in old else f"no {k}=" for k in keys)
+        has = ", ".join(given.get(k) or _shown(*new[k]) if k in new else f"no {k}=" for k in keys)
+        give = [_shown(*old[k]) for k in keys if k in old]
+        drop = [given.get(k) or _shown(*new[k]) for k in keys if k not in old]
+        fix = " and ".join(([f"give {' '.join(give)}"] if give else [])
+                           + ([f"leave out {' '.join(drop)}"] if drop else []))
+        return f"{ran}; this command has {has}. Fix: {fix} to continue it"
+
+
+def _key(key: str) -> str:
+    """The config key an override's key sets: ``depth`` for ``+depth``, ``++depth`` or ``~depth``."""
+    return key.lstrip("+~").split("@")[0]
+
+
+def _shown(key: str, value: object) -> str:
+    """``key=value`` as it is written on the command line (``null``, ``true``, ``[a,b]``)."""
+    if key.startswith("~"):
+        return key
+    return f"{key}={_value_text(value)}"
+
+
+def _value_text(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_value_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_value_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def _exit(message: str) -> None:
