@@ -292,6 +292,52 @@ def test_a_wandb_run_id_left_in_the_environment_is_one_warning(tmp_path, monkeyp
         "WANDB_RUN_ID"]
 
 
+def test_a_new_run_with_the_wandb_id_of_another_runs_offline_run_is_one_warning(tmp_path, caplog):
+    # pass 26, row 78: before, two new runs given logger.wandb.id=fixed01 (run31, then run32 with seed=1)
+    # both wrote offline-run-*-fixed01 without a word, and wandb sync would merge them into one W&B run
+    from highwaylab.utils.loggers import reused_wandb_id
+
+    wandb = [o for o in TINY if o != "logger=none"] + ["logger=wandb", f"paths.log_dir={tmp_path}/outputs"]
+    side = tmp_path / "side"
+    (side / "run31" / "wandb" / "offline-run-20261202_061500-fixed01").mkdir(parents=True)
+    (side / "run30" / "wandb" / "offline-run-20261202_061400-x-fixed01").mkdir(parents=True)  # id x-fixed01
+    cfg = compose_cfg([*wandb, "logger.wandb.id=fixed01"], side / "run32")
+    assert reused_wandb_id(cfg) == (
+        f"highwaylab: logger.wandb.id=fixed01 is the id of the offline W&B run in {side / 'run31'} "
+        f"(offline-run-20261202_061500-fixed01): this new run logs into that W&B run, and wandb sync would "
+        f"merge the two histories into one. Fix: leave logger.wandb.id out for a run of its own, or "
+        f"resume={side / 'run31'} to continue that run")
+    # a sweep's job under paths.log_dir, from a run folder elsewhere
+    job = tmp_path / "outputs" / "multiruns" / "sweep" / "0_job"
+    (job / "wandb" / "offline-run-20261202_061600-sweep01").mkdir(parents=True)
+    elsewhere = compose_cfg([*wandb, "logger.wandb.id=sweep01"], tmp_path / "elsewhere" / "run")
+    assert reused_wandb_id(elsewhere).startswith(
+        f"highwaylab: logger.wandb.id=sweep01 is the id of the offline W&B run in {job} (")
+    # nothing to say: the run's own folder, a resume, another id, no id, W&B disabled
+    assert reused_wandb_id(compose_cfg([*wandb, "logger.wandb.id=fixed01"], side / "run31")) is None
+    resumed = compose_cfg([*wandb, "logger.wandb.id=fixed01", f"ckpt_path={side}/run31/last.ckpt"],
+                          side / "run31b")
+    assert reused_wandb_id(resumed) is None
+    assert reused_wandb_id(compose_cfg([*wandb, "logger.wandb.id=other01"], side / "run32")) is None
+    assert reused_wandb_id(compose_cfg(wandb, side / "run32")) is None
+    assert reused_wandb_id(compose_cfg(TINY, side / "run32")) is None  # logger=none
+
+
+@pytest.mark.slow
+def test_train_warns_when_its_wandb_id_is_another_runs_offline_run(tmp_path, data_dir, caplog):
+    # pass 26, row 78: before, the run started and logged into W&B run fixed01 without a word
+    (tmp_path / "run31" / "wandb" / "offline-run-20261202_061500-fixed01").mkdir(parents=True)
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + [
+        "logger=wandb", "logger.wandb.id=fixed01", f"paths.log_dir={tmp_path}/outputs"], tmp_path / "run32")
+    with caplog.at_level("WARNING", logger="highwaylab.train"):
+        train(cfg)
+    assert [r.getMessage() for r in caplog.records if "fixed01" in r.getMessage()] == [
+        f"highwaylab: logger.wandb.id=fixed01 is the id of the offline W&B run in {tmp_path / 'run31'} "
+        f"(offline-run-20261202_061500-fixed01): this new run logs into that W&B run, and wandb sync would "
+        f"merge the two histories into one. Fix: leave logger.wandb.id out for a run of its own, or "
+        f"resume={tmp_path / 'run31'} to continue that run"]
+
+
 @pytest.mark.parametrize("mode", ["", "onlin"])
 def test_an_unknown_wandb_mode_is_one_line_naming_it(mode, tmp_path, monkeypatch):
     # before: pydantic's 4-line validation error from inside wandb.init

@@ -48,7 +48,12 @@ from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.interrupt import started_training
-from highwaylab.utils.loggers import check_log_dirs, wandb_start_error, without_disabled_wandb
+from highwaylab.utils.loggers import (
+    check_log_dirs,
+    reused_wandb_id,
+    wandb_start_error,
+    without_disabled_wandb,
+)
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
@@ -89,6 +94,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         with open_dict(cfg):
             cfg.ckpt_path = str(requeued)
     ckpt_path = cfg.get("ckpt_path")
+    if rank_zero_only.rank == 0 and (reused := reused_wandb_id(cfg)) is not None:
+        log.warning(reused)  # a new run with the W&B id of another run's offline run: merged by wandb sync
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)

@@ -159,6 +159,49 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     return DictConfig({name: node for name, node in group.items() if name not in names})
 
 
+def reused_wandb_id(cfg: DictConfig) -> str | None:
+    """The warning for a new run (no ``ckpt_path``) given a ``logger.<name>.id`` that an offline W&B
+    run in another run folder already has (its ``wandb/offline-run-<date>_<time>-<id>``, as
+    :func:`highwaylab.utils.wandb_offline.find_run_segments` finds a run's segments): ``wandb sync``
+    of both would merge their histories into one W&B run. Looked for with a glob, without W&B, in
+    the folders beside this run's (``hydra.run.dir=`` side by side, a sweep's jobs) and in
+    ``paths.log_dir``'s ``runs/*`` and ``multiruns/*/*``. A warning, not a refusal: logging into an
+    existing (online) run by its id is W&B's way. ``None`` when there is nothing to say
+    (``WANDB_MODE=disabled``, no W&B logger, no id, or no other run of it)."""
+    import glob
+    import re
+    from pathlib import Path
+
+    group = cfg.get("logger")
+    if cfg.get("ckpt_path") or os.environ.get("WANDB_MODE") == "disabled" or not isinstance(group,
+                                                                                            DictConfig):
+        return None
+    name = next((n for n, node in group.items() if _is_wandb(node) and node.get("id")), None)
+    if name is None:
+        return None
+    run_id = str(group[name].id)
+    own = Path(str(cfg.paths.output_dir)).expanduser().resolve()
+    log_dir = glob.escape(str(Path(str(cfg.paths.log_dir)).expanduser()))
+    segment = f"wandb/offline-run-*-{glob.escape(run_id)}"
+    exact = re.compile(rf"offline-run-\d{{8}}_\d{{6}}-{re.escape(run_id)}")  # not the id "x-<id>"
+    found: dict[Path, Path] = {}
+    for pattern in (f"{glob.escape(str(own.parent))}/*/{segment}", f"{log_dir}/runs/*/{segment}",
+                    f"{log_dir}/multiruns/*/*/{segment}"):
+        for path in sorted(Path(p) for p in glob.glob(pattern)):
+            run = path.parent.parent.resolve()
+            if path.is_dir() and run != own and exact.fullmatch(path.name):
+                found.setdefault(run, path)
+    if not found:
+        return None
+    run, path = next(iter(found.items()))
+    others = len(found) - 1
+    more = f" (and {others} other run folder{'s' if others > 1 else ''})" if others else ""
+    return (f"highwaylab: logger.{name}.id={run_id} is the id of the offline W&B run in {run}{more} "
+            f"({path.name}): this new run logs into that W&B run, and wandb sync would merge the two "
+            f"histories into one. Fix: leave logger.{name}.id out for a run of its own, or resume={run} "
+            f"to continue that run")
+
+
 def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     """Check the names that ``wandb.init`` validates, before any run starts: the project
     (``logger.<name>.project``, or the environment variable ``WANDB_PROJECT`` when it is empty),
