@@ -145,6 +145,21 @@ def test_last_ckpt_holds_every_epoch_end(overrides, tmp_path, data_dir):
 EVERY = "callbacks.last_checkpoint.every_n_"
 
 
+@pytest.mark.slow
+def test_a_run_stopped_by_max_steps_inside_an_epoch_resumes_that_epoch_and_the_next(tmp_path, straight):
+    # pass 26, row 87: before, last.ckpt counted the cut epoch 0 as done (Lightning runs its epoch end at a
+    # max_steps stop), so the resume finished epoch 0 with epoch 1's batch order, counted it a second
+    # time and stopped at max_epochs=2: global_step 10, epoch 1 never trained, rc 0
+    run = tmp_path / "run"
+    train(compose_cfg(args("logger=none", "trainer.max_steps=5"), run))
+    saved = last_ckpt(run)
+    assert (saved["global_step"], loader_state(saved)) == (5, {"epoch": 0, "batches": 5})
+    progress = saved["loops"]["fit_loop"]["epoch_progress"]["current"]
+    assert (progress["started"], progress["processed"]) == (1, 0)  # inside epoch 0, as a mid-epoch save
+    resumed = train(compose_cfg(args("logger=none", f"ckpt_path={run}/checkpoints/last.ckpt"), run))
+    assert_same_metrics(resumed, straight)
+
+
 @pytest.mark.parametrize(("interval", "saved_step"),
                          [([f"{EVERY}train_steps=4", f"{EVERY}minutes=null"], 4),
                           ([f"{EVERY}train_steps=null", f"{EVERY}minutes=1e-9"], 6)],

@@ -138,6 +138,9 @@ class LatestCheckpoint(Checkpoint):
                         "the checkpoint holds no epoch metrics (written by an earlier highwaylab): "
                         "metrics.json has no train/* and val/* values")
 
+    def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule, checkpoint: dict) -> None:
+        uncount_cut_epoch(trainer, checkpoint)
+
     def state_dict(self) -> dict:
         return {"epoch_metrics": dict(self.epoch_metrics)}
 
@@ -175,6 +178,35 @@ class LatestCheckpoint(Checkpoint):
         self.last_saved_step = trainer.global_step
         self._last_time = time.monotonic()
         log.debug(f"Saved {path} (epoch {trainer.current_epoch}, step {trainer.global_step})")
+
+
+def uncount_cut_epoch(trainer: L.Trainer, checkpoint: dict) -> bool:
+    """In ``checkpoint``, saved at the end of an epoch that a stop cut short (``trainer.max_steps``
+    inside it: Lightning ends the epoch, counts it processed and runs its epoch-end hooks, where this
+    callback saves), count that epoch as started, not processed, as in a checkpoint saved inside it:
+    else a resume (``trainer.max_steps`` raised) would finish the epoch's batches, count it processed a
+    second time and skip the next epoch, ending at ``trainer.max_epochs`` one epoch short (pass 26,
+    row 87). Any checkpoint Lightning writes then passes here (callbacks' ``on_save_checkpoint``).
+
+    Returns:
+        Whether the checkpoint was changed.
+    """
+    epoch_loop = trainer.fit_loop.epoch_loop
+    batches = epoch_loop.batch_progress
+    total = trainer.num_training_batches
+    cut = not batches.is_last_batch and 0 < batches.current.ready < total  # a finite epoch's middle
+    try:
+        progress = checkpoint["loops"]["fit_loop"]["epoch_progress"]
+        counted = all(0 < progress[part]["processed"] == progress[part]["started"]
+                      for part in ("current", "total"))
+    except (KeyError, TypeError):
+        return False
+    if not (cut and counted and trainer.state.fn == TrainerFn.FITTING):
+        return False
+    for part in ("current", "total"):
+        progress[part]["processed"] -= 1
+        progress[part]["completed"] = min(progress[part]["completed"], progress[part]["processed"])
+    return True
 
 
 def epoch_metrics(trainer: L.Trainer) -> dict[str, float]:
