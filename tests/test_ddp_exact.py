@@ -179,7 +179,10 @@ def test_sigterm_to_rank_0_stops_every_rank_at_one_batch_with_the_state_saved(tm
     # handler on rank 0 alone, and its loop stops rank 0 at its own batch end
     run = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), *KILL_RUN, "trainer.limit_train_batches=40",
+        # the default start-up timeout (120 s): 15 s was too short for a rank's imports on a loaded machine
+        # (CI at 2032493: "did not all connect within trainer.strategy.startup_timeout_s=15 s", rc 1)
+        [sys.executable, str(ROOT / "train.py"), *[o for o in KILL_RUN if "startup_timeout_s" not in o],
+         "trainer.limit_train_batches=40",
          "+callbacks.stop._target_=tests.signal_at.SignalRankZeroAt", "+callbacks.stop.step=7",
          f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
         cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
