@@ -295,17 +295,24 @@ def test_a_full_disk_on_summary_jsonl_is_one_warning_and_the_summary_says_incomp
     assert len(lines) == 2 and (sweep / "summary.jsonl.incomplete").is_file()
 
 
-@pytest.mark.slow
-def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tmp_path, data_dir):
-    # before: "Continuing study mnist_random ...", then optuna's 25-line traceback "ValueError: Cannot
-    # overwrite study direction from [MAXIMIZE] to [MINIMIZE]"
+def study_of_one_trial(tmp_path: Path, ran: dict[str, str] | None = None) -> Path:
+    """``<tmp_path>/sweep`` holding the Optuna study ``mnist_random`` (maximize) of one finished trial,
+    whose fixed overrides were ``ran`` (the plugin's user attributes), as a search leaves it."""
     import optuna
 
     sweep = tmp_path / "sweep"
     sweep.mkdir()
     study = optuna.create_study(study_name="mnist_random", storage=f"sqlite:///{sweep}/optuna.db",
                                 direction="maximize")
-    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5))
+    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5, user_attrs=ran or {}))
+    return sweep
+
+
+@pytest.mark.slow
+def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tmp_path, data_dir):
+    # before: "Continuing study mnist_random ...", then optuna's 25-line traceback "ValueError: Cannot
+    # overwrite study direction from [MAXIMIZE] to [MINIMIZE]"
+    sweep = study_of_one_trial(tmp_path)
     proc = train_py(["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}", "hydra.sweeper.n_trials=2",
                      "hydra.sweeper.direction=minimize", "optimized_metric=train/loss"], tmp_path)
     assert proc.returncode == 1, proc.stderr[-3000:]
@@ -322,15 +329,9 @@ def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tm
 def test_continuing_a_study_with_other_fixed_overrides_is_one_line_before_any_trial(tmp_path, data_dir):
     # pass 26, row 52: before, rc 0: a depth=4 search in the folder of a depth=3 study joined it without a
     # word, and its optimization_results.yaml kept a depth-3 trial as the best
-    import optuna
-
-    sweep = tmp_path / "sweep"
-    sweep.mkdir()
-    study = optuna.create_study(study_name="mnist_random", storage=f"sqlite:///{sweep}/optuna.db",
-                                direction="maximize")
     # the trial's fixed overrides, as the plugin keeps them (its user attributes)
-    ran = {"hparams_search": "mnist_random", "depth": "3", "trainer.max_epochs": "1"}
-    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.5, user_attrs=ran))
+    sweep = study_of_one_trial(tmp_path, {"hparams_search": "mnist_random", "depth": "3",
+                                          "trainer.max_epochs": "1"})
     search = ["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}"]
 
     def refusal(*args: str) -> str:
