@@ -143,8 +143,12 @@ def main(cfg: DictConfig) -> float | None:
                                              process_start()) if cfg.get("ckpt_path") else None
         if set_aside is not None:  # a later resume= then takes the run's own overrides, not these
             message += f" (this refused resume's record is kept apart, in {set_aside})"
-        error_line(log, f"highwaylab: {message}")
-        remove_refused_run_folder(Path(cfg.paths.output_dir))  # only its record: as if refused earlier
+        folder = Path(cfg.paths.output_dir)
+        synced = (folder / "wandb").is_dir()  # W&B's closing lines named its offline run there
+        if remove_refused_run_folder(folder) and synced:  # nothing trained: as if refused earlier
+            message += (" (nothing was trained, so the run's folder is removed: the 'wandb sync' line above "
+                        "names a run that is gone)")
+        error_line(log, f"highwaylab: {message}")  # train.log, unlinked with its folder, takes it still
         sys.exit(1)
     diverged = nan_objective(cfg.get("optimized_metric"), metrics, value)
     if diverged is not None:  # never ok: a failed trial for the Optuna sweeper; exit status 1

@@ -145,3 +145,38 @@ def test_version_is_printed_once(tmp_path):
                           text=True, timeout=120, env=subprocess_env(), cwd=tmp_path)
     # before: "Hydra 1.3.8" four times (the command-line checks each ran Hydra's parser, which printed it)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"Hydra {hydra.__version__}\n", "")
+
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_the_probe_is_one_line_and_status_130(tmp_path):
+    # pass 27, row 23: before, Ctrl-C 2.5 s in gave a 35- to 219-line traceback of the import or the
+    # computation that was running, ending in KeyboardInterrupt
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "highwaylab.probe", "--depth", "50"], cwd=tmp_path,
+                            env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # inside the imports of torch and matplotlib, or the work after them
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (
+        130, "python -m highwaylab.probe: interrupted (SIGINT): the table and the plot were not finished\n")
+
+
+def test_the_tools_stop_on_ctrl_c_in_one_line_from_their_first_import():
+    # pass 27, row 24: highwaylab.workspace and highwaylab.utils.wandb_offline install it before their
+    # imports too (a 28- and 29-line traceback before); here the mechanism, in a process of its own
+    import signal
+
+    script = ("from highwaylab.cli import stop_on_sigint; stop_on_sigint('tool', 'nothing was done'); "
+              "import time; print('ready', flush=True); time.sleep(30)")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=subprocess_env())
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err) == (130, "tool: interrupted (SIGINT): nothing was done\n")
+    for module in ("highwaylab/workspace.py", "highwaylab/utils/wandb_offline.py", "highwaylab/probe.py"):
+        source = (ROOT / "src" / module).read_text()
+        assert source.index("stop_on_sigint(") < source.index("\nimport argparse")  # before the imports

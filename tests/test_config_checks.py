@@ -905,6 +905,22 @@ def test_every_device_on_a_machine_without_gpus_is_refused_before_the_loggers():
     check_devices_here(OmegaConf.create({"accelerator": "cpu", "devices": 2}), gpus=0)
 
 
+@pytest.mark.parametrize("value", ["abc", "0", "", "-1", "2.5"])
+def test_a_thread_count_openmp_ignores_is_one_line(value):
+    # pass 27, row 19: before, only libgomp's "Invalid value for environment variable OMP_NUM_THREADS",
+    # and the run used every core
+    from highwaylab.utils.overrides import OverrideError, check_thread_count
+
+    with pytest.raises(OverrideError) as excinfo:
+        check_thread_count({"OMP_NUM_THREADS": value})
+    assert str(excinfo.value) == (
+        f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores it and torch "
+        f"would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or "
+        f"unset it")
+    for fine in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "4,2"}):
+        check_thread_count(fine)
+
+
 def test_a_sweep_beside_resume_is_one_line(tmp_path):
     # pass 26, row 31: before, Hydra's five "Ambiguous value" lines 7.5 s in, advising --multirun, which
     # resume= refuses in turn
@@ -1270,6 +1286,17 @@ def test_a_blank_tag_is_refused_naming_it():
     with pytest.raises(ConfigError, match=r"^tags\[1\]=' ' is blank \(only spaces\): W&B would show"):
         check_wandb_tags(["base", " "])
     check_wandb_tags(["base", "wide net"])  # a space inside a tag is W&B's to take
+
+
+def test_a_tag_given_twice_is_refused_naming_the_list_once():
+    # pass 27, row 5: before, tags=[a,a] ran and the W&B run showed the tag a twice
+    from highwaylab.utils.loggers import check_wandb_tags
+
+    with pytest.raises(ConfigError) as excinfo:
+        check_wandb_tags(["a", "b", "a"])
+    assert str(excinfo.value) == ("tags[2]=a is given twice in tags=[a,b,a]: W&B would show it twice. Fix: "
+                                  "give each tag once, tags=[a,b]")
+    check_wandb_tags(["a", "A"])  # W&B's tags are case-sensitive: two tags
 
 
 # breaking pass (fixA), row 1: before, a 25-line Hydra traceback ending in "ValueError: Config group

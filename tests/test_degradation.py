@@ -9,6 +9,7 @@ import sys
 import lightning as L
 import pytest
 import torch
+import torch.nn.functional as F
 
 from highwaylab.callbacks import ChanceWarning
 from highwaylab.errors import ConfigError
@@ -67,6 +68,22 @@ def test_check_carry_warns_below_1e_3_naming_gate_bias_and_the_auto_value():
     conv_closed = ConvBackbone("highway", stages=[{"channels": 8, "layers": 12}], input_shape=(1, 28, 28),
                                num_classes=10, gate_bias=-0.2)
     assert "model.gate_bias=auto (-1.000 at depth 13)" in check_carry(conv_closed)
+
+
+def test_check_carry_warns_when_the_transform_gates_are_shut():
+    # pass 27, row 42: before, model.gate_bias=-1e9 ran without a word, and every highway layer got an
+    # exactly zero gradient: only the stem and the head trained
+    torch.manual_seed(0)
+    net = fc(depth=5, gate_bias=-1e9)
+    F.cross_entropy(net(torch.randn(16, 784)), torch.randint(0, 10, (16,))).backward()
+    assert [float(p.grad.norm()) for n, p in net.named_parameters() if n.startswith("layers.")] == [0.0] * 8
+    assert float(net.stem[1].weight.grad.norm()) > 0  # the stem and head do train
+    assert check_carry(net) == (
+        "model.gate_bias=-1e+09 closes the transform gates: at initialisation T = sigmoid(b_T) = 0.0e+00 or "
+        "less in every highway layer (below 1e-06), and the gradients of the layers' H and T weights scale "
+        "with T and T(1 - T), so the 4 highway layers would not train (only the stem and head would). Fix: "
+        "model.gate_bias=auto (-1.386 at depth 5), or a value in the paper's range, -1 .. -10")
+    assert check_carry(fc(depth=5, gate_bias=-10)) is None  # the paper's most closed: T = 4.5e-5
 
 
 def test_check_carry_is_none_without_highway_layers():
@@ -175,6 +192,7 @@ def test_numeric_optimiser_arguments_given_as_strings_are_refused_by_name(key, v
 
 FLUSH_IN_A_FRESH_PROCESS = """
 import torch
+import torch.nn.functional as F
 from highwaylab.utils.numerics import configure_denormals, flushes_denormals
 torch.set_num_threads(2)
 assert configure_denormals(True) is True  # x86 with SSE3

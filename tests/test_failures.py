@@ -275,6 +275,28 @@ def test_a_wandb_name_from_the_environment_is_one_warning(tmp_path, monkeypatch,
         "from run_name) takes its place; to name the run so, give run_name=myname"]
 
 
+def test_a_wandb_job_type_from_the_environment_is_one_warning_and_a_sweep_id_is_refused(tmp_path, monkeypatch,
+                                                                                        caplog):
+    # pass 27, rows 21 and 22: before, WANDB_JOB_TYPE=eval was dropped without a word, and WANDB_SWEEP_ID
+    # filed the run under the folder's name as its project ("Ignoring project 'highwaylab'")
+    from highwaylab.utils.loggers import WandbStartError, without_disabled_wandb
+
+    monkeypatch.setenv("WANDB_JOB_TYPE", "eval")
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(cfg.logger)
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_JOB_TYPE=eval is set in the environment, but W&B ignores it: the run's job type "
+        "(logger.wandb.job_type, train) takes its place; to set it, give logger.wandb.job_type=eval"]
+    monkeypatch.setenv("WANDB_SWEEP_ID", "abc123")
+    with pytest.raises(WandbStartError) as excinfo:
+        without_disabled_wandb(cfg.logger)
+    assert str(excinfo.value) == (
+        "WANDB_SWEEP_ID=abc123 is set in the environment: W&B would file this run under that W&B sweep (and "
+        "its project), not logger.wandb.project. Fix: unset WANDB_SWEEP_ID (this project's sweeps are Hydra "
+        "multiruns, -m)")
+
+
 def test_a_wandb_run_id_left_in_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
     # before: a second, new run logged into W&B run myid123 without a word (wandb sync merged the two)
     from highwaylab.utils.loggers import without_disabled_wandb
@@ -511,6 +533,11 @@ def test_a_run_refused_after_its_loggers_started_leaves_no_folder(case, logger, 
     line = one_line(run_train([*loggers, *bad], tmp_path, env=subprocess_env(WANDB_MODE="offline")))
     assert line.startswith(expected), line
     assert not (tmp_path / "run").exists()
+    # pass 27, row 18: before, W&B's closing 'wandb sync <run>/wandb/...' line named the removed folder
+    # without a word from the run
+    removed = (" (nothing was trained, so the run's folder is removed: the 'wandb sync' line above names a "
+               "run that is gone)")
+    assert line.endswith(removed) == (logger == "wandb"), line
     if case == "limit_train_batches":  # the corrected command, in the same hydra.run.dir
         proc = run_train([*loggers, "trainer.limit_train_batches=4"], tmp_path,
                          env=subprocess_env(WANDB_MODE="offline"))

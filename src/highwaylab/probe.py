@@ -8,6 +8,11 @@ See :mod:`highwaylab.analysis.probe` for the set-up (../shared/science.md).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before the imports of torch and matplotlib, which take seconds
+    from highwaylab.cli import stop_on_sigint
+
+    stop_on_sigint("python -m highwaylab.probe", "the table and the plot were not finished")
+
 import argparse
 import math
 from pathlib import Path

@@ -17,6 +17,11 @@ names it); ``tests/test_workspace.py`` checks them against those modules.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before the imports of wandb, which take seconds
+    from highwaylab.cli import stop_on_sigint
+
+    stop_on_sigint("python -m highwaylab.workspace", "the workspace was not finished, saved or written")
+
 import argparse
 import math
 import os

@@ -17,6 +17,9 @@ from highwaylab.models.conv_backbone import ConvBackbone, auto_conv_gate_bias
 from highwaylab.models.fc_backbone import auto_gate_bias
 
 CARRY_THRESHOLD = 1e-3  # below it, check_carry warns
+# below it, the transform gates are shut: T = sigmoid(b_T) < 1e-6 at b_T < -13.8 (the paper searched
+# -1 .. -10: sigmoid(-10) = 4.5e-5), and the layers' gradients, which scale with T, all but vanish
+TRANSFORM_THRESHOLD = 1e-6
 
 
 def _gate_bias(layer: nn.Module) -> Tensor | None:
@@ -71,8 +74,10 @@ def auto_gate_bias_for(net: nn.Module, depth: int | None = None) -> float:
 def check_carry(net: nn.Module, depth: int | None = None,
                 threshold: float = CARRY_THRESHOLD) -> str | None:
     """A warning text when the carry product of ``net`` (:func:`carry_product`) is below
-    ``threshold`` (1e-3), naming ``model.gate_bias`` and the ``auto`` value for this depth; ``None``
-    when it is not, or when ``net`` has no highway layers.
+    ``threshold`` (1e-3), or when the transform gates are shut (``T = sigmoid(b_T)`` below
+    ``TRANSFORM_THRESHOLD``, 1e-6, in every highway layer: ``model.gate_bias=-1e9``, whose layers get
+    no gradient), naming ``model.gate_bias`` and the ``auto`` value for this depth; ``None`` when
+    neither, or when ``net`` has no highway layers.
 
     Args:
         net: the backbone, before training (``module.backbone``).
@@ -80,20 +85,32 @@ def check_carry(net: nn.Module, depth: int | None = None,
             is right for fully connected and conv nets alike.
         threshold: the carry product below which to warn.
     """
-    if not layer_gate_biases(net):
+    biases = layer_gate_biases(net)
+    if not biases:
         return None
+    depth = net.depth if depth is None else depth
+    bias = sum(biases) / len(biases)
+    auto = auto_gate_bias_for(net, depth)
+    opening = max(_sigmoid(b) for b in biases)  # the most open layer's T at initialisation
+    if opening < TRANSFORM_THRESHOLD:
+        return (f"model.gate_bias={bias:g} closes the transform gates: at initialisation T = sigmoid(b_T) "
+                f"= {opening:.1e} or less in every highway layer (below {TRANSFORM_THRESHOLD:g}), and the "
+                f"gradients of the layers' H and T weights scale with T and T(1 - T), so the {len(biases)} "
+                f"highway layers would not train (only the stem and head would). Fix: model.gate_bias=auto "
+                f"({auto:.3f} at depth {depth}), or a value in the paper's range, -1 .. -10")
     product = carry_product(net)
     if product >= threshold:
         return None
-    depth = net.depth if depth is None else depth
-    biases = layer_gate_biases(net)
-    bias = sum(biases) / len(biases)
-    auto = auto_gate_bias_for(net, depth)
     return (f"model.gate_bias={bias:g} closes the carry path at depth {depth}: at initialisation only "
             f"{product:.1e} of the signal passes the {len(biases)} highway layers untransformed "
             f"(carry product prod(1 - sigmoid(b_T)) < {threshold:g}), and such a net is likely to sit "
             f"at chance. Fix: model.gate_bias=auto ({auto:.3f} at depth {depth}), or a value closer "
             "to it.")
+
+
+def _sigmoid(x: float) -> float:
+    """``1 / (1 + e^-x)`` without overflow (0 for x below about -745)."""
+    return math.exp(-_softplus(-x))
 
 
 def _softplus(x: float) -> float:

@@ -97,11 +97,13 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     the environment and no ``logger.wandb.id``, one warning that W&B logs this run into that run id
     (a multirun with it is refused before: :func:`highwaylab.utils.overrides.check_command_line`).
     With ``WANDB_RUN_GROUP`` and no ``logger.wandb.group``, one warning that W&B groups the run so,
-    and the node's group set to it (recorded so); with ``WANDB_TAGS`` or ``WANDB_NAME``, one warning
-    that W&B ignores it (the run's tags, never empty, and its name, ``run_name``, take their place).
+    and the node's group set to it (recorded so); with ``WANDB_TAGS``, ``WANDB_NAME`` or
+    ``WANDB_JOB_TYPE``, one warning that W&B ignores it (the run's tags, never empty, its name,
+    ``run_name``, and its job type take their place).
 
     Raises:
-        WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty).
+        WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty), or
+            ``WANDB_SWEEP_ID`` is set (W&B would file the run under that sweep's project).
     """
     mode = os.environ.get("WANDB_MODE")
     if group is None or not any(_is_wandb(node) for node in group.values()):
@@ -147,6 +149,17 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             f"WANDB_TAGS={env_tags} is set in the environment, but W&B ignores it: the run's tags "
             f"(logger.{names[0]}.tags, from tags= plus data:, model:, ...) take its place; to add these "
             f"tags, give 'tags=[{listed}]'")
+    sweep_id = os.environ.get("WANDB_SWEEP_ID")
+    if mode != "disabled" and sweep_id:  # W&B files the run under that sweep's project, not logger.wandb's
+        raise WandbStartError(f"WANDB_SWEEP_ID={sweep_id} is set in the environment: W&B would file this run "
+                              f"under that W&B sweep (and its project), not logger.{names[0]}.project. Fix: "
+                              f"unset WANDB_SWEEP_ID (this project's sweeps are Hydra multiruns, -m)")
+    env_job = os.environ.get("WANDB_JOB_TYPE")
+    if mode != "disabled" and env_job and any(group[name].get("job_type") for name in names):
+        logging.getLogger(__name__).warning(
+            f"WANDB_JOB_TYPE={env_job} is set in the environment, but W&B ignores it: the run's job type "
+            f"(logger.{names[0]}.job_type, {group[names[0]].get('job_type')}) takes its place; to set it, "
+            f"give logger.{names[0]}.job_type={env_job}")
     env_name = os.environ.get("WANDB_NAME")
     if mode != "disabled" and env_name and any(group[name].get("name") for name in names):
         logging.getLogger(__name__).warning(
@@ -427,6 +440,11 @@ def check_wandb_tags(tags: object) -> None:
             raise ConfigError(f"tags[{i}]={tag}: the {prefix}<value> tags are the run's own (from its "
                               f"config: {', '.join(AUTOMATIC_TAGS)}), and a second one would contradict it. "
                               f"Fix: another tag name, e.g. tags=[my-{str(tag).replace(':', '-')}]")
+    for i, tag in enumerate(given):  # W&B keeps both, and shows the tag twice
+        if str(tag) in (str(t) for t in given[:i]):
+            once = list(dict.fromkeys(str(t) for t in given))
+            raise ConfigError(f"tags[{i}]={tag} is given twice in tags={_shown(tags)}: W&B would show it "
+                              f"twice. Fix: give each tag once, tags={_shown(once)}")
     reason = _wandb_refusal("run_tags", tuple(str(t) for t in given))  # W&B's indices are the list's
     if reason is not None:
         raise ConfigError(f"tags={_shown(tags)} is refused by W&B ({reason}). Fix: shorten or drop the "

@@ -110,6 +110,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
     check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
+    check_thread_count()  # OMP_NUM_THREADS=abc: only libgomp's line, and every core is used
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
@@ -371,6 +372,19 @@ def check_warning_filters(options: list[str] | None = None, environ: dict[str, s
                             f"Lightning's PossibleUserWarning on a short epoch) would stop the run with a "
                             f"traceback. Fix: {fix}; to make your own warnings errors, name their class "
                             f"(error::<module>.<WarningClass>)")
+
+
+def check_thread_count(environ: dict[str, str] | None = None) -> None:
+    """Raises OverrideError for an ``OMP_NUM_THREADS`` that OpenMP does not take (a positive integer,
+    or a comma-separated list of them for nested levels): libgomp prints "Invalid value for
+    environment variable OMP_NUM_THREADS" and torch then uses every core, against what was asked
+    (the README's advice for a busy machine is ``OMP_NUM_THREADS=1``)."""
+    value = (os.environ if environ is None else environ).get("OMP_NUM_THREADS")
+    if value is None or re.fullmatch(r"\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*", value):
+        return
+    raise OverrideError(f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores "
+                        f"it and torch would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy "
+                        f"machine) or another count, or unset it")
 
 
 def _null_group(override: Any, overrides: list[str], config_dir: str | Path, config_name: str) -> str | None:

@@ -34,6 +34,12 @@ nested dict also appears as dotted keys (``a.b``), which stay separate keys, as 
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before the reading of the run, which can take seconds
+    from highwaylab.cli import stop_on_sigint
+
+    stop_on_sigint("python -m highwaylab.utils.wandb_offline",
+                   "the summary was not printed in full; the run is not changed")
+
 import argparse
 import json
 import math

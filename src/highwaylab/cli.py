@@ -1,0 +1,27 @@
+"""What the package's command-line tools (``python -m highwaylab.probe``, ``highwaylab.workspace``,
+``highwaylab.utils.wandb_offline``) do on Ctrl-C: one line and exit status 130, as ``train.py`` and
+``highwaylab.report`` do, instead of a traceback of whatever was running (an import of torch, a
+plot, W&B's reading of a run). Standard library only, so that it can be installed before the tools'
+heavy imports."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def stop_on_sigint(prog: str, outcome: str) -> None:
+    """Make SIGINT end this process at once with the line ``<prog>: interrupted (SIGINT): <outcome>``
+    on stderr and exit status 130 (128 + SIGINT). ``os._exit``: a KeyboardInterrupt raised inside
+    an import or a library's cleanup turns into another exception and a traceback. Left alone when
+    SIGINT is ignored (``nohup``, a background job of a non-interactive shell)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+
+    def interrupted(*_: object) -> None:
+        print(f"{prog}: interrupted (SIGINT): {outcome}", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
