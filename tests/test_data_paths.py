@@ -202,3 +202,15 @@ def test_a_relative_data_folder_names_one_where_the_command_was_typed_under_chdi
                           env={**subprocess_env(), "HIGHWAYLAB_DATA_DIR": "mine/data"}, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"data_dir: {tmp_path}/mine/data\n" in proc.stdout
+
+
+def test_a_data_folder_given_as_a_file_is_not_advised_to_be_moved(tmp_path):
+    # pass 27, row 35: before, HIGHWAYLAB_DATA_DIR=<data>/SHA256SUMS (a file) was told "mv <data>/SHA256SUMS
+    # <data>/SHA256SUMS.old": to move the shared data's checksum list
+    given = tmp_path / "SHA256SUMS"
+    given.write_text("")
+    first = given / "MNIST" / "raw" / IMAGES
+    assert setup_error(given) == (
+        f"Data folder is not a folder: {given} is a regular file, so {first} cannot be there. Fix: point "
+        f"data.data_dir (or the environment variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data "
+        f"(the one that holds MNIST/ or cifar-10-batches-py/, ...), not a file.")

@@ -23,6 +23,10 @@ LAYOUT = {
     "cifar100": ("cifar-100-python", "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"),
 }
 
+# the folders that torchvision's layout makes under data.data_dir (MNIST, raw, cifar-10-batches-py...): a
+# file in the place of one of them is a stray file inside the data folder, which may be moved aside
+DATA_SUBFOLDERS = {part for folder, _ in LAYOUT.values() for part in folder.split("/")}
+
 # data set -> (the shape of one example (C, H, W), the number of classes): what the data modules
 # give the backbone, known before any file is read (the model's size and conv maps are checked early)
 SHAPES = {"mnist": ((1, 28, 28), 10), "fashion_mnist": ((1, 28, 28), 10), "cifar10": ((3, 32, 32), 10),
@@ -246,10 +250,15 @@ def _unreachable_error(path: Path, err: OSError, missing: str, want: str) -> Dat
                 f"({os.path.realpath(part)} does not exist){reach}. Fix: point the link at the real {noun} "
                 f"(ln -sfn <real {noun}> {part}), or remove it (rm {part}) and copy the real {noun} there.")
         if part != path and not stat.S_ISDIR(part_mode):
+            point = ("Fix: point data.data_dir (or the environment variable HIGHWAYLAB_DATA_DIR) at the "
+                     "folder that holds the data")
+            if part.name not in DATA_SUBFOLDERS:  # data.data_dir itself, or above it: a file given as it
+                return DataError(f"Data folder is not a folder: {part} is {_what_is(part, part_mode)}, so "
+                                 f"{path} cannot be there. {point} (the one that holds MNIST/ or "
+                                 f"cifar-10-batches-py/, ...), not a file.")
             return DataError(f"Data folder is not a folder: {part} is {_what_is(part, part_mode)}, so "
-                             f"{path} cannot be there. Fix: point data.data_dir (or the environment "
-                             f"variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data, or move this "
-                             f"file aside (mv {part} {part}.old) and put the data folder there.")
+                             f"{path} cannot be there. {point}, or move this file aside (mv {part} "
+                             f"{part}.old) and put the data folder there.")
     return DataError(missing)
 
 
