@@ -1154,6 +1154,41 @@ def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_pat
         "trainer.max_epoch is not an argument of lightning.pytorch.Trainer; did you mean trainer.max_epochs?")
 
 
+def test_a_resumed_run_whose_folder_cannot_be_written_names_the_folder_and_a_copy(tmp_path, monkeypatch,
+                                                                                    capsys):
+    # pass 27, row 38: before, resume= of a run on a read-only mount was told "hydra.run.dir=<run>: cannot
+    # write ... Fix: make it writable, or write runs elsewhere: paths.log_dir=... (or hydra.run.dir=...)",
+    # keys that resume= sets itself (and refuses given)
+    from highwaylab.utils import output_folder
+
+    def read_only(folder, key):
+        raise output_folder.OutputFolderError(f"{key}={folder}: cannot write the run's folder (on a "
+                                              f"read-only file system: {folder}). Fix: ...",
+                                              cause=f"on a read-only file system: {folder}")
+
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    monkeypatch.setattr(output_folder, "check_output_folder", read_only)
+    run = tmp_path / "run"
+    run.mkdir()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        config = compose("train", return_hydra_config=True,
+                         overrides=[f"hydra.run.dir={run}", f"ckpt_path={run}/checkpoints/last.ckpt"])
+    with pytest.raises(SystemExit) as exit_:
+        output_folder.OutputFolderCheck().on_run_start(config)
+    assert exit_.value.code == 1
+    assert capsys.readouterr().err == (
+        f"highwaylab: the run's folder {run} cannot be written (on a read-only file system: {run}), and a "
+        f"resume writes its checkpoints, log and record there. Fix: make it writable, or copy the run "
+        f"elsewhere (cp -r {run} <copy>) and resume the copy: python train.py resume=<copy>\n")
+    config.ckpt_path = None  # a new run: the key that places it, as before
+    with pytest.raises(SystemExit):
+        output_folder.OutputFolderCheck().on_run_start(config)
+    assert capsys.readouterr().err.startswith(f"highwaylab: hydra.run.dir={run}: cannot write the run's")
+
+
 def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_path):
     from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
 

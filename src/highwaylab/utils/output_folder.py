@@ -32,7 +32,12 @@ MIN_FILE_SIZE_MB = 1  # Hydra's files and the run's logs (a checkpoint: check_ch
 
 class OutputFolderError(ConfigError):
     """The run's folder cannot be created or written; the message names the folder, the key that
-    places it and the fix."""
+    places it and the fix. ``cause``: the reason and the path at fault (``"permission denied: /x"``),
+    where the folder could not be written at all (``None`` for a full disk, a file-size limit...)."""
+
+    def __init__(self, message: str, cause: str | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 def check_output_folder(folder: str | Path, key: str) -> None:
@@ -87,7 +92,7 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                         f"Fix: set HIGHWAYLAB_ROOT to a folder, or unset it (the runs then "
                                         f"go beside train.py)") from None
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
-                                f"Fix: {fix}, or {elsewhere}") from None
+                                f"Fix: {fix}, or {elsewhere}", cause=f"{reason}: {where}") from None
     free_mb = shutil.disk_usage(folder).free / 2**20
     if free_mb < MIN_FREE_MB:
         raise OutputFolderError(f"{key}={folder}: only {free_mb:.1f} MB free on its disk; a run needs at "
@@ -160,6 +165,13 @@ def _check_or_exit(config: DictConfig, key: str) -> None:
     try:
         check_output_folder(folder, key)
     except OutputFolderError as err:
+        if key == "hydra.run.dir" and config.get("ckpt_path") and err.cause and Path(folder).is_dir():
+            # resume=<run> (or ckpt_path= in the run's own folder): hydra.run.dir and paths.log_dir are
+            # not the user's to give, and a resume writes into the run's folder
+            err = OutputFolderError(f"the run's folder {folder} cannot be written ({err.cause}), and a "
+                                    f"resume writes its checkpoints, log and record there. Fix: make it "
+                                    f"writable, or copy the run elsewhere (cp -r {folder} <copy>) and resume "
+                                    f"the copy: python train.py resume=<copy>")
         print(f"highwaylab: {err}", file=sys.stderr)
         sys.exit(1)
 
