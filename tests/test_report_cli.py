@@ -533,3 +533,22 @@ def test_a_test_accuracy_over_part_of_the_test_set_is_named_under_the_table(tmp_
     with pytest.warns(UserWarning, match=r"^the test accuracy of 2 of 3 finished jobs counts 256 to 512"):
         points = aggregate(jobs)
     assert markdown_table(table_rows(points), jobs, points).endswith(f"\n- {note}\n")
+
+
+@pytest.mark.slow
+def test_a_report_made_again_keeps_one_wandb_report_run(tmp_path):
+    # pass 27, row 46: before, each report of the sweep left an offline W&B run in <out>/wandb, without a
+    # word, and wandb sync of the folder uploaded every one of them as a report run of its own
+    sweep = tmp_path / "sw"
+    for num in (0, 1):
+        write_job(sweep, num, [*FIXED, f"seed={num}"], 0.5, 0.9)
+    first = report(sweep, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    [earlier] = sorted((sweep / "report" / "wandb").glob("offline-run-*"))
+    again = report(sweep, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    [kept] = sorted((sweep / "report" / "wandb").glob("offline-run-*"))
+    assert kept != earlier
+    line = (f"python -m highwaylab.report: replaced the earlier report's W&B run ({earlier.name}) in "
+            f"{sweep / 'report' / 'wandb'}: wandb sync uploads this report alone")
+    assert line in again.stderr.splitlines()

@@ -176,9 +176,15 @@ def fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
 def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jobs: list,
                  project: str, group: str | None = None) -> None:
     """One W&B run (``job_type="report"``, in ``project`` and ``group``, default ``sweep-<folder>``)
-    with the figures and the tables."""
+    with the figures and the tables. The offline report runs that an earlier report left in
+    ``<out>/wandb`` are removed once this one is written, with one line naming them: ``wandb sync``
+    of the folder would otherwise upload every report ever made of the sweep, as runs of their own
+    (breaking pass 27, row 46)."""
+    import shutil
+
     import wandb
 
+    earlier = sorted((out / "wandb").glob("offline-run-*"))  # the files and figures are rewritten too
     group = group or f"sweep-{sweep_dir.resolve().name}"
     run = wandb.init(project=project, group=group, job_type="report",
                      name=f"report-{sweep_dir.resolve().name}", dir=str(out),
@@ -193,6 +199,12 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
         print(f"W&B report run: {run.dir}")
     finally:
         run.finish()
+    for folder in earlier:
+        shutil.rmtree(folder, ignore_errors=True)
+    if earlier:
+        names = ", ".join(folder.name for folder in earlier)
+        print(f"python -m highwaylab.report: replaced the earlier report's W&B run ({names}) in "
+              f"{out / 'wandb'}: wandb sync uploads this report alone", file=sys.stderr)
 
 
 if __name__ == "__main__":
