@@ -380,8 +380,8 @@ def check_thread_count(environ: dict[str, str] | None = None) -> None:
     environment variable OMP_NUM_THREADS" and torch then uses every core, against what was asked
     (the README's advice for a busy machine is ``OMP_NUM_THREADS=1``)."""
     value = (os.environ if environ is None else environ).get("OMP_NUM_THREADS")
-    if value is None or re.fullmatch(r"\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*", value):
-        return
+    if not (value or "").strip() or re.fullmatch(r"\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*", value):
+        return  # unset, or empty (OMP_NUM_THREADS=$UNSET in a script): OpenMP's own default
     raise OverrideError(f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores "
                         f"it and torch would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy "
                         f"machine) or another count, or unset it")
