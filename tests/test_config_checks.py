@@ -856,6 +856,17 @@ COMMAND_LINES = {
     "-m hydra/launcher=slurm_cpu hydra.launcher.n_jobs=2 seed=0,1":
         "hydra.launcher.n_jobs=2: hydra.launcher has no key 'n_jobs'. Fix: correct the key (the fields of "
         "SlurmQueueConf: submitit_folder, timeout_min,",
+    # pass 28, row f48: before, a 20-trial search of the shared part's defaults, without a word
+    "hparams_search=_mnist_space":
+        "hparams_search=_mnist_space: hparams_search/_mnist_space.yaml is a part that the other "
+        "hparams_search options share, not meant to be chosen alone. Fix: choose one of them: "
+        "hparams_search=mnist_random, hparams_search=mnist_tpe",
+    "experiment=_paper_cifar":
+        "experiment=_paper_cifar: experiment/_paper_cifar.yaml is a part that the other experiment options "
+        "share, not meant to be chosen alone. Fix: choose one of them: experiment=paper_cifar100_gap,",
+    # pass 28, row f19: before, rc 0 and a gate bias of +1 (float(True)), recorded as 1.0
+    "model.gate_bias=true": "model.gate_bias=true is a boolean, not a number: give a number such as -2, or "
+                            "'auto' for the depth-aware default.",
     # pass 25, row 32: before, "add -m, or give one value (optim.optimizer.lr=0)"
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
@@ -1321,6 +1332,17 @@ def test_a_blank_tag_is_refused_naming_it():
     with pytest.raises(ConfigError, match=r"^tags\[1\]=' ' is blank \(only spaces\): W&B would show"):
         check_wandb_tags(["base", " "])
     check_wandb_tags(["base", "wide net"])  # a space inside a tag is W&B's to take
+
+
+def test_a_zero_learning_rate_is_one_warning(tmp_path):
+    # pass 28, row f66: before, optim.optimizer.lr=0 passed every check without a word, and the run trained
+    # all its epochs without changing a weight
+    from highwaylab.config_checks import zero_rate_warning
+
+    assert zero_rate_warning(compose_cfg(["optim.optimizer.lr=0"], tmp_path)) == (
+        "highwaylab: optim.optimizer.lr=0: the weights never change, so the run measures its initial network "
+        "throughout (the analysis of an untrained net). To train, give a rate, e.g. optim.optimizer.lr=0.1")
+    assert zero_rate_warning(compose_cfg(["optim.optimizer.lr=0.05"], tmp_path)) is None
 
 
 def test_a_tag_given_twice_is_refused_naming_the_list_once():

@@ -552,3 +552,17 @@ def test_a_report_made_again_keeps_one_wandb_report_run(tmp_path):
     line = (f"python -m highwaylab.report: replaced the earlier report's W&B run ({earlier.name}) in "
             f"{sweep / 'report' / 'wandb'}: wandb sync uploads this report alone")
     assert line in again.stderr.splitlines()
+
+
+def test_a_damaged_summary_line_is_one_warning(tmp_path):
+    # pass 28, row f29: before, "line 3: not JSON ...; skipped" was printed 4 times (the summary is read
+    # more than once)
+    sweep = tmp_path / "sw"
+    for num in (0, 1):
+        write_job(sweep, num, [*FIXED, f"seed={num}"], 0.5, 0.9)
+    with (sweep / "summary.jsonl").open("a") as f:
+        f.write('{"overrides": [\n')
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [line for line in proc.stderr.splitlines() if "not JSON" in line] == [
+        f"{sweep / 'summary.jsonl'}, line 3: not JSON (a job killed while writing it?); skipped"]

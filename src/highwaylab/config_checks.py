@@ -566,6 +566,17 @@ def adam_momentum(node: DictConfig) -> str | None:
             f"for SGD with momentum, optim=sgd")
 
 
+def zero_rate_warning(cfg: DictConfig) -> str | None:
+    """The warning for ``optim.optimizer.lr=0``: the weights never change, so the run measures its
+    initial network throughout (a legitimate use: the analysis of an untrained net; as a slip, a run
+    that trains all its epochs for nothing, in silence). ``None`` for any other rate."""
+    if OmegaConf.select(cfg, "optim.optimizer.lr", default=None) != 0:
+        return None
+    return ("highwaylab: optim.optimizer.lr=0: the weights never change, so the run measures its initial "
+            "network throughout (the analysis of an untrained net). To train, give a rate, e.g. "
+            "optim.optimizer.lr=0.1")
+
+
 def tilde_root(folder: str, where: str = "") -> str | None:
     """The message for ``folder`` (``paths.root_dir``, or a run's folder under it: ``where`` names
     it) when it starts with the environment's ``HIGHWAYLAB_ROOT`` and that starts with ``~``, which

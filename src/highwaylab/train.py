@@ -39,7 +39,7 @@ from highwaylab.callbacks import (
 )
 from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
-from highwaylab.config_checks import validate
+from highwaylab.config_checks import validate, zero_rate_warning
 from highwaylab.errors import CheckpointMissingError, ConfigError
 from highwaylab.models.carry import check_carry
 from highwaylab.trainer_checks import check_devices_here
@@ -119,6 +119,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
 
     if rank_zero_only.rank == 0 and (carry_warning := check_carry(net)) is not None:
         log.warning(carry_warning)  # a highway net whose carry path starts closed [TVDN sec. 3]
+    if rank_zero_only.rank == 0 and (zero_rate := zero_rate_warning(cfg)) is not None:
+        log.warning(zero_rate)  # optim.optimizer.lr=0: nothing trains
     params = sum(p.numel() for p in net.parameters())
     log.info(f"Backbone: {cfg.model.block}, depth {net.depth}, width {net.width}, {params:,} parameters")
     analysis = (GateStatsMonitor, CarryStripeMonitor, LayerGradNormMonitor, LesionMonitor)

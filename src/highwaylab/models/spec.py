@@ -87,10 +87,13 @@ def resolve_gate_bias(gate_bias: float | str | None, auto: float) -> float:
     backbone's depth-aware default).
 
     Raises:
-        ConfigError: not a number, or not finite.
+        ConfigError: not a number (a boolean neither), or not finite.
     """
     if gate_bias is None or gate_bias == "auto":
         return auto
+    if isinstance(gate_bias, bool):  # float(True) is 1.0: a gate bias of +1, in silence
+        raise ConfigError(f"model.gate_bias={str(gate_bias).lower()} is a boolean, not a number: give a "
+                          f"number such as -2, or 'auto' for the depth-aware default.")
     try:
         value = float(gate_bias)
     except (TypeError, ValueError):

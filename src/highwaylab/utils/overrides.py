@@ -640,6 +640,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             raise OverrideError(problem)
         if problem := _group_form(override, config_dir, config_name):
             raise OverrideError(problem)
+        if problem := _shared_part(override, config_dir):
+            raise OverrideError(problem)
         if override.key_or_group in HYDRA_GROUPS and isinstance(override.value(), str):
             group = override.key_or_group.replace(".", "/")
             raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen with a "
@@ -661,6 +663,25 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
     _removed_but_used(parsed, cfg, config_dir)
     _top_level_additions(parsed, single, config_dir, config_name)
     return cfg
+
+
+def _shared_part(override: Any, config_dir: str | Path) -> str | None:
+    """The message for a config group's option whose name starts with '_'
+    (``hparams_search=_mnist_space``, ``experiment=_paper_cifar``): a part that the group's other
+    options share, not meant to be chosen
+    alone (``--help`` lists it; chosen, it ran a whole search with its defaults, in silence); ``None``
+    otherwise."""
+    group = override.key_or_group.lstrip("+~")
+    values = override.value() if isinstance(override.value(), list) else [override.value()]
+    folder = Path(config_dir) / group
+    shared = next((v for v in values if isinstance(v, str) and v.startswith("_")
+                   and (folder / f"{v}.yaml").is_file()), None)
+    if shared is None or override.is_sweep_override():
+        return None
+    options = sorted(p.stem for p in folder.glob("*.yaml") if not p.stem.startswith("_"))
+    return (f"{override.input_line}: {group}/{shared}.yaml is a part that the other {group} options share, "
+            f"not meant to be chosen alone. Fix: choose one of them: "
+            f"{', '.join(f'{group}={o}' for o in options)}")
 
 
 def _top_level_additions(parsed: list[Any], single: list[str | None], config_dir: str | Path,

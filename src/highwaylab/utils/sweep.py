@@ -102,7 +102,7 @@ def nan_objective(name: str | None, metrics: dict[str, Any], value: float | None
 def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
     """The lines of ``<sweep_dir>/summary.jsonl``, in the order the jobs ended; [] if there is none.
     A line that is not JSON (a job killed while writing it), or not a job's record (an object with
-    its ``status`` and ``output_dir``: an edited file), is skipped with a warning."""
+    its ``status`` and ``output_dir``: an edited file), is skipped with a warning (once a process)."""
     path = Path(sweep_dir) / SUMMARY
     if not path.is_file():
         return []
@@ -113,16 +113,27 @@ def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
         try:
             line = json.loads(text)
         except json.JSONDecodeError:
-            log.warning(f"{path}, line {number}: not JSON (a job killed while writing it?); skipped")
+            _warn_once(f"{path}, line {number}: not JSON (a job killed while writing it?); skipped")
             continue
         if not isinstance(line, dict) or not isinstance(line.get("status"), str) \
                 or not isinstance(line.get("output_dir"), str):
-            log.warning(f"{path}, line {number}: not a job's record (an object with its status and "
-                        f"output_dir; edited?); skipped")
+            _warn_once(f"{path}, line {number}: not a job's record (an object with its status and "
+                       f"output_dir; edited?); skipped")
             continue
         line.setdefault("error", None)
         lines.append(line)
     return lines
+
+
+_warned: set[str] = set()  # the summary's faults already named in this process
+
+
+def _warn_once(message: str) -> None:
+    """Log ``message`` as a warning the first time in this process: the summary is read several
+    times by one report (breaking pass 28, row f29: one damaged line, four warnings)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
 
 
 def _json_value(value: Any) -> Any:
