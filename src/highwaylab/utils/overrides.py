@@ -668,9 +668,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
 def _shared_part(override: Any, config_dir: str | Path) -> str | None:
     """The message for a config group's option whose name starts with '_'
     (``hparams_search=_mnist_space``, ``experiment=_paper_cifar``): a part that the group's other
-    options share, not meant to be chosen
-    alone (``--help`` lists it; chosen, it ran a whole search with its defaults, in silence); ``None``
-    otherwise."""
+    options share, not meant to be chosen alone (``--help`` lists it; chosen, it ran a whole search
+    with its defaults, in silence); ``None`` otherwise."""
     group = override.key_or_group.lstrip("+~")
     values = override.value() if isinstance(override.value(), list) else [override.value()]
     folder = Path(config_dir) / group
