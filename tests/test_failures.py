@@ -262,32 +262,33 @@ def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path
     assert own.logger.wandb.group == "mine"
 
 
-def test_a_wandb_name_from_the_environment_is_one_warning(tmp_path, monkeypatch, caplog):
+@pytest.mark.parametrize(("variable", "value", "warning"), [
     # pass 26, row 47: before, WANDB_NAME=myname was dropped without a word (the run kept its run_name)
+    ("WANDB_NAME", "myname", "WANDB_NAME=myname is set in the environment, but W&B ignores it: the run's "
+                             "name (logger.wandb.name, from run_name) takes its place; to name the run so, "
+                             "give run_name=myname"),
+    # pass 27, row 21: before, WANDB_JOB_TYPE=eval was dropped without a word
+    ("WANDB_JOB_TYPE", "eval", "WANDB_JOB_TYPE=eval is set in the environment, but W&B ignores it: the run's "
+                               "job type (logger.wandb.job_type, train) takes its place; to set it, give "
+                               "logger.wandb.job_type=eval"),
+])
+def test_a_wandb_setting_from_the_environment_that_w_and_b_ignores_is_one_warning(
+        variable, value, warning, tmp_path, monkeypatch, caplog):
     from highwaylab.utils.loggers import without_disabled_wandb
 
-    monkeypatch.setenv("WANDB_NAME", "myname")
+    monkeypatch.setenv(variable, value)
     cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
     with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
         without_disabled_wandb(cfg.logger)
-    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
-        "WANDB_NAME=myname is set in the environment, but W&B ignores it: the run's name (logger.wandb.name, "
-        "from run_name) takes its place; to name the run so, give run_name=myname"]
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [warning]
 
 
-def test_a_wandb_job_type_from_the_environment_is_one_warning_and_a_sweep_id_is_refused(tmp_path, monkeypatch,
-                                                                                        caplog):
-    # pass 27, rows 21 and 22: before, WANDB_JOB_TYPE=eval was dropped without a word, and WANDB_SWEEP_ID
-    # filed the run under the folder's name as its project ("Ignoring project 'highwaylab'")
+def test_a_wandb_sweep_id_in_the_environment_is_refused(tmp_path, monkeypatch):
+    # pass 27, row 22: before, WANDB_SWEEP_ID filed the run under the folder's name as its project
+    # ("Ignoring project 'highwaylab'")
     from highwaylab.utils.loggers import WandbStartError, without_disabled_wandb
 
-    monkeypatch.setenv("WANDB_JOB_TYPE", "eval")
     cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
-    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
-        without_disabled_wandb(cfg.logger)
-    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
-        "WANDB_JOB_TYPE=eval is set in the environment, but W&B ignores it: the run's job type "
-        "(logger.wandb.job_type, train) takes its place; to set it, give logger.wandb.job_type=eval"]
     monkeypatch.setenv("WANDB_SWEEP_ID", "abc123")
     with pytest.raises(WandbStartError) as excinfo:
         without_disabled_wandb(cfg.logger)

@@ -154,18 +154,16 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
         raise WandbStartError(f"WANDB_SWEEP_ID={sweep_id} is set in the environment: W&B would file this run "
                               f"under that W&B sweep (and its project), not logger.{names[0]}.project. Fix: "
                               f"unset WANDB_SWEEP_ID (this project's sweeps are Hydra multiruns, -m)")
-    env_job = os.environ.get("WANDB_JOB_TYPE")
-    if mode != "disabled" and env_job and any(group[name].get("job_type") for name in names):
-        logging.getLogger(__name__).warning(
-            f"WANDB_JOB_TYPE={env_job} is set in the environment, but W&B ignores it: the run's job type "
-            f"(logger.{names[0]}.job_type, {group[names[0]].get('job_type')}) takes its place; to set it, "
-            f"give logger.{names[0]}.job_type={env_job}")
-    env_name = os.environ.get("WANDB_NAME")
-    if mode != "disabled" and env_name and any(group[name].get("name") for name in names):
-        logging.getLogger(__name__).warning(
-            f"WANDB_NAME={env_name} is set in the environment, but W&B ignores it: the run's name "
-            f"(logger.{names[0]}.name, from run_name) takes its place; to name the run so, give "
-            f"run_name={env_name}")
+    node = f"logger.{names[0]}"
+    for variable, key, what, source, fix in (  # W&B takes wandb.init's arguments over these
+            ("WANDB_JOB_TYPE", "job_type", "job type", group[names[0]].get("job_type"), "to set it, give "
+             f"{node}.job_type="),
+            ("WANDB_NAME", "name", "name", "from run_name", "to name the run so, give run_name=")):
+        value = os.environ.get(variable)
+        if mode != "disabled" and value and any(group[name].get(key) for name in names):
+            logging.getLogger(__name__).warning(
+                f"{variable}={value} is set in the environment, but W&B ignores it: the run's {what} "
+                f"({node}.{key}, {source}) takes its place; {fix}{value}")
     if mode != "disabled":
         return group
     logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
