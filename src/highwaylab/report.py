@@ -105,8 +105,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         except FileNotFoundError as err:
             fail(parser, str(err))
         points = aggregate(jobs)
-    for message in dict.fromkeys(str(warning.message) for warning in caught):  # each once: the summary
-        print(f"{parser.prog}: warning: {message}", file=sys.stderr)  # is read more than once
+    for warning in caught:
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
     args.project = args.project or project or "highwaylab"
     args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
