@@ -11,26 +11,36 @@ import signal
 import sys
 
 
-def interrupted_at_start_up(*_: object) -> None:
-    """Ctrl-C (SIGINT) before the run's own signal handling is in place (the imports, composing the
-    config): one line, exit status 130, as the README says for a signal before training starts.
+def interrupted_at_start_up(signum: int = signal.SIGINT, _frame: object = None) -> None:
+    """Ctrl-C (SIGINT), SIGTERM (``kill``, ``timeout``) or SIGHUP (the terminal closed) before the
+    run's own signal handling is in place (the imports, composing the config): one line, exit status
+    128 + the signal's number (130, 143, 129), as the README says for a signal before training starts.
 
-    Installed as the SIGINT handler for the start-up (unless SIGINT is ignored): it ends the process
-    at once (``os._exit``), since a KeyboardInterrupt raised inside Hydra's or OmegaConf's cleanup
-    code turns into another exception and a traceback. The run folder that Hydra made for this run,
-    if it did already, is removed first (``remove_refused_run_folder``: it holds only this start's
-    record and log), so that the same command can run again, in the same ``hydra.run.dir`` too."""
+    Installed as the handler of these signals for the start-up (unless a signal is ignored or already
+    handled: ``nohup``, a launcher's own): it ends the process at once (``os._exit``), since a
+    KeyboardInterrupt raised inside Hydra's or OmegaConf's cleanup code turns into another exception
+    and a traceback. The run folder that Hydra made for this run, if it did already, is removed first
+    (``remove_refused_run_folder``: it holds only this start's record and log), so that the same
+    command can run again, in the same ``hydra.run.dir`` too. The run's own handlers replace it in
+    ``train()``; after them (and in a multirun's launcher) SIGTERM and SIGHUP have their default
+    action again (:func:`highwaylab.utils.interrupt.end_start_up_handlers`)."""
     folder = sys.modules.get("highwaylab.utils.output_folder")  # loaded by Hydra's callback, if it ran
     if folder is not None and (made := folder.made_run_folder()) is not None:
         folder.remove_refused_run_folder(made)
-    print("highwaylab: interrupted by SIGINT during start-up: nothing was saved.", file=sys.stderr)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(130)
+    with contextlib.suppress(OSError, ValueError):  # a closed terminal (SIGHUP) takes no line
+        print(f"highwaylab: interrupted by {signal.Signals(signum).name} during start-up: nothing was saved.",
+              file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(128 + signum)
 
 
+interrupted_at_start_up.start_up_only = True  # end_start_up_handlers: the defaults come back after it
 if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with SIGINT ignored
     signal.signal(signal.SIGINT, interrupted_at_start_up)  # the run's own handlers replace it in train()
+for _signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: not on Windows
+    if _signum is not None and signal.getsignal(_signum) is signal.SIG_DFL:  # nohup, a launcher's: theirs
+        signal.signal(_signum, interrupted_at_start_up)
 
 
 from highwaylab.utils.console import guard_standard_streams  # noqa: E402

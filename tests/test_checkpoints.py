@@ -307,6 +307,26 @@ def deliver(signum: int) -> None:
     time.sleep(0.2)  # Python runs the handler at the next bytecode; this is a margin
 
 
+
+def test_the_start_up_handler_of_sigterm_gives_way_to_the_default_after_the_run():
+    # train.py's start-up handler says "during start-up: nothing was saved": after a run's own handlers
+    # (and in a multirun's launcher) SIGTERM and SIGHUP get their default action back; SIGINT keeps its line
+    def start_up(signum, frame):  # as train.py's interrupted_at_start_up
+        raise AssertionError("not called")
+
+    start_up.start_up_only = True
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    before = {signum: signal.signal(signum, start_up) for signum in signals}
+    try:
+        with interrupt.signals_interrupt():
+            assert signal.getsignal(signal.SIGTERM) is interrupt._on_signal
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGINT) is start_up
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
 def test_signal_handlers_stop_at_a_boundary_wait_for_validation_and_stop_at_once_when_repeated():
     before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
     # no trainer running yet: at once, with the signal's exit status

@@ -842,10 +842,13 @@ def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_after_hydra_made_the_run_folder_removes_it_so_the_command_runs_again(tmp_path, data_dir):
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_after_hydra_made_the_run_folder_removes_it_so_the_command_runs_again(name, status, tmp_path,
+                                                                                       data_dir):
     # pass 26, row 48: before, `timeout -s INT 2 python train.py ... hydra.run.dir=<run>` left <run>/.hydra/
     # and train.log, and the same command again was refused ("holds the record of a run that wrote no
-    # checkpoint ... rm -r <run>")
+    # checkpoint ... rm -r <run>"). Pass 28, row f54: SIGTERM there was silent, exit status 143, and left
+    # .hydra/ and an empty train.log, and the same command again was refused
     import signal
 
     run = tmp_path / "run"
@@ -858,11 +861,11 @@ def test_ctrl_c_after_hydra_made_the_run_folder_removes_it_so_the_command_runs_a
     while not (run / ".hydra" / "overrides.yaml").exists() and proc.poll() is None:  # Hydra made the
         assert time.monotonic() < deadline  # folder: the task's checks and imports (torch) follow
         time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     output, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "Traceback" not in output, output[-3000:]
+    assert proc.returncode == status and "Traceback" not in output, output[-3000:]
     last = output.strip().splitlines()[-1]
-    assert last == "highwaylab: interrupted by SIGINT during start-up: nothing was saved."
+    assert last == f"highwaylab: interrupted by {name} during start-up: nothing was saved."
     assert not run.exists()
     again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=subprocess_env(),
                            cwd=tmp_path)

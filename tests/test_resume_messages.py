@@ -220,6 +220,21 @@ def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):
         f"(was the record or conf/ edited?). Fix: give depth=4 again in {run}/.hydra/overrides.yaml")
 
 
+
+def test_a_resumed_run_whose_record_disagrees_with_itself_names_its_latest_record(tmp_path):
+    # pass 28, rows f26, f28: before, "Fix: give depth=4 again in <run>/.hydra/overrides.yaml", a file that
+    # resume= does not read for a resumed run (it reads the latest .hydra/resumed_*/overrides.yaml)
+    run = make_run(tmp_path / "edited")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    resumed = run / ".hydra" / "resumed_2026-12-02_10-00-00"
+    resumed.mkdir()
+    (resumed / "overrides.yaml").write_text(yaml.safe_dump([o for o in OWN if o != "depth=4"]))
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run's overrides (.hydra/resumed_2026-12-02_10-00-00/overrides.yaml, with conf/ "
+        f"as it is now) give depth=100, but its .hydra/config.yaml, the config its checkpoint was trained "
+        f"with, has depth=4 (was the record or conf/ edited?). Fix: give depth=4 again in "
+        f"{resumed}/overrides.yaml")
+
 def test_odd_run_folders_get_a_fix_that_works(tmp_path):
     # before: a folder at last.ckpt was "missing (deleted?)", and the suggested command trained an
     # epoch before failing; a finished debug=fast run "stopped before its first checkpoint"; a

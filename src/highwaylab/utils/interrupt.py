@@ -174,6 +174,7 @@ def signals_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    end_start_up_handlers()
     signals = _signals()
     previous = {signum: signal.getsignal(signum) for signum in signals}
     outer = (_state.trainer, _state.signum, _state.pending)
@@ -192,6 +193,19 @@ def signals_interrupt() -> Iterator[None]:
                 continue
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         _state.trainer, _state.signum, _state.pending = outer
+
+
+def end_start_up_handlers() -> None:
+    """Give SIGTERM and SIGHUP their default action back where ``train.py``'s start-up handler
+    (marked ``start_up_only``) still holds them: it speaks of a start-up, and is only right before a
+    run's own handlers (:func:`signals_interrupt`, which then restores the default at its end) or a
+    multirun's launcher (:class:`highwaylab.utils.sweep.SweepCheck`) take over. SIGINT keeps it: its
+    one line beats a KeyboardInterrupt's traceback between a multirun's jobs."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and getattr(signal.getsignal(signum), "start_up_only", False):
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def _is_cpu_limit(signum: int | None) -> bool:

@@ -341,6 +341,13 @@ def last_checkpoint_path(run: Path) -> Path:
     return Path(dirpath) / name
 
 
+def overrides_record(run: Path) -> Path:
+    """The record of the overrides that the latest start of ``run`` was given: the latest
+    ``.hydra/resumed_*/overrides.yaml`` of a resumed run, else ``.hydra/overrides.yaml``."""
+    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
+    return [r for r in records if (r / "overrides.yaml").is_file()][-1] / "overrides.yaml"
+
+
 def run_overrides(run: Path) -> list[str]:
     """The overrides that the latest start of ``run`` was given (``.hydra/overrides.yaml``, or the
     latest ``.hydra/resumed_*/overrides.yaml``), less where it ran and resumed from (``WHERE``) and
@@ -351,9 +358,8 @@ def run_overrides(run: Path) -> list[str]:
         ResumeError: the record is not valid YAML, or not a list of overrides (names the file and
             the line).
     """
-    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
-    record = [r for r in records if (r / "overrides.yaml").is_file()][-1]
-    path, name, what = record / "overrides.yaml", f"resume={run}", "the run's overrides"
+    path = overrides_record(run)
+    record, name, what = path.parent, f"resume={run}", "the run's overrides"
     fix = "repair that line (one override a line, as Hydra writes them: - depth=3), or start a new run"
     loaded = _load_yaml(path, name, what, fix)
     if loaded is not None and not isinstance(loaded, list):
@@ -717,11 +723,12 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             if _same_activation(key, old, new):
                 continue
             if old != new and old is not None and resume:  # the run's own record disagrees with itself
+                record_file = overrides_record(run)  # a resumed run's: its latest resumed_* record
                 raise ResumeError(
-                    f"{name}: the run's overrides ({RECORD}/overrides.yaml, with conf/ as it is now) give "
-                    f"{key}={_short(new)}, but its {RECORD}/config.yaml, the config its checkpoint was "
+                    f"{name}: the run's overrides ({record_file.relative_to(run)}, with conf/ as it is now) "
+                    f"give {key}={_short(new)}, but its {RECORD}/config.yaml, the config its checkpoint was "
                     f"trained with, has {key}={_short(old)} (was the record or conf/ edited?). Fix: give "
-                    f"{key}={_short(old)} again in {run / RECORD / 'overrides.yaml'}")
+                    f"{key}={_short(old)} again in {record_file}")
             if old != new and old is not None:
                 raise ResumeError(
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "

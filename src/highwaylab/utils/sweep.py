@@ -215,6 +215,9 @@ class SweepCheck(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         from highwaylab.config_checks import RUN_METRICS, check_seed
+        from highwaylab.utils.interrupt import end_start_up_handlers
+
+        end_start_up_handlers()  # SIGTERM to a sweep's launcher: its default action, not a start-up's line
 
         try:
             check_seed(config.get("seed"))
