@@ -5,6 +5,7 @@ tree once per run, and no start-up notices that configuration can avoid."""
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import re
 import subprocess
@@ -206,6 +207,14 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     # the same lines in the run's own log file
     train_log = (tmp_path / "run" / "train.log").read_text()
     assert sum(1 for line in train_log.splitlines() if " - epoch " in line) == 2
+    # before: a 741-character Metrics line of unrounded floats ("train/lr": 0.10000000149011612, ...), and
+    # the log ended on W&B's summary, which names W&B's folder only
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    shown = json.loads(re.search(r"Metrics: (\{.*\}) \(to 4 significant digits", text).group(1))
+    assert shown["train/lr"] == 0.06 and shown["test/acc"] == float(f"{metrics['test/acc']:.4g}")
+    assert shown["global_step"] == metrics["global_step"] == 40
+    assert text.strip().splitlines()[-1].endswith(
+        f"Finished: {tmp_path}/run holds the run's metrics.json, checkpoints/ and train.log")
 
 
 # a one-epoch run of a small net with the CSV logger and the minimal callbacks (add the batch limits)

@@ -201,7 +201,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         tmp = output_dir / "metrics.json.tmp"  # then renamed: a reader never sees half a file
         tmp.write_text(json.dumps(metrics, indent=2))
         tmp.replace(output_dir / "metrics.json")
-        log.info(f"Metrics: {json.dumps(metrics)}")
+        shown = {k: float(f"{v:.4g}") if isinstance(v, float) else v for k, v in metrics.items()}
+        log.info(f"Metrics: {json.dumps(shown)} (to 4 significant digits; in full in metrics.json)")
     return metrics
 
 

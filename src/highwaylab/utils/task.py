@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from highwaylab.errors import HighwaylabError, RunFolderGone, RunInterrupted
@@ -88,6 +89,19 @@ def close_loggers(failed: bool, interrupted: RunInterrupted | None = None) -> No
                 wandb.teardown()  # so that the next job of a sweep starts a fresh W&B run
 
 
+def finished_line(output_dir: str | None) -> None:
+    """The log's last line for a run that finished (its ``metrics.json`` written; on rank zero): where
+    its results are, after W&B's closing lines, which name only W&B's own folder."""
+    from highwaylab.utils.ranks import further_rank
+
+    if output_dir is None or further_rank() or not (Path(output_dir) / "metrics.json").is_file():
+        return
+    folder = Path(output_dir)
+    held = [name for name in ("metrics.json", "checkpoints/", "train.log") if (folder / name).exists()]
+    log.info(f"Finished: {output_dir} holds the run's {', '.join(held[:-1])} and {held[-1]}"
+             if len(held) > 1 else f"Finished: {output_dir} holds the run's metrics.json")
+
+
 def _output_dir(cfg: Any) -> str | None:
     try:
         return str(cfg.paths.output_dir)
@@ -124,6 +138,7 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
             finally:
                 with interrupt.closing():  # a signal now is noted: the run's outcome stands
                     close_loggers(failed, interrupted)
+                finished_line(None if failed else _output_dir(args[0] if args else kwargs.get("cfg")))
                 if (late := interrupt.late_signal()) is not None and not failed and interrupted is None:
                     from highwaylab.utils.sweep import in_multirun
 
