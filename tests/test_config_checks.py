@@ -666,6 +666,11 @@ COMMAND_LINES = {
     "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
                        "quote it, e.g. \"run_name='δοκιμή'\"",
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
+    # pass 29, row 42: before, "Fix: quote it, e.g. \"depth='(3)'\"", which was then refused as not an integer
+    "depth=(3)": "depth=(3): Hydra's override grammar takes no parentheses around a value. Fix: depth=3",
+    "width=(50)": "width=(50): Hydra's override grammar takes no parentheses around a value. Fix: width=50",
+    "-m depth=(3,4)": "depth=(3,4): Hydra's override grammar takes no parentheses around a value. Fix: -m "
+                      "depth=3,4 for a sweep, one job per value, or 'depth=[3,4]' for a list",
     "-m depth=3,0 trainer.max_epoch=2": "trainer.max_epoch=2: trainer has no key 'max_epoch'",
     "--cfg job optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'",
     "depth=0": "depth=0 is invalid",  # a single run's config: validated before Hydra's run

@@ -1179,6 +1179,13 @@ def _unreadable(override: str) -> str:
         quoted = _ansi_c(f"{key}='{value}'")
         return (f"{_ansi_c(override)}: Hydra's override grammar cannot read this value unquoted (it holds "
                 f"the byte {raw}, which is not UTF-8). Fix: quote it, e.g. {quoted}")
+    inner = value.strip()
+    if inner.startswith("(") and inner.endswith(")"):  # depth=(3): quoted, it would be the string '(3)'
+        inner = inner[1:-1].strip()
+        bare = key.lstrip("+~")
+        fix = (f"{key}={inner}" if "," not in inner else
+               f"-m {bare}={inner} for a sweep, one job per value, or '{key}=[{inner}]' for a list")
+        return (f"{override}: Hydra's override grammar takes no parentheses around a value. Fix: {fix}")
     return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
             f"e.g. \"{key}='{value}'\"")
 
