@@ -666,6 +666,12 @@ COMMAND_LINES = {
     "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
                        "quote it, e.g. \"run_name='δοκιμή'\"",
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
+    # pass 29, row 70: before, a traceback ("_pickle.UnpicklingError: could not find MARK")
+    "--experimental-rerun /tmp/r/.hydra/config.yaml":
+        "--experimental-rerun /tmp/r/.hydra/config.yaml: Hydra's rerun reads a config.pickle, which "
+        "highwaylab's runs do not write. Fix: to continue or extend a run, python train.py resume=/tmp/r; to "
+        "run it again from the start, give its overrides (listed in /tmp/r/.hydra/overrides.yaml) to python "
+        "train.py",
     # pass 29, row 42: before, "Fix: quote it, e.g. \"depth='(3)'\"", which was then refused as not an integer
     "depth=(3)": "depth=(3): Hydra's override grammar takes no parentheses around a value. Fix: depth=3",
     "width=(50)": "width=(50): Hydra's override grammar takes no parentheses around a value. Fix: width=50",

@@ -51,6 +51,7 @@ import contextlib
 import dataclasses
 import os
 import re
+import shlex
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -103,6 +104,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         _flag_for_a_key(argv[1:], config_dir, config_name)  # --resume x: resume=x
         return
     _one_command(args)
+    _no_rerun(args)
     if args.config_dir and not Path(args.config_dir).expanduser().is_dir():  # before: Hydra's line, no fix
         raise OverrideError(f"--config-dir {args.config_dir}: no such folder. Fix: give the folder that "
                             f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "
@@ -508,6 +510,21 @@ def _check_local_ranks(trainer: Any) -> None:
                             f"local multirun Lightning would start each further rank by rerunning the whole "
                             f"sweep. Fix: run DDP jobs one at a time (without -m), or sweep through a "
                             f"launcher that starts the ranks itself: -m hydra/launcher=slurm (or slurm_cpu)")
+
+
+def _no_rerun(args: Any) -> None:
+    """Raises OverrideError for Hydra's ``--experimental-rerun <file>``: it reads the pickle that Hydra's
+    ``PickleJobInfoCallback`` writes (``.hydra/config.pickle``), which no run here writes, and it
+    failed with an unpickling traceback on ``.hydra/config.yaml`` (breaking pass 29, row 70)."""
+    given = getattr(args, "experimental_rerun", None)
+    if not given:
+        return
+    run = Path(given).expanduser().parent.parent if Path(given).parent.name == ".hydra" else None
+    run_text = shlex.quote(str(run)) if run is not None else "<run folder>"
+    raise OverrideError(f"--experimental-rerun {given}: Hydra's rerun reads a config.pickle, which "
+                        f"highwaylab's runs do not write. Fix: to continue or extend a run, python train.py "
+                        f"resume={run_text}; to run it again from the start, give its overrides (listed in "
+                        f"{run_text}/.hydra/overrides.yaml) to python train.py")
 
 
 def _one_command(args: Any) -> None:
