@@ -1245,6 +1245,28 @@ def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):
         f"unset it (the runs then go beside train.py)")
 
 
+
+def test_a_highwaylab_root_whose_outputs_cannot_be_written_is_named(tmp_path, monkeypatch):
+    # pass 29, row 65: HIGHWAYLAB_ROOT on a read-only mount blamed hydra.run.dir (never typed) and never
+    # named HIGHWAYLAB_ROOT: "hydra.run.dir=<root>/outputs/runs/...: cannot write the run's folder (on a
+    # read-only file system ...)". Here a file in the way of <root>/outputs stands for the unwritable part.
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    (root := tmp_path / "root").mkdir()
+    (root / "outputs").write_text("")
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(root))
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(root / "outputs" / "runs" / "r", "hydra.run.dir")
+    assert str(excinfo.value) == (
+        f"HIGHWAYLAB_ROOT={root} (from the environment) puts the runs under {root}/outputs, and "
+        f"hydra.run.dir={root}/outputs/runs/r there cannot be written (a file is in the way: "
+        f"{root}/outputs). Fix: move that file away, or set HIGHWAYLAB_ROOT to a folder that can be written "
+        f"(or unset it: the runs then go beside train.py)")
+    # HIGHWAYLAB_ROOT as train.py sets it (its own folder): the key, as before
+    monkeypatch.setattr(sys, "argv", [str(root / "train.py")])
+    with pytest.raises(OutputFolderError, match=r"^hydra.run.dir=\S+: cannot write the run's folder"):
+        check_output_folder(root / "outputs" / "runs" / "r", "hydra.run.dir")
+
 @pytest.mark.parametrize("below", ["", "runs/r"])
 def test_an_output_folder_through_a_dangling_symlink_names_its_target(tmp_path, below):
     # before: "hydra.run.dir=<link>: cannot write the run's folder (a file is in the way: <link>). Fix: move

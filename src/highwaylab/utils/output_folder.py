@@ -40,6 +40,15 @@ class OutputFolderError(ConfigError):
         self.cause = cause
 
 
+def users_root() -> str | None:
+    """``HIGHWAYLAB_ROOT`` where the user set it (the environment), or ``None`` where it is the
+    folder of ``train.py``, which ``train.py`` sets when it is not set."""
+    root = os.environ.get("HIGHWAYLAB_ROOT")
+    if not root or Path(root).absolute() == Path(sys.argv[0]).resolve().parent:
+        return None
+    return root
+
+
 def check_output_folder(folder: str | Path, key: str) -> None:
     """Check that ``folder`` (``key`` places it: ``hydra.run.dir`` or ``hydra.sweep.dir``) can be
     created and written (``~`` is refused: Hydra does not expand it): a probe file is written into
@@ -91,6 +100,12 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                         f"folder: the runs would go under {root}/outputs ({key}={folder}). "
                                         f"Fix: set HIGHWAYLAB_ROOT to a folder, or unset it (the runs then "
                                         f"go beside train.py)") from None
+        if (root := users_root()) is not None and folder.absolute().is_relative_to(Path(root).absolute()):
+            raise OutputFolderError(f"HIGHWAYLAB_ROOT={root} (from the environment) puts the runs under "
+                                    f"{Path(root) / 'outputs'}, and {key}={folder} there cannot be written "
+                                    f"({reason}: {where}). Fix: {fix}, or set HIGHWAYLAB_ROOT to a folder "
+                                    f"that can be written (or unset it: the runs then go beside train.py)",
+                                    cause=f"{reason}: {where}") from None
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
                                 f"Fix: {fix}, or {elsewhere}", cause=f"{reason}: {where}") from None
     free_mb = shutil.disk_usage(folder).free / 2**20
