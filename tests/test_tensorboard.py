@@ -267,3 +267,21 @@ def test_a_log_folder_on_a_disk_too_full_for_a_run_is_refused(tmp_path, monkeypa
     with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*: its disk has .* MB free, and the "
                                           r"W&B log of a run \(history, figures, console\) takes tens of MB"):
         check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)], group)
+
+
+def test_two_runs_with_one_tensorboard_save_dir_get_a_folder_each(tmp_path, data_dir):
+    # pass 29, row 88 (major): before, both runs' event files went into <save_dir>/tensorboard/ (version ""),
+    # which TensorBoard showed as one run with two interleaved histories; hparams.yaml kept the first seed
+    shared = tmp_path / "tb"
+    for seed in (0, 1):
+        run = tmp_path / f"run{seed}"
+        overrides = ["logger=tensorboard", f"logger.tensorboard.save_dir={shared}", f"seed={seed}"]
+        cfg = compose_cfg([*BASE, *overrides], run)
+        train(cfg)
+        assert cfg.logger.tensorboard.version == f"run{seed}"  # recorded as it ran
+    folders = sorted(p.name for p in (shared / "tensorboard").iterdir())
+    assert folders == ["run0", "run1"]
+    for seed in (0, 1):
+        folder = shared / "tensorboard" / f"run{seed}"
+        assert len(list(folder.glob("events.out.tfevents.*"))) >= 1
+        assert f"seed: {seed}\n" in (folder / "hparams.yaml").read_text()

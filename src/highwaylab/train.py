@@ -50,6 +50,7 @@ from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.interrupt import started_training
 from highwaylab.utils.loggers import (
     check_log_dirs,
+    own_log_folders,
     reused_wandb_id,
     wandb_start_error,
     without_disabled_wandb,
@@ -243,6 +244,8 @@ def build(cfg: DictConfig) -> Built:
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
     callbacks.append(StopOnSignal())  # SIGTERM/SIGINT: stop at a batch boundary, state saved
     check_devices_here(cfg.trainer, torch.cuda.device_count())  # before the loggers write anything
+    for line in own_log_folders(cfg.get("logger"), cfg.paths.output_dir):  # a save_dir that runs share
+        log.info(line)
     loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
@@ -384,6 +385,36 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
                                   f"logger.{name}.save_dir (the run's folder): {key} names a folder below "
                                   f"it. Fix: a plain name, e.g. logger.{name}.{key}=v1; to write the logs "
                                   f"elsewhere, set logger.{name}.save_dir")
+
+
+def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> list[str]:
+    """Give each TensorBoard or CSV logger whose files would go straight into ``<save_dir>/<name>/``
+    (``version: ""``, as ``conf/logger/tensorboard.yaml`` has it for the run's own folder) a folder of
+    its run there, where ``save_dir`` is outside the run's folder (``logger.tensorboard.save_dir=tb``):
+    ``version`` becomes the run folder's name, in place (the recorded config holds it), so that two
+    runs with one ``save_dir`` do not write into one folder, which TensorBoard shows as one run with
+    two interleaved histories (breaking pass 29, row 88). A resumed run has its folder's name, and
+    continues its own.
+
+    Returns:
+        One log line per logger changed, naming its folder.
+    """
+    lines = []
+    run = Path(output_dir).absolute()
+    for name, node in (group or {}).items():
+        if not OmegaConf.is_dict(node):
+            continue
+        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
+        save_dir = node.get("save_dir") if kind else None
+        if kind is None or node.get("version") != "" or not save_dir or "://" in str(save_dir):
+            continue
+        if Path(save_dir).absolute().is_relative_to(run):
+            continue
+        node.version = run.name
+        folder = Path(save_dir) / str(node.get("name") or "") / run.name
+        lines.append(f"logger.{name}.save_dir={save_dir} is outside the run's folder, so this run's {kind} "
+                     f"files go to a folder of their own there: {folder} (logger.{name}.version)")
+    return lines
 
 
 def check_log_model(name: str, node: Mapping) -> None:
