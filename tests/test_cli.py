@@ -164,6 +164,21 @@ def test_ctrl_c_in_the_probe_is_one_line_and_status_130(tmp_path):
         130, "python -m highwaylab.probe: interrupted (SIGINT): the table and the plot were not finished\n")
 
 
+
+def test_the_probe_piped_to_head_writes_its_plot_and_exits_0(tmp_path):
+    # pass 29, row 81: before, `python -m highwaylab.probe ... | head -1` ended in a BrokenPipeError
+    # traceback (exit status 1) at the table, and the plot was never written
+    plot = tmp_path / "probe.png"
+    proc = subprocess.Popen([sys.executable, "-m", "highwaylab.probe", "--activation", "tanh", "--depth", "5",
+                             "--width", "8", "--plot", str(plot)], cwd=tmp_path, env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()  # as head -1: one line, then the pipe closes
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and err == "", err
+    assert first.startswith("Norm of the gradient w.r.t. the input of each layer (5 layers, width 8")
+    assert plot.stat().st_size > 10_000  # a PNG of the five layers' norms
+
 def test_the_tools_stop_on_ctrl_c_in_one_line_from_their_first_import():
     # pass 27, row 24: highwaylab.workspace and highwaylab.utils.wandb_offline install it before their
     # imports too (a 28- and 29-line traceback before); here the mechanism, in a process of its own

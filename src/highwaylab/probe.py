@@ -15,6 +15,8 @@ if __name__ == "__main__":  # before the imports of torch and matplotlib, which 
 
 import argparse
 import math
+import os
+import sys
 from pathlib import Path
 
 from highwaylab.analysis.plots import layer_lines
@@ -72,8 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     stacks = ([Stack(args.activation, args.form, args.scale)] if args.activation
               else [Stack(*s) for s in PUBLISHED])
     sizes = {"depth": args.depth, "width": args.width, "batch": args.batch, "seed": args.seed}
-    print(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
-          f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
+    say(f"Norm of the gradient w.r.t. the input of each layer ({args.depth} layers, width "
+        f"{args.width}, batch {args.batch}, seed {args.seed}; unit-norm gradient at the top)\n")
     try:
         norms = {stack: input_grad_norms(stack, **sizes) for stack in stacks}
     except (MemoryError, RuntimeError) as err:  # the allocator's refusal, below the estimate above
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
             raise
         parser.error(f"--depth {args.depth} --width {args.width} --batch {args.batch}: the memory ran out "
                      f"(about {need / 1e9:.3g} GB needed): lower --width, --depth or --batch")
-    print(table(norms, layers))
+    say(table(norms, layers))
     fig = layer_lines({str(stack): values.numpy() for stack, values in norms.items()},
                       "Gradient norm w.r.t. each layer's input at initialisation",
                       "L2 norm", log=True)
@@ -89,7 +91,17 @@ def main(argv: list[str] | None = None) -> None:
         fig.savefig(args.plot, dpi=120)
     except OSError as err:
         parser.error(f"--plot {args.plot}: cannot write the plot there ({err})")
-    print(f"\nplot: {args.plot}")
+    say(f"\nplot: {args.plot}")
+
+
+def say(text: str) -> None:
+    """``print(text)`` to stdout, where a reader that has gone (``| head -1`` closed the pipe) ends
+    the printing only: stdout goes to ``os.devnull``, and the plot is still written (breaking pass
+    29, row 81: a BrokenPipeError traceback, and no plot)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def probe_bytes(depth: int, width: int, batch: int) -> int:
