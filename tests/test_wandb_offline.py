@@ -303,3 +303,24 @@ def test_a_resumed_runs_segment_without_records_is_skipped_with_a_note(run_dir, 
     summary = summarize(copy)
     assert summary.rows == whole.rows and summary.keys == whole.keys
     assert any("no W&B records in this segment" in note and str(killed) in note for note in summary.notes)
+
+
+@pytest.mark.slow
+def test_a_resumed_runs_damaged_segment_is_named_in_its_warning(run_dir, tmp_path):
+    # pass 29, row 52: before, "warning: <the last segment>: reached the end of an incomplete .wandb file",
+    # naming the healthy last segment, not the damaged first one, and the note line named no file
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir / "wandb", copy / "wandb")
+    segment = next((copy / "wandb").glob("offline-run-*"))
+    first = segment.with_name("offline-run-20000101_000000-" + segment.name.rsplit("-", 1)[1])
+    first.mkdir()
+    data = next(segment.glob("run-*.wandb")).read_bytes()
+    (damaged := first / next(segment.glob("run-*.wandb")).name).write_bytes(data[:len(data) // 2])
+    proc = cli(copy)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {damaged}: "), proc.stderr
+    assert "incomplete" in warnings[0]
+    assert any(line.startswith(f"note     {damaged}: ") for line in proc.stdout.splitlines()), proc.stdout

@@ -384,7 +384,7 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     ``offline-run-*`` folder or the ``.wandb`` file).
 
     A file that ends early (a run still active, or killed) is summarized as far as it goes, and
-    wandb's note on it kept in ``notes``.
+    wandb's note on it kept in ``notes``, after the file's path (of a resumed run's segment: its own).
 
     Raises:
         NoRunError: no run there. SeveralRunsError: more than one (the segments of one resumed
@@ -406,7 +406,7 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
                          f"wrote any); the run's other segments are read")
             continue
         records += file_records
-        notes += file_notes
+        notes += [f"{file}: {note}" for note in file_notes]  # the segment it is about, not the last one
     if not records:
         raise RunReadError(f"{files[-1]}: no W&B records in any of the run's {len(files)} segments")
     file = files[-1]
@@ -552,8 +552,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
               f"{', '.join(scalars[:6] or list(summary.keys)[:6])} (default {STEP_KEY})", file=sys.stderr)
         return 2
-    for note in summary.notes:
-        print(f"warning: {summary.path}: {note}", file=sys.stderr)
+    for note in summary.notes:  # each names its segment's file
+        print(f"warning: {note}", file=sys.stderr)
     print(json.dumps(summary.to_dict(), indent=2) if args.json else format_summary(summary))
     return 0
 
