@@ -134,6 +134,23 @@ def test_resume_continues_from_the_latest_checkpoint_under_its_configured_filena
 
 
 @pytest.mark.slow
+def test_a_run_extended_without_validation_tests_its_final_weights(finished, tmp_path):
+    # pass 29, row 76: before, the extension trained epoch 2 with trainer.limit_val_batches=0 and then
+    # tested the best checkpoint of the first two epochs ("Testing checkpoint .../epoch_00N.ckpt"): its
+    # metrics.json said epochs 3 with an older epoch's test/acc, where a new run without validation tests
+    # its final weights
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    best = Path(json.loads((run / "metrics.json").read_text())["best_ckpt"]).name
+    proc = train_py([f"resume={run}", "trainer.max_epochs=3", "trainer.limit_val_batches=0"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (run / "train.log").read_text()
+    assert (f"Testing the final weights (this resume trained from step 20 to 30 without a validation, so its "
+            f"best checkpoint, {best}, is of an epoch before them)") in log
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["best_ckpt"] is None and metrics["epochs"] == 3 and metrics["global_step"] == 30
+
+@pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):
     before = listing(finished)
     line = refused(train_py([f"resume={finished}"], tmp_path))

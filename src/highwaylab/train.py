@@ -166,10 +166,18 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     fit_metrics = epoch_metrics(trainer)
     fit_seconds = time.time() - fit_start
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
+    why = ""
+    trained_here = resumed_step is not None and trainer.global_step > resumed_step
+    if best and trained_here and module.val_examples is None:
+        # a resume that trained without validating (trainer.limit_val_batches=0): its best is of an
+        # epoch before the resume; as a run without validation, it tests (and records) its final weights
+        why = (f" (this resume trained from step {resumed_step} to {trainer.global_step} without a "
+               f"validation, so its best checkpoint, {Path(best).name}, is of an epoch before them)")
+        best = ""
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
         check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback
-        log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}")
+        log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}{why}")
         trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
         note_partial_sets(module, datamodule, trainer)
