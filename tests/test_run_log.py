@@ -91,6 +91,27 @@ def test_learning_rate_is_logged_as_train_lr_for_every_optimiser(optim, lr, tmp_
         assert values[1] == pytest.approx(lr)  # constant
 
 
+@pytest.mark.slow
+def test_an_optimiser_that_evaluates_its_closure_again_counts_each_batch_once(tmp_path, data_dir):
+    # pass 29, row 18: before, with LBFGS the epoch's train/loss (3.124) averaged every closure evaluation
+    # of its line search, not the batches (train/loss_step 0.120, 1.396, 0.116: mean 0.54)
+    lbfgs = ["optim.optimizer._target_=torch.optim.LBFGS", "~optim.optimizer.momentum",
+             "~optim.optimizer.weight_decay"]
+    cfg = compose_cfg(tiny("logger=csv", "trainer.log_every_n_steps=1", *lbfgs), tmp_path)
+    parts = build(cfg)
+    calls = []
+    forward = parts.module.forward
+    parts.module.forward = lambda x: calls.append(len(x)) or forward(x)
+    parts.trainer.fit(parts.module, datamodule=parts.datamodule)
+    rows = logged_rows(tmp_path)
+    steps = [float(row["train/loss_step"]) for row in rows if row.get("train/loss_step")]
+    epoch = [float(row["train/loss"]) for row in rows if row.get("train/loss")]
+    batches = parts.trainer.num_training_batches
+    assert len(steps) == batches and len(epoch) == 1
+    assert epoch[0] == pytest.approx(sum(steps) / len(steps), rel=1e-5)  # equal batches: the plain mean
+    assert len(calls) > batches + parts.trainer.num_val_batches[0] + 2  # LBFGS did evaluate again
+
+
 # 3. the recorded config holds the values used
 
 def recorded(tmp_path) -> dict:
