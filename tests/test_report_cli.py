@@ -408,6 +408,39 @@ def test_an_optuna_sweeps_depth_figure_has_short_labels_below_the_panels_and_no_
         assert not box.overlaps(ax.get_window_extent(renderer))  # below the panels, not over them
 
 
+
+def test_an_optuna_sweeps_loss_curves_have_one_legend_below_and_a_colour_per_trial(tmp_path):
+    # pass 29, row 78: before, loss_curves.png had a legend inside the one panel, wider than it (cut off on
+    # both sides, over the y-axis label and the data), both highway trials drawn in one colour, and
+    # "UserWarning: Tight layout not applied"
+    from highwaylab.analysis.sweep_report import Job, curves_figure
+
+    keys = ("optim.optimizer.lr", "optim.optimizer.momentum", "optim.scheduler.gamma", "model.gate_bias")
+    searched = [("0.044303752452182654", "0.8504427895224855", "0.801381688035822", "-4"),
+                ("0.2667448046459377", "0.5394636552892903", "0.6516229880728643", "-10")]
+    jobs = [Job(tmp_path / f"{i}", "highway", 3, 0, "ok", {"train/loss": 2.0, "test/acc": 0.5},
+                curve=[(1, 2.3), (2, 2.0 - i / 10), (3, 1.8 - i / 10)],
+                overrides=dict(zip(keys, values, strict=True)))
+            for i, values in enumerate(searched)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = curves_figure(jobs)
+        fig.savefig(tmp_path / "loss_curves.png", dpi=120)
+    (ax,) = fig.axes
+    assert ax.get_legend() is None  # none inside the panel
+    (legend,) = fig.legends
+    assert [" ".join(t.get_text().split()) for t in legend.get_texts()] == [
+        "highway model.gate_bias=-10 optim.optimizer.lr=0.267 optim.optimizer.momentum=0.539 "
+        "optim.scheduler.gamma=0.652 s0",
+        "highway model.gate_bias=-4 optim.optimizer.lr=0.0443 optim.optimizer.momentum=0.85 "
+        "optim.scheduler.gamma=0.801 s0"]
+    colours = {line.get_color() for line in ax.get_lines()}
+    assert len(colours) == 2  # a colour per trial
+    renderer = fig.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)  # inside the figure
+    assert not box.overlaps(ax.get_window_extent(renderer))  # below the panel, not over it
+
 # run the report with Figure.savefig sending this process a real SIGINT (Ctrl-C) at its call number N
 SIGINT_AT_SAVE = """
 import os, signal, sys

@@ -399,6 +399,22 @@ def short_value(value: str) -> str:
 LEGEND_WIDTH = 120  # characters of a legend line before it wraps: 10 inches at fontsize 8 hold ~150
 
 
+def legend_layout(names: list[str], width: int = LEGEND_WIDTH) -> tuple[dict[str, str], int, int]:
+    """A legend of ``names`` below a figure's panels: each name wrapped at ``width`` characters (a
+    10-inch figure's :data:`LEGEND_WIDTH`), the number of columns (short names share a row) and the
+    rows of text it takes, for the figure's height.
+
+    Returns:
+        ``({name: wrapped name}, columns, rows)``.
+    """
+    labels = {name: textwrap.fill(name, width, break_long_words=False) for name in names}
+    widest = max((len(line) for text in labels.values() for line in text.splitlines()), default=1)
+    ncol = max(1, min(len(labels), width // (widest + 8)))
+    rows = sum(max(labels[m].count("\n") + 1 for m in list(labels)[i:i + ncol])
+               for i in range(0, len(labels), ncol))
+    return labels, ncol, rows
+
+
 def depth_figure(points: list[Point]) -> Figure:
     """Final training loss (log scale) and test accuracy against depth, one line per model (and values
     of the swept keys, :attr:`Point.legend`), a dot per distinct seed.
@@ -409,11 +425,7 @@ def depth_figure(points: list[Point]) -> Figure:
     by_model = defaultdict(list)  # one line per model and values of the swept keys
     for p in points:
         by_model[p.legend].append(p)
-    labels = {model: textwrap.fill(model, LEGEND_WIDTH, break_long_words=False) for model in by_model}
-    widest = max((len(line) for text in labels.values() for line in text.splitlines()), default=1)
-    ncol = max(1, min(len(labels), LEGEND_WIDTH // (widest + 8)))
-    rows = sum(max(labels[m].count("\n") + 1 for m in list(labels)[i:i + ncol])
-               for i in range(0, len(labels), ncol))
+    labels, ncol, rows = legend_layout(list(by_model))
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4 + 0.2 * rows), layout="constrained")
     for model, pts in by_model.items():
         depths = [p.depth for p in pts]
@@ -449,26 +461,39 @@ def curves_figure(jobs: list[Job]) -> Figure:
         ax.text(0.5, 0.5, "no training loss in the jobs' W&B runs or CSV logs", ha="center", va="center")
         ax.set_axis_off()
         return fig
-    fig, axes = plt.subplots(1, len(depths), figsize=(3.2 * len(depths) + 1, 3.6), squeeze=False,
-                             sharey=True)
-    colours = {m: f"C{i}" for i, m in enumerate(sorted({j.model for j in jobs}))}
     keys = swept_keys(jobs)
+
+    def series(job: Job) -> str:  # a model and its values of the swept keys: one colour, over seeds
+        return " ".join([job.model, *(f"{k}={short_value(swept_value(job, k))}" for k in keys)])
+
+    names = sorted({f"{series(j)} s{j.seed}" for j in jobs if j.curve})
+    colours = {name: f"C{i % 10}" for i, name in enumerate(sorted({series(j) for j in jobs if j.curve}))}
+    inches = max(3.2 * len(depths) + 1, 6.0)
+    labels, ncol, rows = legend_layout(names, int(inches * LEGEND_WIDTH / 10))  # fontsize 7: as 8 on 10 in
+    # one legend below the panels (before: one inside each panel, whose long labels, an Optuna
+    # search's searched keys, covered the data and ran off the figure; and every line of a model in
+    # one colour, so that the legend could not tell a search's trials apart)
+    fig, axes = plt.subplots(1, len(depths), figsize=(inches, 3.6 + 0.2 * rows), squeeze=False, sharey=True,
+                             layout="constrained")
     for ax, depth in zip(axes[0], depths, strict=True):
         for job in (j for j in jobs if j.depth == depth and j.curve):
             steps, losses = zip(*job.curve, strict=True)
-            ax.plot(steps, losses, color=colours[job.model], alpha=0.9 if job.seed == 0 else 0.5,
+            ax.plot(steps, losses, color=colours[series(job)], alpha=0.9 if job.seed == 0 else 0.5,
                     marker="o" if len(steps) < 5 else None,  # a single epoch mean stays visible
-                    label=" ".join([job.model, *(f"{k}={short_value(swept_value(job, k))}" for k in keys),
-                                    f"s{job.seed}"]))
+                    label=labels[f"{series(job)} s{job.seed}"])
         ax.set_title(f"depth {depth}")
         ax.set_xlabel("step")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
         ax.set_yscale("log")
         _plain_log_labels(ax.yaxis)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
     axes[0][0].set_ylabel("training loss")
-    fig.tight_layout()
+    handles = {}
+    for ax in axes[0]:  # each label once, in the legend's order
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    order = [labels[name] for name in names]
+    fig.legend([handles[label] for label in order], order, loc="outside lower center", ncol=ncol, fontsize=7)
     return fig
 
 
