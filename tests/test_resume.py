@@ -151,6 +151,24 @@ def test_a_run_extended_without_validation_tests_its_final_weights(finished, tmp
     assert metrics["best_ckpt"] is None and metrics["epochs"] == 3 and metrics["global_step"] == 30
 
 @pytest.mark.slow
+def test_a_new_run_from_another_runs_checkpoint_gets_a_new_wandb_run(finished, tmp_path):
+    # pass 30, row 42 (major): before, a new run (its own hydra.run.dir) started with ckpt_path= at another
+    # run's checkpoint logged into that run's W&B id, with a warning that blamed deleted offline segments;
+    # wandb sync of both folders would merge two runs' histories
+    other = json.loads((finished / "metrics.json").read_text())["wandb_run_path"]
+    new = tmp_path / "new"
+    proc = train_py([*RUN, "trainer.max_epochs=3", f"ckpt_path={finished}/checkpoints/last.ckpt",
+                     f"hydra.run.dir={new}"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (new / "train.log").read_text()
+    assert (f"highwaylab: ckpt_path={finished}/checkpoints/last.ckpt is a checkpoint of another run folder, "
+            f"not of this run's ({new}): this run gets a new W&B run, and W&B run {other.split('/')[-1]} "
+            f"stays that run's") in log
+    assert "holds none of its earlier offline segments" not in log
+    metrics = json.loads((new / "metrics.json").read_text())
+    assert metrics["wandb_run_path"] != other and metrics["resumed_from_step"] == 20
+
+@pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):
     before = listing(finished)
     line = refused(train_py([f"resume={finished}"], tmp_path))

@@ -581,7 +581,10 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     ``id`` set by the user wins.
 
     The run id comes from the checkpoint's ``logger_versions`` (:meth:`ClassifierModule.on_save_checkpoint`).
-    Returns the id, or ``None`` when there is no W&B logger or no id in the checkpoint.
+    A checkpoint outside this run's folder (a new run started from another run's checkpoint) or in a
+    copy of a run gets a new W&B run, with a warning (breaking pass 30, row 42: the new run logged into
+    the other run's W&B id). Returns the id, or ``None`` when there is no W&B logger, no id in the
+    checkpoint, or the run gets a new W&B run.
     """
     wandb_cfg = (cfg.get("logger") or {}).get("wandb")
     if wandb_cfg is None or wandb_cfg.get("id"):
@@ -592,6 +595,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         log.warning(f"{Path(path).parent.parent} is a copy of the run in {original}, which still holds its "
                     f"checkpoints: this run gets a new W&B run, so that wandb sync does not merge the two "
                     f"histories into W&B run {run_id}")
+        return None
+    own = Path(cfg.paths.output_dir).resolve()
+    if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
+        log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
+                    f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
+                    f"continue that run itself: python train.py resume=<its folder>)")
         return None
     if run_id:
         with open_dict(cfg):
