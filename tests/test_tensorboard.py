@@ -271,17 +271,19 @@ def test_a_log_folder_on_a_disk_too_full_for_a_run_is_refused(tmp_path, monkeypa
 
 def test_two_runs_with_one_tensorboard_save_dir_get_a_folder_each(tmp_path, data_dir):
     # pass 29, row 88 (major): before, both runs' event files went into <save_dir>/tensorboard/ (version ""),
-    # which TensorBoard showed as one run with two interleaved histories; hparams.yaml kept the first seed
+    # which TensorBoard showed as one run with two interleaved histories; hparams.yaml kept the first seed.
+    # Pass 30, rows 32, 33 (major): run folders of one name (A/run and B/run; the jobs of two sweeps,
+    # <n>_<run_name>) still shared one folder: the version names the parent folder too
     shared = tmp_path / "tb"
-    for seed in (0, 1):
-        run = tmp_path / f"run{seed}"
+    for seed, parent in enumerate(("A", "B")):
+        run = tmp_path / parent / "run"
         overrides = ["logger=tensorboard", f"logger.tensorboard.save_dir={shared}", f"seed={seed}"]
         cfg = compose_cfg([*BASE, *overrides], run)
         train(cfg)
-        assert cfg.logger.tensorboard.version == f"run{seed}"  # recorded as it ran
-    folders = sorted(p.name for p in (shared / "tensorboard").iterdir())
-    assert folders == ["run0", "run1"]
-    for seed in (0, 1):
-        folder = shared / "tensorboard" / f"run{seed}"
+        assert cfg.logger.tensorboard.version == f"{parent}/run"  # recorded as it ran
+    board = shared / "tensorboard"
+    assert sorted(str(p.relative_to(board)) for p in board.glob("*/*")) == ["A/run", "B/run"]
+    for seed, parent in enumerate(("A", "B")):
+        folder = shared / "tensorboard" / parent / "run"
         assert len(list(folder.glob("events.out.tfevents.*"))) >= 1
         assert f"seed: {seed}\n" in (folder / "hparams.yaml").read_text()

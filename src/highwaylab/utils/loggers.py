@@ -391,10 +391,11 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
     """Give each TensorBoard or CSV logger whose files would go straight into ``<save_dir>/<name>/``
     (``version: ""``, as ``conf/logger/tensorboard.yaml`` has it for the run's own folder) a folder of
     its run there, where ``save_dir`` is outside the run's folder (``logger.tensorboard.save_dir=tb``):
-    ``version`` becomes the run folder's name, in place (the recorded config holds it), so that two
-    runs with one ``save_dir`` do not write into one folder, which TensorBoard shows as one run with
-    two interleaved histories (breaking pass 29, row 88). A resumed run has its folder's name, and
-    continues its own.
+    ``version`` becomes ``<parent folder's name>/<run folder's name>`` (a multirun's job:
+    ``<sweep folder>/<n>_<run_name>``, as the job folders of two sweeps share their names), in place
+    (the recorded config holds it), so that two runs with one ``save_dir`` do not write into one
+    folder, which TensorBoard shows as one run with two interleaved histories (breaking pass 29, row
+    88; pass 30, rows 32 and 33). A resumed run has its folder's names, and continues its own.
 
     Returns:
         One log line per logger changed, naming its folder.
@@ -410,8 +411,8 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
             continue
         if Path(save_dir).absolute().is_relative_to(run):
             continue
-        node.version = run.name
-        folder = Path(save_dir) / str(node.get("name") or "") / run.name
+        node.version = f"{run.parent.name}/{run.name}"  # a sweep's jobs share names: its folder's first
+        folder = Path(save_dir) / str(node.get("name") or "") / node.version
         lines.append(f"logger.{name}.save_dir={save_dir} is outside the run's folder, so this run's {kind} "
                      f"files go to a folder of their own there: {folder} (logger.{name}.version)")
     return lines
