@@ -666,6 +666,11 @@ COMMAND_LINES = {
     "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
                        "quote it, e.g. \"run_name='δοκιμή'\"",
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
+    # pass 30, row 60 (major): before, a depth-5 net ran as mnist-highway-d3-relu-sgd-s0, tagged depth:3
+    "model.depth=5": "model.depth=5: model.depth follows the top-level depth (model.depth: ${depth}), which "
+                     "also names the run and its W&B tags; set here, the net and its name would disagree. "
+                     "Fix: depth=5",
+    "-m +model.width=20,30": "+model.width=20,30: model.width follows the top-level width",
     # pass 29, row 70: before, a traceback ("_pickle.UnpicklingError: could not find MARK")
     "--experimental-rerun /tmp/r/.hydra/config.yaml":
         "--experimental-rerun /tmp/r/.hydra/config.yaml: Hydra's rerun reads a config.pickle, which "

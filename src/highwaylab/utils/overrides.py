@@ -651,6 +651,9 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
             raise OverrideError(problem)
+        if problem := _follows_top_level(override.key_or_group, override.input_line, overrides, config_dir,
+                                         config_name):
+            raise OverrideError(problem)
         if problem := _null_group(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _null_run_name(override, overrides, config_dir, config_name):
@@ -956,6 +959,26 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
         return None
     return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it. Fix: "
             f"leave it out, or choose one that takes it (e.g. {having[0]} {given})")
+
+
+def _follows_top_level(key: str, given: str, overrides: list[str], config_dir: str | Path,
+                       config_name: str) -> str | None:
+    """The message for ``model.depth=`` or ``model.width=``: the fully connected models take them from
+    the top-level ``depth`` and ``width`` (``depth: ${depth}``), which also name the run
+    (``run_name``), its W&B tag (``depth:``) and its record; set on the model alone, a depth-5 net
+    ran as ``...-d3-...`` with the tag ``depth:3`` (breaking pass 30, row 60). ``None`` otherwise."""
+    top = {"model.depth": "depth", "model.width": "width"}.get(key)
+    removed = any(o.split("=", 1)[0].strip() == "~model" for o in overrides)  # that it is gone says more
+    if top is None or given.startswith("~") or "=" not in given or removed:
+        return None
+    others = [o for o in overrides if _key(o) != key and "," not in o and "(" not in o]
+    cfg, _ = _compose(config_dir, config_name, others)
+    model = OmegaConf.to_container(cfg.model, resolve=False) if cfg is not None and "model" in cfg else {}
+    if not isinstance(model, dict) or model.get(top) != f"${{{top}}}":  # a conv model: no such key
+        return None
+    value = given.split("=", 1)[1]
+    return (f"{given}: model.{top} follows the top-level {top} (model.{top}: ${{{top}}}), which also names "
+            f"the run and its W&B tags; set here, the net and its name would disagree. Fix: {top}={value}")
 
 
 def _shared_folder(key: str, given: str) -> str | None:
