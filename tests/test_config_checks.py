@@ -191,6 +191,11 @@ BAD = {
     "data.data_dir=${{oc.env:HIGHWAYLAB_NOPE_VAR}}":
         "data.data_dir: its value does not resolve (KeyError raised while resolving interpolation: "
         "\"Environment variable 'HIGHWAYLAB_NOPE_VAR' not found\"). Fix: set what it names",
+    # pass 30, row 16: before, "model.width: its value does not resolve ... give model.width a plain value",
+    # and setting model.width left width failing after the run's folder was made; seed=${oops} named run_name
+    "width=${{oops}}": "width: its value does not resolve (Interpolation key 'oops' not found). Fix: set "
+                       "what it names, or give width a plain value",
+    "seed=${{oops}}": "seed: its value does not resolve (Interpolation key 'oops' not found)",
     "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     # the new-user pass: before, answered after the imports, leaving a run folder

@@ -69,7 +69,7 @@ def validate(cfg: DictConfig) -> None:
     except InterpolationResolutionError as err:
         reason = str(err).splitlines()[0]
         hint = " (or give a default: ${oc.env:NAME,<value>})" if "Environment variable" in reason else ""
-        key = err.full_key or _unresolvable(cfg) or "the config"
+        key = _interpolated_from(cfg, err.full_key or _unresolvable(cfg) or "the config")
         raise ConfigError(f"{key}: its value does not resolve ({reason}). Fix: set what it names{hint}, or "
                           f"give {key} a plain value") from None
 
@@ -132,6 +132,42 @@ def _raw(cfg: DictConfig, key: str) -> Any:
     parent, _, leaf = key.rpartition(".")
     node = OmegaConf.select(cfg, parent, throw_on_missing=False) if parent else cfg
     return OmegaConf.to_container(node, resolve=False)[leaf]
+
+
+def _interpolated_from(cfg: DictConfig, key: str) -> str:
+    """The key the user set behind ``key``, whose interpolation does not resolve: while the value of
+    ``key`` as written names another key (``model.width: ${width}``; ``run_name: ...-s${seed}``)
+    that does not resolve either, that key (``width``, set as ``width=${oops}``; breaking pass 30,
+    row 16: ``model.width`` was named, and setting it left ``width`` failing)."""
+    seen = {key}
+    while True:
+        raw = _raw(cfg, key)
+        named = [m.group(1) for m in NODE_INTERPOLATION.finditer(raw)] if isinstance(raw, str) else []
+        failing = next((k for k in named if k not in seen and _raw(cfg, k) is not None
+                        and not _resolves(cfg, k)), None)  # run_name: ...-s${seed}, with seed=${oops}
+        if failing is None:
+            return key
+        key = failing
+        seen.add(key)
+
+
+def _resolves(cfg: DictConfig, key: str) -> bool:
+    try:
+        OmegaConf.select(cfg, key)
+        return True
+    except Exception:  # noqa: BLE001 -- any resolution failure
+        return False
+
+
+def _raw(cfg: DictConfig, key: str) -> Any:
+    """The value of ``key`` in ``cfg`` as written, its interpolation unresolved; ``None`` if there is
+    no such key."""
+    parent, _, name = key.rpartition(".")
+    try:
+        node = OmegaConf.select(cfg, parent, throw_on_resolution_failure=False) if parent else cfg
+        return node._get_node(name)._value() if OmegaConf.is_dict(node) and name in node else None
+    except Exception:  # noqa: BLE001 -- a key OmegaConf cannot walk
+        return None
 
 
 def _unresolvable(node: Any, prefix: str = "") -> str | None:
