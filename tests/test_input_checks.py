@@ -152,6 +152,14 @@ def probe_error(args: list[str], capsys) -> str:
     return err.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("seed", ["99999999999999999999", "-1", "4294967296"])
+def test_a_probe_seed_out_of_range_is_refused_as_train_pys(seed, tmp_path, capsys):
+    # pass 30, row 29: before, a traceback after the header ("ValueError: Overflow when unpacking long
+    # long") for 99999999999999999999, and --seed -1 accepted where train.py refuses seed=-1
+    line = probe_error(["--seed", seed, "--plot", str(tmp_path / "p.png")], capsys)
+    assert line == (f"python -m highwaylab.probe: error: --seed must be an integer in 0 .. 4294967295 "
+                    f"(2**32 - 1), got {seed}")
+
 def test_a_plot_type_matplotlib_cannot_write_is_refused_before_the_computation(tmp_path, capsys):
     line = probe_error(["--plot", str(tmp_path / "p.pdff")], capsys)
     assert line == (f"python -m highwaylab.probe: error: --plot {tmp_path}/p.pdff: matplotlib cannot write "

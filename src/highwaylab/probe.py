@@ -21,6 +21,7 @@ from pathlib import Path
 
 from highwaylab.analysis.plots import layer_lines
 from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
+from highwaylab.config_checks import MAX_SEED
 from highwaylab.models.fc_blocks import ACTIVATIONS
 
 
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
+    if not 0 <= args.seed <= MAX_SEED:  # as train.py's seed (before: torch's overflow traceback, or -1 taken)
+        parser.error(f"--seed must be an integer in 0 .. {MAX_SEED} (2**32 - 1), got {args.seed}")
     own = [f"--{name} {getattr(args, name)}" for name in ("form", "scale") if getattr(args, name) is not None]
     if own and not args.activation:  # they describe one stack of the user's; else the published five
         verb = "describes" if len(own) == 1 else "describe"
