@@ -371,20 +371,27 @@ def test_a_signal_while_a_resume_restores_its_checkpoint_says_the_checkpoint_sta
 
 
 @pytest.mark.slow
-def test_a_best_checkpoint_deleted_during_the_run_is_one_line_and_the_run_can_finish(tmp_path, data_dir):
+@pytest.mark.parametrize(("damage", "what", "fix"), [
+    ("DeleteBestAtFitEnd", "is gone (deleted or moved?)", "put the file back"),
+    # pass 30, row 35: before, torch's "RuntimeError('PytorchStreamReader failed reading zip archive: failed
+    # finding central directory')" and Hydra's traceback
+    ("CutBestAtFitEnd", "is damaged (not a whole checkpoint file: cut short, or overwritten?)",
+     "put an intact copy of the file back")])
+def test_a_best_checkpoint_deleted_or_cut_during_the_run_is_one_line_and_the_run_can_finish(
+        damage, what, fix, tmp_path, data_dir):
     # before: the test stopped with "FileNotFoundError: Checkpoint file not found: .../epoch_001.ckpt"
     # and a traceback, and every resume= to complete the run failed the same way
     run = tmp_path / "run"
     proc = train_py([*RUN, "logger=csv", f"hydra.run.dir={run}",
-                     "+callbacks.rm._target_=tests.signal_at.DeleteBestAtFitEnd"], tmp_path)
+                     f"+callbacks.rm._target_=tests.signal_at.{damage}"], tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     lines = highwaylab_lines(proc)
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"highwaylab: the best checkpoint {run}/checkpoints/epoch_")
     assert lines[0].endswith(
-        " (by val/acc) is gone (deleted or moved?), and the test runs on it; the training state is safe in "
-        "the latest checkpoint. Fix: put the file back and resume the run (it then tests), or finish it "
-        f"without the test: python train.py resume={run} test=false"), lines
+        f" (by val/acc) {what}, and the test runs on it; the training state is safe in the latest "
+        f"checkpoint. Fix: {fix} and resume the run (it then tests), or finish it without the test: python "
+        f"train.py resume={run} test=false"), lines
     finished = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={run}", "test=false"],
                               capture_output=True, text=True, timeout=600, env=subprocess_env(), cwd=tmp_path)
     assert finished.returncode == 0, finished.stderr[-3000:]

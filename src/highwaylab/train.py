@@ -300,12 +300,22 @@ def build(cfg: DictConfig) -> Built:
 
 def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
     """Raises CheckpointMissingError when the best checkpoint, which the test runs on, is gone (it was
-    deleted or moved during the run, or after it: a resume to complete the run meets it too)."""
-    if not best or os.path.isfile(best):
+    deleted or moved during the run, or after it: a resume to complete the run meets it too), or is
+    not a whole checkpoint file (cut short: torch's zip archive has no central directory; breaking
+    pass 30, row 35: torch's RuntimeError and Hydra's traceback)."""
+    import zipfile
+
+    if not best or (os.path.isfile(best) and zipfile.is_zipfile(best)):
         return
     run = HydraConfig.get().runtime.output_dir if HydraConfig.initialized() else None
     again = f"python train.py resume={run} test=false" if run else "test=false"
     monitor = getattr(trainer.checkpoint_callback, "monitor", None)
+    if os.path.isfile(best):
+        raise CheckpointMissingError(
+            f"the best checkpoint {best}{f' (by {monitor})' if monitor else ''} is damaged (not a whole "
+            f"checkpoint file: cut short, or overwritten?), and the test runs on it; the training state is "
+            f"safe in the latest checkpoint. Fix: put an intact copy of the file back and resume the run "
+            f"(it then tests), or finish it without the test: {again}")
     raise CheckpointMissingError(
         f"the best checkpoint {best}{f' (by {monitor})' if monitor else ''} is gone (deleted or moved?), "
         f"and the test runs on it; the training state is safe in the latest checkpoint. Fix: put the file "
