@@ -151,11 +151,12 @@ def main(cfg: DictConfig) -> float | None:
             raise
         set_aside = set_aside_refused_record(Path(cfg.paths.output_dir), HydraConfig.get().output_subdir,
                                              process_start()) if cfg.get("ckpt_path") else None
-        if set_aside is not None:  # a later resume= then takes the run's own overrides, not these
-            message += f" (this refused resume's record is kept apart, in {set_aside})"
         folder = Path(cfg.paths.output_dir)
         synced = (folder / "wandb").is_dir()  # W&B's closing lines named its offline run there
-        if remove_refused_run_folder(folder) and synced:  # nothing trained: as if refused earlier
+        removed = remove_refused_run_folder(folder)  # nothing trained: as if refused earlier
+        if set_aside is not None and not removed:  # a later resume= takes the run's own overrides, not these
+            message += f" (this refused resume's record is kept apart, in {set_aside})"
+        if removed and synced:
             message += (" (nothing was trained, so the run's folder is removed: the 'wandb sync' line above "
                         "names a run that is gone)")
         error_line(log, f"highwaylab: {message}")  # train.log, unlinked with its folder, takes it still

@@ -670,3 +670,15 @@ def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
         f"resume={run}: the run was started with --config-dir {extra} (model=myhighway is there), which no "
         f"longer exists. Fix: put that folder back, or give its new place: python train.py --config-dir "
         f"<folder> resume={run}")
+
+
+def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_path, monkeypatch):
+    # pass 30, row 41: before, with hydra.job.chdir=true the run looked for ckpt_path=k3/checkpoints/last.ckpt
+    # inside its own folder: "does not exist", though it did where the command was typed
+    run = make_run(tmp_path / "k3")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    monkeypatch.chdir(tmp_path)
+    new = argv(*OWN, "trainer.max_epochs=6", "ckpt_path=k3/checkpoints/last.ckpt", "hydra.job.chdir=true",
+               f"hydra.run.dir={tmp_path}/new")
+    assert new == ["train.py", *OWN, "trainer.max_epochs=6", f"ckpt_path={run}/checkpoints/last.ckpt",
+                   "hydra.job.chdir=true", f"hydra.run.dir={tmp_path}/new"]

@@ -215,6 +215,13 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
+    if ckpt_path and ckpt_path != "null" and "${" not in ckpt_path and not Path(ckpt_path).is_absolute():
+        # found from where the command was typed, as checked above; absolute, so that the run finds it in
+        # its own folder under hydra.job.chdir=true too (breaking pass 30, row 41: "does not exist")
+        at = max(i for i, token in enumerate(argv)
+                 if token in overrides and _key_value(token)[0] == "ckpt_path")
+        prefix = argv[at][:len(argv[at]) - len(argv[at].lstrip("+"))]
+        return [*argv[:at], f"{prefix}ckpt_path={_quote(Path(ckpt_path).absolute())}", *argv[at + 1:]]
     return list(argv)
 
 
