@@ -682,6 +682,10 @@ COMMAND_LINES = {
         "highwaylab's runs do not write. Fix: to continue or extend a run, python train.py resume=/tmp/r; to "
         "run it again from the start, give its overrides (listed in /tmp/r/.hydra/overrides.yaml) to python "
         "train.py",
+    # pass 30, row 59: before, "Fix: quote it, e.g. \"tags='[a,b'\"", which ran with the one W&B tag '[a,b'
+    "tags=[a,b": "tags=[a,b: the list is not closed (no ']'). Fix: 'tags=[a,b]'",
+    "+trainer.max_time={minutes:1": "+trainer.max_time={minutes:1: the mapping is not closed (no '}'). Fix: "
+                                    "'+trainer.max_time={minutes:1}'",
     # pass 29, row 42: before, "Fix: quote it, e.g. \"depth='(3)'\"", which was then refused as not an integer
     "depth=(3)": "depth=(3): Hydra's override grammar takes no parentheses around a value. Fix: depth=3",
     "width=(50)": "width=(50): Hydra's override grammar takes no parentheses around a value. Fix: width=50",

@@ -1220,6 +1220,11 @@ def _unreadable(override: str) -> str:
         return (f"{_ansi_c(override)}: Hydra's override grammar cannot read this value unquoted (it holds "
                 f"the byte {raw}, which is not UTF-8). Fix: quote it, e.g. {quoted}")
     inner = value.strip()
+    for opening, closing, what in (("[", "]", "list"), ("{", "}", "mapping")):
+        missing = inner.count(opening) - inner.count(closing)
+        if inner.startswith(opening) and missing > 0:  # tags=[a,b: quoted, one tag '[a,b' (pass 30, row 59)
+            return (f"{override}: the {what} is not closed (no '{closing}'). Fix: "
+                    f"'{key}={inner}{closing * missing}'")
     if inner.startswith("(") and inner.endswith(")"):  # depth=(3): quoted, it would be the string '(3)'
         inner = inner[1:-1].strip()
         bare = key.lstrip("+~")
