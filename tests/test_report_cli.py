@@ -193,10 +193,16 @@ def one_job(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
-                                  "empty group"])
+                                  "empty group", "dash", "default unwritable"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
+    unwritable = tmp_path / "unwritable_sweep"  # its report/ is a link to nowhere: mkdir fails, as read-only
+    if case == "default unwritable":
+        import shutil
+
+        shutil.copytree(one_job, unwritable)
+        (unwritable / "report").symlink_to("/proc/nonexistent/report")
     writable = f"give a folder that can be written, e.g. --out {one_job / 'report'}"
     cannot = "cannot write the report there"
     args, message = {
@@ -212,6 +218,15 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
         # eighteenth pass: before, rc 0 and the report run silently in the default group
         "empty group": ([one_job, "--group", ""], "--group is empty: give a W&B group, e.g. --group "
                                                   "sweep-depth (or leave --group out: the jobs' group)"),
+        # pass 30, row 44: before, rc 0 and a folder named '-'
+        "dash": ([one_job, "--out", "-"], f"--out -: the report is a folder of figures and tables, not one "
+                                          f"stream; give a folder, e.g. --out {one_job.name}_report (its "
+                                          f"table.md is the table as text)"),
+        # pass 30, row 63: before, "--out <sweep>/report: ...; e.g. --out <sweep>/report": the refused folder
+        # as the example, and an --out never typed
+        "default unwritable": ([unwritable], f"{unwritable}/report (the default --out, inside the sweep): "
+                                             f"{cannot} (File exists); give a folder that can be written, "
+                                             f"e.g. --out unwritable_sweep_report"),
     }[case]
     proc = report(*args, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2

@@ -97,6 +97,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
         fail(parser, f"--out is empty: give a folder, e.g. --out {args.sweep_dir / 'report'} (or leave --out "
                      f"out: <sweep_dir>/report)")
+    if args.out is not None and args.out.strip() == "-":  # before: a folder named '-' (pass 30, row 44)
+        fail(parser, f"--out -: the report is a folder of figures and tables, not one stream; give a folder, "
+                     f"e.g. --out {args.sweep_dir.resolve().name}_report (its table.md is the table as text)")
     args.out = Path(args.out) if args.out is not None else None
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
@@ -113,9 +116,12 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if not args.no_wandb and project is not None:
         check_project(parser, args.project)
     out = args.out or args.sweep_dir / "report"
-    writable = f"give a folder that can be written, e.g. --out {args.sweep_dir / 'report'}"
+    mine = Path(f"{args.sweep_dir.resolve().name}_report")  # in the current folder
+    elsewhere = args.sweep_dir / "report" if args.out is not None else mine
+    writable = f"give a folder that can be written, e.g. --out {elsewhere}"
+    given = f"--out {out}" if args.out is not None else f"{out} (the default --out, inside the sweep)"
     if out.exists() and not out.is_dir():
-        fail(parser, f"--out {out} is a file, not a folder: {writable}")
+        fail(parser, f"{given} is a file, not a folder: {writable}")
     where["out"] = out
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
@@ -124,7 +130,7 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         with tempfile.TemporaryFile(dir=out):  # an existing folder may still refuse files (/proc, full disk)
             pass
     except OSError as err:
-        fail(parser, f"--out {out}: cannot write the report there ({err.strerror or err}); {writable}")
+        fail(parser, f"{given}: cannot write the report there ({err.strerror or err}); {writable}")
 
     rows = table_rows(points)
     if any(job.status == "ok" for job in jobs) and not any(job.curve for job in jobs):
