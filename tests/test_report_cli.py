@@ -280,13 +280,19 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     (deleted / "metrics.json").unlink()
     running = write_job(sweep, 2, [*FIXED[:1], "depth=5", *FIXED[2:]], 0.4, 0.8)
     (running / "metrics.json").unlink()
+    # pass 30, row 22: before, a cut metrics.json was only a note under the table, with no fix
+    cut = write_job(sweep, 3, [*FIXED[:1], "depth=6", *FIXED[2:]], 0.4, 0.8)
+    (cut / "metrics.json").write_text((cut / "metrics.json").read_text()[:20])
     lines = (sweep / "summary.jsonl").read_text().splitlines()
-    (sweep / "summary.jsonl").write_text("\n".join(lines[:2]) + "\n")  # job 2 has no line: not ended
+    (sweep / "summary.jsonl").write_text("\n".join(lines[:2] + lines[3:]) + "\n")  # job 2: not ended
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     missing = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
-    assert f"{deleted.name}: {missing}; not in the table" in proc.stderr
+    fix = "Fix: python train.py resume={} tests it again and writes its metrics.json"
+    assert f"{deleted.name}: {missing}; not in the table. {fix.format(deleted)}" in proc.stderr
     assert f"- {deleted.name}: incomplete: {missing}" in proc.stdout
+    assert f"warning: {cut.name}: its metrics.json cannot be read (" in proc.stderr
+    assert f"; not in the table. {fix.format(cut)}" in proc.stderr
     assert f"- {running.name}: incomplete: no metrics.json: the job did not finish (still running, or " \
            "killed?)" in proc.stdout
     assert "| highway | 3 | 1 |" in proc.stdout  # the finished job is still shown

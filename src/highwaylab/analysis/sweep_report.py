@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import shlex
 import statistics
 import textwrap
 import warnings
@@ -90,11 +91,13 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 metrics = json.loads((folder / "metrics.json").read_text())
             except json.JSONDecodeError as err:
                 error = f"metrics.json cannot be read ({err})"
+                warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
+                              stacklevel=2)
             if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
                 metrics, error = {}, f"metrics.json {problem}"
         elif summary.get(folder.name) == "ok":  # before: "incomplete", with no reason and no warning
             error = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
-            warnings.warn(f"{folder.name}: {error}; not in the table", stacklevel=2)
+            warnings.warn(f"{folder.name}: {error}; not in the table. {_rewrite(folder)}", stacklevel=2)
         elif folder.name not in summary:
             error = error or "no metrics.json: the job did not finish (still running, or killed?)"
         status = "ok" if metrics else (recorded or "incomplete")
@@ -107,6 +110,13 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
         warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def _rewrite(folder: Path) -> str:
+    """The fix for a finished job whose metrics.json is gone or damaged (breaking pass 30, row 22: only
+    a note under the table): its resume finds the run trained and runs its test again."""
+    return (f"Fix: python train.py {shlex.quote(f'resume={folder}')} tests it again and writes its "
+            f"metrics.json")
 
 
 def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
