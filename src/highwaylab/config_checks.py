@@ -666,6 +666,10 @@ def check_choices_agree(cfg: DictConfig) -> None:
                           f"data={wanted}: the run would train {chosen} under the experiment's name and "
                           f"tags. Fix: leave data={chosen} out, or run without the experiment (e.g. "
                           f"model={model} data={chosen})")
+    wanted_model = _experiment_option(str(experiment), "model")[0] if experiment else None
+    if wanted_model is not None and _choice("model") not in (None, wanted_model) and \
+            _experiment_names_run(str(experiment)):  # pass 30, row 66: a conv residual net as the gap run
+        raise _model_contradicts(str(experiment), wanted_model, str(_choice("model")))
     model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
     own_block = str(model_choice).removeprefix("conv_")
     if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
@@ -717,36 +721,61 @@ def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:
     wanted, keys = _experiment_option(experiment, "model")
     if wanted in (None, chosen) or err.key.removeprefix("model.") not in keys:
         return None
+    if _experiment_names_run(experiment):  # dropping the key would file a {chosen} net under its name
+        return _model_contradicts(experiment, wanted, chosen)
     drop = f", or drop the experiment's setting: ~{err.key}" if err.key != "model.stages" else ""
     return ConfigError(f"experiment={experiment} sets {err.key} for model={wanted}, which model={chosen} "
                        f"does not take. Fix: leave model={chosen} out (the experiment chooses "
                        f"model={wanted}){drop}")
 
 
+def _model_contradicts(experiment: str, wanted: str, chosen: str) -> ConfigError:
+    return ConfigError(f"model={chosen} contradicts experiment={experiment}, an experiment on "
+                       f"model={wanted}: the run would train a {chosen} net under the experiment's name and "
+                       f"tags. Fix: leave model={chosen} out, or run without the experiment (with "
+                       f"model={chosen} and the settings you want)")
+
+
 def _experiment_option(experiment: str, group: str) -> tuple[str | None, set[str]]:
     """The option that ``conf/experiment/<experiment>.yaml``, or a file of its defaults list (such as
     ``_paper_cifar``), chooses for ``group`` (``override /<group>: <option>``), or ``None``; and the
     keys those files set under ``<group>:``."""
+    option, keys = None, set()
+    for content in _experiment_files(experiment):  # the experiment's own file first
+        keys |= set(content.get(group) or {})
+        for entry in content.get("defaults") or []:
+            if option is None and isinstance(entry, dict) and f"override /{group}" in entry:
+                option = str(entry[f"override /{group}"])
+    return option, keys
+
+
+def _experiment_names_run(experiment: str) -> bool:
+    """Whether ``experiment`` (or a file of its defaults list) names the run after itself
+    (``run_name: ${hydra:runtime.choices.experiment}-s${seed}``: the paper's one-architecture
+    experiments), so that a run of another model or data set would be filed under its name."""
+    return any("choices.experiment" in str(content.get("run_name", ""))
+               for content in _experiment_files(experiment))
+
+
+def _experiment_files(experiment: str) -> list[dict]:
+    """The contents of ``conf/experiment/<experiment>.yaml`` and of the files of its defaults list
+    (such as ``_paper_cifar``), in that order; none when there is no such file."""
     import yaml
     from hydra.core.hydra_config import HydraConfig
 
-    option, keys = None, set()
     folders = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
                if s.schema == "file"]
     paths = [os.path.join(folder, "experiment", f"{experiment}.yaml") for folder in folders]
     path = next((p for p in paths if os.path.isfile(p)), None)
     if path is None:
-        return None, keys
+        return []
     with open(path, encoding="utf-8") as file:
         content = yaml.safe_load(file) or {}
-    keys |= set(content.get(group) or {})
+    found = [content]
     for entry in content.get("defaults") or []:
-        if isinstance(entry, dict) and f"override /{group}" in entry:
-            option = str(entry[f"override /{group}"])
-        elif isinstance(entry, str) and entry != "_self_":
-            found, more = _experiment_option(entry, group)
-            option, keys = option or found, keys | more
-    return option, keys
+        if isinstance(entry, str) and entry != "_self_":
+            found += _experiment_files(entry)
+    return found
 
 
 def _choice(group: str) -> str | None:
