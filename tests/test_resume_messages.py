@@ -682,3 +682,13 @@ def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_p
                f"hydra.run.dir={tmp_path}/new")
     assert new == ["train.py", *OWN, "trainer.max_epochs=6", f"ckpt_path={run}/checkpoints/last.ckpt",
                    "hydra.job.chdir=true", f"hydra.run.dir={tmp_path}/new"]
+
+
+def test_an_extra_override_of_a_key_the_run_added_keeps_its_plus(tmp_path):
+    # pass 30, row 51: before, resume=<run> trainer.max_time=... of a run started with +trainer.max_time
+    # was refused: "trainer has no key 'max_time'. Fix: ... add it: +trainer.max_time=..."
+    own = [*OWN, "+trainer.max_time=00:00:00:01"]
+    run = make_run(tmp_path / "timed", own)
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    new = argv(f"resume={run}", "trainer.max_time=00:00:00:03")
+    assert new[:-2] == ["train.py", *OWN, "+trainer.max_time=00:00:00:03"]
