@@ -17,7 +17,7 @@ import pytest
 
 from highwaylab.analysis.sweep_report import aggregate, collect_jobs, markdown_table, table_rows
 
-from .conftest import subprocess_env
+from .conftest import compose_cfg, subprocess_env
 
 FIXED = ["trainer=cpu", "depth=3", "width=8", "trainer.max_epochs=1", "trainer.limit_train_batches=3"]
 CHOICES = {"debug": None, "hparams_search": None, "experiment": None, "hydra": "default", "paths": "default",
@@ -361,6 +361,27 @@ def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
         "python -m highwaylab.report: warning: loss_curves.png has no curve: no job logged its training loss "
         "to W&B or to a CSV logger (logger=none, or tensorboard only)"]
 
+
+def test_the_loss_curves_come_from_a_csv_log_outside_the_job_folder(tmp_path):
+    # pass 30, row 72: before, a sweep with logger.csv.save_dir=<shared folder> got "loss_curves.png has no
+    # curve: no job logged its training loss", though each job's CSV log was in that folder (as version_0,
+    # version_1, which no record tied to a job); each job now records a folder of its own there
+    from highwaylab.utils.loggers import own_log_folders
+
+    shared = tmp_path / "csvsw"
+    cfg = compose_cfg(["logger=csv", f"logger.csv.save_dir={shared}"], tmp_path / "sweep" / "0_job")
+    assert own_log_folders(cfg.logger, cfg.paths.output_dir) == [
+        f"logger.csv.save_dir={shared} is outside the run's folder, so this run's CSV files go to a folder "
+        f"of their own there: {shared}/csv/sweep/0_job (logger.csv.version)"]
+    assert (cfg.logger.csv.version, cfg.logger.csv.save_dir) == ("sweep/0_job", str(shared))
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9, csv_log=False)
+    (job / "config_resolved.yaml").write_text(
+        f"logger:\n  csv:\n    save_dir: {shared}\n    name: csv\n    version: sweep/{job.name}\n")
+    write_csv_log(tmp_path / "holder")
+    (shared / "csv" / "sweep").mkdir(parents=True)
+    (tmp_path / "holder" / "csv" / "version_0").rename(shared / "csv" / "sweep" / job.name)
+    assert collect_jobs(sweep)[0].curve == [(49, 2.25), (99, 1.5)]
 
 def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
     # before: one depth and losses within a decade gave labels like 2.2x10^0, and the loss curves of

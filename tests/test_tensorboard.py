@@ -217,8 +217,9 @@ def test_unwritable_tensorboard_folder_is_one_line_naming_the_key_and_the_fix(tm
     assert "Traceback" not in output
     lines = [line for line in output.splitlines() if "highwaylab: " in line]
     assert len(lines) == 1, lines
+    # the run's own folder below a save_dir outside the run: <parent folder>/<run folder> (own_log_folders)
     assert (f"highwaylab: logger.tensorboard.save_dir={tmp_path}/a_file: cannot write the TensorBoard log "
-            f"folder {tmp_path}/a_file/tensorboard (NotADirectoryError") in lines[0]
+            f"folder {tmp_path}/a_file/tensorboard/{tmp_path.name}/run (NotADirectoryError") in lines[0]
     assert "Fix: set logger.tensorboard.save_dir to a writable folder" in lines[0]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import shlex
 import statistics
 import textwrap
@@ -261,7 +262,8 @@ def _csv_rows(folder: Path) -> list[dict[str, str]]:
         return int(number) if number.isdigit() else 1 << 30
 
     prefix, rows = _csv_prefix(folder), []
-    for path in sorted(folder.glob("csv/version_*/metrics.csv"), key=version):
+    paths = sorted(folder.glob("csv/version_*/metrics.csv"), key=version) or _csv_elsewhere(folder)
+    for path in paths:
         try:
             with path.open(newline="") as f:
                 rows += [{**{k.removeprefix(prefix): v for k, v in row.items() if k},
@@ -269,6 +271,18 @@ def _csv_rows(folder: Path) -> list[dict[str, str]]:
         except (OSError, csv.Error, UnicodeDecodeError) as err:
             warnings.warn(f"{path}: cannot be read ({err}); its training loss is left out", stacklevel=2)
     return rows
+
+
+def _csv_elsewhere(folder: Path) -> list[Path]:
+    """The CSV log of a job whose ``logger.csv.save_dir`` was outside its folder: the folder of its
+    own that the job recorded there (``<save_dir>/<name>/<version>/metrics.csv``:
+    :func:`highwaylab.utils.loggers.own_log_folders`; breaking pass 30, row 72: "no job logged its
+    training loss", though both had); [] without one."""
+    node = recorded_logger(folder, "csv")
+    if not isinstance(node, dict) or not node.get("version") or not os.path.isabs(str(node.get("save_dir"))):
+        return []
+    path = Path(str(node["save_dir"])) / str(node.get("name") or "") / str(node["version"]) / "metrics.csv"
+    return [path] if path.is_file() else []
 
 
 def _csv_prefix(folder: Path) -> str:

@@ -389,8 +389,10 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
 
 def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> list[str]:
     """Give each TensorBoard or CSV logger whose files would go straight into ``<save_dir>/<name>/``
-    (``version: ""``, as ``conf/logger/tensorboard.yaml`` has it for the run's own folder) a folder of
-    its run there, where ``save_dir`` is outside the run's folder (``logger.tensorboard.save_dir=tb``):
+    (``version: ""``, as ``conf/logger/tensorboard.yaml`` has it for the run's own folder), or into
+    Lightning's next ``version_N`` there (no ``version``: the CSV logger's; nothing would record which
+    run wrote which), a folder of its run there, where ``save_dir`` is outside the run's folder
+    (``logger.tensorboard.save_dir=tb``), and ``save_dir`` made absolute:
     ``version`` becomes ``<parent folder's name>/<run folder's name>`` (a multirun's job:
     ``<sweep folder>/<n>_<run_name>``, as the job folders of two sweeps share their names), in place
     (the recorded config holds it), so that two runs with one ``save_dir`` do not write into one
@@ -407,12 +409,14 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
             continue
         kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
         save_dir = node.get("save_dir") if kind else None
-        if kind is None or node.get("version") != "" or not save_dir or "://" in str(save_dir):
+        if kind is None or node.get("version") not in ("", None) or not save_dir or "://" in str(save_dir):
             continue
         if Path(save_dir).absolute().is_relative_to(run):
             continue
-        node.version = f"{run.parent.name}/{run.name}"  # a sweep's jobs share names: its folder's first
-        folder = Path(save_dir) / str(node.get("name") or "") / node.version
+        with open_dict(node):  # the CSV logger's preset has no version (Lightning's version_N)
+            node.version = f"{run.parent.name}/{run.name}"  # a sweep's jobs share names: its folder's too
+            node.save_dir = str(Path(save_dir).absolute())  # recorded whole: the report finds it anywhere
+        folder = Path(node.save_dir) / str(node.get("name") or "") / node.version
         lines.append(f"logger.{name}.save_dir={save_dir} is outside the run's folder, so this run's {kind} "
                      f"files go to a folder of their own there: {folder} (logger.{name}.version)")
     return lines
