@@ -1261,7 +1261,6 @@ def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):
         f"unset it (the runs then go beside train.py)")
 
 
-
 def test_a_highwaylab_root_whose_outputs_cannot_be_written_is_named(tmp_path, monkeypatch):
     # pass 29, row 65: HIGHWAYLAB_ROOT on a read-only mount blamed hydra.run.dir (never typed) and never
     # named HIGHWAYLAB_ROOT: "hydra.run.dir=<root>/outputs/runs/...: cannot write the run's folder (on a
@@ -1282,6 +1281,7 @@ def test_a_highwaylab_root_whose_outputs_cannot_be_written_is_named(tmp_path, mo
     monkeypatch.setattr(sys, "argv", [str(root / "train.py")])
     with pytest.raises(OutputFolderError, match=r"^hydra.run.dir=\S+: cannot write the run's folder"):
         check_output_folder(root / "outputs" / "runs" / "r", "hydra.run.dir")
+
 
 @pytest.mark.parametrize("below", ["", "runs/r"])
 def test_an_output_folder_through_a_dangling_symlink_names_its_target(tmp_path, below):
