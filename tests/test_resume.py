@@ -167,6 +167,15 @@ def test_a_new_run_from_another_runs_checkpoint_gets_a_new_wandb_run(finished, t
     assert "holds none of its earlier offline segments" not in log
     metrics = json.loads((new / "metrics.json").read_text())
     assert metrics["wandb_run_path"] != other and metrics["resumed_from_step"] == 20
+    # pass 31, rows 21, 22 (major): before, such a run's only record was .hydra/resumed_<time>/, and its
+    # resume= (the command its own SIGTERM line gives) was refused: "is not a run folder: it has no
+    # .hydra/overrides.yaml"
+    assert (new / ".hydra" / "overrides.yaml").is_file() and not list((new / ".hydra").glob("resumed_*"))
+    proc = train_py([f"resume={new}", "trainer.max_epochs=4"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    resumed = json.loads((new / "metrics.json").read_text())
+    assert resumed["global_step"] == 40 and resumed["wandb_run_path"] == metrics["wandb_run_path"]
+    assert len(list((new / ".hydra").glob("resumed_*"))) == 1
 
 @pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):

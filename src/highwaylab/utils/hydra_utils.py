@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
@@ -126,9 +127,21 @@ def net_depth(*, _root_: DictConfig) -> Any:
 
 
 def config_subdir(ckpt_path: str | None) -> str:
-    """Hydra's ``output_subdir``: ``.hydra``, or for a run resumed from ``ckpt_path`` (usually in the
-    same folder) ``.hydra/resumed_<date>_<time>``, so that the original run's record is kept."""
-    return ".hydra" if not ckpt_path else f".hydra/resumed_{datetime.now():%Y-%m-%d_%H-%M-%S}"
+    """Hydra's ``output_subdir``: ``.hydra``, or for a run resumed from ``ckpt_path`` in a folder that
+    holds a run's record already (``.hydra/overrides.yaml``: ``resume=``) ``.hydra/resumed_<date>_<time>``,
+    so that the original run's record is kept. A new run started from another run's checkpoint
+    (``ckpt_path=`` with a new folder) gets ``.hydra``: before, its only record was a
+    ``resumed_*`` one, and ``resume=`` of it was refused as "not a run folder" (breaking pass 31,
+    row 21)."""
+    if not ckpt_path:
+        return ".hydra"
+    folder = None
+    with contextlib.suppress(Exception):  # no job yet (--cfg hydra): its folder is not known
+        runtime = HydraConfig.get().runtime
+        folder = None if OmegaConf.is_missing(runtime, "output_dir") else runtime.output_dir
+    if folder is not None and not (Path(folder) / ".hydra" / "overrides.yaml").is_file():
+        return ".hydra"
+    return f".hydra/resumed_{datetime.now():%Y-%m-%d_%H-%M-%S}"
 
 
 def folder_suffix() -> str:
