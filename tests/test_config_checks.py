@@ -866,6 +866,12 @@ COMMAND_LINES = {
     "data.normalise=gcn": "data.normalise=gcn: data.normalise is an option of data=cifar10, data=cifar100; "
                           "data=mnist does not take it. Fix: leave it out, or choose one that takes it (e.g. "
                           "data=cifar10 data.normalise=gcn)",
+    # pass 31, row 7: before, "(e.g. model=conv_highway model.downsample=avgpool)", refused next: not a value
+    "model.downsample=avgpool":
+        "model.downsample=avgpool: model.downsample is an option of model=conv_highway, model=conv_plain, "
+        "model=conv_residual; model=highway does not take it. Fix: leave it out, or choose one that takes it "
+        "(e.g. model=conv_highway, whose model.downsample is maxpool unless set; and "
+        "model.downsample='avgpool' is unknown; choose maxpool or conv)",
     "model.zero_init=false": "model.zero_init=false: model.zero_init is an option of model=conv_residual, "
                              "model=residual; model=highway does not take it.",
     # pass 25, row 23: before, the Optuna search space's reason, which is false for a plain -m sweep

@@ -957,8 +957,39 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
             having.append(f"{group}={option}")
     if not having:
         return None
+    example = f"{having[0]} {given}"
+    others = [o for o in rest if _key(o) != group]
+    refused = _refused_there(group, key, [*others, having[0], given.lstrip("+")], config_dir, config_name)
+    if refused is not None:  # model.downsample=avgpool: conv_highway takes the key, not the value (pass 31)
+        default = OmegaConf.select(_compose(config_dir, config_name, [having[0]])[0], key, default=None,
+                                   throw_on_resolution_failure=False)
+        example = f"{having[0]}, whose {key} is {default} unless set; and {refused}"
     return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it. Fix: "
-            f"leave it out, or choose one that takes it (e.g. {having[0]} {given})")
+            f"leave it out, or choose one that takes it (e.g. {example})")
+
+
+def _refused_there(group: str, key: str, overrides: list[str], config_dir: str | Path,
+                   config_name: str) -> str | None:
+    """What the model or data checks say of ``overrides`` (another option of ``group`` with the
+    user's value of ``key``), or ``None`` when they pass or cannot tell (another group, a config
+    that does not compose)."""
+    from highwaylab.data.files import check_data_options
+    from highwaylab.models.spec import check_model_config
+
+    cfg, _ = _compose(config_dir, config_name, overrides)
+    if cfg is None or group not in ("model", "data"):
+        return None
+    try:
+        if group == "model":
+            check_model_config(cfg.model)
+        else:
+            name = key.split(".", 1)[1]
+            check_data_options(**{name: OmegaConf.select(cfg, key)})
+    except ConfigError as err:
+        return str(err).rstrip(".")
+    except Exception:  # noqa: BLE001 -- a check that needs more than the config: not told here
+        return None
+    return None
 
 
 def _follows_top_level(key: str, given: str, overrides: list[str], config_dir: str | Path,
