@@ -27,12 +27,37 @@ def interrupted_at_start_up(signum: int = signal.SIGINT, _frame: object = None) 
     folder = sys.modules.get("highwaylab.utils.output_folder")  # loaded by Hydra's callback, if it ran
     if folder is not None and (made := folder.made_run_folder()) is not None:
         folder.remove_refused_run_folder(made)
+    with contextlib.suppress(Exception):  # a resume's record, once Hydra wrote it: set aside (nothing ran)
+        set_aside_untrained_record()
     with contextlib.suppress(OSError, ValueError):  # a closed terminal (SIGHUP) takes no line
         print(f"highwaylab: interrupted by {signal.Signals(signum).name} during start-up: nothing was saved.",
               file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(128 + signum)
+
+
+def set_aside_untrained_record() -> object:
+    """Set aside the record that Hydra wrote for this resume (``.hydra/resumed_<time>/``) when the
+    resume wrote no checkpoint (it was refused, failed, or interrupted before it trained a step), so
+    that the run's own settings stay those of its last start that trained: before, an extension to
+    ``trainer.max_epochs=2`` stopped by Ctrl-C during its start-up left its record, and every later
+    ``resume=`` read max_epochs=2 as the run's own and refused it as finished (breaking pass 31, rows
+    56, 57, 72). Hydra's record of this start says whether it is a resume (``output_subdir``).
+
+    Returns:
+        The record set aside (``.hydra/refused_<time>/``), or ``None``."""
+    hydra_config = sys.modules.get("hydra.core.hydra_config")
+    resume = sys.modules.get("highwaylab.utils.resume")
+    if hydra_config is None or resume is None or not hydra_config.HydraConfig.initialized():
+        return None
+    hydra_cfg = hydra_config.HydraConfig.get()
+    subdir = str(hydra_cfg.output_subdir or "")
+    if "resumed_" not in subdir or hydra_cfg.runtime.get("output_dir") in (None, "???"):
+        return None
+    from highwaylab.utils.clock import process_start
+
+    return resume.set_aside_refused_record(Path(hydra_cfg.runtime.output_dir), subdir, process_start())
 
 
 interrupted_at_start_up.start_up_only = True  # end_start_up_handlers: the defaults come back after it
@@ -67,14 +92,13 @@ try:
     from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
-    from highwaylab.utils.clock import process_start
     from highwaylab.utils.console import error_line, keep_run_log
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.output_folder import remove_refused_run_folder
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
     from highwaylab.utils.ranks import further_rank
-    from highwaylab.utils.resume import prepare_argv, set_aside_refused_record
+    from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.run_lock import holding
     from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
@@ -131,6 +155,7 @@ def main(cfg: DictConfig) -> float | None:
             requeue(err.signum)
             log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
             sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
+        set_aside_untrained_record()  # stopped before it trained: as never started
         record_job("interrupted", error=str(err))
         later = stops_here(HydraConfig.get()) if in_multirun() else ""
         error_line(log, f"highwaylab: {err}{later}")
@@ -147,10 +172,9 @@ def main(cfg: DictConfig) -> float | None:
             if user is None:
                 raise
             return None
+        set_aside = set_aside_untrained_record()  # a later resume= takes the run's own
         if user is None:
             raise
-        set_aside = set_aside_refused_record(Path(cfg.paths.output_dir), HydraConfig.get().output_subdir,
-                                             process_start()) if cfg.get("ckpt_path") else None
         folder = Path(cfg.paths.output_dir)
         synced = (folder / "wandb").is_dir()  # W&B's closing lines named its offline run there
         removed = remove_refused_run_folder(folder)  # nothing trained: as if refused earlier

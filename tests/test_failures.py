@@ -872,6 +872,34 @@ def test_a_signal_after_hydra_made_the_run_folder_removes_it_so_the_command_runs
     assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
 
 
+@pytest.mark.slow
+def test_an_extension_stopped_before_it_trained_leaves_the_runs_own_settings(tmp_path, data_dir):
+    # pass 31, rows 56, 57, 72 (major): before, `resume=<run> trainer.max_epochs=2` stopped by Ctrl-C after
+    # Hydra wrote its record left .hydra/resumed_<time>/ with max_epochs=2, and every later resume= (the
+    # same command, and the one the interruption's line gave) was refused: "the run has finished: it stopped
+    # at the end of epoch 0 ..., before trainer.max_epochs=2 ... start a new run"
+    import signal
+
+    run = tmp_path / "run"
+    first = run_train([*TINY, "logger=none", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    command = [sys.executable, str(ROOT / "train.py"), f"resume={run}", "trainer.max_epochs=2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=tmp_path, env=subprocess_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not list((run / ".hydra").glob("resumed_*/overrides.yaml")) and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, output[-3000:]
+    assert not list((run / ".hydra").glob("resumed_*")) and list((run / ".hydra").glob("refused_*"))
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=subprocess_env(),
+                           cwd=tmp_path)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == 2
+
 @pytest.mark.parametrize("max_time", ["{minutes:1.5}", "00:00:01:30"])
 def test_max_time_in_lightnings_forms_reaches_its_timer(max_time, tmp_path, data_dir):
     # pass 26, row 67: before, the mapping form reached Lightning's Timer as an omegaconf mapping:
