@@ -288,3 +288,19 @@ def test_two_runs_with_one_tensorboard_save_dir_get_a_folder_each(tmp_path, data
         folder = shared / "tensorboard" / parent / "run"
         assert len(list(folder.glob("events.out.tfevents.*"))) >= 1
         assert f"seed: {seed}\n" in (folder / "hparams.yaml").read_text()
+
+
+def test_a_second_run_given_the_same_tensorboard_version_is_refused(tmp_path, data_dir):
+    # pass 31, row 69 (major): before, two runs given logger.tensorboard.version=run with one save_dir wrote
+    # into one folder: one TensorBoard run of two interleaved histories, hparams.yaml of the first only
+    shared = tmp_path / "tb"
+    overrides = ["logger=tensorboard", f"logger.tensorboard.save_dir={shared}",
+                 "logger.tensorboard.version=run"]
+    train(compose_cfg([*BASE, *overrides], tmp_path / "A"))
+    with pytest.raises(ConfigError) as refused:
+        train(compose_cfg([*BASE, *overrides, "seed=1"], tmp_path / "B"))
+    assert str(refused.value) == (
+        f"logger.tensorboard: {shared}/tensorboard/run holds another run's TensorBoard files already, and "
+        f"this run's would join them (TensorBoard would show the two as one run). Fix: leave "
+        f"logger.tensorboard.version out (each run then gets a folder of its own), or give one not used yet")
+    assert "seed: 0\n" in (shared / "tensorboard" / "run" / "hparams.yaml").read_text()

@@ -50,6 +50,7 @@ from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.interrupt import started_training
 from highwaylab.utils.loggers import (
     check_log_dirs,
+    check_log_folders_free,
     own_log_folders,
     reused_wandb_id,
     wandb_start_error,
@@ -58,6 +59,7 @@ from highwaylab.utils.loggers import (
 from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
+from highwaylab.utils.ranks import further_rank
 from highwaylab.utils.resume import check_resume, continue_wandb_steps
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
@@ -254,6 +256,8 @@ def build(cfg: DictConfig) -> Built:
     check_devices_here(cfg.trainer, torch.cuda.device_count())  # before the loggers write anything
     for line in own_log_folders(cfg.get("logger"), cfg.paths.output_dir):  # a save_dir that runs share
         log.info(line)
+    if not cfg.get("ckpt_path") and not further_rank():  # a new run's log folders: no other run's files
+        check_log_folders_free(cfg.get("logger"))
     loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to

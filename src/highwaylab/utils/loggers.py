@@ -422,6 +422,27 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
     return lines
 
 
+def check_log_folders_free(group: DictConfig | None) -> None:
+    """Raises ConfigError for a new run (no ``ckpt_path``) whose TensorBoard or CSV logger would write
+    into a folder that holds files already (``<save_dir>/<name>/<version>``: a ``version`` given for
+    two runs): TensorBoard would show both runs' event files as one run, with one ``hparams.yaml``
+    (breaking pass 31, row 69). A resume continues its own folder; ``version`` null is Lightning's next
+    ``version_N``."""
+    for name, node in (group or {}).items():
+        if not OmegaConf.is_dict(node):
+            continue
+        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
+        version, save_dir = node.get("version"), node.get("save_dir")
+        if kind is None or version is None or not save_dir or "://" in str(save_dir):
+            continue
+        folder = Path(save_dir) / str(node.get("name") or "") / str(version)
+        if folder.is_dir() and any(folder.iterdir()):
+            raise ConfigError(f"logger.{name}: {folder} holds another run's {kind} files already, and this "
+                              f"run's would join them ({kind} would show the two as one run). Fix: leave "
+                              f"logger.{name}.version out (each run then gets a folder of its own), or give "
+                              f"one not used yet")
+
+
 def check_log_model(name: str, node: Mapping) -> None:
     """Raises ConfigError for ``logger.<name>.log_model`` other than true, false or ``all``, or set
     (true or ``all``: checkpoints uploaded as W&B artifacts) for an offline run
