@@ -256,7 +256,7 @@ def build(cfg: DictConfig) -> Built:
     check_devices_here(cfg.trainer, torch.cuda.device_count())  # before the loggers write anything
     for line in own_log_folders(cfg.get("logger"), cfg.paths.output_dir):  # a save_dir that runs share
         log.info(line)
-    if not cfg.get("ckpt_path") and not further_rank():  # a new run's log folders: no other run's files
+    if not cfg.get("ckpt_path") and not further_rank() and not restart_count():  # a new run (not requeued)
         check_log_folders_free(cfg.get("logger"))
     loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
