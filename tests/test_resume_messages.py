@@ -692,3 +692,16 @@ def test_an_extra_override_of_a_key_the_run_added_keeps_its_plus(tmp_path):
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
     new = argv(f"resume={run}", "trainer.max_time=00:00:00:03")
     assert new[:-2] == ["train.py", *OWN, "+trainer.max_time=00:00:00:03"]
+
+
+def test_a_resume_with_another_run_name_is_refused(tmp_path):
+    # pass 31, row 68: before, resume=<run> run_name=other renamed the W&B run alone (its folder and record
+    # kept the run's name), with no word
+    run = make_run(tmp_path / "named")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    assert message(f"resume={run}", "run_name=other") == (
+        f"resume={run} run_name=other: a resume keeps the run's name, which its folder, its record and its "
+        f"W&B run share; run_name= here would rename the W&B run alone. Fix: leave run_name out")
+    own = make_run(tmp_path / "own", [*OWN, "run_name=mine"])  # the run's own name, given again: accepted
+    fake_checkpoint(own / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    assert argv(f"resume={own}", "run_name=mine")[-1] == f"ckpt_path={own}/checkpoints/last.ckpt"

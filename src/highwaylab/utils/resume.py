@@ -173,6 +173,11 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
         own = run_overrides(run)
+        own_name = next((_key_value(o)[1] for o in own if _key_value(o)[0] == "run_name"), None)
+        if "run_name" in values and values["run_name"] != own_name:  # before: the W&B run alone renamed
+            raise ResumeError(f"resume={values['resume']} run_name={values['run_name']}: a resume keeps "
+                              f"the run's name, which its folder, its record and its W&B run share; "
+                              f"run_name= here would rename the W&B run alone. Fix: leave run_name out")
         extra_dir = args.config_dir or run_config_dir(run, own, config_dir)  # the run's --config-dir
         if extra_dir and not args.config_dir:  # taken as its overrides are: the configs they choose
             flags = ["--config-dir", str(extra_dir), *flags]
