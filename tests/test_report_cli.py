@@ -293,6 +293,13 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     assert f"- {deleted.name}: incomplete: {missing}" in proc.stdout
     assert f"warning: {cut.name}: its metrics.json cannot be read (" in proc.stderr
     assert f"; not in the table. {fix.format(cut)}" in proc.stderr
+    # pass 31, row 59: before, a metrics.json that is a folder was "missing (deleted?)", and the resume=
+    # advised was refused ("metrics.json is a folder ... move it away")
+    (deleted / "metrics.json").mkdir()
+    proc = report(sweep, "--no-wandb", "--out", tmp_path / "again", cwd=tmp_path)
+    assert (f"warning: {deleted.name}: its metrics.json is not a file (a folder?); not in the table. Fix: "
+            f"move it away (mv {deleted}/metrics.json <elsewhere>), then: python train.py resume={deleted} "
+            f"tests it again and writes its metrics.json") in proc.stderr
     assert f"- {running.name}: incomplete: no metrics.json: the job did not finish (still running, or " \
            "killed?)" in proc.stdout
     assert "| highway | 3 | 1 |" in proc.stdout  # the finished job is still shown

@@ -96,6 +96,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                               stacklevel=2)
             if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
                 metrics, error = {}, f"metrics.json {problem}"
+        elif (folder / "metrics.json").exists():  # a folder (pass 31, row 59: "missing (deleted?)")
+            error = "its metrics.json is not a file (a folder?)"
+            warnings.warn(f"{folder.name}: {error}; not in the table. Fix: move it away (mv "
+                          f"{shlex.quote(str(folder / 'metrics.json'))} <elsewhere>), then: "
+                          f"{_rewrite(folder).removeprefix('Fix: ')}", stacklevel=2)
         elif summary.get(folder.name) == "ok":  # before: "incomplete", with no reason and no warning
             error = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
             warnings.warn(f"{folder.name}: {error}; not in the table. {_rewrite(folder)}", stacklevel=2)
