@@ -304,3 +304,16 @@ def test_a_second_run_given_the_same_tensorboard_version_is_refused(tmp_path, da
         f"this run's would join them (TensorBoard would show the two as one run). Fix: leave "
         f"logger.tensorboard.version out (each run then gets a folder of its own), or give one not used yet")
     assert "seed: 0\n" in (shared / "tensorboard" / "run" / "hparams.yaml").read_text()
+
+
+def test_a_file_where_wandb_keeps_its_runs_is_one_line(tmp_path):
+    # pass 31, row 55: before, resume= of a run whose wandb/ had become a file ended in W&B's
+    # NotADirectoryError traceback, after the resume's record was written
+    from lightning.pytorch.loggers import WandbLogger
+
+    (tmp_path / "wandb").write_text("x\n")
+    with pytest.raises(ConfigError) as refused:
+        check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)])
+    assert str(refused.value) == (
+        f"logger.wandb.save_dir={tmp_path}: {tmp_path}/wandb is a file, where W&B keeps its runs. Fix: move "
+        f"it away (mv {tmp_path}/wandb <elsewhere>), then run the same command again")

@@ -11,6 +11,7 @@ no torch or Lightning (they load inside :func:`check_log_dirs`), so that the con
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,11 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
         if kind is None or "://" in str(logger.save_dir):  # not a local folder (W&B, s3://, ...)
             continue
         folder = os.path.normpath(logger.save_dir if isinstance(logger, WandbLogger) else logger.log_dir)
+        own = os.path.join(folder, "wandb")  # W&B's folder of runs (pass 31, row 55: a traceback)
+        if isinstance(logger, WandbLogger) and os.path.lexists(own) and not os.path.isdir(own):
+            raise ConfigError(f"logger.{name}.save_dir={logger.save_dir}: {own} is a file, where W&B keeps "
+                              f"its runs. Fix: move it away (mv {shlex.quote(own)} <elsewhere>), then run "
+                              f"the same command again")
         try:
             os.makedirs(folder, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
