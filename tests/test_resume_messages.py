@@ -679,9 +679,13 @@ def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_p
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
     monkeypatch.chdir(tmp_path)
     new = argv(*OWN, "trainer.max_epochs=6", "ckpt_path=k3/checkpoints/last.ckpt", "hydra.job.chdir=true",
-               f"hydra.run.dir={tmp_path}/new")
+               f"hydra.run.dir={tmp_path}/new", "+logger.csv.save_dir=csvrel")
+    # pass 31, row 61: a relative logger save_dir too (before: inside the run folder, recorded as relative)
     assert new == ["train.py", *OWN, "trainer.max_epochs=6", f"ckpt_path={run}/checkpoints/last.ckpt",
-                   "hydra.job.chdir=true", f"hydra.run.dir={tmp_path}/new"]
+                   "hydra.job.chdir=true", f"hydra.run.dir={tmp_path}/new",
+                   f"+logger.csv.save_dir={tmp_path}/csvrel"]
+    swept = argv("-m", "seed=0,1", "logger=csv", "logger.csv.save_dir=a,b", "hydra.job.chdir=true")
+    assert swept[-2:] == ["logger.csv.save_dir=a,b", "hydra.job.chdir=true"]  # a sweep's values: as given
 
 
 def test_an_extra_override_of_a_key_the_run_added_keeps_its_plus(tmp_path):

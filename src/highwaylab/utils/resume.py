@@ -53,6 +53,7 @@ import json
 import logging
 import math
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -208,7 +209,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                               "multiruns/mine, or leave it out (every sweep gets a folder of its own)")
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
             check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search="hparams_search" in values)
-        return list(argv)
+        return absolute_paths(argv, overrides)
     ckpt_path = values.get("ckpt_path")
     if ckpt_path and ckpt_path != "null":
         cfg = _compose(config_dir, config_name, overrides)
@@ -220,14 +221,28 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
-    if ckpt_path and ckpt_path != "null" and "${" not in ckpt_path and not Path(ckpt_path).is_absolute():
-        # found from where the command was typed, as checked above; absolute, so that the run finds it in
-        # its own folder under hydra.job.chdir=true too (breaking pass 30, row 41: "does not exist")
-        at = max(i for i, token in enumerate(argv)
-                 if token in overrides and _key_value(token)[0] == "ckpt_path")
-        prefix = argv[at][:len(argv[at]) - len(argv[at].lstrip("+"))]
-        return [*argv[:at], f"{prefix}ckpt_path={_quote(Path(ckpt_path).absolute())}", *argv[at + 1:]]
-    return list(argv)
+    return absolute_paths(argv, overrides)
+
+
+SAVE_DIR = re.compile(r"logger\.\w+\.save_dir")
+
+
+def absolute_paths(argv: list[str], overrides: list[str]) -> list[str]:
+    """``argv`` with a relative ``ckpt_path=`` and ``logger.<name>.save_dir=`` made absolute, from the
+    folder where the command was typed, so that a run under ``hydra.job.chdir=true`` (in its own
+    folder) finds the checkpoint and writes its logs where a run without it does (breaking pass 30,
+    row 41: "ckpt_path=... does not exist"; pass 31, row 61: the logs went inside the run folder,
+    recorded as relative)."""
+    out = list(argv)
+    for i, token in enumerate(argv):
+        key, value = _key_value(token)
+        if token not in overrides or not value or value == "null" or value.startswith("~") or any(
+                mark in value for mark in ("${", "://", ",", "(")):  # ~: refused so; ${}, a URL, a sweep
+            continue
+        if (key == "ckpt_path" or SAVE_DIR.fullmatch(key)) and not Path(value).is_absolute():
+            prefix = token[:len(token) - len(token.lstrip("+"))]
+            out[i] = f"{prefix}{key}={_quote(Path(value).absolute())}"
+    return out
 
 
 def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
