@@ -410,12 +410,9 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
     """
     lines = []
     run = Path(output_dir).absolute()
-    for name, node in (group or {}).items():
-        if not OmegaConf.is_dict(node):
-            continue
-        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
-        save_dir = node.get("save_dir") if kind else None
-        if kind is None or node.get("version") not in ("", None) or not save_dir or "://" in str(save_dir):
+    for name, node, kind in _folder_loggers(group):
+        save_dir = node.get("save_dir")
+        if node.get("version") not in ("", None) or not save_dir or "://" in str(save_dir):
             continue
         if Path(save_dir).absolute().is_relative_to(run):
             continue
@@ -428,18 +425,26 @@ def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> 
     return lines
 
 
+def _folder_loggers(group: DictConfig | None) -> list[tuple[str, DictConfig, str]]:
+    """``(name, node, kind)`` of each TensorBoard or CSV logger of the ``logger`` group."""
+    found = []
+    for name, node in (group or {}).items():
+        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2]) \
+            if OmegaConf.is_dict(node) else None
+        if kind is not None:
+            found.append((name, node, kind))
+    return found
+
+
 def check_log_folders_free(group: DictConfig | None) -> None:
     """Raises ConfigError for a new run (no ``ckpt_path``) whose TensorBoard or CSV logger would write
     into a folder that holds files already (``<save_dir>/<name>/<version>``: a ``version`` given for
     two runs): TensorBoard would show both runs' event files as one run, with one ``hparams.yaml``
     (breaking pass 31, row 69). A resume continues its own folder; ``version`` null is Lightning's next
     ``version_N``."""
-    for name, node in (group or {}).items():
-        if not OmegaConf.is_dict(node):
-            continue
-        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
+    for name, node, kind in _folder_loggers(group):
         version, save_dir = node.get("version"), node.get("save_dir")
-        if kind is None or version is None or not save_dir or "://" in str(save_dir):
+        if version is None or not save_dir or "://" in str(save_dir):
             continue
         folder = Path(save_dir) / str(node.get("name") or "") / str(version)
         if folder.is_dir() and any(folder.iterdir()):
