@@ -364,9 +364,11 @@ def test_a_signal_while_a_resume_restores_its_checkpoint_says_the_checkpoint_sta
                      "+callbacks.stop._target_=tests.signal_at.SignalAtFitStart"], tmp_path)
     assert proc.returncode == 143, proc.stderr[-3000:]
     lines = highwaylab_lines(proc)
-    assert len(lines) == 1 and lines[0].endswith(
-        f": nothing was saved since the checkpoint it resumed from, {last}, which is unchanged; resume "
-        f"with: python train.py resume={run}."), lines
+    # pass 31, row 57: before, "interrupted by SIGTERM in epoch 1 at step 20: ...", the epoch of the
+    # checkpoint, while the run was about to train epoch 2
+    assert lines == [
+        f"highwaylab: interrupted by SIGTERM before it trained on from step 20: nothing was saved since the "
+        f"checkpoint it resumed from, {last}, which is unchanged; resume with: python train.py resume={run}."]
     assert last.read_bytes() == before
 
 

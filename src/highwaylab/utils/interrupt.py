@@ -411,6 +411,8 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
         again = _resume_hint() if run_own else f"continue from it with: {_continue_hint(resumed)}"
         trained = any(getattr(cb, "_trained", False) for cb in getattr(trainer, "checkpoint_callbacks", []))
         lost = " (what this process trained after it is lost)" if trained else ""
+        if not trained:  # still restoring: Lightning's epoch count is the checkpoint's, not the next
+            where = f"before it trained on from step {trainer.global_step}"  # (pass 31, row 57: "in epoch 1")
         saved = (f"nothing was saved since the checkpoint it resumed from, {resumed}, which is "
                  f"unchanged{lost}; {again}")
     elif not path:

@@ -368,11 +368,19 @@ def last_checkpoint_path(run: Path) -> Path:
     return Path(dirpath) / name
 
 
+def _latest_record(run: Path, file: str) -> Path | None:
+    """``file`` (``overrides.yaml``, ``hydra.yaml``, ``config.yaml``) of the latest start of ``run``
+    that recorded it: its latest ``.hydra/resumed_*/`` record (the names sort by date and time), else
+    ``.hydra/``; ``None`` if no record holds it."""
+    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
+    return next((r / file for r in reversed(records) if (r / file).is_file()), None)
+
+
 def overrides_record(run: Path) -> Path:
     """The record of the overrides that the latest start of ``run`` was given: the latest
-    ``.hydra/resumed_*/overrides.yaml`` of a resumed run, else ``.hydra/overrides.yaml``."""
-    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
-    return [r for r in records if (r / "overrides.yaml").is_file()][-1] / "overrides.yaml"
+    ``.hydra/resumed_*/overrides.yaml`` of a resumed run, else ``.hydra/overrides.yaml`` (the caller
+    has checked that one exists)."""
+    return _latest_record(run, "overrides.yaml") or run / RECORD / "overrides.yaml"
 
 
 def run_overrides(run: Path) -> list[str]:
@@ -418,11 +426,10 @@ def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | N
     Raises:
         ResumeError: the folder is gone (names the run's choices that ``config_dir`` lacks).
     """
-    records = [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
-    record = [r for r in records if (r / "hydra.yaml").is_file()]
-    if not record:
+    record = _latest_record(run, "hydra.yaml")
+    if record is None:
         return None
-    hydra_cfg = _load_yaml(record[-1] / "hydra.yaml", f"resume={run}", "the run's Hydra settings",
+    hydra_cfg = _load_yaml(record, f"resume={run}", "the run's Hydra settings",
                            "repair that line (Hydra wrote it), or start a new run")
     hydra_cfg = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
     runtime = hydra_cfg.get("runtime") if isinstance(hydra_cfg, dict) else None
@@ -1259,9 +1266,8 @@ def _load_config(path: Path, name: str) -> DictConfig:
 def _own_value(run: Path, key: str, name: str) -> Any:
     """The value of ``key`` in the latest record of ``run`` (``.hydra/config.yaml``, or the latest
     ``.hydra/resumed_*/config.yaml``): the run's own setting; ``None`` if not set."""
-    records = [r for r in [run / RECORD, *sorted((run / RECORD).glob("resumed_*"))]
-               if (r / "config.yaml").is_file()]
-    return _select(_load_config(records[-1] / "config.yaml", name), key) if records else None
+    record = _latest_record(run, "config.yaml")
+    return _select(_load_config(record, name), key) if record is not None else None
 
 
 def _run_metrics(run: Path) -> dict | None:
