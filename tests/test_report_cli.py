@@ -213,8 +213,9 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                      f"--out /proc/x: {cannot} (No such file or directory); {writable}"),
         "/proc itself": ([one_job, "--out", "/proc"],  # exists, but takes no file
                          f"--out /proc: {cannot} (No such file or directory); {writable}"),
+        # pass 31, row 27: before, the example lacked the _<hex> of a real multirun folder
         "no sweep folder": ([a_file], f"{a_file} is not a folder: give a multirun folder, e.g. "
-                                      "outputs/multiruns/<date>_<time>"),
+                                      "outputs/multiruns/<date>_<time>_<hex>"),
         # eighteenth pass: before, rc 0 and the report run silently in the default group
         "empty group": ([one_job, "--group", ""], "--group is empty: give a W&B group, e.g. --group "
                                                   "sweep-depth (or leave --group out: the jobs' group)"),

@@ -1,4 +1,4 @@
-"""Depth report of a multirun: ``python -m highwaylab.report outputs/multiruns/<date>_<time>``.
+"""Depth report of a multirun: ``python -m highwaylab.report outputs/multiruns/<date>_<time>_<hex>``.
 
 Writes into ``<sweep dir>/report/`` (or ``--out``):
 
@@ -43,7 +43,7 @@ from highwaylab.analysis.sweep_report import (
     table_rows,
 )
 
-SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>"  # in the messages: what a multirun folder is
+SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what a multirun folder is
 
 
 def main(argv: list[str] | None = None) -> Path:

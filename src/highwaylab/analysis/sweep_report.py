@@ -112,7 +112,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                         loss_curve(folder), overrides))
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
-                                "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>")
+                                "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>_<hex>")
     for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
         warnings.warn(note, stacklevel=2)
     return jobs
