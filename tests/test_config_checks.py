@@ -233,20 +233,22 @@ BAD = {
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
     # pass 26, rows 65 and 67 ({{ }}: braces, as the keys are formatted): before, "'int' object has no
     # attribute 'total_seconds'" (Lightning's Timer) after the loggers had started, the run's folder kept
+    # new-user pass 32: before, the fixes lacked the + (trainer.max_time=00:12:00:00), and were refused
+    # ("trainer has no key 'max_time'")
     "+trainer.max_time=5 trainer.min_epochs=0":
-        "trainer.max_time=5 has no unit. Fix: a duration DD:HH:MM:SS (e.g. trainer.max_time=00:12:00:00, 12 "
-        "hours) or a mapping of datetime.timedelta's fields (e.g. 'trainer.max_time={{minutes: 5}}' for 5 "
+        "trainer.max_time=5 has no unit. Fix: a duration DD:HH:MM:SS (e.g. +trainer.max_time=00:12:00:00, 12 "
+        "hours) or a mapping of datetime.timedelta's fields (e.g. '+trainer.max_time={{minutes: 5}}' for 5 "
         "minutes)",
     "+trainer.max_time=5": "trainer.max_time=5 has no unit.",  # before the preset's min_epochs=1
     "+trainer.max_time=0:1:0:0":  # Lightning's Timer takes two digits for hours, minutes and seconds
-        "trainer.max_time='0:1:0:0' must be a duration DD:HH:MM:SS, e.g. trainer.max_time=00:12:00:00 (12 "
-        "hours), or a mapping of datetime.timedelta's fields, e.g. 'trainer.max_time={{hours: 12}}'",
+        "trainer.max_time='0:1:0:0' must be a duration DD:HH:MM:SS, e.g. +trainer.max_time=00:12:00:00 (12 "
+        "hours), or a mapping of datetime.timedelta's fields, e.g. '+trainer.max_time={{hours: 12}}'",
     "+trainer.max_time=[1] trainer.min_epochs=0": "trainer.max_time=[1] must be a duration DD:HH:MM:SS",
     "+trainer.max_time={{minute:1}} trainer.min_epochs=0":
         "trainer.max_time.minute is not a field of datetime.timedelta: use one of days, seconds, "
-        "microseconds, milliseconds, minutes, hours, weeks, e.g. 'trainer.max_time={{minutes: 30}}'",
+        "microseconds, milliseconds, minutes, hours, weeks, e.g. '+trainer.max_time={{minutes: 30}}'",
     "+trainer.max_time={{minutes:-1}} trainer.min_epochs=0":
-        "trainer.max_time.minutes=-1 must be a number >= 0, e.g. 'trainer.max_time={{minutes: 30}}'",
+        "trainer.max_time.minutes=-1 must be a number >= 0, e.g. '+trainer.max_time={{minutes: 30}}'",
     "+trainer.max_time={{minutes:1}}":
         "trainer.max_time={{minutes:1}} with trainer.min_epochs=1 (the preset's)",
     "logger.wandb.log_model=all":  # before: Lightning's two lines, naming its Python arguments

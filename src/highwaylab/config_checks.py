@@ -486,7 +486,7 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         raise ConfigError(f"trainer.enable_checkpointing=false, but the callbacks write checkpoints "
                           f"({', '.join(checkpoints)}). Fix: leave trainer.enable_checkpointing out and "
                           f"remove them: {removed} (resume= then has no last.ckpt)")
-    if (problem := max_time_problem(trainer.get("max_time"))) is not None:
+    if (problem := max_time_problem(trainer.get("max_time"), _as_typed("trainer.max_time"))) is not None:
         raise ConfigError(problem)
 
 
@@ -494,18 +494,20 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
 TIMEDELTA_FIELDS = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
 
 
-def max_time_problem(max_time: Any) -> str | None:
+def max_time_problem(max_time: Any, typed: str = "trainer.max_time") -> str | None:
     """The message for a ``trainer.max_time`` in none of the forms that Lightning's Trainer takes
     (``Timer(duration=...)``): a string ``DD:HH:MM:SS`` (hours, minutes and seconds of two digits), a
     mapping of ``datetime.timedelta``'s fields (``'trainer.max_time={minutes: 1}'``: numbers >= 0),
     or a ``datetime.timedelta`` node (``_target_``: :func:`highwaylab.trainer_checks.check_durations`
     checks its fields); ``None`` for one of them, or null. A bare number (``trainer.max_time=5``) has
     no unit: before, Lightning's "'int' object has no attribute 'total_seconds'" after the loggers
-    had started."""
+    had started. The examples write the key as the command line gave it (``typed``: with its ``+``,
+    which the trainer configs need, having no ``max_time``; before, the fixes lacked it and were
+    refused, new-user pass 32)."""
     from highwaylab.utils.loggers import cli_text
 
-    forms = ("must be a duration DD:HH:MM:SS, e.g. trainer.max_time=00:12:00:00 (12 hours), or a mapping "
-             "of datetime.timedelta's fields, e.g. 'trainer.max_time={hours: 12}'")
+    forms = (f"must be a duration DD:HH:MM:SS, e.g. {typed}=00:12:00:00 (12 hours), or a mapping "
+             f"of datetime.timedelta's fields, e.g. '{typed}={{hours: 12}}'")
     if max_time is None or (OmegaConf.is_dict(max_time) and "_target_" in max_time):
         return None
     if isinstance(max_time, str):
@@ -514,18 +516,29 @@ def max_time_problem(max_time: Any) -> str | None:
         for key, value in max_time.items():
             if key not in TIMEDELTA_FIELDS:
                 return (f"trainer.max_time.{key} is not a field of datetime.timedelta: use one of "
-                        f"{', '.join(TIMEDELTA_FIELDS)}, e.g. 'trainer.max_time={{minutes: 30}}'")
+                        f"{', '.join(TIMEDELTA_FIELDS)}, e.g. '{typed}={{minutes: 30}}'")
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
                     or value < 0:
                 return (f"trainer.max_time.{key}={cli_text(value)} must be a number >= 0, e.g. "
-                        f"'trainer.max_time={{{key}: 30}}'")
+                        f"'{typed}={{{key}: 30}}'")
         return None
     if isinstance(max_time, int | float) and not isinstance(max_time, bool):  # a number without its unit
         return (f"trainer.max_time={max_time} has no unit. Fix: a duration DD:HH:MM:SS (e.g. "
-                f"trainer.max_time=00:12:00:00, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
-                f"'trainer.max_time={{minutes: {max_time}}}' for {max_time} minutes)")
+                f"{typed}=00:12:00:00, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
+                f"'{typed}={{minutes: {max_time}}}' for {max_time} minutes)")
     shown = str(max_time).lower() if isinstance(max_time, bool) else cli_text(max_time)
     return f"trainer.max_time={shown} {forms}"
+
+
+def _as_typed(key: str) -> str:
+    """``key`` as this run's command line gave it, with its ``+`` or ``++`` (``+trainer.max_time``), so
+    that a fix that repeats it works; ``key`` itself when no override names it, or outside a Hydra run."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return key
+    typed = (o.split("=", 1)[0] for o in HydraConfig.get().overrides.task if "=" in o)
+    return next((t for t in typed if t.lstrip("+") == key and not t.startswith("~")), key)
 
 
 # the optimisers of torch.optim whose momentum terms are betas (beta1: the gradient's running mean)
