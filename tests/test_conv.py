@@ -233,7 +233,19 @@ def test_cifar_experiment_runs_one_batch_on_fixture_files(experiment, cifar_dirs
 
 
 @pytest.mark.slow
-def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp_path):
+def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp_path, monkeypatch):
+    from highwaylab.analysis import plots
+    from highwaylab.callbacks import carry_stripes, gate_stats
+
+    xlabels = {}  # the x axis of each layer x unit map, by title: (new-user pass 32: before, "block")
+
+    def layer_maps(*args, **kwargs):
+        fig = plots.layer_maps(*args, **kwargs)
+        xlabels[args[2].split(" (")[0]] = fig.axes[0].get_xlabel()
+        return fig
+
+    monkeypatch.setattr(carry_stripes, "layer_maps", layer_maps)
+    monkeypatch.setattr(gate_stats, "layer_maps", layer_maps)
     cfg = compose_cfg(["model=conv_highway", "data=cifar10", f"data.data_dir={cifar_dirs}",
                        "data.verify=false", "data.val_size=50", "data.batch_size=25",
                        "trainer=cpu", "trainer.max_epochs=1", "callbacks=analysis", "logger=csv",
@@ -258,6 +270,12 @@ def test_analysis_callbacks_on_a_conv_highway_net_on_cifar_files(cifar_dirs, tmp
         columns = f.readline().strip().split(",")
     assert "gates/mean/layer_004" in columns and "gates/mean/layer_003" not in columns  # the transition
     assert "grad_norm/input/layer_003" in columns
+    averaged = "channel (mean over positions)"
+    assert xlabels == {"Layer outputs of fixed training examples": averaged,
+                       "Transform gates T of fixed training examples": averaged,
+                       "Mean transform gate T over 150 training examples": averaged,
+                       "Transform-gate biases b_T": "channel",
+                       "Mean T of each class minus the mean over all 100 examples": averaged}
     torch.testing.assert_close(gates.history.values[-1][[0, 3]],  # first and last gated layer
                                torch.tensor([float(gates.stats.mean[0]), float(gates.stats.mean[3])]))
 

@@ -40,3 +40,12 @@ def stack_layers(tensors: list[Tensor | None]) -> Tensor:
 def layer_unit_map(tensors: list[Tensor | None]) -> Tensor:
     """Per-layer activations or gates ``(N, D)`` / ``(N, C, H, W)`` -> ``(L, N, max D)`` unit means."""
     return stack_layers([None if t is None else unit_means(t) for t in tensors])
+
+
+def unit_axis(unit: str, averaged: bool = True) -> str:
+    """The x label of a layer x unit map of a backbone whose units are ``unit`` (``Backbone.unit``):
+    ``block``; ``channel (mean over positions)`` for the maps of a conv net's activations or gates,
+    which :func:`unit_means` averages over H x W (``averaged``), and ``channel`` for its per-channel
+    parameters (the gate biases b_T)."""
+    return f"{unit} (mean over positions)" if averaged and unit == "channel" else unit
+

@@ -7,7 +7,7 @@ import torch
 from lightning.pytorch.utilities import rank_zero_warn
 
 from highwaylab.analysis.gates import class_gate_difference
-from highwaylab.analysis.layer_maps import layer_unit_map
+from highwaylab.analysis.layer_maps import layer_unit_map, unit_axis
 from highwaylab.analysis.plots import layer_maps
 from highwaylab.analysis.samples import fixed_examples
 from highwaylab.callbacks.media import log_figure, step_of, when
@@ -87,13 +87,13 @@ class CarryStripeMonitor(L.Callback):
         scale = output_scale(self.outputs)
         log_figure(trainer, "stripes/outputs", lambda: layer_maps(
             list(self.outputs.numpy()), titles, f"Layer outputs of fixed training examples ({moment})",
-            "layer output", **scale), step, caption=caption)
+            "layer output", xlabel=unit_axis(net.unit), **scale), step, caption=caption)
         if not net.has_gates:
             return
         self.gates = layer_unit_map(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
         log_figure(trainer, "stripes/gates", lambda: layer_maps(
             list(self.gates.numpy()), titles, f"Transform gates T of fixed training examples ({moment})",
-            "T", vmin=0, vmax=1), step, caption=caption)
+            "T", vmin=0, vmax=1, xlabel=unit_axis(net.unit)), step, caption=caption)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         net = backbone_of(pl_module)
@@ -112,7 +112,7 @@ class CarryStripeMonitor(L.Callback):
             list(self.class_difference.numpy()), class_titles(self.class_counts),
             f"Mean T of each class minus the mean over all {len(y)} examples (end of fitting, "
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
-            vmin=-bound, vmax=bound), step)
+            vmin=-bound, vmax=bound, xlabel=unit_axis(net.unit)), step)
 
 
 def class_counts(labels: torch.Tensor, num_classes: int) -> torch.Tensor:

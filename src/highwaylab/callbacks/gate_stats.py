@@ -11,7 +11,7 @@ import torch
 
 from highwaylab.analysis.gates import GateStats, gate_stats
 from highwaylab.analysis.history import LayerHistory, named_scalars, per_layer_scalars
-from highwaylab.analysis.layer_maps import stack_layers
+from highwaylab.analysis.layer_maps import stack_layers, unit_axis
 from highwaylab.analysis.plots import layer_lines, layer_maps, layer_step_map
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.options import check_gate_stats
@@ -137,14 +137,15 @@ class GateStatsMonitor(L.Callback):
             f"Mean transform gate T by layer ({moment})", "mean T (log scale)", log=True,
             ylim=(low, 1.0), reference={f"at step {self.history.steps[0]}": initial}), step)
         spread = max(1.0, float(np.nanmax(np.abs(self.biases.numpy() - bias0))))
+        unit = backbone_of(pl_module).unit
         log_figure(trainer, "gates/bias_map", lambda: layer_maps(
             [self.biases.numpy()], ["b_T"], f"Transform-gate biases b_T ({moment})", "b_T (logit)",
             cmap="RdBu_r", vmin=bias0 - spread, vmax=bias0 + spread,
-            cbar_marks=[(bias0, f"initial {bias0:.3g}")]), step)
+            cbar_marks=[(bias0, f"initial {bias0:.3g}")], xlabel=unit_axis(unit, averaged=False)), step)
         log_figure(trainer, "gates/mean_map", lambda: layer_maps(
             [self.stats.mean_map.numpy()], ["mean T"],
             f"Mean transform gate T over {used} training examples ({moment})", "mean T",
-            vmin=0, vmax=1), step)
+            vmin=0, vmax=1, xlabel=unit_axis(unit)), step)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not self._active or self.stats is None:

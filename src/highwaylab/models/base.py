@@ -76,6 +76,7 @@ class Backbone(nn.Module):
     layers: nn.ModuleList
     head: nn.Module
     depth: int
+    unit: str = "block"  # what one unit of a layer is: a block (fully connected), a channel (conv)
 
     def init_weights(self, scheme: str = "default") -> None:
         """Initialise every Linear and conv weight with ``scheme`` (see ``WEIGHT_INITS``), biases at

@@ -60,6 +60,8 @@ class ConvBackbone(Backbone):
             a network too large to build.
     """
 
+    unit = "channel"  # the maps are layer x channel, gates and outputs averaged over positions
+
     def __init__(self, block: str, stages: Sequence[Mapping], input_shape: Sequence[int], num_classes: int,
                  activation: str = "relu", batch_norm: bool = False, downsample: str = "maxpool",
                  stem_kernel: int = 3, transition_kernel: int = 3, gate_bias: float | str | None = None,
