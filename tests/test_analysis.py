@@ -179,6 +179,52 @@ def test_a_log_chart_of_under_two_decades_labels_values_between_the_powers_of_te
     assert isinstance(wide.axes[0].yaxis.get_minor_locator(), NullLocator)
 
 
+def test_gradients_of_exactly_zero_are_drawn_grey_and_marked_not_left_blank():
+    # new-user pass 32: model=plain depth=100 model.activation=sigmoid had gradient norms of exactly 0 in
+    # layers 1-80: blank white in grad_norm/by_step (like no measurement), missing from grad_norm/by_layer
+    steps, values = [0, 10], np.array([[0.0, 0.0, 1e-3], [0.0, 2e-4, 1e-3]])  # (S, L)
+    fig = layer_step_map(steps, values, "norms", "norm (log scale)", log=True)
+    ax, cbar = fig.axes
+    grey = ax.collections[1]  # over the log-scale mesh: 1 where the value is exactly 0, else masked
+    np.testing.assert_array_equal(np.ma.filled(grey.get_array(), np.nan).reshape(3, 2),
+                                  [[1.0, 1.0], [1.0, np.nan], [np.nan, np.nan]])  # layer x step
+    assert cbar.get_ylabel() == "norm (log scale)\n(grey: exactly 0, not on a log scale)"
+    lines = layer_lines({"input": np.array([0.0, 0.0, 2e-4, 1e-3])}, "norms", "norm", log=True)
+    zeros = lines.axes[0].lines[1]
+    assert list(zeros.get_xdata()) == [1, 2] and zeros.get_marker() == "x"
+    assert [t.get_text() for t in lines.legends[0].get_texts()] == [
+        "input", "input: exactly 0 (not on a log scale)"]
+    assert len(layer_step_map(steps, values + 1e-5, "norms", "norm", log=True).axes[0].collections) == 1
+
+
+def test_a_line_or_bar_chart_keeps_its_title_and_axis_label_inside_the_figure():
+    # new-user pass 32: grad_norm/by_layer's y label was cut at the left edge (ticks such as 3.6x10^-2),
+    # and lesion/error_by_layer's two-line title ran off the right edge
+    from highwaylab.analysis.plots import layer_bars
+
+    title = ("Training error with one layer lesioned (T = 0), minus the whole net's (9.20%)\non 1000 "
+             "training examples (one example: 0.1 points), end of fitting (epoch 0, step 19)")
+    for fig in (layer_lines({"input": np.linspace(0.0355, 0.0365, 9)}, "norms", "L2 norm of the gradient",
+                            log=True),
+                layer_bars(np.array([0.5, 1.0, 0.2]), title, "increase in error (percentage points)")):
+        fig.canvas.draw()
+        renderer, box = fig.canvas.get_renderer(), fig.bbox
+        ax = fig.axes[0]
+        for text in (ax.title, ax.yaxis.label):
+            extent = text.get_window_extent(renderer)
+            assert box.x0 <= extent.x0 and extent.x1 <= box.x1 and extent.y1 <= box.y1, text.get_text()
+    # and a legend of five entries, two of them long (zeros marked), below the axes: before, it ran off
+    # both sides
+    fig = layer_lines({"parameters of layer k": np.r_[np.zeros(8), np.full(4, 0.036)],
+                       "input activations of layer k": np.r_[np.zeros(5), np.logspace(-3, -1, 7)]},
+                      "norms", "L2 norm of the gradient", log=True,
+                      reference={"input, step 0": np.logspace(-3, -1, 12)})
+    fig.canvas.draw()
+    legend = fig.legends[0].get_window_extent(fig.canvas.get_renderer())
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 and fig.bbox.y0 <= legend.y0
+    assert legend.y1 < fig.axes[0].xaxis.label.get_window_extent().y0  # below the axis label
+
+
 def test_layer_history_and_named_layers():
     history = LayerHistory()
     history.add(0, torch.tensor([1.0, 2.0, 3.0]))

@@ -7,6 +7,7 @@ reference (the initial gate bias), so that noise never fills the scale.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib
@@ -14,9 +15,13 @@ import matplotlib
 matplotlib.use("Agg")  # no display on training machines
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.colors import LogNorm  # noqa: E402
+from matplotlib.colors import ListedColormap, LogNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, MaxNLocator, NullLocator  # noqa: E402
+from matplotlib.transforms import blended_transform_factory  # noqa: E402
+
+# how a log scale's missing zeros are named in the figures
+ZERO_NOTE = "not on a log scale"
 
 
 def layer_maps(maps: Sequence[np.ndarray], titles: Sequence[str], suptitle: str, cbar_label: str,
@@ -93,8 +98,10 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     parameters and of its input, which can lie decades apart).
     Each measurement is drawn from its step to the next one's (the last to ``end_step``, the step
     the figure is drawn at, or one step on), so the x axis runs from the first measurement to now;
-    small ticks at the bottom mark the measurements. ``log``: a logarithmic colour scale
-    (non-positive values are left blank); ``vmin``/``vmax`` default to the data's range.
+    small ticks at the bottom mark the measurements. ``log``: a logarithmic colour scale; values of
+    exactly 0 (a gradient that vanished entirely: below any log scale) are drawn grey and the colour
+    bar's label says so (before, blank white, like no measurement: new-user pass 32), other
+    non-positive values are left blank; ``vmin``/``vmax`` default to the data's range.
 
     Raises:
         ValueError: an array is not ``(len(steps), L)``, or every value is NaN (or, with ``log``,
@@ -106,6 +113,10 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
         if a.ndim != 2 or a.shape[0] != len(steps) or len(steps) == 0:
             raise ValueError(f"{title!r}: values {a.shape} do not match {len(steps)} steps")
     shown = {name: np.where(a > 0, a, np.nan) if log else a for name, a in arrays.items()}
+    zeros = {name: np.where(a == 0, 1.0, np.nan) for name, a in arrays.items()} if log else {}
+    zeros = {name: z for name, z in zeros.items() if not np.isnan(z).all()}
+    if zeros:
+        cbar_label += f"\n(grey: exactly 0, {ZERO_NOTE})"
     if all(np.isnan(a).all() for a in shown.values()):
         raise ValueError(f"{title!r}: no value to draw")
     groups = [list(shown.values())] if shared_scale else [[a] for a in shown.values()]
@@ -128,6 +139,9 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     for ax, (name, a), norm in zip(axes.flat, shown.items(), norms, strict=True):
         mesh = ax.pcolormesh(edges, np.arange(0.5, a.shape[1] + 1), a.T, cmap=cmap, norm=norm, shading="flat")
         meshes.append(mesh)
+        if name in zeros:
+            ax.pcolormesh(edges, np.arange(0.5, a.shape[1] + 1), zeros[name].T, cmap=ListedColormap(["0.6"]),
+                          shading="flat")
         ax.set_xlim(edges[0], edges[-1])
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xticks(steps, minor=True)  # where the measurements were taken
@@ -157,6 +171,13 @@ def _mark_colorbar(cbar, label: str, marks: Sequence[tuple[float, str]]) -> None
     cbar.set_label(label + "".join(f"\n(line: {text})" for _, text in marks))
 
 
+def _wrapped(title: str, width: int = 78) -> tuple[str, int]:
+    """``title`` with each of its lines wrapped at ``width`` characters (what a 6.5-inch figure holds at
+    font size 10), and its number of lines."""
+    lines = [part for line in title.split("\n") for part in textwrap.wrap(line, width) or [""]]
+    return "\n".join(lines), len(lines)
+
+
 def _layer_ticks(n_layers: int) -> list[int]:
     """Layer 1, every ``step``-th layer (a round number, about a fifth of the depth), and the last."""
     step = int(round(n_layers / 5, -1)) or max(1, n_layers // 5)
@@ -169,29 +190,47 @@ def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: boo
     """Line plot of per-layer values (layer 1 .. L on the x axis), one line per entry of ``series``;
     ``reference`` lines (e.g. the values at initialisation) are drawn dashed and grey. ``ylim`` fixes
     the y axis (e.g. ``(0, 1)`` for gate values). The legend sits below the axes, never over data.
+    ``log``: values of exactly 0, which a log axis cannot show, are marked ``x`` on its bottom edge,
+    with a legend entry (before, the line simply stopped there: new-user pass 32).
 
     Raises:
         ValueError: every value is NaN (or, with ``log``, not positive).
     """
-    fig, ax = plt.subplots(figsize=(6.5, 4.4))  # fixed margins in inches: 0.95 left, 0.9 below for the legend
-    fig.subplots_adjust(left=0.95 / 6.5, right=1 - 0.25 / 6.5, top=1 - 0.45 / 4.4, bottom=1.05 / 4.4)
-    drawn, low, high = 0, np.inf, -np.inf
     few = max(len(np.asarray(v)) for v in series.values()) <= 60
     marker = {"marker": "."} if few else {}  # dots only where there are few layers
     styles = [(label, values, marker) for label, values in series.items()]
     styles += [(label, values, {"linestyle": "--", "color": "grey"})
                for label, values in (reference or {}).items()]
+    zero_labels = [f"{label}: exactly 0 ({ZERO_NOTE})" for label, values, _ in styles
+                   if log and (np.asarray(values, dtype=float) == 0).any()]
+    entries = [label for label, _, _ in styles] + zero_labels if len(styles) > 1 or zero_labels else []
+    ncols = min(len(entries), 1 if any(len(e) > 40 for e in entries) else 3) or 1  # long ones: a row each
+    rows = -(-len(entries) // ncols)
+    # fixed margins in inches: 1.2 left (tick labels such as 3.6x10^-2, then the label: before, 0.95
+    # cut the label, new-user pass 32), 0.75 below plus 0.18 a legend row (before, the legend could run
+    # off both sides), 0.2 plus 0.2 a title line above; the axes 2.9 high
+    title, lines = _wrapped(title)
+    top, bottom = 0.2 + 0.2 * lines, 0.75 + 0.18 * rows
+    height = 2.9 + top + bottom
+    fig, ax = plt.subplots(figsize=(6.5, height))
+    fig.subplots_adjust(left=1.2 / 6.5, right=1 - 0.25 / 6.5, top=1 - top / height, bottom=bottom / height)
+    drawn, low, high = 0, np.inf, -np.inf
     for label, values, style in styles:
         values = np.asarray(values, dtype=float)
         visible = values > 0 if log else ~np.isnan(values)
         drawn += int(visible.sum())
         if visible.any():
             low, high = min(low, float(values[visible].min())), max(high, float(values[visible].max()))
-        ax.plot(np.arange(1, len(values) + 1), values, label=label, **style)
+        line, = ax.plot(np.arange(1, len(values) + 1), values, label=label, **style)
+        if log and (values == 0).any():  # on the bottom edge, in axes units: below any log scale
+            at = np.flatnonzero(values == 0) + 1
+            ax.plot(at, np.zeros(len(at)), transform=blended_transform_factory(ax.transData, ax.transAxes),
+                    marker="x", linestyle="none", color=line.get_color(), clip_on=False,
+                    label=f"{label}: exactly 0 ({ZERO_NOTE})")
     if not drawn:
         raise ValueError(f"{title!r}: no value to draw")
     if log:
-        ax.set_yscale("log")
+        ax.set_yscale("log", nonpositive="mask")  # a zero breaks the line (not a drop to the edge)
         if ylim is None and high < 100 * low:  # under two decades: few powers of ten, so label 2, 5, ...
             ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
                                                                  minor_thresholds=(2, 0.5)))
@@ -205,8 +244,8 @@ def layer_lines(series: dict[str, np.ndarray], title: str, ylabel: str, log: boo
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if len(styles) > 1:
-        fig.legend(loc="lower center", ncols=min(len(styles), 3), fontsize=8, frameon=False)
+    if entries:
+        fig.legend(loc="lower center", ncols=ncols, fontsize=8, frameon=False)
     return fig
 
 
@@ -219,8 +258,11 @@ def layer_bars(values: np.ndarray, title: str, ylabel: str) -> Figure:
     values = np.asarray(values, dtype=float)
     if np.isnan(values).all():
         raise ValueError(f"{title!r}: every value is NaN")
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))  # fixed margins in inches: 0.95 left, 0.6 below
-    fig.subplots_adjust(left=0.95 / 6.5, right=1 - 0.25 / 6.5, top=1 - 0.7 / 4.2, bottom=0.6 / 4.2)
+    title, lines = _wrapped(title)  # before, a long title ran off the right edge (new-user pass 32)
+    height = 3.8 + 0.2 * lines  # fixed margins in inches: 1.2 left, 0.6 below, 0.2 a title line above
+    fig, ax = plt.subplots(figsize=(6.5, height))
+    fig.subplots_adjust(left=1.2 / 6.5, right=1 - 0.25 / 6.5, top=1 - (0.2 + 0.2 * lines) / height,
+                        bottom=0.6 / height)
     ax.bar(np.arange(1, len(values) + 1), np.nan_to_num(values), color="tab:blue", width=0.8)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
