@@ -169,6 +169,28 @@ def test_layer_gradient_norms_equal_a_hand_computation(tmp_path, data_dir):
                                                 rel=1e-5)
 
 
+def test_the_gradient_ratio_warning_names_the_layers_the_threshold_and_a_next_step():
+    # new-user pass 32: before, "... layer_043 is 8.78e-04 times that of the last layer (layer_001:
+    # 3.18e-05; threshold vanishing_ratio)": the last layer unnamed, a ratio that read as a norm, the
+    # threshold's value not given, no next step
+    from highwaylab.callbacks.grad_norms import ratio_warning
+
+    norms = torch.tensor([3e-7, 5e-6, 2e-2, 1e-2])  # layers 1 .. 4; layer 2 is the last one below 1e-3
+    assert ratio_warning(norms, 7, 1e-3, 1e3) == (
+        "highwaylab: vanishing gradients at step 7: the parameter-gradient norm of layer_002 is 5.00e-04 "
+        "times the last layer's (layer_004: 1.00e-02), and layer_001's 3.00e-05 times, below "
+        "callbacks.grad_norms.vanishing_ratio=0.001. Gradients fade on their way down a deep net without "
+        "shortcuts (Highway Networks, sec. 1); compare model=highway or model=residual at this depth, or a "
+        "smaller depth (see grad_norm/by_layer)")
+    assert ratio_warning(torch.tensor([50.0, 0.01]), 3, 1e-3, 1e3) == (
+        "highwaylab: exploding gradients at step 3: the parameter-gradient norm of layer_001 is 5.00e+03 "
+        "times the last layer's (layer_002: 1.00e-02), above callbacks.grad_norms.exploding_ratio=1000. Try "
+        "a lower optim.optimizer.lr, or clip the gradients: trainer.gradient_clip_val=1.0 (see "
+        "grad_norm/by_layer)")
+    assert ratio_warning(torch.tensor([1e-3, 1e-2]), 3, 1e-3, 1e3) is None  # a tenth: within the range
+    assert ratio_warning(torch.tensor([1e-3, 0.0]), 3, 1e-3, 1e3) is None  # no last-layer gradient
+
+
 @pytest.mark.slow
 def test_vanishing_gradients_warn_once_naming_the_layer(tmp_path, data_dir):
     with pytest.warns(UserWarning, match=r"vanishing gradients at step 0: .* of layer_0\d\d is"):

@@ -151,15 +151,37 @@ class LayerGradNormMonitor(L.Callback):
         norms = self.param_norms
         if self._warned or len(norms) < 2 or norms[-1] <= 0:
             return
-        ratios = norms / norms[-1]  # layer k against the last layer
-        for kind, passed in (("vanishing", ratios < self.vanishing_ratio),
-                             ("exploding", ratios > self.exploding_ratio)):
-            if passed[0]:
-                k = int(passed.nonzero().max()) + 1  # the layer nearest the head past the threshold
-                rank_zero_warn(f"{kind} gradients at step {trainer.global_step}: the parameter-gradient "
-                               f"norm of layer_{k:03d} is {ratios[k - 1]:.2e} times that of the last "
-                               f"layer (layer_001: {ratios[0]:.2e}; threshold {kind}_ratio)")
-                self._warned = True
+        message = ratio_warning(norms, trainer.global_step, self.vanishing_ratio, self.exploding_ratio)
+        if message is not None:
+            rank_zero_warn(message)
+            self._warned = True
+
+
+def ratio_warning(norms: Tensor, step: int, vanishing_ratio: float, exploding_ratio: float,
+                  key: str = "callbacks.grad_norms") -> str | None:
+    """The warning for parameter-gradient norms ``(L,)`` of layers 1 .. L whose first layer's, against
+    the last layer's, is below ``vanishing_ratio`` or above ``exploding_ratio``: it names the layer
+    nearest the head past the threshold, both ratios as ratios and the last layer's norm as a norm,
+    the threshold's key and value, and what to do (before, "... (layer_001: 3.18e-05; threshold
+    vanishing_ratio)": a ratio read as a norm, the last layer unnamed, no next step: new-user pass 32).
+    ``None`` when neither threshold is passed (or the last norm is 0)."""
+    if len(norms) < 2 or norms[-1] <= 0:
+        return None
+    ratios, last = norms / norms[-1], len(norms)  # layer k against the last layer
+    for kind, passed, threshold, side, what in (
+            ("vanishing", ratios < vanishing_ratio, vanishing_ratio, "below",
+             "Gradients fade on their way down a deep net without shortcuts (Highway Networks, sec. 1); "
+             "compare model=highway or model=residual at this depth, or a smaller depth"),
+            ("exploding", ratios > exploding_ratio, exploding_ratio, "above",
+             "Try a lower optim.optimizer.lr, or clip the gradients: trainer.gradient_clip_val=1.0")):
+        if passed[0]:
+            k = int(passed.nonzero().max()) + 1  # the layer nearest the head past the threshold
+            first = "" if k == 1 else f", and layer_001's {float(ratios[0]):.2e} times"
+            return (f"highwaylab: {kind} gradients at step {step}: the parameter-gradient norm of "
+                    f"layer_{k:03d} is {float(ratios[k - 1]):.2e} times the last layer's (layer_{last:03d}: "
+                    f"{float(norms[-1]):.2e}){first}, {side} {key}.{kind}_ratio={threshold:g}. {what} "
+                    f"(see grad_norm/by_layer)")
+    return None
 
 
 def input_grad_norms(net: torch.nn.Module, criterion, x: Tensor, y: Tensor) -> Tensor:
