@@ -408,6 +408,22 @@ def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
     assert steps and all("." not in t for t in steps), steps
 
 
+def test_losses_of_under_a_decade_are_readable_off_the_depth_axis(tmp_path):
+    # new-user pass 32: losses 0.67, 0.82 and 1.83 (plain, highway, residual at depth 5) had one labelled
+    # tick, 1, so none of the three could be read off
+    from highwaylab.analysis.sweep_report import Job, depth_figure
+
+    jobs = [Job(tmp_path / model, model, 5, 0, "ok", {"train/loss": loss, "test/acc": 0.9})
+            for model, loss in (("residual", 0.6676), ("highway", 0.8178), ("plain", 1.829))]
+    fig = depth_figure(aggregate(jobs))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
+              if t.get_text() and low <= t.get_position()[1] <= high]
+    assert labels == ["1", "0.7", "0.8", "0.9", "1.2", "1.5"], labels
+
+
 def test_a_narrow_loss_axis_has_no_repeated_labels(tmp_path):
     # breaking pass 21, row 3: losses 2.2504 .. 2.2839 gave the labels 2.25, 2.25, 2.26, 2.27, 2.27, ...
     from highwaylab.analysis.sweep_report import Job, curves_figure

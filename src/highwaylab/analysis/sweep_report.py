@@ -37,7 +37,7 @@ import yaml
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import LogFormatterSciNotation, MaxNLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from highwaylab.utils.sweep import read_summary  # noqa: E402
@@ -543,8 +543,13 @@ class _PlainLogFormatter(LogFormatterSciNotation):
 
 
 def _plain_log_labels(axis) -> None:
+    """Plain labels on a log axis; on an axis of under a decade every minor tick is labelled (before,
+    matplotlib's default labelled a subset, which for losses 0.67 .. 1.83 was none: the one label was 1,
+    new-user pass 32), on one of up to two decades a subset."""
     axis.set_major_formatter(_PlainLogFormatter())
-    axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False))
+    # 1.2 and 1.5 too: between 1 and 2 (losses of 1.83, say) matplotlib's minor ticks have none
+    axis.set_minor_locator(LogLocator(subs=(1.2, 1.5, 2, 3, 4, 5, 6, 7, 8, 9)))
+    axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1)))
 
 
 def table_rows(points: list[Point]) -> list[dict]:
