@@ -343,6 +343,17 @@ def test_a_moved_finished_run_extended_by_2_epochs_ends_as_an_uninterrupted_run_
                           env=subprocess_env())
     assert sync.returncode == 0, sync.stderr
     assert "Would sync 2 run(s)" in sync.stdout + sync.stderr
+    # ... which the resumed run's log gives (new-user pass 32: before, only W&B's closing line, which names
+    # the latest segment alone), and which, typed into a shell, syncs both
+    run_id = segments[0].name.split("-")[-1]
+    told = (f"W&B run {run_id} is in 2 offline segments (one per start of the run); upload them together, "
+            f"as one run: wandb sync {moved / 'wandb'}/offline-run-*-{run_id}")
+    assert told in resumed.stdout + resumed.stderr and told in (moved / "train.log").read_text()
+    command = told.split(": ", 1)[1].replace("wandb sync", "wandb sync --dry-run", 1)
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # the venv's wandb
+    sync = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120,
+                          env={**subprocess_env(), "PATH": path})
+    assert "Would sync 2 run(s)" in sync.stdout + sync.stderr, sync.stderr
 
     # wandb/ deleted (after a sync), then extended: before, _step restarted at 0 without a word
     shutil.rmtree(moved / "wandb")

@@ -312,7 +312,7 @@ def test_a_resumed_runs_damaged_segment_is_named_in_its_warning(run_dir, tmp_pat
     import shutil
 
     copy = tmp_path / "run"
-    shutil.copytree(run_dir / "wandb", copy / "wandb")
+    shutil.copytree(run_dir / "wandb", copy / "wandb", symlinks=True)  # latest-run stays a link
     segment = next((copy / "wandb").glob("offline-run-*"))
     first = segment.with_name("offline-run-20000101_000000-" + segment.name.rsplit("-", 1)[1])
     first.mkdir()
@@ -324,3 +324,26 @@ def test_a_resumed_runs_damaged_segment_is_named_in_its_warning(run_dir, tmp_pat
     assert len(warnings) == 1 and warnings[0].startswith(f"warning: {damaged}: "), proc.stderr
     assert "incomplete" in warnings[0]
     assert any(line.startswith(f"note     {damaged}: ") for line in proc.stdout.splitlines()), proc.stdout
+    # new-user pass 32: before, "file     <the last segment>", as if it were the only one read
+    last = next(segment.glob("run-*.wandb"))
+    assert f"file     {last}  (the last of the run's 2 offline segments, all read as one run)" \
+        in proc.stdout.splitlines(), proc.stdout
+
+
+def test_a_run_in_several_offline_segments_is_told_how_to_sync_them_all(tmp_path):
+    # new-user pass 32: after a resume, W&B's closing line names the latest segment alone, whose sync
+    # would upload the resumed part of the run only
+    from highwaylab.utils.task import sync_line
+
+    run = tmp_path / "my runs" / "r"  # a space: the folder is quoted for the shell, the glob left open
+    first, latest = (run / "wandb" / f"offline-run-2026120{d}_101010-ab12cd34" for d in (1, 2))
+    (run / "wandb" / "offline-run-20261203_101010-zz99zz99").mkdir(parents=True)  # another run's
+    first.mkdir()
+    (latest / "files").mkdir(parents=True)
+    (run / "metrics.json").write_text(json.dumps({"wandb_run_path": "highwaylab/ab12cd34",
+                                                  "wandb_dir": str(latest / "files")}))
+    assert sync_line(run) == (
+        f"W&B run ab12cd34 is in 2 offline segments (one per start of the run); upload them together, as "
+        f"one run: wandb sync '{run / 'wandb'}'/offline-run-*-ab12cd34")
+    shutil.rmtree(first)
+    assert sync_line(run) is None  # one segment: W&B's own line is right

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import logging
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Callable
@@ -98,8 +100,31 @@ def finished_line(output_dir: str | None) -> None:
         return
     folder = Path(output_dir)
     held = [name for name in ("metrics.json", "checkpoints/", "train.log") if (folder / name).exists()]
+    if (sync := sync_line(folder)) is not None:
+        log.info(sync)
     log.info(f"Finished: {output_dir} holds the run's {', '.join(held[:-1])} and {held[-1]}"
              if len(held) > 1 else f"Finished: {output_dir} holds the run's metrics.json")
+
+
+def sync_line(folder: Path) -> str | None:
+    """For a run resumed offline (its W&B run in more than one ``offline-run-*-<id>`` segment): the
+    ``wandb sync`` that uploads all of them, its folder quoted for the shell. W&B's own closing line
+    names the latest segment alone, which would upload the resumed part only (new-user pass 32).
+    ``None`` for a run of one segment, an online run, or none."""
+    try:
+        metrics = json.loads((folder / "metrics.json").read_text())
+        run_dir = Path(metrics["wandb_dir"]).parent  # .../wandb/offline-run-<date>_<time>-<id>/files
+        run_id = str(metrics["wandb_run_path"]).rsplit("/", 1)[-1]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not run_dir.name.startswith("offline-run-"):
+        return None
+    segments = sorted(run_dir.parent.glob(f"offline-run-*-{run_id}"))
+    if len(segments) < 2:
+        return None
+    folder = shlex.quote(str(run_dir.parent))
+    return (f"W&B run {run_id} is in {len(segments)} offline segments (one per start of the run); upload "
+            f"them together, as one run: wandb sync {folder}/offline-run-*-{run_id}")
 
 
 def _output_dir(cfg: Any) -> str | None:

@@ -236,6 +236,8 @@ class RunSummary:
     keys: dict[str, KeyInfo] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What wandb's reader said on stderr, e.g. that the file ends early."""
+    segments: int = 1
+    """The ``.wandb`` files read as this run: more than one for a run resumed offline (``path``: the last)."""
 
     @property
     def finished(self) -> bool:
@@ -411,7 +413,7 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
         raise RunReadError(f"{files[-1]}: no W&B records in any of the run's {len(files)} segments")
     file = files[-1]
     summary = summarize_records(records, file, step_key)
-    summary.notes = notes
+    summary.notes, summary.segments = notes, len(files)
     return summary
 
 
@@ -485,7 +487,8 @@ def format_summary(summary: RunSummary) -> str:
            f"group    {summary.group or '-'}",
            f"tags     {', '.join(summary.tags) if summary.tags else '-'}",
            f"project  {project}",
-           f"file     {summary.path}",
+           f"file     {summary.path}" + (f"  (the last of the run's {summary.segments} offline segments, all "
+                                         f"read as one run)" if summary.segments > 1 else ""),
            f"state    {state}",
            f"history  {_n(summary.rows, 'row')}"]
     out += [f"note     {n}" for n in summary.notes]
