@@ -230,6 +230,12 @@ BAD = {
         "trainer.callbacks=[]: the run's callbacks are built from the callbacks group and given to the "
         "Trainer in place of this value, which would be ignored. Fix: leave trainer.callbacks out; to run "
         "without them use callbacks=none",
+    # pass 32, rows 37/38: before, rc 0: two runs (or a multirun's jobs) given one version logged into one
+    # W&B run, which the checks of logger.wandb.id refuse or warn about
+    "+logger.wandb.version=myid":
+        "logger.wandb.version=myid is Lightning's other name for the W&B run id, which highwaylab takes as "
+        "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
+        "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
     # pass 26, rows 65 and 67 ({{ }}: braces, as the keys are formatted): before, "'int' object has no
     # attribute 'total_seconds'" (Lightning's Timer) after the loggers had started, the run's folder kept

@@ -252,9 +252,14 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     for name, node in (logger_cfg or {}).items():
         if not _is_wandb(node):
             continue
-        run_id = "version" if node.get("version") else "id"  # Lightning passes version or id
+        if node.get("version") is not None:  # Lightning's alias of id, past every check of the id
+            value = cli_text(node.get("version"))
+            raise ConfigError(f"logger.{name}.version={value} is Lightning's other name for the W&B run id, "
+                              f"which highwaylab takes as logger.{name}.id (checked against the other runs "
+                              f"and a multirun's jobs, so that two runs never merge into one W&B run). Fix: "
+                              f"logger.{name}.id={value} in its place, or leave it out (W&B draws an id)")
         checks = [(f"logger.{name}.project", "project", node.get("project"), "highwaylab (the default)"),
-                  (f"logger.{name}.{run_id}", "run_id", node.get(run_id), "null (W&B draws one)")]
+                  (f"logger.{name}.id", "run_id", node.get("id"), "null (W&B draws one)")]
         if not checks[0][2] and os.environ.get("WANDB_PROJECT"):  # Lightning's fallback: W&B's variable
             checks[0] = ("WANDB_PROJECT", "project", os.environ["WANDB_PROJECT"], "")
         for variable, field in (("WANDB_PROJECT", "project"), ("WANDB_RUN_ID", "run_id")):
