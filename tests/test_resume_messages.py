@@ -709,3 +709,31 @@ def test_a_resume_with_another_run_name_is_refused(tmp_path):
     own = make_run(tmp_path / "own", [*OWN, "run_name=mine"])  # the run's own name, given again: accepted
     fake_checkpoint(own / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
     assert argv(f"resume={own}", "run_name=mine")[-1] == f"ckpt_path={own}/checkpoints/last.ckpt"
+
+
+def test_a_resume_that_wrote_a_best_checkpoint_but_no_resume_point_sets_its_record_aside(tmp_path):
+    # pass 32, row 11 (major): an extension to trainer.max_epochs=3 whose last.ckpt could not be written
+    # (a protected file) had written its best epoch_002.ckpt, so its record was kept; the retry after the
+    # fix read max_epochs=3 as the run's own and was refused: "the run has finished ... (early stopping or
+    # a time limit ended it) ... start a new run"
+    import os
+
+    from highwaylab.utils.resume import set_aside_refused_record
+
+    run, started = tmp_path / "run", time.time()
+    (run / "checkpoints").mkdir(parents=True)
+    (record := run / ".hydra" / "resumed_2026-12-02_10-00-00").mkdir(parents=True)
+    (last := run / "checkpoints" / "last.ckpt").write_bytes(b"of step 6")
+    os.utime(last, (started - 60, started - 60))  # the checkpoint the resume started from
+    (run / "checkpoints" / "epoch_002.ckpt").write_bytes(b"written by this resume")
+    assert set_aside_refused_record(run, ".hydra/resumed_2026-12-02_10-00-00", started) == \
+        run / ".hydra" / "refused_2026-12-02_10-00-00"
+    assert not record.exists()
+    # a resume that saved its resume point keeps its record: the checkpoint is its
+    (record := run / ".hydra" / "resumed_2026-12-02_11-00-00").mkdir()
+    last.write_bytes(b"of step 12")
+    assert set_aside_refused_record(run, ".hydra/resumed_2026-12-02_11-00-00", started) is None
+    assert record.is_dir()
+    # without a last.ckpt (callbacks.last_checkpoint off), any checkpoint it wrote is its
+    last.unlink()
+    assert set_aside_refused_record(run, ".hydra/resumed_2026-12-02_11-00-00", started) is None

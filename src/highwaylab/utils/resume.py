@@ -328,8 +328,8 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
 
 def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> Path | None:
     """Rename the record Hydra wrote for a resume of ``run`` (``subdir``: ``.hydra/resumed_<time>``)
-    to ``.hydra/refused_<time>`` when that resume wrote no checkpoint (none is newer than
-    ``started``, the process's start): it was refused (a missing data folder...), and
+    to ``.hydra/refused_<time>`` when that resume wrote no resume point (its ``last.ckpt``, or without
+    one any checkpoint, is not newer than ``started``, the process's start): it was refused (a missing data folder...), and
     :func:`run_overrides` takes the latest ``resumed_*`` record as the run's overrides, so that a
     later ``resume=`` would repeat the refused ones. A resume that trained keeps its record: the
     checkpoints are its.
@@ -340,7 +340,11 @@ def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> P
     if not subdir or not Path(subdir).name.startswith("resumed_"):
         return None
     record = run / subdir
-    saved = [last_checkpoint_path(run), *_checkpoints(run / LAST_CKPT.parent)]
+    last = last_checkpoint_path(run)
+    # the resume point, where there is one: a best checkpoint written before last.ckpt failed (a full
+    # disk, a protected file) is not where resume= goes on from (pass 32, row 11: before, that record
+    # was kept, and the retry was refused as finished at the record's max_epochs)
+    saved = [last] if last.is_file() else _checkpoints(run / LAST_CKPT.parent)
     if not record.is_dir() or any(p.is_file() and p.stat().st_mtime >= started for p in saved):
         return None
     target = record.with_name("refused_" + record.name.removeprefix("resumed_"))
