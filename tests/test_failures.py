@@ -1095,3 +1095,39 @@ def test_a_run_folder_deleted_during_the_run_is_one_line(tmp_path, data_dir):
         f"{run}/csv/version_0/metrics.csv could not be written. What it held went with it; start the run "
         f"again, or, if you moved it, resume it from its new place: python train.py resume=<its new folder>")
     assert "The run failed" not in proc.stdout + proc.stderr
+
+
+def test_a_metrics_file_that_cannot_be_written_is_one_line_with_the_fix(tmp_path):
+    # pass 32, row 9 (major): before, a protected (immutable) metrics.json gave Hydra's traceback of
+    # "PermissionError: [Errno 1] Operation not permitted: '<run>/metrics.json.tmp' -> '<run>/metrics.json'"
+    # after the whole extension and its test, with no fix, and left metrics.json.tmp behind
+    from highwaylab.errors import MetricsWriteError
+    from highwaylab.train import write_metrics
+
+    run = tmp_path / "run"
+    (run / "metrics.json").mkdir(parents=True)  # a folder in the way
+    metrics = {"test/acc": 0.91234, "epochs": 2}
+    with pytest.raises(MetricsWriteError) as err:
+        write_metrics(run, metrics)
+    assert str(err.value) == (
+        f"could not write {run}/metrics.json (Is a directory): the run trained and tested (test/acc 0.9123), "
+        f"and its checkpoints are saved. Fix: move the folder {run}/metrics.json away (a file goes there), "
+        f"then python train.py resume={run} tests it again and writes the file")
+    assert sorted(p.name for p in run.iterdir()) == ["metrics.json"]  # no metrics.json.tmp left
+    (run / "metrics.json").rmdir()
+    (run / "metrics.json").write_text("{}")
+    if subprocess.run(["chattr", "+i", str(run / "metrics.json")], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (the folder case above passed)")
+    try:
+        with pytest.raises(MetricsWriteError) as err:
+            write_metrics(run, {"epochs": 2})  # test=false: no test/acc
+    finally:
+        subprocess.run(["chattr", "-i", str(run / "metrics.json")], check=True)
+    assert str(err.value) == (
+        f"could not write {run}/metrics.json (Operation not permitted): the run trained, and its checkpoints "
+        f"are saved. Fix: move {run}/metrics.json away, or make it writable (a protected file: lsattr shows "
+        f"an immutable one, chattr -i clears it), then python train.py resume={run} tests it again and "
+        f"writes the file")
+    assert sorted(p.name for p in run.iterdir()) == ["metrics.json"]
+    write_metrics(run, {"epochs": 2})
+    assert json.loads((run / "metrics.json").read_text()) == {"epochs": 2}

@@ -47,6 +47,12 @@ class CheckpointWriteError(HighwaylabError, OSError):
     that path is left as it was."""
 
 
+class MetricsWriteError(HighwaylabError, OSError):
+    """A finished run's ``metrics.json`` could not be written (a protected file, a full disk). The
+    message names the file, the cause and the fix; the checkpoints are saved, so ``resume=`` tests the
+    run again and writes the file."""
+
+
 class NonFiniteError(HighwaylabError, FloatingPointError):
     """The training loss, a gradient or the validation loss became NaN or infinite: the run diverged
     (or the data holds NaN/inf). The message names the metric or layer, the step and the fix."""

@@ -40,7 +40,7 @@ from highwaylab.callbacks import (
 from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.config_checks import validate, zero_rate_warning
-from highwaylab.errors import CheckpointMissingError, ConfigError
+from highwaylab.errors import CheckpointMissingError, ConfigError, MetricsWriteError
 from highwaylab.models.carry import check_carry
 from highwaylab.trainer_checks import check_devices_here
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
@@ -209,12 +209,50 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
     }
     if trainer.is_global_zero:
-        tmp = output_dir / "metrics.json.tmp"  # then renamed: a reader never sees half a file
-        tmp.write_text(json.dumps(metrics, indent=2))
-        tmp.replace(output_dir / "metrics.json")
+        write_metrics(output_dir, metrics)
         shown = {k: float(f"{v:.4g}") if isinstance(v, float) else v for k, v in metrics.items()}
         log.info(f"Metrics: {json.dumps(shown)} (to 4 significant digits; in full in metrics.json)")
     return metrics
+
+
+def write_metrics(output_dir: Path, metrics: dict) -> None:
+    """Write ``metrics`` to ``<output_dir>/metrics.json``, through ``metrics.json.tmp`` renamed over
+    it, so that a reader never sees half a file.
+
+    Raises:
+        MetricsWriteError: the file could not be written: one line naming it, the cause and the fix,
+            after which ``resume=`` tests the run again and writes it (before: Hydra's traceback of the
+            PermissionError of a protected metrics.json, pass 32, row 9); the temporary file is removed.
+    """
+    import contextlib
+    import errno
+    import shlex
+
+    path, tmp = output_dir / "metrics.json", output_dir / "metrics.json.tmp"
+    try:
+        tmp.write_text(json.dumps(metrics, indent=2))
+        tmp.replace(path)
+    except OSError as err:
+        named = [Path(n) for n in (err.filename, err.filename2) if n]  # the file(s) of the failed call
+        blocking = next((n for n in named if n.is_dir() or (n != tmp and n.exists())), None)
+        with contextlib.suppress(OSError):
+            if tmp.is_file():
+                tmp.unlink()
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            fix = f"free space on the disk of {output_dir}"
+        elif blocking is not None and blocking.is_dir():
+            fix = f"move the folder {blocking} away (a file goes there)"
+        elif blocking is not None:
+            fix = (f"move {blocking} away, or make it writable (a protected file: lsattr shows an immutable "
+                   f"one, chattr -i clears it)")
+        else:
+            fix = f"make {output_dir} writable"
+        tested = f"trained and tested (test/acc {metrics['test/acc']:.4g})" if "test/acc" in metrics \
+            else "trained"
+        raise MetricsWriteError(
+            f"could not write {path} ({err.strerror or err}): the run {tested}, and its checkpoints are "
+            f"saved. Fix: {fix}, then python train.py {shlex.quote(f'resume={output_dir}')} tests it again "
+            f"and writes the file") from err
 
 
 class Built(NamedTuple):

@@ -329,7 +329,8 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
 def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> Path | None:
     """Rename the record Hydra wrote for a resume of ``run`` (``subdir``: ``.hydra/resumed_<time>``)
     to ``.hydra/refused_<time>`` when that resume wrote no resume point (its ``last.ckpt``, or without
-    one any checkpoint, is not newer than ``started``, the process's start): it was refused (a missing data folder...), and
+    one any checkpoint, is not newer than ``started``, the process's start): it was refused (a
+    missing data folder...), and
     :func:`run_overrides` takes the latest ``resumed_*`` record as the run's overrides, so that a
     later ``resume=`` would repeat the refused ones. A resume that trained keeps its record: the
     checkpoints are its.
