@@ -206,6 +206,20 @@ def test_permission_errors_of_an_existing_folder_name_it(code, words, tmp_path, 
                        f"({words}); {NO_FILE}. Fix: make {tmp_path} writable, or {KEYS}.")
 
 
+def test_a_protected_checkpoint_in_a_writable_folder_is_named_not_its_folder(tmp_path, no_hydra_run):
+    # pass 32, row 10: before, an immutable last.ckpt (chattr +i) gave "its folder <run>/checkpoints
+    # cannot be written (operation not permitted) ... Fix: make <folder> writable, or ... hydra.run.dir=",
+    # while the folder took epoch_002.ckpt in the same run
+    path = tmp_path / "last.ckpt"
+    path.write_bytes(b"the previous state")
+    rename = OSError(errno.EPERM, os.strerror(errno.EPERM), f"{path}.tmp", None, str(path))  # tmp -> path
+    message = write_failure(path, rename)
+    assert message == (f"could not write the checkpoint {path}: that file cannot be replaced (operation not "
+                       f"permitted; its folder can be written: a protected file? lsattr shows an immutable "
+                       f"one); the previous checkpoint there is kept. Fix: clear its protection (chattr -i "
+                       f"{path}) or move it away, then resume.")
+
+
 def test_a_folder_in_the_run_folder_names_paths_log_dir(hydra_run):
     path = hydra_run / "checkpoints" / "last.ckpt"
     message = write_failure(path, OSError(errno.EROFS, os.strerror(errno.EROFS), str(path.parent)))

@@ -108,6 +108,12 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
         return (f"could not write the checkpoint {path} (File too large): the file-size limit of this "
                 f"process (ulimit -f) is {limit}{needs}; {kept}. Fix: raise the limit (ulimit -f "
                 "unlimited) in the shell or job script that starts the run, then resume.")
+    if code in (errno.EPERM, errno.EACCES) and path.is_file() and folder.is_dir() \
+            and os.access(folder, os.W_OK | os.X_OK):  # the folder takes files: the file is protected
+        return (f"could not write the checkpoint {path}: that file cannot be replaced "
+                f"({FOLDER_ERRORS[code]}; its folder can be written: a protected file? lsattr shows an "
+                f"immutable one); {kept}. Fix: clear its protection (chattr -i {path}) or move it away, then "
+                f"resume.")
     if code in FOLDER_ERRORS:
         reason, fix = _folder_reason(err, folder)
         return f"could not write the checkpoint {path}: {reason}; {kept}. Fix: {fix}{_elsewhere(folder)}."
