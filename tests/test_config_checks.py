@@ -981,6 +981,21 @@ def test_a_sweep_beside_resume_is_one_line(tmp_path):
         "value (trainer.max_epochs=2)")
 
 
+def test_a_comma_in_an_existing_folders_name_is_told_to_be_quoted_for_hydra(tmp_path):
+    # pass 32, row 12: before, "resume=<tmp>/run,v2: a list of values is a sweep, and resume= continues one
+    # run. Fix: give one value (resume=<tmp>/run)", a folder that does not exist
+    (tmp_path / "run,v2").mkdir()
+    assert command_line_error(f"resume={tmp_path}/run,v2 trainer.max_epochs=3", tmp_path) == (
+        f"resume={tmp_path}/run,v2: the comma makes Hydra read a list of values (a sweep), but "
+        f"{tmp_path}/run,v2 is one existing path, whose name holds the comma. Fix: quote it for Hydra: "
+        f"\"resume='{tmp_path}/run,v2'\"")
+    assert command_line_error(f"hydra.run.dir={tmp_path}/run,v2", tmp_path).startswith(
+        f"hydra.run.dir={tmp_path}/run,v2: the comma makes Hydra read a list of values (a sweep), but ")
+    # a folder that does not exist: a sweep, as before
+    assert command_line_error(f"resume={tmp_path}/run,v3", tmp_path).endswith(
+        f"Fix: give one value (resume={tmp_path}/run)")
+
+
 def command_line_error(line: str, tmp_path, *more: str) -> str:
     """The one-line error of ``python train.py <line> <more>`` (its checks before Hydra runs), with
     the run folders under ``tmp_path/logs``."""

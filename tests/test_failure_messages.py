@@ -693,3 +693,38 @@ def test_a_run_refused_for_an_env_set_data_folder_leaves_no_folder(tmp_path, dat
                      f"hydra.run.dir={run}"], tmp_path)
     assert one_line(proc).startswith(f"Data file missing: {tmp_path}/nonexistent/MNIST/raw/")
     assert not run.exists()
+
+
+@pytest.mark.parametrize("name", ["sig,c $x", "run,v2", "a b", "it's", "x[1]", "plain_run-1.2", "ü"])
+def test_a_printed_resume_command_reads_back_as_the_run_folder_in_the_shell_and_hydra(name, tmp_path):
+    # pass 32, rows 12 and 13 (major): a run in hydra.run.dir='/x/sig,c $x' was told "resume with: python
+    # train.py 'resume=/x/sig,c $x'", shell-quoted only: Hydra read a sweep of /x/sig and 'c $x'
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from highwaylab.utils.shell_args import override_arg
+
+    folder = str(tmp_path / name)
+    argument = override_arg("resume", folder)
+    word = subprocess.run(["bash", "-c", f"printf %s {argument}"], capture_output=True, text=True,
+                          check=True).stdout
+    override = OverridesParser.create().parse_override(word)
+    assert override.value() == folder and not override.is_sweep_override(), (argument, word)
+    plain = not set(name) - set("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+    assert (argument == f"resume={folder}") == plain  # as before, where nothing needs quoting
+
+
+def test_the_resume_line_of_an_interrupt_quotes_the_folder_for_hydra(tmp_path):
+    # pass 32, row 13 (major): before, "resume with: python train.py 'resume=/tmp/pass32/sig,c $x'."
+    from highwaylab.utils import interrupt
+
+    run = tmp_path / "sig,c $x"
+    run.mkdir()
+    compose_cfg(TINY, run)
+    runtime = HydraConfig.instance().cfg.hydra.runtime
+    try:
+        with read_write(runtime), open_dict(runtime):
+            runtime.output_dir = str(run)
+        hint = interrupt._resume_hint()
+        assert hint == "resume with: python train.py " + f"\"resume='{tmp_path}/sig,c \\$x'\""
+    finally:
+        HydraConfig.instance().cfg = None

@@ -205,7 +205,8 @@ def test_a_suggested_command_for_a_folder_with_a_space_can_be_pasted(tmp_path):
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=2150, mid_epoch=False)
     (run / "metrics.json").write_text(json.dumps({"global_step": 2150, "test/acc": 0.9}))
     text = message(f"resume={run}")
-    assert fix_command(text, "extend it: ") == [f"resume={run}", "trainer.max_epochs=7"]
+    # quoted for Hydra too, since pass 32 (a comma would make a sweep of it; a space needs no Hydra quotes)
+    assert fix_command(text, "extend it: ") == [f"resume='{run}'", "trainer.max_epochs=7"]
 
 
 def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):

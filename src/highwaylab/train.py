@@ -61,6 +61,7 @@ from highwaylab.utils.output_folder import check_checkpoint_fits, training_start
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.ranks import further_rank
 from highwaylab.utils.resume import check_resume, continue_wandb_steps
+from highwaylab.utils.shell_args import override_arg
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
 
@@ -226,7 +227,6 @@ def write_metrics(output_dir: Path, metrics: dict) -> None:
     """
     import contextlib
     import errno
-    import shlex
 
     path, tmp = output_dir / "metrics.json", output_dir / "metrics.json.tmp"
     try:
@@ -251,7 +251,7 @@ def write_metrics(output_dir: Path, metrics: dict) -> None:
             else "trained"
         raise MetricsWriteError(
             f"could not write {path} ({err.strerror or err}): the run {tested}, and its checkpoints are "
-            f"saved. Fix: {fix}, then python train.py {shlex.quote(f'resume={output_dir}')} tests it again "
+            f"saved. Fix: {fix}, then python train.py {override_arg('resume', output_dir)} tests it again "
             f"and writes the file") from err
 
 
@@ -350,7 +350,7 @@ def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
     if not best or (os.path.isfile(best) and zipfile.is_zipfile(best)):
         return
     run = HydraConfig.get().runtime.output_dir if HydraConfig.initialized() else None
-    again = f"python train.py resume={run} test=false" if run else "test=false"
+    again = f"python train.py {override_arg('resume', run)} test=false" if run else "test=false"
     monitor = getattr(trainer.checkpoint_callback, "monitor", None)
     if os.path.isfile(best):
         raise CheckpointMissingError(

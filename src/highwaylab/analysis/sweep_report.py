@@ -40,6 +40,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
+from highwaylab.utils.shell_args import override_arg  # noqa: E402
 from highwaylab.utils.sweep import read_summary  # noqa: E402
 from highwaylab.utils.wandb_offline import read_history  # noqa: E402
 
@@ -121,7 +122,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
 def _rewrite(folder: Path) -> str:
     """The fix for a finished job whose metrics.json is gone or damaged (breaking pass 30, row 22: only
     a note under the table): its resume finds the run trained and runs its test again."""
-    return (f"Fix: python train.py {shlex.quote(f'resume={folder}')} tests it again and writes its "
+    return (f"Fix: python train.py {override_arg('resume', folder)} tests it again and writes its "
             f"metrics.json")
 
 

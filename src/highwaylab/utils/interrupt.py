@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from highwaylab.errors import RunInterrupted
+from highwaylab.utils.shell_args import override_arg
 
 log = logging.getLogger(__name__)
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -474,7 +475,7 @@ def _resume_hint(complete: bool = False) -> str:
 
         if HydraConfig.initialized():  # a run of train.py: its folder
             run = HydraConfig.get().runtime.output_dir
-            return f"{what} with: python train.py {shlex.quote(f'resume={run}')}"
+            return f"{what} with: python train.py {override_arg('resume', run)}"
     except Exception:  # no Hydra run: say where the recipe is
         pass
     return f"{what} from it (README: Resume)"
@@ -590,4 +591,4 @@ def _continue_hint(path: str) -> str:
             return continue_command(run, path)
         except Exception:  # an unreadable record: the low-level way below
             pass
-    return f"python train.py <the run's overrides> ckpt_path={shlex.quote(path)}"
+    return f"python train.py <the run's overrides> {override_arg('ckpt_path', path)}"

@@ -63,6 +63,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ConfigTypeErr
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
+from highwaylab.utils.shell_args import override_arg
 
 # Hydra's config groups, which an override chooses with a slash (hydra/job_logging=disabled)
 # the run's config groups that choose one option (logger takes a list: logger=[wandb,csv])
@@ -203,10 +204,27 @@ def _resume_sweep(overrides: list[str]) -> None:
         return  # resume.py names the override that does not parse
     for override in parsed:
         if override.is_sweep_override():
+            if (path := _one_path(override)) is not None:
+                raise OverrideError(path)
             first = _first_value(override)
             one = f" ({first})" if first else ""
             raise OverrideError(f"{override.input_line}: a list of values is a sweep, and resume= continues "
                                 f"one run. Fix: give one value{one}")
+
+
+def _one_path(override: Any) -> str | None:
+    """The message for a comma sweep whose whole value is one existing file or folder
+    (``resume=/runs/run,v2``): the comma is part of its name, and Hydra reads it only quoted (breaking
+    pass 32, row 12: before, "give one value (resume=/runs/run)", a folder that does not exist);
+    ``None`` for any other sweep."""
+    line = override.input_line
+    value = line.split("=", 1)[1] if "=" in line else ""
+    if not override.is_sweep_override() or "," not in value or value.startswith(("[", "{", "'", '"')) \
+            or not Path(value).expanduser().exists():
+        return None
+    key = line.split("=", 1)[0]
+    return (f"{line}: the comma makes Hydra read a list of values (a sweep), but {value} is one existing "
+            f"path, whose name holds the comma. Fix: quote it for Hydra: {override_arg(key, value)}")
 
 
 def _warn(line: str | None) -> None:
@@ -219,6 +237,8 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
     """The message for a sweep (``key=1,2``, ``range()``, ``choice()``) in a command line without
     ``-m``, which Hydra refuses in four lines ("Ambiguous value for argument"); for a key that holds
     a list in the config (``tags=a,b``), with the list it probably meant."""
+    if (path := _one_path(override)) is not None:
+        return path
     line, first = override.input_line, _first_value(override)
     one = f"give one value ({first})" if first else "give one option"
     key = override.get_key_element()
@@ -521,9 +541,10 @@ def _no_rerun(args: Any) -> None:
         return
     run = Path(given).expanduser().parent.parent if Path(given).parent.name == ".hydra" else None
     run_text = shlex.quote(str(run)) if run is not None else "<run folder>"
+    resume = override_arg("resume", run) if run is not None else "resume=<run folder>"
     raise OverrideError(f"--experimental-rerun {given}: Hydra's rerun reads a config.pickle, which "
                         f"highwaylab's runs do not write. Fix: to continue or extend a run, python train.py "
-                        f"resume={run_text}; to run it again from the start, give its overrides (listed in "
+                        f"{resume}; to run it again from the start, give its overrides (listed in "
                         f"{run_text}/.hydra/overrides.yaml) to python train.py")
 
 

@@ -67,6 +67,7 @@ from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import further_rank
 from highwaylab.utils.run_lock import LOCK as LOCK_FILE
 from highwaylab.utils.run_lock import busy_message, holder
+from highwaylab.utils.shell_args import hydra_value, override_arg, shell_word
 
 log = logging.getLogger(__name__)
 
@@ -553,7 +554,7 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     if found:
         raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
                           "run there would overwrite its record and mix up its checkpoints. Resume that "
-                          f"run with: python train.py {shlex.quote(f'resume={folder}')}; or give a new "
+                          f"run with: python train.py {override_arg('resume', folder)}; or give a new "
                           "folder (or leave hydra.run.dir out: every run gets a folder of its own)")
     others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
     if others:
@@ -734,8 +735,8 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
         f"{name}: {shown} was written by another run: its paths point at {there}, and {other} still "
         f"exists with its own record ({RECORD}/config.yaml: {keys}; this run's has {own}), so resuming "
         f"would train on that run's weights under this run's record. Fix: restore this run's own "
-        f"{ckpt.name}; or resume that run: python train.py {shlex.quote(f'resume={other}')}; or start a "
-        f"new run from its weights: python train.py <overrides> {shlex.quote(f'ckpt_path={ckpt}')}")
+        f"{ckpt.name}; or resume that run: python train.py {override_arg('resume', other)}; or start a "
+        f"new run from its weights: python train.py <overrides> {override_arg('ckpt_path', ckpt)}")
 
 
 def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool = False) -> None:
@@ -776,7 +777,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                 raise ResumeError(
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
                     f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
-                    f"settings: python train.py {shlex.quote(f'resume={run}')}; or start a new run without "
+                    f"settings: python train.py {override_arg('resume', run)}; or start a new run without "
                     f"ckpt_path")
     if (changed := scheduler_change(cfg, checkpoint)) is not None:
         key, old, new = changed
@@ -809,7 +810,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
-    again = shlex.quote(f"resume={run}" if run is not None else f"ckpt_path={ckpt_path}")  # for the shell
+    again = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
     if at_end and not _tested(run, steps, test=bool(cfg.get("test"))):  # untested: complete it
         log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
                  f"the run has no tested result of it (metrics.json): nothing is trained; its test runs and "
@@ -1113,10 +1114,7 @@ def _sweep_values(value: str | None) -> list[str]:
 
 def _quote(path: Path) -> str:
     """``path`` as an override value: quoted if Hydra's grammar needs it (spaces, '=', ',', ...)."""
-    text = str(path)
-    if any(c in text for c in " =,[]{}()'\"\\:$*?"):
-        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return text
+    return hydra_value(path)
 
 
 def _compose(config_dir: Path, config_name: str, overrides: list[str]) -> DictConfig | None:
@@ -1223,7 +1221,7 @@ def _checkpoints_under(run: Path) -> list[Path]:
 
 def _command(overrides: list[str]) -> str:
     """``python train.py <overrides>``, each quoted for the shell where it needs it."""
-    return " ".join(["python", "train.py", *(shlex.quote(o) for o in overrides)])
+    return " ".join(["python", "train.py", *(shell_word(o) for o in overrides)])
 
 
 def _load_yaml(path: Path, name: str, what: str, fix: str, load: Callable[[Path], Any] | None = None) -> Any:
