@@ -193,7 +193,8 @@ def one_job(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
-                                  "empty group", "dash", "default unwritable"])
+                                  "empty group", "dash", "default unwritable", "a job's folder",
+                                  "the sweep's folder"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
@@ -228,10 +229,21 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
         "default unwritable": ([unwritable], f"{unwritable}/report (the default --out, inside the sweep): "
                                              f"{cannot} (File exists); give a folder that can be written, "
                                              f"e.g. --out unwritable_sweep_report"),
+        # pass 32, row 43 (major): before, rc 0, and the report's W&B run replaced the job's own (its
+        # training history deleted: "replaced the earlier report's W&B run")
+        "a job's folder": ([one_job, "--out", job := next(one_job.glob("0_*"))],
+                           f"--out {job} is the folder of a run or a multirun (it holds .hydra, "
+                           f"metrics.json): the report would put its files and W&B run among that run's. "
+                           f"Fix: give a folder of its own, e.g. --out {one_job}/report"),
+        "the sweep's folder": ([one_job, "--out", one_job], f"--out {one_job} is the folder of a run or a "
+                                                           f"multirun (it holds summary.jsonl): the report"),
     }[case]
     proc = report(*args, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2
     # one line: no usage, no traceback
+    if case == "the sweep's folder":
+        assert proc.stderr.startswith(f"python -m highwaylab.report: error: {message}"), proc.stderr
+        return
     assert proc.stderr == f"python -m highwaylab.report: error: {message}\n"
     assert proc.stdout == ""
     assert a_file.read_text() == "not a folder\n"

@@ -43,6 +43,8 @@ from highwaylab.analysis.sweep_report import (
     table_rows,
 )
 
+# what a run's folder (train.py's) or a multirun's holds, and a report's never does
+RUN_FILES = (".hydra", "metrics.json", "checkpoints", "multirun.yaml", "summary.jsonl")
 SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what a multirun folder is
 
 
@@ -122,6 +124,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     given = f"--out {out}" if args.out is not None else f"{out} (the default --out, inside the sweep)"
     if out.exists() and not out.is_dir():
         fail(parser, f"{given} is a file, not a folder: {writable}")
+    held = [name for name in RUN_FILES if (out / name).exists()]
+    if held:  # pass 32, row 43: before, a job's folder as --out lost its own W&B run to the report's
+        fail(parser, f"{given} is the folder of a run or a multirun (it holds {', '.join(held)}): the report "
+                     f"would put its files and W&B run among that run's. Fix: give a folder of its own, e.g. "
+                     f"--out {elsewhere}")
     where["out"] = out
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
@@ -190,7 +197,7 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
 
     import wandb
 
-    earlier = sorted((out / "wandb").glob("offline-run-*"))  # the files and figures are rewritten too
+    earlier = [folder for folder in sorted((out / "wandb").glob("offline-run-*")) if _is_report_run(folder)]
     group = group or f"sweep-{sweep_dir.resolve().name}"
     run = wandb.init(project=project, group=group, job_type="report",
                      name=f"report-{sweep_dir.resolve().name}", dir=str(out),
@@ -211,6 +218,17 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
         names = ", ".join(folder.name for folder in earlier)
         print(f"python -m highwaylab.report: replaced the earlier report's W&B run ({names}) in "
               f"{out / 'wandb'}: wandb sync uploads this report alone", file=sys.stderr)
+
+
+def _is_report_run(folder: Path) -> bool:
+    """Whether the offline W&B run in ``folder`` is a report's (``job_type="report"``), which a new
+    report replaces; any other run, or one that cannot be read, is never removed."""
+    from highwaylab.utils.wandb_offline import summarize
+
+    try:
+        return summarize(folder).job_type == "report"
+    except Exception:  # noqa: BLE001 - unreadable: not known to be a report's, so kept
+        return False
 
 
 if __name__ == "__main__":
