@@ -677,3 +677,24 @@ def test_a_damaged_summary_line_is_one_warning(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [line for line in proc.stderr.splitlines() if "not JSON" in line] == [
         f"{sweep / 'summary.jsonl'}, line 3: not JSON (a job killed while writing it?); skipped"]
+
+
+def test_bytes_of_another_encoding_in_the_summary_or_a_metrics_file_are_one_warning(tmp_path):
+    # pass 32, rows 49, 50 (major): before, a Latin-1 line in summary.jsonl, or a stray byte in a job's
+    # metrics.json, ended the report in a UnicodeDecodeError traceback, with no report written
+    sweep = tmp_path / "sw"
+    jobs = [write_job(sweep, num, [*FIXED, f"seed={num}"], 0.5, 0.9) for num in (0, 1)]
+    with (sweep / "summary.jsonl").open("ab") as f:
+        f.write(b'{"note": "caf\xe9"}\n')
+    with (jobs[0] / "metrics.json").open("ab") as f:
+        f.write(b"\xe9")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line or "UTF-8" in line]
+    summary = (f"{sweep / 'summary.jsonl'}, line 3: not UTF-8 text (byte 0xe9 at column 14: written by an "
+               f"editor in another encoding?); skipped")
+    assert summary in warnings, proc.stderr
+    metrics = (f"python -m highwaylab.report: warning: {jobs[0].name}: its metrics.json cannot be read "
+               f"('utf-8' codec can't decode byte 0xe9")
+    assert any(line.startswith(metrics) and "resume=" in line for line in warnings), proc.stderr
+    assert (sweep / "report" / "table.md").is_file()

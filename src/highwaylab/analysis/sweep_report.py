@@ -91,7 +91,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         if (folder / "metrics.json").is_file():
             try:
                 metrics = json.loads((folder / "metrics.json").read_text())
-            except json.JSONDecodeError as err:
+            except ValueError as err:  # not JSON, or not UTF-8 text (pass 32, row 50: a traceback)
                 error = f"metrics.json cannot be read ({err})"
                 warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
                               stacklevel=2)

@@ -107,7 +107,13 @@ def read_summary(sweep_dir: str | Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     lines = []
-    for number, text in enumerate(path.read_text().splitlines(), start=1):
+    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        try:  # line by line: one line of another encoding spoils only itself
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:  # pass 32, row 49: before, a traceback and no report
+            _warn_once(f"{path}, line {number}: not UTF-8 text (byte {raw[err.start]:#04x} at column "
+                       f"{err.start + 1}: written by an editor in another encoding?); skipped")
+            continue
         if not text.strip():
             continue
         try:
