@@ -370,6 +370,16 @@ def test_a_signal_while_a_resume_restores_its_checkpoint_says_the_checkpoint_sta
         f"highwaylab: interrupted by SIGTERM before it trained on from step 20: nothing was saved since the "
         f"checkpoint it resumed from, {last}, which is unchanged; resume with: python train.py resume={run}."]
     assert last.read_bytes() == before
+    # an extension by resume= stopped so: the command given again, its extension included, since this
+    # start's record is set aside (pass 32, part 1, row 57: before, "resume with: python train.py
+    # resume=<run>", which was refused as finished)
+    stop = "+callbacks.stop._target_=tests.signal_at.SignalAtFitStart"
+    proc = train_py([f"resume={run}", "trainer.max_epochs=3", stop], tmp_path)
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    assert (f"which is unchanged; resume with: python train.py resume={run} trainer.max_epochs=3 {stop} "
+            f"paths.log_dir=") in highwaylab_lines(proc)[-1], highwaylab_lines(proc)  # (train_py adds that)
+    again = train_py([f"resume={run}", "trainer.max_epochs=3"], tmp_path)  # that command, less the stop
+    assert again.returncode == 0, again.stderr[-3000:]
 
 
 @pytest.mark.slow

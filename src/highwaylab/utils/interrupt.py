@@ -43,6 +43,7 @@ import logging
 import os
 import shlex
 import signal
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -50,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from highwaylab.errors import RunInterrupted
-from highwaylab.utils.shell_args import override_arg
+from highwaylab.utils.shell_args import override_arg, shell_word
 
 log = logging.getLogger(__name__)
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -409,7 +410,9 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     if not path and resumed is not None:  # a resume stopped before its first save: its checkpoint stands
         run_own = any(hasattr(cb, "last_saved_step") and _same_file(getattr(cb, "path", ""), resumed)
                       for cb in getattr(trainer, "checkpoint_callbacks", []))
-        again = _resume_hint() if run_own else f"continue from it with: {_continue_hint(resumed)}"
+        # nothing saved: this start's record is set aside (train.py), so its own overrides go again
+        extra = getattr(sys.modules.get("highwaylab.utils.resume"), "GIVEN_WITH_RESUME", [])
+        again = _resume_hint(extra=extra) if run_own else f"continue from it with: {_continue_hint(resumed)}"
         trained = any(getattr(cb, "_trained", False) for cb in getattr(trainer, "checkpoint_callbacks", []))
         lost = " (what this process trained after it is lost)" if trained else ""
         if not trained:  # still restoring: Lightning's epoch count is the checkpoint's, not the next
@@ -466,16 +469,19 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def _resume_hint(complete: bool = False) -> str:
-    """How to continue: ``resume=<run folder>`` in a run of ``train.py``; ``complete``: the
-    checkpoint is at the run's end, and what that resume does is the test and ``metrics.json``."""
+def _resume_hint(complete: bool = False, extra: list[str] | tuple[str, ...] = ()) -> str:
+    """How to continue: ``resume=<run folder>`` in a run of ``train.py``, and the ``extra`` overrides
+    (those an extension gave beside it, when it stopped before it trained: its record is set aside,
+    so ``resume=`` alone would not extend); ``complete``: the checkpoint is at the run's end, and
+    what that resume does is the test and ``metrics.json``."""
     what = "complete the run (its test and metrics.json)" if complete else "resume"
     try:
         from hydra.core.hydra_config import HydraConfig
 
         if HydraConfig.initialized():  # a run of train.py: its folder
             run = HydraConfig.get().runtime.output_dir
-            return f"{what} with: python train.py {override_arg('resume', run)}"
+            given = "".join(f" {shell_word(o)}" for o in extra)
+            return f"{what} with: python train.py {override_arg('resume', run)}{given}"
     except Exception:  # no Hydra run: say where the recipe is
         pass
     return f"{what} from it (README: Resume)"

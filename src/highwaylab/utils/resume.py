@@ -94,6 +94,11 @@ class ResumeError(ConfigError):
     """A resume, or a run folder, that cannot work: the message is one line with the fix."""
 
 
+# the overrides given beside resume= in this process (an extension's trainer.max_epochs=3): a resume
+# stopped before it trained is continued by the same command, these included (pass 32, part 1, row 57)
+GIVEN_WITH_RESUME: list[str] = []
+
+
 # ---------------------------------------------------------------------------------------------
 # the command line
 # ---------------------------------------------------------------------------------------------
@@ -201,6 +206,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
             _check_run_weights(cfg, ckpt, checkpoint)  # NaN weights, or a checkpoint copied in
         log.debug(f"resume={run}: {' '.join(merged + where)}")
+        GIVEN_WITH_RESUME[:] = extra
         return [argv[0], *flags, *merged, *where]
 
     if args.multirun:
