@@ -996,6 +996,16 @@ def test_a_comma_in_an_existing_folders_name_is_told_to_be_quoted_for_hydra(tmp_
         f"Fix: give one value (resume={tmp_path}/run)")
 
 
+@pytest.mark.parametrize(("line", "fix"), [("data=mnist.yaml", "data=mnist"),
+                                           ("-m model=plain.yaml,highway", "model=plain")])
+def test_an_option_given_by_its_file_name_is_refused_with_its_name(line, fix, tmp_path):
+    # pass 32, row 26: before, rc 0, a run named and tagged mnist.yaml, apart from the data=mnist runs
+    given = line.split()[-1]
+    assert command_line_error(line, tmp_path) == (
+        f"{given}: an option is named without its file's .yaml, or the run is named and tagged "
+        f"{fix.split('=')[1]}.yaml, apart from the {fix} runs. Fix: {fix}")
+
+
 def command_line_error(line: str, tmp_path, *more: str) -> str:
     """The one-line error of ``python train.py <line> <more>`` (its checks before Hydra runs), with
     the run folders under ``tmp_path/logs``."""

@@ -113,6 +113,7 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
     check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
+    _option_file_names(list(args.overrides), args.config_dir, config_dir)
     check_thread_count()  # OMP_NUM_THREADS=abc: only libgomp's line, and every core is used
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
@@ -210,6 +211,22 @@ def _resume_sweep(overrides: list[str]) -> None:
             one = f" ({first})" if first else ""
             raise OverrideError(f"{override.input_line}: a list of values is a sweep, and resume= continues "
                                 f"one run. Fix: give one value{one}")
+
+
+def _option_file_names(overrides: list[str], extra_dir: str | None, config_dir: str | Path) -> None:
+    """Raises OverrideError for a group's option given by its file's name (``data=mnist.yaml``): Hydra
+    takes it, and the run is named and tagged ``mnist.yaml``, apart from the ``data=mnist`` runs
+    (breaking pass 32, row 26)."""
+    folders = [Path(config_dir), *([Path(extra_dir).expanduser()] if extra_dir else [])]
+    for override in overrides:
+        key, _, value = override.lstrip("+~").partition("=")
+        for option in (v.strip() for v in value.split(",")):  # a sweep's values too
+            if option.endswith((".yaml", ".yml")) and "/" not in option \
+                    and any((folder / key.split("@")[0] / option).is_file() for folder in folders):
+                name = option.rsplit(".", 1)[0]
+                raise OverrideError(f"{override}: an option is named without its file's .yaml, or the run is "
+                                    f"named and tagged {option}, apart from the {key}={name} runs. Fix: "
+                                    f"{key}={name}")
 
 
 def _one_path(override: Any) -> str | None:
