@@ -14,7 +14,7 @@ from highwaylab.config_checks import LOGGED_METRICS, validate
 from highwaylab.errors import ConfigError, HighwaylabError
 from highwaylab.models import spec
 
-from .conftest import ROOT, compose_cfg, subprocess_env
+from .conftest import ROOT, TINY, compose_cfg, subprocess_env
 
 # override(s) -> the start of the one-line message (it names the key the user set)
 BAD = {
@@ -1283,6 +1283,24 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
         "hydra.run.dir=/dev/null: cannot write the run's folder (not a folder but a device or other special "
         "file: /dev/null). Fix: give a folder, or write runs elsewhere: paths.log_dir=/another/folder (or "
         "hydra.run.dir=...)")
+
+
+@pytest.mark.parametrize("name", ["HIGHWAYLAB_DATA_DIR", "HIGHWAYLAB_ROOT"])
+def test_a_folder_variable_ending_in_a_space_is_pointed_at(name, tmp_path, monkeypatch):
+    # pass 32, row 41: before, HIGHWAYLAB_DATA_DIR="/work/shared/data " gave "Data file missing:
+    # /work/shared/data /MNIST/raw/... Fix: copy them there", the space not pointed at
+    cfg = compose_cfg(TINY, tmp_path)
+    monkeypatch.setenv(name, f"{tmp_path} ")
+    with pytest.raises(ConfigError) as excinfo:
+        validate(cfg)
+    assert str(excinfo.value) == (f"{name}='{tmp_path} ' (from the environment) ends with a space, which is "
+                                  f"part of the folder's name, and no such folder exists. Fix: set "
+                                  f"{name}={tmp_path}")
+    (tmp_path.parent / f"{tmp_path.name} ").mkdir()  # such a folder exists: taken as it is
+    try:
+        validate(cfg)
+    except HighwaylabError as err:  # the data check may then find no MNIST there, and says so
+        assert "ends with a space" not in str(err)
 
 
 def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):

@@ -421,6 +421,12 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                           "unset HIGHWAYLAB_ROOT (train.py sets it to its folder) or set it to a folder")
     if root is not None and (problem := tilde_root(str(root))) is not None:
         raise ConfigError(problem)
+    for name in ("HIGHWAYLAB_ROOT", "HIGHWAYLAB_DATA_DIR"):  # pass 32, row 41: "Data file missing:
+        value = os.environ.get(name, "")  # /work/shared/data /MNIST/raw/...", the space not pointed at
+        if value.strip() and value != value.rstrip() and not os.path.exists(value):
+            raise ConfigError(f"{name}={value!r} (from the environment) ends with a space, which is part "
+                              f"of the folder's name, and no such folder exists. Fix: set "
+                              f"{name}={value.rstrip()}")
     log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)
     if log_dir is not None and not str(log_dir).strip():
         raise ConfigError("paths.log_dir is empty, so the runs' folders would be made at the file system's "
