@@ -698,3 +698,15 @@ def test_bytes_of_another_encoding_in_the_summary_or_a_metrics_file_are_one_warn
                f"('utf-8' codec can't decode byte 0xe9")
     assert any(line.startswith(metrics) and "resume=" in line for line in warnings), proc.stderr
     assert (sweep / "report" / "table.md").is_file()
+
+
+def test_a_report_with_wandb_disabled_names_no_wandb_run(tmp_path, monkeypatch):
+    # pass 32, row 45: before, WANDB_MODE=disabled printed "W&B report run: /tmp/wandb/run-.../files", a
+    # folder that was never written
+    sweep = tmp_path / "sw"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    proc = report(sweep, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1] == "WANDB_MODE=disabled: no W&B report run (as --no-wandb)"
+    assert "W&B report run" not in proc.stdout and not (sweep / "report" / "wandb").exists()

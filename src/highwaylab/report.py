@@ -158,7 +158,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     print(f"Report written to {out}")
     if not points:
         parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot.\n")
-    if not args.no_wandb:
+    if not args.no_wandb and os.environ.get("WANDB_MODE") == "disabled":  # pass 32, row 45: before, "W&B
+        print("WANDB_MODE=disabled: no W&B report run (as --no-wandb)")  # report run: <a folder never made>"
+    elif not args.no_wandb:
         try:
             log_to_wandb(args.sweep_dir, out, figures, rows, jobs, args.project, args.group)
         except Exception as err:  # noqa: BLE001 -- W&B's refusal (no API key, no server): one line
