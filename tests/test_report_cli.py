@@ -709,4 +709,4 @@ def test_a_report_with_wandb_disabled_names_no_wandb_run(tmp_path, monkeypatch):
     proc = report(sweep, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[-1] == "WANDB_MODE=disabled: no W&B report run (as --no-wandb)"
-    assert "W&B report run" not in proc.stdout and not (sweep / "report" / "wandb").exists()
+    assert "W&B report run:" not in proc.stdout and not (sweep / "report" / "wandb").exists()
