@@ -143,6 +143,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if any(job.status == "ok" for job in jobs) and not any(job.curve for job in jobs):
         print(f"{parser.prog}: warning: loss_curves.png has no curve: no job logged its training loss to "
               f"W&B or to a CSV logger (logger=none, or tensorboard only)", file=sys.stderr)
+    elif without := [job.folder.name for job in jobs if job.status == "ok" and not job.curve]:
+        # pass 32, row 46: before, a tensorboard-only job's curve was left out without a word
+        print(f"{parser.prog}: warning: loss_curves.png has no curve of {', '.join(without)}: "
+              f"{'it' if len(without) == 1 else 'they'} logged no training loss to W&B or to a CSV logger "
+              f"(logger=none, or tensorboard only)", file=sys.stderr)
     figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
     try:
         for name, fig in figures.items():
