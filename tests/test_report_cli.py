@@ -714,3 +714,21 @@ def test_a_report_with_wandb_disabled_names_no_wandb_run(tmp_path, monkeypatch):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[-1] == "WANDB_MODE=disabled: no W&B report run (as --no-wandb)"
     assert "W&B report run:" not in proc.stdout and not (sweep / "report" / "wandb").exists()
+
+
+def test_a_killed_job_that_saved_its_state_gets_the_resume_fix(tmp_path):
+    # pass 32, row 27: before, "incomplete: no metrics.json: the job did not finish (still running, or
+    # killed?)" and no fix, though resume= of it works
+    sweep = tmp_path / "sw"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    killed = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    (killed / "metrics.json").unlink()
+    lines = (sweep / "summary.jsonl").read_text().splitlines()
+    (sweep / "summary.jsonl").write_text(lines[0] + "\n")  # SIGKILL: the job never wrote its line
+    (killed / "checkpoints").mkdir()
+    (killed / "checkpoints" / "last.ckpt").write_bytes(b"its state")
+    jobs = collect_jobs(sweep)
+    line = (f"- {killed.name}: incomplete: no metrics.json: the job did not finish (still running, or "
+            f"killed?); it saved its state: once it is not running, continue it with python train.py "
+            f"resume={killed}")
+    assert line in markdown_table(table_rows(aggregate(jobs)), jobs, aggregate(jobs)).splitlines()

@@ -107,6 +107,9 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             warnings.warn(f"{folder.name}: {error}; not in the table. {_rewrite(folder)}", stacklevel=2)
         elif folder.name not in summary:
             error = error or "no metrics.json: the job did not finish (still running, or killed?)"
+            if (folder / "checkpoints" / "last.ckpt").is_file():  # pass 32, row 27: before, no fix
+                error += (f"; it saved its state: once it is not running, continue it with python train.py "
+                          f"{override_arg('resume', folder)}")
         status = "ok" if metrics else (recorded or "incomplete")
         depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
