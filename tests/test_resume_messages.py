@@ -738,3 +738,22 @@ def test_a_resume_that_wrote_a_best_checkpoint_but_no_resume_point_sets_its_reco
     # without a last.ckpt (callbacks.last_checkpoint off), any checkpoint it wrote is its
     last.unlink()
     assert set_aside_refused_record(run, ".hydra/resumed_2026-12-02_11-00-00", started) is None
+
+
+def test_a_run_whose_checkpoints_were_deleted_is_told_so(tmp_path):
+    # pass 32, row 15: before, a finished run whose checkpoints/ was deleted (to free space), or replaced
+    # by a file, "finished without writing a checkpoint (debug=fast, trainer.fast_dev_run or callbacks
+    # without checkpoints)": a false cause
+    run = make_run(tmp_path / "run")
+    best = run / "checkpoints" / "epoch_000.ckpt"
+    (run / "metrics.json").write_text(json.dumps({"epochs": 1, "global_step": 3, "best_ckpt": str(best)}))
+    text = message(f"resume={run}", "trainer.max_epochs=3")
+    assert text.startswith(
+        f"resume={run}: the run's checkpoints are gone (its metrics.json names {best}, and "
+        f"checkpoints/last.ckpt is missing: deleted?), so it cannot be resumed or extended. Fix: put them "
+        f"back, or start a new run: python train.py "), text
+    (run / "checkpoints").write_text("")  # a file in the way of the folder
+    assert message(f"resume={run}").startswith(
+        f"resume={run}: {run}/checkpoints is a file, not the folder where the run keeps its checkpoints, so "
+        f"there is none to resume from. Fix: put the run's checkpoints back there (mv {run}/checkpoints "
+        f"<elsewhere> first), or start a new run: python train.py ")

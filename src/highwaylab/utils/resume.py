@@ -324,6 +324,17 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"it before its first step, so it wrote no checkpoint and cannot be resumed or "
                               f"extended; start a new run without that time limit (or with a longer one): "
                               f"{_command(kept)}")
+        folder = last.parent
+        if folder.exists() and not folder.is_dir():  # pass 32, row 15: "finished without writing a ..."
+            raise ResumeError(f"resume={value}: {folder} is a file, not the folder where the run keeps its "
+                              f"checkpoints, so there is none to resume from. Fix: put the run's checkpoints "
+                              f"back there (mv {shlex.quote(str(folder))} <elsewhere> first), or start a new "
+                              f"run: {again}")
+        best = (metrics or {}).get("best_ckpt")
+        if isinstance(best, str) and best and not Path(best).exists():  # it wrote checkpoints: gone since
+            raise ResumeError(f"resume={value}: the run's checkpoints are gone (its metrics.json names "
+                              f"{best}, and {shown} is missing: deleted?), so it cannot be resumed or "
+                              f"extended. Fix: put them back, or start a new run: {again}")
         if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
