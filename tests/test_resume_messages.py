@@ -569,6 +569,32 @@ def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_p
         logger.experiment.finish()
 
 
+def test_an_earlier_wandb_segment_folder_without_its_file_is_skipped_without_a_warning(tmp_path, monkeypatch,
+                                                                                        caplog):
+    # pass 32, row 1: a resume stopped before W&B wrote its file left an empty offline-run-* folder, and
+    # every later resume warned "W&B's _step cannot continue after <it>: no W&B run here", though it did
+    import logging
+
+    import wandb
+    from lightning.pytorch.loggers import WandbLogger
+
+    from highwaylab.utils.resume import continue_wandb_steps
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    first = wandb.init(project="p", id="emptyseg1", dir=str(tmp_path), mode="offline")
+    for step in range(5):
+        first.log({"x": step})
+    first.finish()
+    (tmp_path / "wandb" / "offline-run-20991231_235959-emptyseg1").mkdir()  # the stopped start's
+    logger = WandbLogger(project="p", id="emptyseg1", save_dir=str(tmp_path), offline=True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="highwaylab.utils.resume"):
+            assert continue_wandb_steps([logger], resumed_id="emptyseg1") == 5  # after _step 0 .. 4
+        assert not [r.getMessage() for r in caplog.records if "cannot continue" in r.getMessage()]
+    finally:
+        logger.experiment.finish()
+
+
 def test_another_runs_checkpoint_copied_over_the_runs_own_is_refused_and_a_copied_folder_is_not(tmp_path):
     # breaking pass 16, row 11: before, resume= trained on from seed 1's weights while the run's
     # records said seed 0, and logged a false "The run's folder has moved: .../run_s1/checkpoints ->"

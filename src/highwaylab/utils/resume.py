@@ -1075,7 +1075,10 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | 
     if not isinstance(run, wandb.Run) or not run.offline or not run.dir:
         return None
     this = Path(getattr(run, "sync_dir", None) or Path(run.dir).parent)  # .../wandb/offline-run-<time>-<id>
-    earlier = [p for p in sorted(this.parent.glob(f"offline-run-*-{run.id}")) if p != this]
+    # a segment folder without its .wandb file (a start stopped before W&B wrote it) holds no rows:
+    # skipped (pass 32, row 1: before, "W&B's _step cannot continue after <it>" on every later resume)
+    earlier = [p for p in sorted(this.parent.glob(f"offline-run-*-{run.id}"))
+               if p != this and any(p.glob("run-*.wandb"))]
     if run.id == resumed_id and not [p for p in this.parent.glob("offline-run-*") if p != this]:
         log.warning(f"highwaylab: W&B run {run.id} continues, but {this.parent} holds none of its earlier "
                     f"offline segments (deleted, e.g. after wandb sync?): this segment's _step starts at 0 "
