@@ -783,3 +783,33 @@ def test_a_run_whose_checkpoints_were_deleted_is_told_so(tmp_path):
         f"resume={run}: {run}/checkpoints is a file, not the folder where the run keeps its checkpoints, so "
         f"there is none to resume from. Fix: put the run's checkpoints back there (mv {run}/checkpoints "
         f"<elsewhere> first), or start a new run: python train.py ")
+
+
+def test_a_lock_held_by_another_program_does_not_name_the_dead_pid_in_its_file(tmp_path):
+    # pass 32, row 44: `flock -x <run>/.hydra/running.lock sleep 25` (another program) while the file
+    # still names the finished run's pid: before, "the run is still running in process <that dead pid>
+    # ... (kill <it>: ...)"
+    import os
+
+    from highwaylab.utils.run_lock import LOCK
+
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    (run / LOCK).write_text(gone.stdout.strip())  # the pid of a process that has ended
+    holder_process = subprocess.Popen(["flock", "-x", str(run / LOCK), "sleep", "30"])
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until flock holds it
+            probe = subprocess.run(["flock", "-n", "-s", str(run / LOCK), "true"])
+            if probe.returncode != 0:
+                break
+            time.sleep(0.05)
+        assert message(f"resume={run}") == (
+            f"resume={run}: another process holds {run / LOCK}, the lock of a running run (fuser "
+            f"{run / LOCK} names it): wait for it to end, or stop it, then resume the run")
+        assert os.path.exists(run / LOCK)
+    finally:
+        holder_process.kill()
+        holder_process.wait()

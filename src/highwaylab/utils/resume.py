@@ -558,7 +558,7 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     if not folder.is_dir() or (ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder)):
         return  # nothing there yet, or resuming that very run, in place
     if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
-        who = f"process {pid}" if pid else "another process"
+        who = f"process {pid}" if pid else f"another process (fuser {folder / LOCK_FILE} names it)"
         raise ResumeError(f"hydra.run.dir={folder} is the folder of a run that is still running in {who} "
                           f"(it holds {folder / LOCK_FILE}): a new run there would write among its files. "
                           f"Fix: give a new folder (or leave hydra.run.dir out)")

@@ -59,8 +59,8 @@ def holding(run: Path) -> Iterator[None]:
 
 
 def holder(run: Path) -> int | None:
-    """The process id that holds ``run``'s lock (0 if it wrote none), or ``None`` when no running
-    process holds it.
+    """The process id that holds ``run``'s lock (0 if it wrote none, or the process it names has ended:
+    another program holds the lock), or ``None`` when no running process holds it.
 
     Raises:
         ConfigError: something else than a file is at the lock's path (:func:`check_lock_file`).
@@ -78,8 +78,9 @@ def holder(run: Path) -> int | None:
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         return None  # nobody holds it (released when that process ended)
-    except BlockingIOError:
-        return _pid(fd)
+    except BlockingIOError:  # held: by the process the file names, if it lives; else by another (0)
+        pid = _pid(fd)  # (pass 32, row 44: before, "still running in process <a dead pid> ... kill <it>")
+        return pid if pid and _alive(pid) else 0
     except OSError:
         return None
     finally:
@@ -101,10 +102,22 @@ def check_lock_file(path: Path, given: str) -> None:
 def busy_message(run: Path, pid: int | None, given: str) -> str:
     """The one line for ``given`` (``resume=<run>``) when process ``pid`` (0 or ``None``: unknown)
     still runs ``run``."""
-    who = f"process {pid}" if pid else "another process"
-    stop = f"kill {pid}" if pid else "stop it"
-    return (f"{given}: the run is still running in {who}, which holds {Path(run) / LOCK}: wait for it to "
-            f"end, or stop it ({stop}: SIGTERM saves its state), then resume it")
+    if not pid:
+        return (f"{given}: another process holds {Path(run) / LOCK}, the lock of a running run (fuser "
+                f"{Path(run) / LOCK} names it): wait for it to end, or stop it, then resume the run")
+    return (f"{given}: the run is still running in process {pid}, which holds {Path(run) / LOCK}: wait for "
+            f"it to end, or stop it (kill {pid}: SIGTERM saves its state), then resume it")
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it cannot be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _pid(fd: int) -> int:
