@@ -728,3 +728,24 @@ def test_the_resume_line_of_an_interrupt_quotes_the_folder_for_hydra(tmp_path):
         assert hint == "resume with: python train.py " + f"\"resume='{tmp_path}/sig,c \\$x'\""
     finally:
         HydraConfig.instance().cfg = None
+
+
+def test_a_forked_data_worker_leaves_a_signal_to_the_run(no_hydra_run):
+    # pass 32, row 33: with data.num_workers=2, one Ctrl-C to the terminal's process group logged "SIGINT
+    # received: the run stops after the current batch ..." 5 times: each forked worker ran the handler too
+    import signal
+
+    from highwaylab.utils import interrupt
+
+    with interrupt.signals_interrupt():
+        pid = os.fork()
+        if pid == 0:  # the worker: the handler returns, nothing logged, raised or noted
+            try:
+                interrupt._on_signal(signal.SIGINT, None)
+                os._exit(0 if interrupt._state.signum is None else 2)
+            except BaseException:  # noqa: BLE001 - before: RunInterrupted in the worker
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        with pytest.raises(RunInterrupted):  # the run's own process: stopped, as before
+            interrupt._on_signal(signal.SIGINT, None)

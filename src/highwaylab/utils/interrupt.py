@@ -94,6 +94,7 @@ class _State:
         self.late: int | None = None  # the signal noted while closing
         self.want_stop = False  # under DDP: the stop that sync_stop applies on every rank together
         self.in_sanity_check = False  # the signal came during the sanity check before training
+        self.owner = os.getpid()  # the process whose run the handlers stop (not a forked data worker)
 
     def current_trainer(self) -> Any:
         return self.trainer() if self.trainer is not None else None
@@ -182,6 +183,7 @@ def signals_interrupt() -> Iterator[None]:
     outer = (_state.trainer, _state.signum, _state.pending)
     _state.trainer, _state.signum, _state.pending = None, None, False
     _state.want_stop = _state.in_sanity_check = False
+    _state.owner = os.getpid()
     for signum in signals:
         signal.signal(signum, _on_signal)
     try:
@@ -260,6 +262,8 @@ def late_signal() -> int | None:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
+    if os.getpid() != _state.owner:  # a DataLoader worker forked from the run inherits the handler; a
+        return  # terminal's Ctrl-C reaches it too: the run stops them (pass 32, row 33: 5 lines for one)
     name = signal.Signals(signum).name
     _drop_hung_up_terminal()  # a closed terminal (SIGHUP) would make the next write fail
     if _state.closing:
