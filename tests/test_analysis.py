@@ -3,6 +3,7 @@
 import math
 from types import SimpleNamespace
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -195,6 +196,7 @@ def test_gradients_of_exactly_zero_are_drawn_grey_and_marked_not_left_blank():
     assert [t.get_text() for t in lines.legends[0].get_texts()] == [
         "input", "input: exactly 0 (not on a log scale)"]
     assert len(layer_step_map(steps, values + 1e-5, "norms", "norm", log=True).axes[0].collections) == 1
+    plt.close("all")  # pyplot keeps them: past 20 open figures, its warning fails the no-warning tests
 
 
 def test_a_line_or_bar_chart_keeps_its_title_and_axis_label_inside_the_figure():
@@ -223,6 +225,7 @@ def test_a_line_or_bar_chart_keeps_its_title_and_axis_label_inside_the_figure():
     legend = fig.legends[0].get_window_extent(fig.canvas.get_renderer())
     assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 and fig.bbox.y0 <= legend.y0
     assert legend.y1 < fig.axes[0].xaxis.label.get_window_extent().y0  # below the axis label
+    plt.close("all")
 
 
 def test_layer_history_and_named_layers():

@@ -438,6 +438,9 @@ def test_losses_of_under_a_decade_are_readable_off_the_depth_axis(tmp_path):
     labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
               if t.get_text() and low <= t.get_position()[1] <= high]
     assert labels == ["1", "0.7", "0.8", "0.9", "1.2", "1.5"], labels
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)  # pyplot keeps it: past 20 open figures, its warning fails the no-warning tests
 
 
 def test_a_narrow_loss_axis_has_no_repeated_labels(tmp_path):
