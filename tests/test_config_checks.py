@@ -678,6 +678,10 @@ COMMAND_LINES = {
                                                                 "you mean hydra.sweeper.direction?",
     "logger=[wandb,tensorbord]": "logger=[wandb,tensorbord]: logger has no option 'tensorbord'; did you mean "
                                  "logger=tensorboard? Its options: csv, none, tensorboard, wandb",
+    # pass 32, note on row 22: before, Hydra's 12 lines "Could not find 'model/Highway'" and its options
+    "model=Highway": "model=Highway: model has no option 'Highway'; did you mean model=highway? Its options: "
+                     "conv_highway, conv_plain, conv_residual, highway, plain, residual",
+    "optim=adamww": "optim=adamww: optim has no option 'adamww'; did you mean optim=adamw?",
     "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
                        "quote it, e.g. \"run_name='δοκιμή'\"",
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",

@@ -901,8 +901,16 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                         and o.split("=", 1)[-1].startswith("[")), None)
         options = sorted(p.stem for p in (Path(config_dir) / group).glob("*.yaml")
                          if not p.stem.startswith("_"))
-        if culprit is None or not options:  # a single option: Hydra lists the options itself
+        if not options:
             return None
+        if culprit is None:  # a single option: Hydra lists the options in 12 lines; a slip of case or
+            given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
+            folded = [o for o in options if o.lower() == name.lower()]  # a typo gets its fix in one line
+            meant = f"; did you mean {group}={folded[0]}?" if folded else did_you_mean(name, options,
+                                                                                      prefix=f"{group}=")
+            if given is None or not meant:  # (pass 32, note on row 22: model=Highway)
+                return None
+            return f"{given}: {group} has no option '{name}'{meant} Its options: {', '.join(options)}"
         meant = did_you_mean(name, options, prefix=f"{group}=")
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
     cause = err.__cause__
