@@ -214,3 +214,19 @@ def test_a_data_folder_given_as_a_file_is_not_advised_to_be_moved(tmp_path):
         f"Data folder is not a folder: {given} is a regular file, so {first} cannot be there. Fix: point "
         f"data.data_dir (or the environment variable HIGHWAYLAB_DATA_DIR) at the folder that holds the data "
         f"(the one that holds MNIST/ or cifar-10-batches-py/, ...), not a file.")
+
+
+def test_a_data_dir_that_is_the_files_own_folder_is_pointed_one_level_up(tmp_path, monkeypatch):
+    # pass 32, note on row 3: HIGHWAYLAB_DATA_DIR=<data>/MNIST/raw was told to copy the files into
+    # <data>/MNIST/raw/MNIST/raw
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "train-images-idx3-ubyte").write_bytes(b"")
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(raw))
+    dm = MNISTDataModule(data_dir=str(raw))
+    with pytest.raises(DataError) as err:
+        dm.setup()
+    assert str(err.value) == (
+        f"Data file missing: {raw}/MNIST/raw/train-images-idx3-ubyte. HIGHWAYLAB_DATA_DIR={raw} is the "
+        f"folder of the files themselves; it names the folder that holds MNIST/raw/. Fix: "
+        f"HIGHWAYLAB_DATA_DIR={tmp_path}")
