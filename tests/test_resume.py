@@ -163,8 +163,13 @@ def test_a_new_run_from_another_runs_checkpoint_gets_a_new_wandb_run(finished, t
     log = (new / "train.log").read_text()
     assert (f"highwaylab: ckpt_path={finished}/checkpoints/last.ckpt is a checkpoint of another run folder, "
             f"not of this run's ({new}): this run gets a new W&B run, and W&B run {other.split('/')[-1]} "
-            f"stays that run's") in log
+            f"stays that run's (to continue that run itself: python train.py resume={finished})") in log
     assert "holds none of its earlier offline segments" not in log
+    # pass 32, note on part 1, row 22: Lightning's "The dirpath has changed ... won't be reloaded" read like
+    # a fault; the run says what it means
+    assert "The dirpath has changed" not in log + proc.stderr
+    assert (f"ckpt_path={finished}/checkpoints/last.ckpt is of another run folder: this run goes on from its "
+            f"state, and ranks its own best checkpoints afresh, in {new}/checkpoints") in log
     metrics = json.loads((new / "metrics.json").read_text())
     assert metrics["wandb_run_path"] != other and metrics["resumed_from_step"] == 20
     # pass 31, rows 21, 22 (major): before, such a run's only record was .hydra/resumed_<time>/, and its

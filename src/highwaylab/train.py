@@ -13,6 +13,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -277,6 +278,13 @@ def build(cfg: DictConfig) -> Built:
     quiet_known_notices()  # two notices no configuration avoids; Lightning's other notices once
     if cfg.get("ckpt_path"):  # resumed in its own folder: that its checkpoints/ is not empty is no news
         quiet_own_checkpoint_folder(os.path.realpath(Path(cfg.paths.output_dir) / "checkpoints"))
+        own = Path(cfg.paths.output_dir).resolve()
+        if own not in Path(str(cfg.ckpt_path)).resolve().parents:  # a new run from another run's weights:
+            # Lightning's "The dirpath has changed ... won't be reloaded" reads like a fault (pass 32,
+            # note on part 1, row 22); it is this: the run ranks its own checkpoints afresh
+            warnings.filterwarnings("ignore", message=r"The dirpath has changed from ")
+            log.info(f"ckpt_path={cfg.ckpt_path} is of another run folder: this run goes on from its state, "
+                     f"and ranks its own best checkpoints afresh, in {own / 'checkpoints'}")
     L.seed_everything(cfg.seed, workers=True)
 
     log.info(f"Instantiating datamodule <{cfg.data._target_}>")
@@ -627,6 +635,13 @@ def copied_from(checkpoint: dict, path: str) -> Path | None:
     return there.parent if there != here and (there / "last.ckpt").is_file() else None
 
 
+def _resume_of(ckpt_path: str) -> str:
+    """``resume=<the run folder that holds ckpt_path>`` (its ``checkpoints/`` parent, if that folder
+    has a run's record), else ``resume=<its folder>``."""
+    run = Path(ckpt_path).resolve().parent.parent
+    return override_arg("resume", run) if (run / ".hydra").is_dir() else "resume=<its folder>"
+
+
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
     """Point ``cfg.logger.wandb`` at the W&B run that wrote ``checkpoint`` (``id``, ``resume: allow``,
     and its ``group`` when none is set), so that the resumed run's charts continue that run; an
@@ -652,7 +667,7 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
                     f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
-                    f"continue that run itself: python train.py resume=<its folder>)")
+                    f"continue that run itself: python train.py {_resume_of(path)})")
         return None
     if run_id:
         with open_dict(cfg):
