@@ -48,4 +48,3 @@ def unit_axis(unit: str, averaged: bool = True) -> str:
     which :func:`unit_means` averages over H x W (``averaged``), and ``channel`` for its per-channel
     parameters (the gate biases b_T)."""
     return f"{unit} (mean over positions)" if averaged and unit == "channel" else unit
-
