@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -774,10 +775,18 @@ def test_a_run_whose_checkpoints_were_deleted_is_told_so(tmp_path):
     best = run / "checkpoints" / "epoch_000.ckpt"
     (run / "metrics.json").write_text(json.dumps({"epochs": 1, "global_step": 3, "best_ckpt": str(best)}))
     text = message(f"resume={run}", "trainer.max_epochs=3")
-    assert text.startswith(
-        f"resume={run}: the run's checkpoints are gone (its metrics.json names {best}, and "
-        f"checkpoints/last.ckpt is missing: deleted?), so it cannot be resumed or extended. Fix: put them "
-        f"back, or start a new run: python train.py "), text
+    gone = (f"resume={run}: the run's checkpoints are gone (its metrics.json names its best, epoch_000.ckpt, "
+            f"and checkpoints/last.ckpt is missing: deleted?), so it cannot be resumed or extended. Fix: put "
+            f"them back, or start a new run: python train.py ")
+    assert text.startswith(gone), text
+    # a copy of the run, whose metrics.json names the original's checkpoint, which is still there
+    # (pass 33, row 15: before, the false "finished without writing a checkpoint (debug=fast, ...)")
+    best.parent.mkdir()
+    best.write_bytes(b"the original's")
+    copy = make_run(tmp_path / "copy")
+    (copy / "metrics.json").write_text((run / "metrics.json").read_text())
+    assert message(f"resume={copy}").startswith(gone.replace(str(run), str(copy))), message(f"resume={copy}")
+    shutil.rmtree(best.parent)
     (run / "checkpoints").write_text("")  # a file in the way of the folder
     assert message(f"resume={run}").startswith(
         f"resume={run}: {run}/checkpoints is a file, not the folder where the run keeps its checkpoints, so "

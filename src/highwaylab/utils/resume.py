@@ -330,11 +330,12 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"checkpoints, so there is none to resume from. Fix: put the run's checkpoints "
                               f"back there (mv {shlex.quote(str(folder))} <elsewhere> first), or start a new "
                               f"run: {again}")
-        best = (metrics or {}).get("best_ckpt")
-        if isinstance(best, str) and best and not Path(best).exists():  # it wrote checkpoints: gone since
-            raise ResumeError(f"resume={value}: the run's checkpoints are gone (its metrics.json names "
-                              f"{best}, and {shown} is missing: deleted?), so it cannot be resumed or "
-                              f"extended. Fix: put them back, or start a new run: {again}")
+        best = (metrics or {}).get("best_ckpt")  # it wrote checkpoints, by this name in its folder (a copy's
+        own_best = folder / Path(best).name if isinstance(best, str) and best else None  # names the original)
+        if own_best is not None and not own_best.exists():  # gone since (pass 33, row 15: a copy's check)
+            raise ResumeError(f"resume={value}: the run's checkpoints are gone (its metrics.json names its "
+                              f"best, {Path(best).name}, and {shown} is missing: deleted?), so it cannot be "
+                              f"resumed or extended. Fix: put them back, or start a new run: {again}")
         if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
