@@ -735,3 +735,52 @@ def test_a_killed_job_that_saved_its_state_gets_the_resume_fix(tmp_path):
             f"killed?); it saved its state: once it is not running, continue it with python train.py "
             f"resume={killed}")
     assert line in markdown_table(table_rows(aggregate(jobs)), jobs, aggregate(jobs)).splitlines()
+
+
+def test_a_loss_cell_that_is_not_a_number_is_left_out_with_a_warning(tmp_path):
+    # pass 33, row 28 (major): before, a metrics.csv cell edited to 'abc' ended the report in a traceback
+    # ("could not convert string to float: 'abc'"), with no report written
+    sweep = tmp_path / "sw"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
+    path = job / "csv" / "version_0" / "metrics.csv"
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[1].split(",")
+    cells[header.index("train/loss_step")] = "abc"
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert (f"python -m highwaylab.report: warning: {job.name}: a training-loss value that is not a number "
+            f"(train/loss_step 'abc' at step '{cells[header.index('step')]}'; edited?) is left out of "
+            f"loss_curves.png") in proc.stderr.splitlines(), proc.stderr
+    assert (sweep / "report" / "loss_curves.png").is_file()
+
+
+def test_a_damaged_wandb_file_of_a_job_is_named_not_called_empty(tmp_path, monkeypatch):
+    # pass 33, row 29: before, a job whose run-*.wandb was cut short got "it logged no training loss to W&B
+    # or to a CSV logger", a false cause
+    import time
+
+    import wandb
+
+    from highwaylab.analysis.sweep_report import loss_curve
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    job = tmp_path / "0_job"
+    run = wandb.init(project="p", id="cutjob01", dir=str(job), mode="offline")
+    for step in range(40):
+        run.log({"train/loss_step": 2.0 - step / 40, "trainer/global_step": step})
+    run.finish()
+    [file] = job.glob("wandb/offline-run-*/run-cutjob01.wandb")
+    size, deadline = -1, time.monotonic() + 60  # wandb-core may still be writing it: until its size holds
+    while time.monotonic() < deadline and (size != file.stat().st_size or size < 1024):
+        size = file.stat().st_size
+        time.sleep(0.5)
+    assert len(loss_curve(job)) == 40  # the control: the whole file is read
+    with file.open("r+b") as f:
+        f.truncate(300)
+    with pytest.warns(UserWarning) as caught:
+        curve = loss_curve(job)
+    messages = [str(w.message) for w in caught if str(w.message).startswith(f"{file}: ")]
+    assert len(messages) == 1 and "(cut short, or damaged?); its training loss" in messages[0], messages
+    assert len(curve) < 40

@@ -42,7 +42,7 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from highwaylab.utils.shell_args import override_arg  # noqa: E402
 from highwaylab.utils.sweep import read_summary  # noqa: E402
-from highwaylab.utils.wandb_offline import read_history  # noqa: E402
+from highwaylab.utils.wandb_offline import RunReadError, read_segment  # noqa: E402
 
 LOSS, ACC, STEP = "train/loss", "test/acc", "trainer/global_step"
 NOT_SWEPT = ("seed", "model", "depth")  # the seed is what a point averages over; model and depth place it
@@ -251,13 +251,30 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
     ``train/loss_step`` (logged every ``trainer.log_every_n_steps`` steps), or, for a job too short
     to log it, the per-epoch ``train/loss``."""
     per_step, per_epoch = {}, {}
-    rows = [row for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb"))
-            for row in read_history(run_file)] or _csv_rows(folder)
+    rows = []
+    for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb")):
+        try:
+            found, notes = read_segment(run_file)
+        except RunReadError as err:
+            found, notes = [], [str(err).removeprefix(f"{run_file}: ")]
+        if notes or not found:  # pass 33, row 29: before, "it logged no training loss to W&B"
+            warnings.warn(f"{run_file}: {'; '.join(notes) or 'no W&B records in it'} (cut short, or "
+                          f"damaged?); its training loss {'after that ' if found else ''}is left out",
+                          stacklevel=2)
+        rows += [r["history"]["item"] for r in found if r.get("type") == "history"]
+    rows = rows or _csv_rows(folder)
+    bad = None
     for row in rows:
         if row.get(STEP) not in (None, ""):
             for key, points in ((LOSS + "_step", per_step), (LOSS, per_epoch)):
                 if row.get(key) not in (None, ""):
-                    points[int(float(row[STEP]))] = float(row[key])
+                    try:
+                        points[int(float(row[STEP]))] = float(row[key])
+                    except (TypeError, ValueError):  # a hand-edited cell (pass 33, row 28: a traceback)
+                        bad = bad or f"{key} {row[key]!r} at step {row[STEP]!r}"
+    if bad is not None:
+        warnings.warn(f"{folder.name}: a training-loss value that is not a number ({bad}; edited?) is left "
+                      f"out of loss_curves.png", stacklevel=2)
     return sorted((per_step or per_epoch).items())
 
 
