@@ -241,16 +241,25 @@ def test_check_log_dirs_creates_the_folders_and_names_the_key(tmp_path):
     assert (tmp_path / "new" / "tensorboard").is_dir() and (tmp_path / "new" / "csv" / "version_0").is_dir()
     (tmp_path / "file").write_text("")
     group = OmegaConf.create({"tb2": {"_target_": "lightning.pytorch.loggers.TensorBoardLogger"}})
-    with pytest.raises(ConfigError, match=r"^logger\.tb2\.save_dir=.*file: cannot write the TensorBoard"):
+    # a file in the way is named, with its fix (pass 33, row 35: before, "cannot write the TensorBoard log
+    # folder ... Fix: set logger.tb2.save_dir to a writable folder ..., or leave it at its default")
+    with pytest.raises(ConfigError) as refused:
         check_log_dirs([TensorBoardLogger(tmp_path / "file", name="tb")], group)
-    with pytest.raises(ConfigError, match=r"^logger\.csv\.save_dir=.*Fix: set logger\.csv\.save_dir"):
+    assert str(refused.value) == (
+        f"logger.tb2.save_dir={tmp_path}/file: {tmp_path}/file is a file, where the TensorBoard log folder "
+        f"{tmp_path}/file/tb/version_0 goes. Fix: move it away (mv {tmp_path}/file <elsewhere>), then run "
+        f"the same command again")
+    with pytest.raises(ConfigError, match=r"^logger\.csv\.save_dir=.*file is a file, where the CSV log"):
         check_log_dirs([CSVLogger(tmp_path / "file", name="csv")])
     # before: W&B warned, fell back to /tmp/wandb/ (outside the run's folder) and the run went on
     from highwaylab.utils.wandb_logger import WandbLogger
 
     wandb_group = OmegaConf.create({"wandb": {"_target_": "highwaylab.utils.wandb_logger.WandbLogger"}})
-    with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*file: cannot write the W&B log"):
+    with pytest.raises(ConfigError, match=r"^logger\.wandb\.save_dir=.*file is a file, where the W&B log"):
         check_log_dirs([WandbLogger(save_dir=str(tmp_path / "file"), offline=True)], wandb_group)
+    # a folder that cannot be made (here below /proc, which takes none): as before
+    with pytest.raises(ConfigError, match=r"^logger\.csv\.save_dir=/proc/x: cannot write the CSV log folder"):
+        check_log_dirs([CSVLogger("/proc/x", name="csv")])
 
 
 def test_a_log_folder_on_a_disk_too_full_for_a_run_is_refused(tmp_path, monkeypatch):
@@ -317,3 +326,24 @@ def test_a_file_where_wandb_keeps_its_runs_is_one_line(tmp_path):
     assert str(refused.value) == (
         f"logger.wandb.save_dir={tmp_path}: {tmp_path}/wandb is a file, where W&B keeps its runs. Fix: move "
         f"it away (mv {tmp_path}/wandb <elsewhere>), then run the same command again")
+
+
+def test_a_wandb_folder_that_cannot_be_written_is_one_line(tmp_path):
+    # pass 33, row 10 (major): before, resume= of a run whose wandb/ could not be written (a read-only
+    # mount; here a protected folder, which root cannot write either) ended in W&B's OSError traceback
+    import subprocess
+
+    from lightning.pytorch.loggers import WandbLogger
+
+    (own := tmp_path / "wandb").mkdir()
+    if subprocess.run(["chattr", "+i", str(own)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(ConfigError) as refused:
+            check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)])
+    finally:
+        subprocess.run(["chattr", "-i", str(own)], check=True)
+    assert str(refused.value) == (
+        f"logger.wandb.save_dir={tmp_path}: {own}, where W&B keeps this run's offline segments, cannot be "
+        f"written (Operation not permitted). Fix: make it writable, or log elsewhere: "
+        f"logger.wandb.save_dir=/another/folder (or logger=csv)")

@@ -61,10 +61,26 @@ def check_log_dirs(loggers: Sequence[Logger], group: Mapping | None = None) -> N
             raise ConfigError(f"logger.{name}.save_dir={logger.save_dir}: {own} is a file, where W&B keeps "
                               f"its runs. Fix: move it away (mv {shlex.quote(own)} <elsewhere>), then run "
                               f"the same command again")
+        blocking = next((p for p in (Path(folder), *Path(folder).parents) if p.exists() and not p.is_dir()),
+                        None)  # a file where a folder goes (pass 33, row 35: "cannot write ..., or leave
+        if blocking is not None:  # it at its default", which it was)
+            raise ConfigError(f"logger.{name}.save_dir={logger.save_dir}: {blocking} is a file, where the "
+                              f"{kind} log folder {folder} goes. Fix: move it away (mv "
+                              f"{shlex.quote(str(blocking))} <elsewhere>), then run the same command again")
         try:
             os.makedirs(folder, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
                 pass
+            if isinstance(logger, WandbLogger) and os.path.isdir(own):  # its runs' folder, kept from an
+                try:  # earlier start (pass 33, row 10: read-only, W&B's traceback)
+                    with tempfile.TemporaryFile(dir=own):
+                        pass
+                except OSError as err:
+                    key = f"logger.{name}.save_dir"
+                    raise ConfigError(f"{key}={logger.save_dir}: {own}, where W&B keeps this run's offline "
+                                      f"segments, cannot be written ({err.strerror or err}). Fix: make it "
+                                      f"writable, or log elsewhere: {key}=/another/folder (or logger=csv)"
+                                      ) from err
             free = shutil.disk_usage(folder).free
             if free < MIN_FREE_BYTES:
                 key = f"logger.{name}.save_dir"
