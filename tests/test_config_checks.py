@@ -1563,3 +1563,25 @@ def test_a_colon_for_equals_is_named_with_the_override_meant(line, fixed, tmp_pa
                                   f"{fixed}? Fix: write {fixed}")
     with pytest.raises(HighwaylabError, match=r"^foo:bar: an override needs a value"):  # no key of the config
         check_command_line(["train.py", "foo:bar", "seed=1"], ROOT / "conf")
+
+
+def test_a_protected_train_log_of_a_run_folder_is_one_line(tmp_path):
+    # pass 33, row 8 (major): before, resume= of a run whose train.log was protected (chattr +i) ended in
+    # Hydra's "Unable to configure handler 'file'" traceback, with no word of train.log
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (log := run / "train.log").write_text("the earlier start's log\n")
+    check_output_folder(run, "hydra.run.dir")  # writable: passes
+    if subprocess.run(["chattr", "+i", str(log)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(OutputFolderError) as excinfo:
+            check_output_folder(run, "hydra.run.dir")
+    finally:
+        subprocess.run(["chattr", "-i", str(log)], check=True)
+    assert str(excinfo.value) == (
+        f"hydra.run.dir={run}: its log {log} cannot be written (Operation not permitted: a protected file? "
+        f"lsattr shows an immutable one). Fix: clear its protection (chattr -i {log}) or move it away, then "
+        f"run the same command again")

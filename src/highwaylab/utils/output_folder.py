@@ -108,6 +108,15 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                     cause=f"{reason}: {where}") from None
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
                                 f"Fix: {fix}, or {elsewhere}", cause=f"{reason}: {where}") from None
+    log_file = folder / "train.log"  # a resumed run's log, which Hydra appends to (pass 33, row 8: a
+    if log_file.is_file():  # protected one gave Hydra's "Unable to configure handler 'file'" traceback)
+        try:
+            os.close(os.open(log_file, os.O_WRONLY | os.O_APPEND))
+        except OSError as err:
+            raise OutputFolderError(f"{key}={folder}: its log {log_file} cannot be written ({err.strerror}: "
+                                    f"a protected file? lsattr shows an immutable one). Fix: clear its "
+                                    f"protection (chattr -i {log_file}) or move it away, then run the same "
+                                    f"command again") from None  # (no cause: the folder can be written)
     free_mb = shutil.disk_usage(folder).free / 2**20
     if free_mb < MIN_FREE_MB:
         raise OutputFolderError(f"{key}={folder}: only {free_mb:.1f} MB free on its disk; a run needs at "
