@@ -822,3 +822,27 @@ def test_a_lock_held_by_another_program_does_not_name_the_dead_pid_in_its_file(t
     finally:
         holder_process.kill()
         holder_process.wait()
+
+
+def test_a_file_of_a_run_given_to_resume_is_pointed_at_the_runs_folder(tmp_path):
+    # pass 33, row 34: before, resume=<run>/metrics.json (tab completion) got "no such folder", for an
+    # existing file of a run
+    run = make_run(tmp_path / "run")
+    (run / "metrics.json").write_text("{}")
+    assert message(f"resume={run}/metrics.json", "trainer.max_epochs=3") == (
+        f"resume={run}/metrics.json is a file of the run in {run}: resume= takes the run's folder. Fix: "
+        f"resume={run}")
+    assert message(f"resume={run}/.hydra/overrides.yaml").endswith(f"Fix: resume={run}")
+
+
+def test_a_run_copied_without_its_hidden_record_is_told_to_copy_it_back(tmp_path):
+    # pass 33, row 7: before, a run copied with `cp -r run/*` (no .hydra/) was "not a run folder ... give
+    # the run's folder", which the user had given
+    copy = tmp_path / "copy"
+    (copy / "checkpoints").mkdir(parents=True)
+    (copy / "metrics.json").write_text("{}")
+    (copy / "train.log").write_text("")
+    assert message(f"resume={copy}", "trainer.max_epochs=5") == (
+        f"resume={copy} holds a run's files (checkpoints, metrics.json, train.log) but not its record, the "
+        f"hidden .hydra/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back (cp -r "
+        f"<the original run>/.hydra {copy}/), then resume again")

@@ -271,6 +271,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
     if path.is_file() and path.suffix == ".ckpt":
         raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
                           f"resume={_run_of(path) or path.parent.parent}")
+    if path.is_file():  # a file of a run (tab completion: resume=<run>/metrics.json; pass 33, row 34)
+        run = next((p for p in path.resolve().parents if (p / RECORD / "overrides.yaml").is_file()), None)
+        if run is not None:
+            raise ResumeError(f"resume={value} is a file of the run in {run}: resume= takes the run's "
+                              f"folder. Fix: {override_arg('resume', run)}")
     if not path.is_dir():
         trimmed = value.rstrip(".,;:")  # copied with the full stop that ends a message's sentence
         found = trimmed and (Path(trimmed).expanduser().is_dir() or (root / trimmed).is_dir())
@@ -286,6 +291,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               + (", then put the run's record back" if name.startswith(RECORD) else ""))
     if not (path / RECORD / "overrides.yaml").is_file():
         parent = next((p for p in path.parents if (p / RECORD / "overrides.yaml").is_file()), None)
+        held = [name for name in ("checkpoints", "metrics.json", "config_resolved.yaml", "train.log")
+                if (path / name).exists()]
+        if parent is None and not (path / RECORD).exists() and len(held) >= 2:  # pass 33, row 7: before,
+            raise ResumeError(  # "is not a run folder ... give the run's folder", which it was
+                f"resume={value} holds a run's files ({', '.join(held)}) but not its record, the hidden "
+                f"{RECORD}/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back "
+                f"(cp -r <the original run>/{RECORD} {shlex.quote(str(path))}/), then resume again")
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
