@@ -326,6 +326,24 @@ def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tm
 
 
 @pytest.mark.slow
+def test_a_second_study_in_the_folder_of_another_is_one_line_before_any_trial(tmp_path, data_dir):
+    # pass 33, row 43 (major): before, rc 0: an hparams_search=mnist_tpe search in the folder of an
+    # mnist_random study numbered its jobs from 0 again and ran its trials in that study's job folders,
+    # over their metrics.json, checkpoints and logs, without a word
+    sweep = study_of_one_trial(tmp_path)
+    proc = train_py(["hparams_search=mnist_tpe", f"hydra.sweep.dir={sweep}", "hydra.sweeper.n_trials=2"],
+                    tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+    assert lines == [
+        f"highwaylab: hydra.sweep.dir={sweep} holds another study's trials (mnist_random (1 trial), in "
+        f"sqlite:///{sweep}/optuna.db), and this search (mnist_tpe) would number its jobs from 0 again, into "
+        f"those trials' folders. Fix: a new hydra.sweep.dir for a new study (or continue that study with the "
+        f"hparams_search= it was started with)"]
+    assert "Traceback" not in proc.stderr and sorted(p.name for p in sweep.iterdir()) == ["optuna.db"]
+
+
+@pytest.mark.slow
 def test_continuing_a_study_with_other_fixed_overrides_is_one_line_before_any_trial(tmp_path, data_dir):
     # pass 26, row 52: before, rc 0: a depth=4 search in the folder of a depth=3 study joined it without a
     # word, and its optimization_results.yaml kept a depth-3 trial as the best

@@ -73,7 +73,15 @@ class OptunaSweeper(_OptunaSweeper):
 
         try:
             study = optuna.load_study(study_name=name, storage=storage)
-        except KeyError:  # no such study yet: a new search
+        except KeyError:  # no such study yet: a new search, in a folder of its own
+            others = [s for s in optuna.get_all_study_summaries(storage=storage) if s.n_trials > 0]
+            if others:  # pass 33, row 43 (major): before, its trials, numbered from 0, ran in the
+                held = ", ".join(f"{s.study_name} ({s.n_trials} trial{'s' if s.n_trials != 1 else ''})"
+                                 for s in others)  # other study's job folders, over their files
+                _exit(f"hydra.sweep.dir={self.sweeper.config.hydra.sweep.dir} holds another study's trials "
+                      f"({held}, in {storage}), and this search ({name}) would number its jobs from 0 again, "
+                      f"into those trials' folders. Fix: a new hydra.sweep.dir for a new study (or continue "
+                      f"that study with the hparams_search= it was started with)")
             return
         trials = study.get_trials(deepcopy=False)
         if not trials:
