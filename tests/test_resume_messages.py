@@ -846,3 +846,12 @@ def test_a_run_copied_without_its_hidden_record_is_told_to_copy_it_back(tmp_path
         f"resume={copy} holds a run's files (checkpoints, metrics.json, train.log) but not its record, the "
         f"hidden .hydra/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back (cp -r "
         f"<the original run>/.hydra {copy}/), then resume again")
+
+
+def test_a_multirun_over_several_run_folders_is_told_to_resume_each(tmp_path):
+    # pass 33, row 25: before, -m resume=<a>,<b> (two existing runs) got "resume=<a>,<b>: no such folder"
+    a, b = make_run(tmp_path / "a"), make_run(tmp_path / "b")
+    assert message("-m", f"resume={a},{b}", "trainer.max_epochs=6") == (
+        f"resume={a},{b}: resume= continues one run, and -m does not sweep it (a multirun's jobs are new "
+        f"runs). Fix: resume each in turn: python train.py resume={a} trainer.max_epochs=6; python train.py "
+        f"resume={b} trainer.max_epochs=6")

@@ -158,6 +158,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
 
     if "resume" in values:
         extra = [o for o in overrides if _key_value(o)[0] != "resume"]
+        listed = _sweep_values(values["resume"])
+        if args.multirun and len(listed) > 1 and all(Path(v).expanduser().is_dir() for v in listed):
+            # pass 33, row 25: before, "resume=<a>,<b>: no such folder", of two existing runs
+            each = "; ".join(_command([f"resume={_quote(Path(v))}", *extra]) for v in listed)
+            raise ResumeError(f"resume={values['resume']}: resume= continues one run, and -m does not sweep "
+                              f"it (a multirun's jobs are new runs). Fix: resume each in turn: {each}")
         run = resume_folder(values["resume"], extra)
         if args.multirun:
             raise ResumeError(f"resume={values['resume']} resumes one run: leave out -m/--multirun "
