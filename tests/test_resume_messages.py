@@ -855,3 +855,18 @@ def test_a_multirun_over_several_run_folders_is_told_to_resume_each(tmp_path):
         f"resume={a},{b}: resume= continues one run, and -m does not sweep it (a multirun's jobs are new "
         f"runs). Fix: resume each in turn: python train.py resume={a} trainer.max_epochs=6; python train.py "
         f"resume={b} trainer.max_epochs=6")
+
+
+def test_a_resume_from_an_older_state_than_the_run_reached_is_warned_about(tmp_path):
+    # pass 33, row 38: before, a last.ckpt restored from an older backup (step 6, the run had reached step
+    # 12) was trained on again without a word, and the run's W&B history repeated steps 6..12
+    from highwaylab.train import older_state
+
+    (tmp_path / "metrics.json").write_text(json.dumps({"global_step": 12}))
+    assert older_state(tmp_path, {"global_step": 6}) == (
+        "highwaylab: the checkpoint this resume goes on from is of step 6, but the run had reached step 12 "
+        "(its metrics.json): it trains again from the older state (restored from a backup?), and its W&B "
+        "history repeats steps 6..12")
+    assert older_state(tmp_path, {"global_step": 12}) is None  # an extension of the finished run
+    assert older_state(tmp_path, {"global_step": 15}) is None  # a resume past it (an interrupted extension)
+    assert older_state(tmp_path / "new", {"global_step": 6}) is None  # a new run: no metrics.json yet

@@ -104,6 +104,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)
+        if rank_zero_only.rank == 0 and (behind := older_state(output_dir, checkpoint)) is not None:
+            log.warning(behind)
     datamodule, module, loggers, trainer = build(cfg)
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
@@ -633,6 +635,23 @@ def copied_from(checkpoint: dict, path: str) -> Path | None:
         return None
     here, there = Path(os.path.realpath(Path(path).parent)), Path(os.path.realpath(saved))
     return there.parent if there != here and (there / "last.ckpt").is_file() else None
+
+
+def older_state(run: Path, checkpoint: dict) -> str | None:
+    """The warning for a resume whose checkpoint is of an earlier step than the run had reached (its
+    ``metrics.json``'s ``global_step``): a ``last.ckpt`` restored from an older backup. The run goes on
+    from that state, and its W&B history repeats the steps in between (breaking pass 33, row 38: before,
+    without a word). ``None`` otherwise, or without a readable ``metrics.json``."""
+    try:
+        reached = json.loads((Path(run) / "metrics.json").read_text()).get("global_step")
+    except (OSError, ValueError, AttributeError):
+        return None
+    step = checkpoint.get("global_step")
+    if not isinstance(reached, int) or not isinstance(step, int) or step >= reached:
+        return None
+    return (f"highwaylab: the checkpoint this resume goes on from is of step {step}, but the run had reached "
+            f"step {reached} (its metrics.json): it trains again from the older state (restored from a "
+            f"backup?), and its W&B history repeats steps {step}..{reached}")
 
 
 def _resume_of(ckpt_path: str) -> str:
