@@ -784,3 +784,14 @@ def test_a_damaged_wandb_file_of_a_job_is_named_not_called_empty(tmp_path, monke
     messages = [str(w.message) for w in caught if str(w.message).startswith(f"{file}: ")]
     assert len(messages) == 1 and "(cut short, or damaged?); its training loss" in messages[0], messages
     assert len(curve) < 40
+    # the report says so once, without the false "it logged no training loss to W&B" beside it (pass 34,
+    # re-check of pass 33, row 29)
+    sweep = tmp_path / "sw"
+    job_folder = write_job(sweep, 0, FIXED, 0.5, 0.9, csv_log=False)
+    write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)  # with its CSV curve
+    (job_folder / "wandb").mkdir()
+    (job / "wandb" / file.parent.name).rename(job_folder / "wandb" / file.parent.name)
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "(cut short, or damaged?)" in proc.stderr and "loss_curves.png has no curve" not in proc.stderr, \
+        proc.stderr

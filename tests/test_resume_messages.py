@@ -870,3 +870,15 @@ def test_a_resume_from_an_older_state_than_the_run_reached_is_warned_about(tmp_p
     assert older_state(tmp_path, {"global_step": 12}) is None  # an extension of the finished run
     assert older_state(tmp_path, {"global_step": 15}) is None  # a resume past it (an interrupted extension)
     assert older_state(tmp_path / "new", {"global_step": 6}) is None  # a new run: no metrics.json yet
+
+
+def test_the_fix_for_a_step_limit_below_the_checkpoint_keeps_the_other_overrides(tmp_path):
+    # pass 34, row 29: before, `resume=<run> trainer.max_epochs=3 trainer.max_steps=4` was told "python
+    # train.py resume=<run> trainer.max_steps=7", which dropped max_epochs=3 and was refused as finished
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=6, mid_epoch=False)
+    (run / "metrics.json").write_text(json.dumps({"global_step": 6, "test/acc": 0.5}))
+    text = message(f"resume={run}", "trainer.max_epochs=3", "trainer.max_steps=4")
+    assert text.endswith(f"nothing would be trained. Resume with trainer.max_steps=7 or more: python "
+                         f"train.py resume={run} trainer.max_epochs=3 trainer.max_steps=7"), text
+    assert argv(*fix_command(text, "or more: "))[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # accepted

@@ -140,11 +140,15 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"{given}: cannot write the report there ({err.strerror or err}); {writable}")
 
     rows = table_rows(points)
-    if any(job.status == "ok" for job in jobs) and not any(job.curve for job in jobs):
+    finished = [job for job in jobs if job.status == "ok"]
+    # the jobs without a curve that had no W&B file either (a damaged one is named by its own warning:
+    # pass 34, re-check of pass 33, row 29)
+    without = [job.folder.name for job in finished if not job.curve
+               and not any(job.folder.glob("wandb/*run-*/run-*.wandb"))]
+    if finished and len(without) == len(finished):
         print(f"{parser.prog}: warning: loss_curves.png has no curve: no job logged its training loss to "
               f"W&B or to a CSV logger (logger=none, or tensorboard only)", file=sys.stderr)
-    elif without := [job.folder.name for job in jobs if job.status == "ok" and not job.curve]:
-        # pass 32, row 46: before, a tensorboard-only job's curve was left out without a word
+    elif without:  # pass 32, row 46: before, a tensorboard-only job's curve was left out without a word
         print(f"{parser.prog}: warning: loss_curves.png has no curve of {', '.join(without)}: "
               f"{'it' if len(without) == 1 else 'they'} logged no training loss to W&B or to a CSV logger "
               f"(logger=none, or tensorboard only)", file=sys.stderr)

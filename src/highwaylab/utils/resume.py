@@ -158,6 +158,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
 
     if "resume" in values:
         extra = [o for o in overrides if _key_value(o)[0] != "resume"]
+        GIVEN_WITH_RESUME[:] = extra  # the fixes below repeat them
         listed = _sweep_values(values["resume"])
         if args.multirun and len(listed) > 1 and all(Path(v).expanduser().is_dir() for v in listed):
             # pass 33, row 25: before, "resume=<a>,<b>: no such folder", of two existing runs
@@ -212,7 +213,6 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
             _check_run_weights(cfg, ckpt, checkpoint)  # NaN weights, or a checkpoint copied in
         log.debug(f"resume={run}: {' '.join(merged + where)}")
-        GIVEN_WITH_RESUME[:] = extra
         return [argv[0], *flags, *merged, *where]
 
     if args.multirun:
@@ -847,6 +847,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
     again = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
+    if resume:  # the other overrides given with resume= (pass 34, row 29: before, the fix dropped them)
+        again += "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME if _key_value(o)[0] != key)
     if at_end and not _tested(run, steps, test=bool(cfg.get("test"))):  # untested: complete it
         log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
                  f"the run has no tested result of it (metrics.json): nothing is trained; its test runs and "
