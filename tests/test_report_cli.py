@@ -335,6 +335,14 @@ def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
     assert jobs[bad.name].status == "incomplete"
     assert jobs[bad.name].error == "metrics.json has test/acc='abc', not a number"
     assert "| highway | 3 | 1 |" in proc.stdout  # the other job is plotted
+    # pass 34, row 47 (major): a hand-written NaN (JSON's NaN, which train.py never writes: it writes null)
+    # ended the report in a traceback in statistics.stdev
+    (bad / "metrics.json").write_text('{"train/loss": 0.4, "test/acc": NaN, "depth": 4}')
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert {job.folder.name: job for job in collect_jobs(sweep)}[bad.name].error == (
+        "metrics.json has test/acc=nan, not a finite number (edited? train.py writes null)")
+    assert "| highway | 3 | 1 |" in proc.stdout
     empty = report(sweep, "--out", "", "--no-wandb", cwd=tmp_path)
     assert empty.returncode == 2 and empty.stderr == (
         f"python -m highwaylab.report: error: --out is empty: give a folder, e.g. --out {sweep / 'report'} "

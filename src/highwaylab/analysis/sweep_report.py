@@ -167,6 +167,8 @@ def _metrics_problem(metrics: object) -> str | None:
         value = metrics.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             return f"has {key}={value!r}, not a number"
+        if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN, by hand (pass 34, row 47:
+            return f"has {key}={value}, not a finite number (edited? train.py writes null)"  # a traceback)
     return None
 
 
