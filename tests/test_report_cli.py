@@ -282,6 +282,11 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
         "1_run-s1: its folder is missing (moved or deleted?); summary.jsonl records it as ok",
         "job 3 (seed=3) did not run: the sweep stopped before it (run it alone with those overrides, or the "
         "sweep again)"]
+    # pass 34, row 33: a folder that is there without its .hydra/config.yaml was "missing (moved or deleted?)"
+    (sweep / "1_run-s1").mkdir()
+    assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
+        "1_run-s1: its record 1_run-s1/.hydra/config.yaml is missing (deleted?), so the report cannot place "
+        "the job (model, depth, seed); summary.jsonl records it as ok. Fix: put the file back")
 
 
 def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):

@@ -178,9 +178,18 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
     it would have launched that has neither a folder nor a line (the sweep stopped before it: a
     signal, a crash)."""
     present = {folder.name for folder in folders}
-    notes = [f"{Path(line['output_dir']).name}: its folder is missing (moved or deleted?); summary.jsonl "
-             f"records it as {line['status']}" for line in read_summary(sweep_dir)
-             if Path(line["output_dir"]).name not in present]
+    notes = []
+    for line in read_summary(sweep_dir):
+        name = Path(line["output_dir"]).name
+        if name in present:
+            continue
+        if (sweep_dir / name).is_dir():  # there, but without its record (pass 34, row 33: "its folder is
+            notes.append(f"{name}: its record {name}/.hydra/config.yaml is missing (deleted?), so the report "
+                         f"cannot place the job (model, depth, seed); summary.jsonl records it as "
+                         f"{line['status']}. Fix: put the file back")  # missing", of a folder there)
+        else:
+            notes.append(f"{name}: its folder is missing (moved or deleted?); summary.jsonl records it as "
+                         f"{line['status']}")
     numbers = {name.split("_", 1)[0] for name in present} | {
         Path(line["output_dir"]).name.split("_", 1)[0] for line in read_summary(sweep_dir)}
     try:
