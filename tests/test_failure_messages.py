@@ -749,3 +749,23 @@ def test_a_forked_data_worker_leaves_a_signal_to_the_run(no_hydra_run):
         assert os.waitstatus_to_exitcode(status) == 0
         with pytest.raises(RunInterrupted):  # the run's own process: stopped, as before
             interrupt._on_signal(signal.SIGINT, None)
+
+
+def test_a_protected_checkpoint_folder_of_the_run_is_named_without_a_key_never_set(tmp_path):
+    # pass 34, row 46: before, resume= of a run whose checkpoints/ was protected (chattr +i) was told
+    # "callbacks.model_checkpoint.dirpath=<run>/checkpoints: ... or set callbacks.model_checkpoint.dirpath
+    # to another folder (or leave it out ...)", a key the user never set
+    run = tmp_path / "run"
+    cfg = compose_cfg(TINY, run)
+    (folder := run / "checkpoints").mkdir(parents=True)
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(CheckpointFolderError) as err:
+            check_checkpoint_dirs(cfg.callbacks, run)
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    assert str(err.value) == (
+        f"the run's checkpoint folder {folder}: no checkpoint can be written there: its folder {folder} "
+        f"cannot be written (operation not permitted) (a protected folder? lsattr -d shows an immutable "
+        f"one). Fix: make {folder} writable, then run the same command again")

@@ -256,6 +256,13 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
                 reason, fix = _folder_reason(err, folder)
             else:
                 reason, fix = f"{folder} cannot take files ({err.strerror or err})", ""
+            if run_dir is not None and not outside:  # the run's own folder: no key of the user's (pass 34,
+                protected = " (a protected folder? lsattr -d shows an immutable one)" \
+                    if err.errno == errno.EPERM else ""  # row 46: "set callbacks....dirpath", never set)
+                raise CheckpointFolderError(f"the run's checkpoint folder {folder}: no checkpoint can be "
+                                            f"written there: {reason}{protected}. Fix: "
+                                            f"{fix.removesuffix(', or ') or 'free it'}, then run the same "
+                                            f"command again") from err
             raise CheckpointFolderError(f"{key}={value}: no checkpoint can be written there: {reason}. Fix: "
                                         f"{fix}set {key} to another folder (or leave it out: the run's "
                                         "folder's checkpoints/)") from err
