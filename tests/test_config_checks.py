@@ -1585,3 +1585,24 @@ def test_a_protected_train_log_of_a_run_folder_is_one_line(tmp_path):
         f"hydra.run.dir={run}: its log {log} cannot be written (Operation not permitted: a protected file? "
         f"lsattr shows an immutable one). Fix: clear its protection (chattr -i {log}) or move it away, then "
         f"run the same command again")
+
+
+def test_a_protected_record_folder_of_a_run_is_one_line(tmp_path):
+    # pass 34, row 45 (major): before, resume= of a run whose .hydra/ was protected (chattr +i) ended in
+    # Hydra's PermissionError traceback from _save_config (.hydra/resumed_<time>)
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    run = tmp_path / "run"
+    (record := run / ".hydra").mkdir(parents=True)
+    check_output_folder(run, "hydra.run.dir")  # writable: passes
+    if subprocess.run(["chattr", "+i", str(record)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(OutputFolderError) as excinfo:
+            check_output_folder(run, "hydra.run.dir")
+    finally:
+        subprocess.run(["chattr", "-i", str(record)], check=True)
+    assert str(excinfo.value) == (
+        f"hydra.run.dir={run}: its record folder {record} cannot be written (Operation not permitted: a "
+        f"protected folder? lsattr -d shows an immutable one). Fix: clear its protection (chattr -i "
+        f"{record}) or make it writable, then run the same command again")

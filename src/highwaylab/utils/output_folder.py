@@ -108,6 +108,16 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                     cause=f"{reason}: {where}") from None
         raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
                                 f"Fix: {fix}, or {elsewhere}", cause=f"{reason}: {where}") from None
+    record = folder / ".hydra"  # a resumed run's record, which Hydra writes its resumed_<time>/ into
+    if record.is_dir():  # (pass 34, row 45: a protected one gave Hydra's PermissionError traceback)
+        try:
+            with tempfile.TemporaryFile(dir=record):
+                pass
+        except OSError as err:
+            raise OutputFolderError(f"{key}={folder}: its record folder {record} cannot be written "
+                                    f"({err.strerror}: a protected folder? lsattr -d shows an immutable "
+                                    f"one). Fix: clear its protection (chattr -i {record}) or make it "
+                                    f"writable, then run the same command again") from None
     log_file = folder / "train.log"  # a resumed run's log, which Hydra appends to (pass 33, row 8: a
     if log_file.is_file():  # protected one gave Hydra's "Unable to configure handler 'file'" traceback)
         try:
