@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,3 +68,15 @@ TINY = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=1",
 def cfg_tiny(tmp_path, data_dir) -> DictConfig:
     """A tiny CPU run without logger: 4-layer, width-16 highway net, 4 training batches."""
     return compose_cfg(TINY, tmp_path)
+
+
+@contextlib.contextmanager
+def protected(path: Path) -> Iterator[Path]:
+    """``path`` made immutable for the block (``chattr +i``: not even root may change it, as a protected
+    file on a shared disk); the test is skipped where ``chattr`` is not available."""
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)

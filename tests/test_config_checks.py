@@ -14,7 +14,7 @@ from highwaylab.config_checks import LOGGED_METRICS, validate
 from highwaylab.errors import ConfigError, HighwaylabError
 from highwaylab.models import spec
 
-from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .conftest import ROOT, TINY, compose_cfg, protected, subprocess_env
 
 # override(s) -> the start of the one-line message (it names the key the user set)
 BAD = {
@@ -1565,44 +1565,24 @@ def test_a_colon_for_equals_is_named_with_the_override_meant(line, fixed, tmp_pa
         check_command_line(["train.py", "foo:bar", "seed=1"], ROOT / "conf")
 
 
-def test_a_protected_train_log_of_a_run_folder_is_one_line(tmp_path):
-    # pass 33, row 8 (major): before, resume= of a run whose train.log was protected (chattr +i) ended in
-    # Hydra's "Unable to configure handler 'file'" traceback, with no word of train.log
+@pytest.mark.parametrize(("name", "message"), [
+    # pass 33, row 8 (major): before, Hydra's "Unable to configure handler 'file'" traceback
+    ("train.log", "its log {path} cannot be written (Operation not permitted: a protected file? lsattr shows "
+                  "an immutable one). Fix: clear its protection (chattr -i {path}) or move it away, then run "
+                  "the same command again"),
+    # pass 34, row 45 (major): before, Hydra's PermissionError traceback from _save_config
+    (".hydra", "its record folder {path} cannot be written (Operation not permitted: a protected folder? "
+               "lsattr -d shows an immutable one). Fix: clear its protection (chattr -i {path}) or make it "
+               "writable, then run the same command again"),
+])
+def test_a_protected_log_or_record_of_a_run_folder_is_one_line(name, message, tmp_path):
+    # resume= of a run whose train.log or .hydra/ was protected (chattr +i)
     from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
 
     run = tmp_path / "run"
-    run.mkdir()
-    (log := run / "train.log").write_text("the earlier start's log\n")
+    (run / ".hydra").mkdir(parents=True)
+    (run / "train.log").write_text("the earlier start's log\n")
     check_output_folder(run, "hydra.run.dir")  # writable: passes
-    if subprocess.run(["chattr", "+i", str(log)], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not available here")
-    try:
-        with pytest.raises(OutputFolderError) as excinfo:
-            check_output_folder(run, "hydra.run.dir")
-    finally:
-        subprocess.run(["chattr", "-i", str(log)], check=True)
-    assert str(excinfo.value) == (
-        f"hydra.run.dir={run}: its log {log} cannot be written (Operation not permitted: a protected file? "
-        f"lsattr shows an immutable one). Fix: clear its protection (chattr -i {log}) or move it away, then "
-        f"run the same command again")
-
-
-def test_a_protected_record_folder_of_a_run_is_one_line(tmp_path):
-    # pass 34, row 45 (major): before, resume= of a run whose .hydra/ was protected (chattr +i) ended in
-    # Hydra's PermissionError traceback from _save_config (.hydra/resumed_<time>)
-    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
-
-    run = tmp_path / "run"
-    (record := run / ".hydra").mkdir(parents=True)
-    check_output_folder(run, "hydra.run.dir")  # writable: passes
-    if subprocess.run(["chattr", "+i", str(record)], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not available here")
-    try:
-        with pytest.raises(OutputFolderError) as excinfo:
-            check_output_folder(run, "hydra.run.dir")
-    finally:
-        subprocess.run(["chattr", "-i", str(record)], check=True)
-    assert str(excinfo.value) == (
-        f"hydra.run.dir={run}: its record folder {record} cannot be written (Operation not permitted: a "
-        f"protected folder? lsattr -d shows an immutable one). Fix: clear its protection (chattr -i "
-        f"{record}) or make it writable, then run the same command again")
+    with protected(run / name), pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(run, "hydra.run.dir")
+    assert str(excinfo.value) == f"hydra.run.dir={run}: " + message.format(path=run / name)

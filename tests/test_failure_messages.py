@@ -36,7 +36,7 @@ from highwaylab.utils.checkpoint_io import (
 )
 from highwaylab.utils.loggers import WandbStartError, check_wandb_names, wandb_start_error
 
-from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .conftest import ROOT, TINY, compose_cfg, protected, subprocess_env
 
 STATE = {"weights": torch.zeros(10_000)}  # a 40 KiB checkpoint
 KEYS = ("choose another folder with the checkpoint callback's dirpath key "
@@ -758,13 +758,8 @@ def test_a_protected_checkpoint_folder_of_the_run_is_named_without_a_key_never_s
     run = tmp_path / "run"
     cfg = compose_cfg(TINY, run)
     (folder := run / "checkpoints").mkdir(parents=True)
-    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not available here")
-    try:
-        with pytest.raises(CheckpointFolderError) as err:
-            check_checkpoint_dirs(cfg.callbacks, run)
-    finally:
-        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    with protected(folder), pytest.raises(CheckpointFolderError) as err:
+        check_checkpoint_dirs(cfg.callbacks, run)
     assert str(err.value) == (
         f"the run's checkpoint folder {folder}: no checkpoint can be written there: its folder {folder} "
         f"cannot be written (operation not permitted) (a protected folder? lsattr -d shows an immutable "

@@ -27,7 +27,7 @@ from highwaylab.utils.loggers import WandbStartError
 from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
 from highwaylab.utils.sweep import nan_objective
 
-from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .conftest import ROOT, TINY, compose_cfg, protected, subprocess_env
 
 
 def run_train(args: list[str], tmp_path: Path, env: dict | None = None, timeout: int = 300,
@@ -1116,13 +1116,8 @@ def test_a_metrics_file_that_cannot_be_written_is_one_line_with_the_fix(tmp_path
     assert sorted(p.name for p in run.iterdir()) == ["metrics.json"]  # no metrics.json.tmp left
     (run / "metrics.json").rmdir()
     (run / "metrics.json").write_text("{}")
-    if subprocess.run(["chattr", "+i", str(run / "metrics.json")], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not available here (the folder case above passed)")
-    try:
-        with pytest.raises(MetricsWriteError) as err:
-            write_metrics(run, {"epochs": 2})  # test=false: no test/acc
-    finally:
-        subprocess.run(["chattr", "-i", str(run / "metrics.json")], check=True)
+    with protected(run / "metrics.json"), pytest.raises(MetricsWriteError) as err:  # skipped without chattr
+        write_metrics(run, {"epochs": 2})  # test=false: no test/acc
     assert str(err.value) == (
         f"could not write {run}/metrics.json (Operation not permitted): the run trained, and its checkpoints "
         f"are saved. Fix: move {run}/metrics.json away, or make it writable (a protected file: lsattr shows "

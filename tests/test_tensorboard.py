@@ -27,7 +27,7 @@ from highwaylab.errors import ConfigError
 from highwaylab.train import train
 from highwaylab.utils.loggers import check_log_dirs
 
-from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .conftest import ROOT, TINY, compose_cfg, protected, subprocess_env
 
 pytestmark = pytest.mark.slow
 
@@ -331,18 +331,11 @@ def test_a_file_where_wandb_keeps_its_runs_is_one_line(tmp_path):
 def test_a_wandb_folder_that_cannot_be_written_is_one_line(tmp_path):
     # pass 33, row 10 (major): before, resume= of a run whose wandb/ could not be written (a read-only
     # mount; here a protected folder, which root cannot write either) ended in W&B's OSError traceback
-    import subprocess
-
     from lightning.pytorch.loggers import WandbLogger
 
     (own := tmp_path / "wandb").mkdir()
-    if subprocess.run(["chattr", "+i", str(own)], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not available here")
-    try:
-        with pytest.raises(ConfigError) as refused:
-            check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)])
-    finally:
-        subprocess.run(["chattr", "-i", str(own)], check=True)
+    with protected(own), pytest.raises(ConfigError) as refused:
+        check_log_dirs([WandbLogger(save_dir=str(tmp_path), offline=True)])
     assert str(refused.value) == (
         f"logger.wandb.save_dir={tmp_path}: {own}, where W&B keeps this run's offline segments, cannot be "
         f"written (Operation not permitted). Fix: make it writable, or log elsewhere: "
