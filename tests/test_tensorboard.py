@@ -217,10 +217,13 @@ def test_unwritable_tensorboard_folder_is_one_line_naming_the_key_and_the_fix(tm
     assert "Traceback" not in output
     lines = [line for line in output.splitlines() if "highwaylab: " in line]
     assert len(lines) == 1, lines
-    # the run's own folder below a save_dir outside the run: <parent folder>/<run folder> (own_log_folders)
-    assert (f"highwaylab: logger.tensorboard.save_dir={tmp_path}/a_file: cannot write the TensorBoard log "
-            f"folder {tmp_path}/a_file/tensorboard/{tmp_path.name}/run (NotADirectoryError") in lines[0]
-    assert "Fix: set logger.tensorboard.save_dir to a writable folder" in lines[0]
+    # the run's own folder below a save_dir outside the run: <parent folder>/<run folder> (own_log_folders);
+    # the file in the way named, with its fix (pass 33, row 35: before, "cannot write the TensorBoard log
+    # folder ... (NotADirectoryError ...). Fix: set logger.tensorboard.save_dir to a writable folder")
+    assert lines[0].endswith(
+        f"highwaylab: logger.tensorboard.save_dir={tmp_path}/a_file: {tmp_path}/a_file is a file, where the "
+        f"TensorBoard log folder {tmp_path}/a_file/tensorboard/{tmp_path.name}/run goes. Fix: move it away "
+        f"(mv {tmp_path}/a_file <elsewhere>), then run the same command again"), lines
 
 
 def test_unknown_logger_lists_the_options(tmp_path):
