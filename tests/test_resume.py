@@ -189,8 +189,9 @@ def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_
     # before: it ran, and metrics.json was rewritten with test/* only (train/*, val/* lost)
     assert line == (f"highwaylab: resume={finished}: the run has finished: its checkpoint is at the end of 2 "
                     f"epochs (step 20), and trainer.max_epochs=2; nothing would be trained, and its "
-                    f"metrics.json already holds its result. To train it further, extend it: "
-                    f"python train.py resume={finished} trainer.max_epochs=4")
+                    f"metrics.json already holds its result. To train it further, extend it: python "
+                    f"train.py resume={finished} paths.log_dir={tmp_path}/outputs trainer.max_epochs=4")
+    # (the other overrides given with resume= are kept: train_py gives paths.log_dir; pass 34, row 29)
     assert listing(finished) == before  # before: config_resolved.resumed_*.yaml, .hydra/resumed_*/ stayed
     assert {"train/loss", "val/acc", "val/acc_best", "test/acc"} <= set(
         json.loads((finished / "metrics.json").read_text()))
