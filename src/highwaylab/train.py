@@ -61,7 +61,7 @@ from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.ranks import further_rank
-from highwaylab.utils.resume import check_resume, continue_wandb_steps
+from highwaylab.utils.resume import check_resume, continue_wandb_steps, run_metrics, run_of
 from highwaylab.utils.shell_args import override_arg
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
@@ -642,10 +642,7 @@ def older_state(run: Path, checkpoint: dict) -> str | None:
     ``metrics.json``'s ``global_step``): a ``last.ckpt`` restored from an older backup. The run goes on
     from that state, and its W&B history repeats the steps in between (breaking pass 33, row 38: before,
     without a word). ``None`` otherwise, or without a readable ``metrics.json``."""
-    try:
-        reached = json.loads((Path(run) / "metrics.json").read_text()).get("global_step")
-    except (OSError, ValueError, AttributeError):
-        return None
+    reached = (run_metrics(Path(run)) or {}).get("global_step")
     step = checkpoint.get("global_step")
     if not isinstance(reached, int) or not isinstance(step, int) or step >= reached:
         return None
@@ -657,8 +654,8 @@ def older_state(run: Path, checkpoint: dict) -> str | None:
 def _resume_of(ckpt_path: str) -> str:
     """``resume=<the run folder that holds ckpt_path>`` (its ``checkpoints/`` parent, if that folder
     has a run's record), else ``resume=<its folder>``."""
-    run = Path(ckpt_path).resolve().parent.parent
-    return override_arg("resume", run) if (run / ".hydra").is_dir() else "resume=<its folder>"
+    run = run_of(Path(ckpt_path))
+    return override_arg("resume", run) if run is not None else "resume=<its folder>"
 
 
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:

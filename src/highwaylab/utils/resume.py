@@ -229,7 +229,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
                            [o for o in overrides if _key_value(o)[0] not in WHERE])
         if cfg is not None:
-            if _run_of(Path(ckpt_path)) is None:  # a lone checkpoint: its weights say what wrote it
+            if run_of(Path(ckpt_path)) is None:  # a lone checkpoint: its weights say what wrote it
                 _check_weights(cfg, ckpt_path, checkpoint)  # (in a run folder, its record says it)
             check_resume(cfg, ckpt_path, checkpoint)
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
@@ -276,7 +276,7 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
     example = f"e.g. resume={root.resolve() / 'outputs' / 'runs'}/<date>_<time>_<run_name>_<hex>"
     if path.is_file() and path.suffix == ".ckpt":
         raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
-                          f"resume={_run_of(path) or path.parent.parent}")
+                          f"resume={run_of(path) or path.parent.parent}")
     if path.is_file():  # a file of a run (tab completion: resume=<run>/metrics.json; pass 33, row 34)
         run = next((p for p in path.resolve().parents if (p / RECORD / "overrides.yaml").is_file()), None)
         if run is not None:
@@ -333,7 +333,7 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"from it; the run's latest checkpoint is {latest.relative_to(path)}: continue from it "
                 f"with: {continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         again = _command(merge_overrides(run_overrides(path), list(extra)))
-        metrics = _run_metrics(path)
+        metrics = run_metrics(path)
         max_time = _own_value(path, "trainer.max_time", f"resume={value}")
         if metrics is not None and metrics.get("global_step") == 0 and max_time is not None:
             kept = [o for o in merge_overrides(run_overrides(path), list(extra))
@@ -793,9 +793,9 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     """
     from highwaylab.trainer_checks import check_trainer_counts
 
-    name = f"resume={_run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
+    name = f"resume={run_of(Path(ckpt_path))}" if resume else f"ckpt_path={ckpt_path}"
     check_trainer_counts(cfg.trainer)  # trainer.max_epochs=1.5, before it is compared as 1
-    run = _run_of(Path(ckpt_path))
+    run = run_of(Path(ckpt_path))
     if run is not None:
         record = _load_config(run / RECORD / "config.yaml", name)
         for key in IDENTITY:
@@ -1190,7 +1190,7 @@ def _read(ckpt: Path, name: str, overrides: list[str] | None = None, resume: boo
     for ``resume=`` of a run without another, the one that starts it again."""
     from highwaylab.train import read_checkpoint
 
-    run = _run_of(ckpt)
+    run = run_of(ckpt)
     others = [p for p in _checkpoints(ckpt.parent) if p.name != ckpt.name]
     fix = None
     if run is not None and others:
@@ -1314,7 +1314,7 @@ def _own_value(run: Path, key: str, name: str) -> Any:
     return _select(_load_config(record, name), key) if record is not None else None
 
 
-def _run_metrics(run: Path) -> dict | None:
+def run_metrics(run: Path) -> dict | None:
     """The run's ``metrics.json``, or ``None`` if it is missing, unreadable or not a mapping."""
     try:
         metrics = json.loads((run / "metrics.json").read_text())
@@ -1326,7 +1326,7 @@ def _run_metrics(run: Path) -> dict | None:
 def _result_at(run: Path, step: int) -> bool:
     """Whether ``run``'s ``metrics.json`` is the result of the checkpoint of ``step`` (its
     ``global_step``): the run ended there."""
-    metrics = _run_metrics(run)
+    metrics = run_metrics(run)
     return metrics is not None and metrics.get("global_step") == step
 
 
@@ -1347,7 +1347,7 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     unknown (as before)."""
     if run is None:
         return True
-    metrics = _run_metrics(run)
+    metrics = run_metrics(run)
     if metrics is None:
         return False  # missing or unreadable: completing the run writes it again
     if test and "test/acc" not in metrics:
@@ -1356,7 +1356,7 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     return written is None or written == step
 
 
-def _run_of(ckpt: Path) -> Path | None:
+def run_of(ckpt: Path) -> Path | None:
     """The run folder that holds ``ckpt`` as ``<run>/checkpoints/<file>``, if it has a record."""
     run = Path(ckpt).expanduser().resolve().parent.parent
     return run if (run / RECORD / "config.yaml").is_file() else None
