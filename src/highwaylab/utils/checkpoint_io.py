@@ -259,10 +259,10 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
             if run_dir is not None and not outside:  # the run's own folder: no key of the user's (pass 34,
                 protected = " (a protected folder? lsattr -d shows an immutable one)" \
                     if err.errno == errno.EPERM else ""  # row 46: "set callbacks....dirpath", never set)
+                first = fix.removesuffix(", or ") or f"make {folder} writable"
                 raise CheckpointFolderError(f"the run's checkpoint folder {folder}: no checkpoint can be "
-                                            f"written there: {reason}{protected}. Fix: "
-                                            f"{fix.removesuffix(', or ') or 'free it'}, then run the same "
-                                            f"command again") from err
+                                            f"written there: {reason}{protected}. Fix: {first}, then run the "
+                                            f"same command again") from err
             raise CheckpointFolderError(f"{key}={value}: no checkpoint can be written there: {reason}. Fix: "
                                         f"{fix}set {key} to another folder (or leave it out: the run's "
                                         "folder's checkpoints/)") from err
