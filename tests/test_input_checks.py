@@ -392,3 +392,27 @@ def test_list_arguments_reach_torch_as_plain_values_and_the_presets_build(tmp_pa
         assert built["lr_scheduler"]["name"] == "train/lr"
     assert built["lr_scheduler"]["scheduler"].milestones == {100: 1, 150: 1}
     assert built["optimizer"].param_groups[0]["weight_decay"] == 5.0e-4
+
+
+def test_a_probe_plot_with_an_unexpanded_tilde_is_refused(tmp_path, capsys, monkeypatch):
+    # pass 35, row 31: before, rc 0, "plot: ~/probe_t.png", and the plot in <cwd>/~/probe_t.png
+    monkeypatch.chdir(tmp_path)
+    line = probe_error(["--plot=~/probe_t.png"], capsys)
+    assert line == (f"python -m highwaylab.probe: error: --plot ~/probe_t.png: ~ is not expanded here "
+                    f"(a shell expands it only at the start of a word, not after --plot= or in quotes), "
+                    f"so it would be written into a folder named '~' in {tmp_path}. Fix: --plot "
+                    f"{Path('~/probe_t.png').expanduser()}")
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_probe_whose_gradients_all_vanish_prints_its_table_and_says_why_no_plot(tmp_path, capsys):
+    # pass 35, row 40: before, the table of zeros, then a traceback (ValueError: "Gradient norm w.r.t. each
+    # layer's input at initialisation": no value to draw) and exit status 1
+    plot = tmp_path / "p.png"
+    probe_main(["--activation", "hardshrink", "--scale", "0.01", "--depth", "10", "--width", "16",
+                "--plot", str(plot)])
+    out = capsys.readouterr().out
+    assert "| hardshrink, plain, weights x0.01 | 0 | 0 | 0 | 0 |" in out
+    assert out.rstrip().endswith(f"plot: not drawn: every gradient norm above is 0 (the gradient vanished "
+                                 f"in every layer), which a log scale cannot show; {plot} was not written")
+    assert not plot.exists()

@@ -482,3 +482,42 @@ def test_a_repeated_probe_layer_is_one_column(tmp_path, monkeypatch, capsys):
     probe_main(["--activation", "tanh", "--depth", "5", "--width", "8", "--layers", "3,3,1"])
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| stack"))
     assert header == "| stack | layer 3 | layer 1 |"
+
+
+@pytest.mark.parametrize("case", ["metrics.json", "last.ckpt", "other file", "tilde"])
+def test_workspace_out_never_replaces_a_runs_file_or_another_file(case, tmp_path, capsys, monkeypatch):
+    # pass 35, rows 22-24: before, rc 0 and "wrote the workspace layout (5 sections) to <run>/metrics.json"
+    # (the run's result gone), to <run>/checkpoints/last.ckpt (its resume point gone), and to ~/ws.json
+    # (written into <cwd>/~/ws.json)
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / ".hydra").mkdir()
+    (run / "metrics.json").write_text('{"test/acc": 0.9}\n')
+    (run / "checkpoints" / "last.ckpt").write_bytes(b"state")
+    (tmp_path / "notes.txt").write_text("mine\n")
+    out, message = {
+        "metrics.json": (run / "metrics.json", None),
+        "last.ckpt": (run / "checkpoints" / "last.ckpt", None),
+        "other file": (tmp_path / "notes.txt", f"--out {tmp_path}/notes.txt is a file that holds something "
+                                               f"else than a workspace layout, which writing would replace. "
+                                               f"Fix: give a new file name, e.g. --out wandb_workspace.json, "
+                                               f"or remove the file first"),
+        "tilde": ("~/ws.json", f"--out ~/ws.json: ~ is not expanded here (a shell expands it only at the "
+                               f"start of a word, not after --out= or in quotes), so it would be written "
+                               f"into a folder named '~' in {tmp_path}. Fix: --out "
+                               f"{Path('~/ws.json').expanduser()}"),
+    }[case]
+    message = message or (f"--out {out} is inside {run}, the folder of a run or a multirun (it holds .hydra, "
+                          f"metrics.json, checkpoints), whose files the layout must not replace. Fix: give a "
+                          f"file of its own, e.g. --out wandb_workspace.json")
+    with pytest.raises(SystemExit) as exit_:
+        workspace_main(["--entity", "me", f"--out={out}"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == f"python -m highwaylab.workspace: error: {message}\n"
+    assert (run / "metrics.json").read_text() == '{"test/acc": 0.9}\n'
+    assert (run / "checkpoints" / "last.ckpt").read_bytes() == b"state"
+    assert (tmp_path / "notes.txt").read_text() == "mine\n" and not (tmp_path / "~").exists()
+    workspace_main(["--entity", "me", "--out", "ws.json"])  # a new file, then the same one again: written
+    workspace_main(["--entity", "me", "--out", "ws.json"])
+    assert json.loads((tmp_path / "ws.json").read_text())["displayName"] == "highwaylab depth"

@@ -194,7 +194,7 @@ def one_job(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
                                   "empty group", "dash", "default unwritable", "a job's folder",
-                                  "the sweep's folder"])
+                                  "the sweep's folder", "inside a job's folder", "tilde"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
@@ -237,6 +237,17 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                            f"Fix: give a folder of its own, e.g. --out {one_job}/report"),
         "the sweep's folder": ([one_job, "--out", one_job], f"--out {one_job} is the folder of a run or a "
                                                            f"multirun (it holds summary.jsonl): the report"),
+        # pass 35, row 26: before, rc 0 and the report's files written beside the job's last.ckpt
+        "inside a job's folder": ([one_job, "--out", job / "checkpoints"],
+                                  f"--out {job}/checkpoints is inside {job}, which is the folder of a run or "
+                                  f"a multirun (it holds .hydra, metrics.json): the report would put its "
+                                  f"files and W&B run among that run's. Fix: give a folder of its own, e.g. "
+                                  f"--out {one_job}/report"),
+        # pass 35, row 25: before, rc 0, "Report written to ~/rep" and the report in <cwd>/~/rep
+        "tilde": ([one_job, "--out=~/rep"], f"--out ~/rep: ~ is not expanded here (a shell expands it only "
+                                            f"at the start of a word, not after --out= or in quotes), so it "
+                                            f"would be written into a folder named '~' in {tmp_path}. "
+                                            f"Fix: --out {Path('~/rep').expanduser()}"),
     }[case]
     proc = report(*args, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2
@@ -247,6 +258,7 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
     assert proc.stderr == f"python -m highwaylab.report: error: {message}\n"
     assert proc.stdout == ""
     assert a_file.read_text() == "not a folder\n"
+    assert not (tmp_path / "~").exists() and not (job / "checkpoints").exists()
 
 
 def test_the_report_imports_no_torch(one_job, tmp_path):

@@ -23,6 +23,7 @@ from highwaylab.analysis.plots import layer_lines
 from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
 from highwaylab.config_checks import MAX_SEED
 from highwaylab.models.fc_blocks import ACTIVATIONS
+from highwaylab.utils.out_paths import tilde_problem
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,6 +88,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--depth {args.depth} --width {args.width} --batch {args.batch}: the memory ran out "
                      f"(about {need / 1e9:.3g} GB needed): lower --width, --depth or --batch")
     say(table(norms, layers))
+    if not any(bool((values > 0).any()) for values in norms.values()):  # pass 35, row 40: a traceback
+        say(f"\nplot: not drawn: every gradient norm above is 0 (the gradient vanished in every layer), "
+            f"which a log scale cannot show; {args.plot} was not written")
+        return
     fig = layer_lines({str(stack): values.numpy() for stack, values in norms.items()},
                       "Gradient norm w.r.t. each layer's input at initialisation",
                       "L2 norm", log=True)
@@ -142,6 +147,9 @@ def check_plot_path(parser: argparse.ArgumentParser, plot: Path) -> Path:
 
     from matplotlib.figure import Figure
 
+    tilde = tilde_problem("--plot", plot)
+    if tilde is not None:  # pass 35, row 31: before, written into a folder named '~', printed as '~/...'
+        parser.error(tilde)
     if plot.is_dir():
         parser.error(f"--plot {plot} is a folder; give a file name, e.g. --plot {plot / 'grad_norms.png'}")
     canvas = Figure().canvas

@@ -42,9 +42,8 @@ from highwaylab.analysis.sweep_report import (
     recorded_wandb,
     table_rows,
 )
+from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
-# what a run's folder (train.py's) or a multirun's holds, and a report's never does
-RUN_FILES = (".hydra", "metrics.json", "checkpoints", "multirun.yaml", "summary.jsonl")
 SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what a multirun folder is
 
 
@@ -102,6 +101,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if args.out is not None and args.out.strip() == "-":  # before: a folder named '-' (pass 30, row 44)
         fail(parser, f"--out -: the report is a folder of figures and tables, not one stream; give a folder, "
                      f"e.g. --out {args.sweep_dir.resolve().name}_report (its table.md is the table as text)")
+    if args.out is not None and tilde_problem("--out", args.out):  # pass 35, row 25: before, a folder '~'
+        fail(parser, tilde_problem("--out", args.out))
     args.out = Path(args.out) if args.out is not None else None
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
@@ -124,11 +125,13 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     given = f"--out {out}" if args.out is not None else f"{out} (the default --out, inside the sweep)"
     if out.exists() and not out.is_dir():
         fail(parser, f"{given} is a file, not a folder: {writable}")
-    held = [name for name in RUN_FILES if (out / name).exists()]
-    if held:  # pass 32, row 43: before, a job's folder as --out lost its own W&B run to the report's
-        fail(parser, f"{given} is the folder of a run or a multirun (it holds {', '.join(held)}): the report "
-                     f"would put its files and W&B run among that run's. Fix: give a folder of its own, e.g. "
-                     f"--out {elsewhere}")
+    run = run_folder_holding(out, allowed=args.sweep_dir)
+    if run is not None:  # pass 32, row 43: before, a job's folder as --out lost its own W&B run to the
+        folder, held = run  # report's; pass 35, row 26: and a folder inside a run was taken
+        inside = "" if folder == Path(os.path.abspath(out)) else f" is inside {folder}, which"
+        fail(parser, f"{given}{inside} is the folder of a run or a multirun (it holds {', '.join(held)}): "
+                     f"the report would put its files and W&B run among that run's. Fix: give a folder of "
+                     f"its own, e.g. --out {elsewhere}")
     where["out"] = out
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:

@@ -23,6 +23,7 @@ if __name__ == "__main__":  # before the imports of wandb, which take seconds
     stop_on_sigint("python -m highwaylab.workspace", "the workspace was not finished, saved or written")
 
 import argparse
+import json
 import math
 import os
 import shlex
@@ -30,6 +31,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
 if TYPE_CHECKING:  # wandb_workspaces imports wandb: imported only when a workspace is built
     import wandb_workspaces.workspaces as ws
@@ -215,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         if out.is_dir():
             parser.exit(2, f"{parser.prog}: error: --out {out} is a folder; give a file name, e.g. "
                            f"--out {out / DEFAULT_OFFLINE_FILE}\n")
+        refused = None if str(out) == "-" else out_problem(out)
+        if refused is not None:  # before: written over whatever was there (pass 35, rows 22-24)
+            parser.exit(2, f"{parser.prog}: error: {refused}\n")
         text = workspace_json(build_workspace(args.entity or "", args.project, args.name))
         if str(out) == "-":  # the usual name of standard output: the layout printed, no file "-"
             print(text)
@@ -251,6 +257,32 @@ def main(argv: list[str] | None = None) -> int:
                              f"{_one_line(err)}") from None
     print(f"saved workspace {args.name!r}: {workspace.url}")
     return 0
+
+
+def out_problem(out: Path) -> str | None:
+    """Why ``--out`` must not be written, or ``None``: a ``~`` that no shell expanded; a file inside the
+    folder of a run or a multirun (its ``metrics.json`` or ``checkpoints/last.ckpt`` would be replaced);
+    an existing file that is not a workspace layout (a layout written before, with its ``displayName``,
+    is replaced, as ``--out`` says)."""
+    tilde = tilde_problem("--out", out)
+    if tilde is not None:
+        return tilde
+    run = run_folder_holding(out.parent)
+    if run is not None:
+        folder, held = run
+        return (f"--out {out} is inside {folder}, the folder of a run or a multirun (it holds "
+                f"{', '.join(held)}), whose files the layout must not replace. Fix: give a file of its own, "
+                f"e.g. --out {DEFAULT_OFFLINE_FILE}")
+    if out.is_file() and out.stat().st_size:
+        try:
+            layout = json.loads(out.read_text())
+        except (OSError, UnicodeDecodeError, ValueError):
+            layout = None
+        if not isinstance(layout, dict) or "displayName" not in layout:
+            return (f"--out {out} is a file that holds something else than a workspace layout, which "
+                    f"writing would replace. Fix: give a new file name, e.g. --out {DEFAULT_OFFLINE_FILE}, "
+                    f"or remove the file first")
+    return None
 
 
 def server_error(timeout_s: float = 5.0) -> str | None:
