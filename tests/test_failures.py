@@ -271,6 +271,11 @@ def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path
     ("WANDB_JOB_TYPE", "eval", "WANDB_JOB_TYPE=eval is set in the environment, but W&B ignores it: the run's "
                                "job type (logger.wandb.job_type, train) takes its place; to set it, give "
                                "logger.wandb.job_type=eval"),
+    # pass 35, row 28: before, WANDB_PROJECT=myproj was dropped without a word (the run filed under
+    # highwaylab, while the workspace tool reads WANDB_PROJECT)
+    ("WANDB_PROJECT", "myproj", "WANDB_PROJECT=myproj is set in the environment, but W&B ignores it: the "
+                                "run's project (logger.wandb.project, highwaylab) takes its place; to file "
+                                "the run there, give logger.wandb.project=myproj"),
 ])
 def test_a_wandb_setting_from_the_environment_that_w_and_b_ignores_is_one_warning(
         variable, value, warning, tmp_path, monkeypatch, caplog):
@@ -1126,3 +1131,17 @@ def test_a_metrics_file_that_cannot_be_written_is_one_line_with_the_fix(tmp_path
     assert sorted(p.name for p in run.iterdir()) == ["metrics.json"]
     write_metrics(run, {"epochs": 2})
     assert json.loads((run / "metrics.json").read_text()) == {"epochs": 2}
+
+
+def test_logger_wandb_mode_disabled_leaves_the_wandb_logger_out(tmp_path, caplog):
+    # pass 35, row 43: before, W&B's dummy run, and metrics.json named the run path
+    # "dummy/highwaylab/<id>" and a folder /tmp/wandb/run-... that did not exist
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"]
+                      + ["logger=[wandb,csv]", "+logger.wandb.mode=disabled"], tmp_path)
+    with caplog.at_level("INFO", logger="highwaylab.utils.loggers"):
+        kept = without_disabled_wandb(cfg.logger)
+    assert list(kept) == ["csv"]
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "logger.wandb.mode=disabled: no W&B run (logger.wandb left out)"]

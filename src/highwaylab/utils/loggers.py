@@ -121,8 +121,9 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     (a multirun with it is refused before: :func:`highwaylab.utils.overrides.check_command_line`).
     With ``WANDB_RUN_GROUP`` and no ``logger.wandb.group``, one warning that W&B groups the run so,
     and the node's group set to it (recorded so); with ``WANDB_TAGS``, ``WANDB_NAME`` or
-    ``WANDB_JOB_TYPE``, one warning that W&B ignores it (the run's tags, never empty, its name,
-    ``run_name``, and its job type take their place).
+    ``WANDB_JOB_TYPE`` or ``WANDB_PROJECT``, one warning that W&B ignores it (the run's tags, never
+    empty, its name, ``run_name``, its job type and ``logger.wandb.project`` take their place). With
+    ``WANDB_MODE=disabled``, or ``logger.wandb.mode=disabled``, the W&B logger is left out (one line).
 
     Raises:
         WandbStartError: ``WANDB_MODE`` is set to a value W&B does not know (e.g. empty), or
@@ -181,16 +182,23 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     for variable, key, what, source, fix in (  # W&B takes wandb.init's arguments over these
             ("WANDB_JOB_TYPE", "job_type", "job type", group[names[0]].get("job_type"), "to set it, give "
              f"{node}.job_type="),
-            ("WANDB_NAME", "name", "name", "from run_name", "to name the run so, give run_name=")):
+            ("WANDB_NAME", "name", "name", "from run_name", "to name the run so, give run_name="),
+            # pass 35, row 28: before, silent, and the run filed under logger.wandb.project
+            ("WANDB_PROJECT", "project", "project", group[names[0]].get("project"), "to file the run there, "
+             f"give {node}.project=")):
         value = os.environ.get(variable)
         if mode != "disabled" and value and any(group[name].get(key) for name in names):
             logging.getLogger(__name__).warning(
                 f"{variable}={value} is set in the environment, but W&B ignores it: the run's {what} "
                 f"({node}.{key}, {source}) takes its place; {fix}{value}")
-    if mode != "disabled":
+    # pass 35, row 43: before, logger.wandb.mode=disabled ran W&B's dummy run, recorded in metrics.json
+    # as a run path and folder that do not exist
+    off = [name for name in names if mode == "disabled" or group[name].get("mode") == "disabled"]
+    if not off:
         return group
-    logging.getLogger(__name__).info(f"WANDB_MODE=disabled: no W&B run (logger.{names[0]} left out)")
-    return DictConfig({name: node for name, node in group.items() if name not in names})
+    why = "WANDB_MODE=disabled" if mode == "disabled" else f"logger.{off[0]}.mode=disabled"
+    logging.getLogger(__name__).info(f"{why}: no W&B run (logger.{off[0]} left out)")
+    return DictConfig({name: node for name, node in group.items() if name not in off})
 
 
 def reused_wandb_id(cfg: DictConfig) -> str | None:
