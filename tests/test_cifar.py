@@ -143,6 +143,29 @@ def test_labels_out_of_range_and_count_mismatch_are_named(fresh_cifar10):
     assert str(path) in str(err.value)
 
 
+@pytest.mark.parametrize("case", ["HWC images", "float images"])
+def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_cifar10, case):
+    # pass 35, row 16 (major): before, images saved as (N, 32, 32, 3) passed torchvision's reshape and the
+    # run trained on scrambled channels, rc 0; row 17: float64 rows were refused with the official download
+    # as the only fix, for files of the user's own (data.verify=false)
+    root, folder = fresh_cifar10
+    path = folder / "data_batch_2"
+    with path.open("rb") as f:
+        entry = pickle.load(f, encoding="bytes")
+    rows = entry[b"data"]
+    entry[b"data"] = (rows.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).copy() if case == "HWC images"
+                      else rows / 255.0)
+    dump_py2(entry, path)
+    got = "ndarray uint8 (20, 32, 32, 3)" if case == "HWC images" else "ndarray float64 (20, 3072)"
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value) == (
+        f"Data file corrupt: {path} has no uint8 'data' array of (N, 3072) rows (got {got}). Fix: write "
+        f"each batch as the CIFAR python files hold it (data.verify=false reads files of your own in that "
+        f"format): a dict with 'data', a uint8 array of (N, 3072) rows (values 0..255; the red, then green, "
+        f"then blue 32 x 32 plane of each image) and 'labels', N labels in 0 .. 9")
+
+
 def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
     x = cifar10.data_train.x
     out = cifar10.transform_batch(x, train=False)

@@ -194,8 +194,11 @@ class CIFARDataModule(InMemoryDataModule):
             check_readable(self.data_folder / name)
         if self.verify:
             verify_official(self.hparams.dataset, self.data_folder, self.file_names)
-        else:
-            note_unverified(self.data_folder)
+        else:  # pass 35, row 16: before, (N, 32, 32, 3) arrays passed torchvision's reshape, and the
+            note_unverified(self.data_folder)  # run trained on scrambled channels without a word
+            problem = self._format_error()
+            if problem is not None:
+                raise problem
         x_fit, y_fit = self._load(train=True)  # (50000, 3, 32, 32) uint8, (50000,) int64
         x_test, y_test = self._load(train=False)  # (10000, 3, 32, 32), (10000,)
         train_idx, val_idx = self.split(len(y_fit), self.data_folder)
@@ -268,9 +271,25 @@ class CIFARDataModule(InMemoryDataModule):
 
     def _corrupt_error(self, err: Exception | None) -> DataError:
         """A DataError naming the first file that fails a check (unpickling, format, labels)."""
+        problem = self._format_error()
+        if problem is not None:
+            return problem
+        cls = DATASETS[self.hparams.dataset]
+        why = f" ({err})" if err is not None else ""
+        return DataError(f"torchvision could not read {cls.__name__} from {self.data_folder}{why}. "
+                         f"{self._fix_hint()}")
+
+    def _format_error(self) -> DataError | None:
+        """A DataError naming the first file that fails a check (unpickling; the format of the CIFAR
+        python files: a uint8 ``data`` array of (N, 3072) rows, as many labels, in range), or None.
+        The fix: with ``data.verify``, the official files again; without, the format to write."""
         cls = DATASETS[self.hparams.dataset]
         label_key = "labels" if self.hparams.dataset == "cifar10" else "fine_labels"
-        again = f"Delete it and download or copy it again. {self._fix_hint()}"
+        again = (f"Delete it and download or copy it again. {self._fix_hint()}" if self.verify else
+                 "Fix: write each batch as the CIFAR python files hold it (data.verify=false reads files of "
+                 f"your own in that format): a dict with 'data', a uint8 array of (N, 3072) rows (values "
+                 f"0..255; the red, then green, then blue 32 x 32 plane of each image) and '{label_key}', "
+                 f"N labels in 0 .. {self.num_classes - 1}")
         for name in self.file_names:
             path = self.data_folder / name
             try:
@@ -283,9 +302,7 @@ class CIFARDataModule(InMemoryDataModule):
                                       is_meta=name == cls.meta["filename"], num_classes=self.num_classes)
             if problem:
                 return DataError(f"Data file corrupt: {path} {problem}. {again}")
-        why = f" ({err})" if err is not None else ""
-        return DataError(f"torchvision could not read {cls.__name__} from {self.data_folder}{why}. "
-                         f"{self._fix_hint()}")
+        return None
 
     def _fix_hint(self, download: bool = True) -> str:
         return fix_hint(self.hparams.dataset, self.hparams.data_dir, download)
@@ -300,7 +317,9 @@ def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> st
     data, labels = entry.get("data"), entry[key]
     shape = getattr(data, "shape", None)
     if shape is None or len(shape) != 2 or shape[1] != 3072 or str(getattr(data, "dtype", "")) != "uint8":
-        return f"has no uint8 'data' array of (N, 3072) rows (got {type(data).__name__} {shape})"
+        parts = (type(data).__name__, getattr(data, "dtype", None), shape)
+        got = " ".join(str(part) for part in parts if part is not None)
+        return f"has no uint8 'data' array of (N, 3072) rows (got {got})"
     if shape[0] != len(labels):
         return f"holds {shape[0]} images but {len(labels)} labels"
     if len(labels) and not 0 <= min(labels) <= max(labels) < num_classes:
