@@ -1145,3 +1145,18 @@ def test_logger_wandb_mode_disabled_leaves_the_wandb_logger_out(tmp_path, caplog
     assert list(kept) == ["csv"]
     assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
         "logger.wandb.mode=disabled: no W&B run (logger.wandb left out)"]
+
+
+def test_the_legacy_wandb_disabled_variable_is_one_warning(tmp_path, monkeypatch, caplog):
+    # pass 35, row 29: before, WANDB_DISABLED=true (which wandb no longer reads) wrote an offline W&B run
+    # without a word
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    monkeypatch.delenv("WANDB_MODE", raising=False)
+    monkeypatch.setenv("WANDB_DISABLED", "true")
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        assert without_disabled_wandb(cfg.logger) is cfg.logger
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "WANDB_DISABLED=true is set in the environment, but W&B no longer reads it: this run logs to W&B "
+        "(offline); for no W&B run, set WANDB_MODE=disabled (or logger=none)"]

@@ -191,6 +191,12 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             logging.getLogger(__name__).warning(
                 f"{variable}={value} is set in the environment, but W&B ignores it: the run's {what} "
                 f"({node}.{key}, {source}) takes its place; {fix}{value}")
+    legacy = os.environ.get("WANDB_DISABLED", "")
+    if mode is None and legacy.strip().lower() in ("1", "true", "yes"):  # pass 35, row 29: before, silent
+        logging.getLogger(__name__).warning(
+            f"WANDB_DISABLED={legacy} is set in the environment, but W&B no longer reads it: this run logs "
+            f"to W&B ({'offline' if group[names[0]].get('offline') else 'online'}); for no W&B run, set "
+            f"WANDB_MODE=disabled (or logger=none)")
     # pass 35, row 43: before, logger.wandb.mode=disabled ran W&B's dummy run, recorded in metrics.json
     # as a run path and folder that do not exist
     off = [name for name in names if mode == "disabled" or group[name].get("mode") == "disabled"]
