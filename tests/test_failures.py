@@ -1160,3 +1160,18 @@ def test_the_legacy_wandb_disabled_variable_is_one_warning(tmp_path, monkeypatch
     assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
         "WANDB_DISABLED=true is set in the environment, but W&B no longer reads it: this run logs to W&B "
         "(offline); for no W&B run, set WANDB_MODE=disabled (or logger=none)"]
+
+
+def test_wandbs_own_dir_argument_which_save_dir_overrides_is_one_warning(tmp_path, caplog):
+    # pass 35, row 44: before, +logger.wandb.dir=<folder> was accepted and nothing went there (the W&B
+    # run went to the run folder's wandb/), without a word
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"]
+                      + ["logger=wandb", f"+logger.wandb.dir={tmp_path / 'wdir'}"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(cfg.logger)
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        f"logger.wandb.dir={tmp_path}/wdir is ignored: Lightning's logger.wandb.save_dir "
+        f"({cfg.logger.wandb.save_dir}) chooses the W&B run's folder; to choose it, give "
+        f"logger.wandb.save_dir={tmp_path}/wdir"]

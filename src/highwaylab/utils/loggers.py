@@ -191,6 +191,12 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             logging.getLogger(__name__).warning(
                 f"{variable}={value} is set in the environment, but W&B ignores it: the run's {what} "
                 f"({node}.{key}, {source}) takes its place; {fix}{value}")
+    for name in names:  # pass 35, row 44: before, +logger.wandb.dir was dropped without a word
+        if group[name].get("dir") is not None and group[name].get("save_dir") is not None:
+            logging.getLogger(__name__).warning(
+                f"logger.{name}.dir={group[name].dir} is ignored: Lightning's logger.{name}.save_dir "
+                f"({group[name].save_dir}) chooses the W&B run's folder; to choose it, give "
+                f"logger.{name}.save_dir={group[name].dir}")
     legacy = os.environ.get("WANDB_DISABLED", "")
     if mode is None and legacy.strip().lower() in ("1", "true", "yes"):  # pass 35, row 29: before, silent
         logging.getLogger(__name__).warning(
