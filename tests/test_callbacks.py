@@ -255,6 +255,19 @@ def test_gate_stats_says_when_it_uses_fewer_examples_than_asked(tmp_path, data_d
 
 
 @pytest.mark.slow
+def test_lesion_says_when_it_uses_fewer_examples_than_asked(tmp_path, data_dir, caplog):
+    # pass 35, row 26: before, callbacks.lesion.num_examples=100000 was cut to the 55,000 training examples
+    # without a word, while gate_stats says so
+    with caplog.at_level("INFO"):
+        parts = fit(["callbacks.lesion.num_examples=100000", "~callbacks.gate_stats"], tmp_path)
+    lesion = callback(parts.trainer, LesionMonitor)
+    assert lesion.errors.shape == (len(parts.module.backbone.layers),) and 0.0 <= lesion.baseline <= 1.0
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.callbacks.lesion"] == [
+        "callbacks.lesion.num_examples=100000 is more than the 55,000 training examples: all of them are "
+        "used"]
+
+
+@pytest.mark.slow
 def test_a_resumed_run_keeps_the_gate_and_gradient_histories(tmp_path, data_dir):
     # before: the monitors kept no state in the checkpoint, so a resumed run's gates/mean_by_step began
     # at the resume step, its "initial" profile (and gates/table's mean_T_initial) was the resume

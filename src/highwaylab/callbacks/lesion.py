@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import lightning as L
 import torch
 
@@ -55,6 +57,10 @@ class LesionMonitor(L.Callback):
             return
         dataset = trainer.train_dataloader.dataset
         n = len(dataset) if self.num_examples is None else min(self.num_examples, len(dataset))
+        if self.num_examples is not None and self.num_examples > n:  # pass 35, row 26: before, silent
+            logging.getLogger(__name__).info(
+                f"callbacks.lesion.num_examples={self.num_examples} is more than the {n:,} training "
+                f"examples: all of them are used")
         x, y = training_examples(trainer, pl_module, n, self.seed)
         self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size)
         step = step_of(trainer)
