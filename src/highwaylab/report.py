@@ -101,8 +101,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if args.out is not None and args.out.strip() == "-":  # before: a folder named '-' (pass 30, row 44)
         fail(parser, f"--out -: the report is a folder of figures and tables, not one stream; give a folder, "
                      f"e.g. --out {args.sweep_dir.resolve().name}_report (its table.md is the table as text)")
-    if args.out is not None and tilde_problem("--out", args.out):  # pass 35, row 25: before, a folder '~'
-        fail(parser, tilde_problem("--out", args.out))
+    tilde = tilde_problem("--out", args.out) if args.out is not None else None
+    if tilde is not None:  # pass 35, row 25: before, the report written into a folder named '~'
+        fail(parser, tilde)
     args.out = Path(args.out) if args.out is not None else None
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
