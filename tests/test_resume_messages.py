@@ -882,3 +882,35 @@ def test_the_fix_for_a_step_limit_below_the_checkpoint_keeps_the_other_overrides
     assert text.endswith(f"nothing would be trained. Resume with trainer.max_steps=7 or more: python "
                          f"train.py resume={run} trainer.max_epochs=3 trainer.max_steps=7"), text
     assert argv(*fix_command(text, "or more: "))[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # accepted
+
+
+def test_two_copies_of_a_deleted_run_do_not_continue_one_wandb_run(tmp_path, caplog):
+    # pass 35, row 15: before, with the original folder deleted, copy_a and copy_b both resumed into
+    # W&B run abc123, so wandb sync merged two histories into it
+    from omegaconf import OmegaConf
+
+    from highwaylab.train import continue_wandb_run
+
+    original, copy_a, copy_b = tmp_path / "run", tmp_path / "copy_a", tmp_path / "copy_b"
+    for folder in (copy_a, copy_b):
+        (folder / "checkpoints").mkdir(parents=True)
+        (folder / "checkpoints" / "last.ckpt").write_bytes(b"state")
+        (folder / "wandb" / "offline-run-20261202_120000-abc123").mkdir(parents=True)
+    checkpoint = {"callbacks": {"ModelCheckpoint{'monitor': 'val/acc', 'mode': 'max'}":
+                                {"dirpath": str(original / "checkpoints")}},
+                  "logger_versions": {"WandbLogger": "abc123"}}
+
+    def resumed(folder):
+        cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(folder)}})
+        return continue_wandb_run(cfg, checkpoint, str(folder / "checkpoints" / "last.ckpt")), cfg
+
+    with caplog.at_level("WARNING"):
+        run_id, cfg = resumed(copy_a)
+    assert run_id is None and cfg.logger.wandb.id is None
+    assert (f"{copy_a} and {copy_b} are copies of one run (saved in {original}, gone since), which wrote W&B "
+            f"run abc123: this run gets a new W&B run, so that wandb sync does not merge two histories into "
+            f"W&B run abc123 (to continue it, resume one copy after moving the others out of {tmp_path})"
+            ) in caplog.text
+    shutil.rmtree(copy_b)  # one copy left: a moved run, which continues its W&B run
+    run_id, cfg = resumed(copy_a)
+    assert run_id == "abc123" and cfg.logger.wandb.id == "abc123" and cfg.logger.wandb.resume == "allow"

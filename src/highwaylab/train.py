@@ -624,17 +624,51 @@ def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:
     return {f"net.{k}": v for k, v in net.state_dict().items()}
 
 
+def saved_dirpath(checkpoint: dict) -> str | None:
+    """The ``checkpoints/`` folder that ``checkpoint`` was saved in (its ModelCheckpoint state's
+    ``dirpath``); ``None`` without that record."""
+    states = checkpoint.get("callbacks") or {}
+    return next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
+                 and isinstance(s, dict) and s.get("dirpath")), None)
+
+
 def copied_from(checkpoint: dict, path: str) -> Path | None:
     """The run folder that ``checkpoint`` (read from ``path``) was saved in, when that is another
     folder that still holds a ``checkpoints/last.ckpt``: the run's folder was copied, not moved.
     ``None`` otherwise (the same folder, a moved one, or no record of the folder)."""
-    states = checkpoint.get("callbacks") or {}
-    saved = next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
-                  and isinstance(s, dict) and s.get("dirpath")), None)
+    saved = saved_dirpath(checkpoint)
     if saved is None:
         return None
     here, there = Path(os.path.realpath(Path(path).parent)), Path(os.path.realpath(saved))
     return there.parent if there != here and (there / "last.ckpt").is_file() else None
+
+
+def other_copies(checkpoint: dict, path: str, run_id: str) -> list[Path]:
+    """The other copies of a run whose own folder is gone, for a ``checkpoint`` (read from ``path``)
+    saved in another folder than the one it is resumed from: folders beside this one, or beside the
+    folder it was saved in, that hold a ``checkpoints/`` and W&B run ``run_id``'s offline segments
+    (``wandb/offline-run-*-<run_id>``) or its ``metrics.json`` (``wandb_run_path``). Empty when the
+    checkpoint is in its own folder, or the folder was moved (breaking pass 35, row 15: before, two
+    copies of a run whose folder was deleted both continued W&B run ``run_id``, with two histories)."""
+    saved = saved_dirpath(checkpoint)
+    here = Path(os.path.realpath(Path(path).parent)).parent
+    if saved is None or Path(os.path.realpath(saved)).parent == here:
+        return []
+    there = Path(os.path.realpath(saved)).parent
+    found = []
+    for parent in dict.fromkeys(p for p in (here.parent, there.parent) if p.is_dir()):
+        try:
+            folders = sorted(parent.iterdir())
+        except OSError:  # a parent folder this user cannot list: no copies known there
+            continue
+        for folder in folders:
+            if folder == here or not (folder / "checkpoints").is_dir():
+                continue
+            segments = (folder / "wandb").is_dir() and any((folder / "wandb").glob(f"*run-*-{run_id}"))
+            wrote = str((run_metrics(folder) or {}).get("wandb_run_path") or "").endswith(f"/{run_id}")
+            if segments or wrote:
+                found.append(folder)
+    return found
 
 
 def older_state(run: Path, checkpoint: dict) -> str | None:
@@ -684,6 +718,15 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
                     f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
                     f"continue that run itself: python train.py {_resume_of(path)})")
+        return None
+    copies = other_copies(checkpoint, path, run_id) if run_id else []
+    if copies:  # the original is gone, but another copy of it could continue the same W&B run
+        gone = Path(saved_dirpath(checkpoint)).parent
+        log.warning(f"{Path(path).parent.parent} and {', '.join(map(str, copies))} are copies of one run "
+                    f"(saved in {gone}, gone since), which wrote W&B run {run_id}: "
+                    f"this run gets a new W&B run, so that wandb sync does not merge two histories into "
+                    f"W&B run {run_id} (to continue it, resume one copy after moving the others out of "
+                    f"{', '.join(sorted({str(c.parent) for c in copies}))})")
         return None
     if run_id:
         with open_dict(cfg):
