@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -292,8 +293,9 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
     (sweep / "2_run-s2").mkdir()
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"]) == [
         "1_run-s1: its folder is missing (moved or deleted?); summary.jsonl records it as ok",
-        "job 3 (seed=3) did not run: the sweep stopped before it (run it alone with those overrides, or the "
-        "sweep again)"]
+        "job 3 (seed=3) did not run: the sweep stopped before it. Fix: run it on its own into this sweep's "
+        "folder, where the report finds it: python train.py depth=3 seed=3 "
+        f"'hydra.run.dir={sweep}/3_${{run_name}}'"]
     # pass 34, row 33: a folder that is there without its .hydra/config.yaml was "missing (moved or deleted?)"
     (sweep / "1_run-s1").mkdir()
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
@@ -820,3 +822,52 @@ def test_a_damaged_wandb_file_of_a_job_is_named_not_called_empty(tmp_path, monke
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "(cut short, or damaged?)" in proc.stderr and "loss_curves.png has no curve" not in proc.stderr, \
         proc.stderr
+
+
+@pytest.mark.slow
+def test_a_job_a_stopped_sweep_never_started_runs_into_its_folder_by_the_reports_command(tmp_path, data_dir):
+    # pass 35, row 28: before, "run it alone with those overrides, or the sweep again": the sweep was refused
+    # in its folder ("already holds another sweep"), and a job run alone went to a folder of its own, outside
+    # the report and the sweep's W&B group
+    import shlex
+
+    from .conftest import ROOT
+
+    sweep = tmp_path / "sweep"
+    tiny = ["depth=3", "trainer.max_epochs=1", "trainer.limit_train_batches=3", "trainer.limit_val_batches=2",
+            "trainer.limit_test_batches=2", "callbacks=minimal"]
+    first = subprocess.run([sys.executable, str(ROOT / "train.py"), "-m", *tiny, "seed=0,1",
+                            f"hydra.sweep.dir={sweep}"], capture_output=True, text=True, timeout=600,
+                           env=subprocess_env(), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    [job1] = sweep.glob("1_*")
+    seed1 = json.loads((job1 / "metrics.json").read_text())
+    shutil.rmtree(job1)  # as if the sweep had been stopped before job 1
+    summary = (sweep / "summary.jsonl").read_text().splitlines()
+    (sweep / "summary.jsonl").write_text(summary[0] + "\n")
+    report = subprocess.run([sys.executable, "-m", "highwaylab.report", str(sweep), "--no-wandb"],
+                            capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr[-3000:]
+    [note] = [line for line in report.stderr.splitlines() if "did not run" in line]
+    command = note.split("where the report finds it: ", 1)[1]
+    assert command == (f"python train.py {' '.join(tiny)} seed=1 'hydra.run.dir={sweep}/1_${{run_name}}' "
+                       f"logger.wandb.group=sweep-sweep")
+    words = shlex.split(command)
+    again = subprocess.run([sys.executable, str(ROOT / "train.py"), *words[2:]], capture_output=True,
+                           text=True, timeout=600, env=subprocess_env(), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    [job1] = sweep.glob("1_*")
+    assert job1.name == "1_mnist-highway-d3-relu-sgd-s1"  # the folder the sweep would have given it
+    assert json.loads((job1 / "metrics.json").read_text())["test/acc"] == seed1["test/acc"]
+    assert yaml_load(job1 / "config_resolved.yaml")["logger"]["wandb"]["group"] == "sweep-sweep"
+    report = subprocess.run([sys.executable, "-m", "highwaylab.report", str(sweep), "--no-wandb"],
+                            capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert report.returncode == 0 and "did not run" not in report.stderr, report.stderr[-3000:]
+    rows = list(csv.DictReader((sweep / "report" / "table.csv").open()))
+    assert [(r["model"], r["depth"], r["seeds"]) for r in rows] == [("highway", "3", "2")]
+
+
+def yaml_load(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text())

@@ -417,8 +417,12 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     # a sweep into another sweep's folder
     (tmp_path / "sweep" / "0_job" / ".hydra").mkdir(parents=True)
     with pytest.raises(ResumeError, match=r"hydra.sweep.dir=.*/sweep already holds another sweep "
-                                          r"\(job folders 0_job\)"):
+                                          r"\(job folders 0_job\)") as refusal:
         argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep")
+    # pass 35, row 28: before, the jobs an interrupted sweep never started had no way back into its folder
+    assert str(refusal.value).endswith(
+        "resume a job of it with resume=<job folder>, and run a job it never started into it with the "
+        f"command that python -m highwaylab.report {tmp_path}/sweep gives")
     # ninth pass: before, a sweep into a run's folder, or into the current folder (hydra.sweep.dir=),
     # ran with exit 0, mixed among the files there
     with pytest.raises(ResumeError, match=rf"^hydra.sweep.dir={finished} is a run's folder \(.hydra/, "

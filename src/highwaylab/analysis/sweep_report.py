@@ -40,12 +40,14 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
-from highwaylab.utils.shell_args import override_arg  # noqa: E402
+from highwaylab.utils.shell_args import hydra_value, override_arg  # noqa: E402
 from highwaylab.utils.sweep import read_summary  # noqa: E402
 from highwaylab.utils.wandb_offline import RunReadError, read_segment  # noqa: E402
 
 LOSS, ACC, STEP = "train/loss", "test/acc", "trainer/global_step"
-NOT_SWEPT = ("seed", "model", "depth")  # the seed is what a point averages over; model and depth place it
+# the seed is what a point averages over; model and depth place it; the W&B group files a job, and
+# changes nothing it trains (a job the sweep never started, run on its own into its group: pass 35, row 28)
+NOT_SWEPT = ("seed", "model", "depth", "logger.wandb.group")
 STATS = ("seeds", "jobs", "train_loss_mean", "train_loss_std", "test_acc_mean", "test_acc_std")
 
 
@@ -203,12 +205,38 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
         launched = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
     except Exception:  # no record, or a sweep this cannot expand (glob over groups): lines only
         return notes
+    group = _recorded_group(folders)
     for number, overrides in enumerate(launched):
         if str(number) not in numbers:
             swept = [o for o in overrides if o not in record.overrides.task]
             notes.append(f"job {number} ({' '.join(swept) or ' '.join(overrides)}) did not run: the sweep "
-                         f"stopped before it (run it alone with those overrides, or the sweep again)")
+                         f"stopped before it. Fix: run it on its own into this sweep's folder, where the "
+                         f"report finds it: {missing_job_command(sweep_dir, number, overrides, group)}")
     return notes
+
+
+def missing_job_command(sweep_dir: Path, number: int, overrides: list[str], group: str | None) -> str:
+    """The command that runs job ``number`` of a sweep (its ``overrides``) on its own, into the job
+    folder ``<sweep_dir>/<number>_<run_name>`` that the sweep would have given it, in W&B ``group``
+    (the sweep's), so that the report and the W&B group show it with the others (breaking pass 35,
+    row 28: before, "run it alone ... or the sweep again", and the sweep was refused in its folder)."""
+    folder = str(sweep_dir.resolve())
+    run_dir = (shlex.quote(f"hydra.run.dir={folder}/{number}_${{run_name}}") if hydra_value(folder) == folder
+               else override_arg("hydra.run.dir", f"{folder}/{number}_job"))
+    words = [shlex.quote(o) for o in overrides] + [run_dir]
+    if group:
+        words.append(override_arg("logger.wandb.group", group))
+    return "python train.py " + " ".join(words)
+
+
+def _recorded_group(folders: list[Path]) -> str | None:
+    """The W&B group that the sweep's jobs in ``folders`` recorded (``None`` without a W&B logger)."""
+    for folder in folders:
+        wandb_cfg = recorded_logger(folder, "wandb")
+        group = wandb_cfg.get("group") if isinstance(wandb_cfg, dict) else None
+        if isinstance(group, str) and group and "${" not in group:
+            return group
+    return None
 
 
 def parse_overrides(lines: object) -> dict[str, str | None]:

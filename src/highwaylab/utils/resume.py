@@ -613,7 +613,9 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
                 else "summary.jsonl")
         raise ResumeError(f"hydra.sweep.dir={folder} already holds another sweep ({what}): its jobs would "
                           "be overwritten. Give a new folder (or leave hydra.sweep.dir out: every sweep "
-                          "gets a folder of its own); resume a job of it with resume=<job folder>")
+                          "gets a folder of its own); resume a job of it with resume=<job folder>, and run "
+                          "a job it never started into it with the command that python -m highwaylab.report "
+                          f"{shlex.quote(str(folder))} gives")
     if found := _run_files(folder):  # before: the sweep's jobs were mixed into a run's folder
         raise ResumeError(f"hydra.sweep.dir={folder} is a run's folder ({', '.join(found)}): the sweep's "
                           f"job folders and summary would be mixed into it. Give a new folder (or leave "
