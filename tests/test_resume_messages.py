@@ -216,10 +216,12 @@ def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):
     run = make_run(tmp_path / "edited")
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
     (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump([o for o in OWN if o != "depth=4"]))
-    assert message(f"resume={run}") == (
-        f"resume={run}: the run's overrides (.hydra/overrides.yaml, with conf/ as it is now) give "
-        f"depth=100, but its .hydra/config.yaml, the config its checkpoint was trained with, has depth=4 "
-        f"(was the record or conf/ edited?). Fix: give depth=4 again in {run}/.hydra/overrides.yaml")
+    record = run / ".hydra" / "overrides.yaml"
+    assert message(f"resume={run}") == (  # pass 35, row 32: the check of every key names it first
+        f"resume={run}: the run's recorded overrides ({record}, with conf/ as it is now) do not give the "
+        f"config it ran with ({run}/.hydra/config.yaml): it ran with depth=4 (was the file or conf/ "
+        "edited?), and a resume would change it. Fix: restore that file: printf '%s\\n' '- trainer=cpu' "
+        f"'- width=16' '- trainer.max_epochs=5' '- logger=none' '- depth=4' > {record}")
 
 
 
@@ -397,6 +399,30 @@ def test_a_record_that_is_not_a_list_of_overrides_is_one_line_naming_the_file_an
         f"resume={run}: {run}/.hydra/overrides.yaml {expected}; resume= reads the run's overrides from "
         "it. Fix: repair that line (one override a line, as Hydra writes them: - depth=3), or start a "
         "new run")
+
+
+def test_an_emptied_or_edited_overrides_record_names_every_setting_the_run_ran_with(tmp_path):
+    # pass 35, row 32: before, an emptied overrides.yaml was named for depth alone; with depth given back,
+    # the resume went on under the default trainer, logger and limits, without a word
+    run = make_run(tmp_path / "run", [*OWN, "trainer.limit_train_batches=3"])
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=3, mid_epoch=False)
+    (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump({"hydra": {"runtime": {"choices": {
+        "trainer": "cpu", "logger": "none", "model": "highway", "hydra/launcher": "basic"}}}}))
+    record = run / ".hydra" / "overrides.yaml"
+    record.write_text("[]\n")
+    text = message(f"resume={run}", "trainer.max_epochs=6")
+    assert text == (
+        f"resume={run}: the run's recorded overrides ({record}, with conf/ as it is now) do not give the "
+        f"config it ran with ({run}/.hydra/config.yaml): it ran with logger=none, trainer=cpu, depth=4, "
+        "width=16 and 1 more (was the file or conf/ edited?), and a resume would change them. Fix: restore "
+        "that file: printf '%s\\n' '- logger=none' '- trainer=cpu' '- depth=4' '- width=16' "
+        f"'- trainer.limit_train_batches=3' > {record}")  # (5 epochs is the default)
+    lines = shlex.split(text.split("printf ", 1)[1].split(" > ", 1)[0])[1:]
+    record.write_text("".join(f"{line}\n" for line in lines))  # the fix, as printf writes it
+    assert f"ckpt_path={run}/checkpoints/last.ckpt" in argv(f"resume={run}", "trainer.max_epochs=6")
+    record.write_text(yaml.safe_dump([o for o in OWN if o != "depth=4"] + ["trainer.limit_train_batches=3"]))
+    # one line lost
+    assert "it ran with depth=4 (was the file or conf/ edited?)" in message(f"resume={run}")
 
 
 def test_a_recorded_config_that_is_not_valid_yaml_is_one_line(tmp_path):

@@ -203,6 +203,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         base_cfg = _compose(config_dir, config_name, own_searched)
         cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
+        if base_cfg is not None:
+            check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
+                config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -626,6 +629,69 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
         raise ResumeError(f"hydra.sweep.dir={folder} is not empty ({folder.resolve()} holds {shown}): a "
                           f"sweep writes multirun.yaml, summary.jsonl and a folder per job into it, among "
                           f"those files. Give a new or empty folder (or leave hydra.sweep.dir out)")
+
+
+#: keys of a run's recorded config that its overrides need not give back: where it resumed from and ran, and
+#: what a search's sweeper optimises (``hparams_search=`` is left out of a resumed trial's overrides)
+NOT_RECORDED = ("ckpt_path", "resume", "paths.output_dir", "optimized_metric")
+
+
+def check_record_agrees(run: Path, base: DictConfig,
+                        compose: Callable[[list[str]], DictConfig | None] | None = None) -> None:
+    """Raises ResumeError if the overrides that ``run`` records (:func:`overrides_record`) do not give
+    the config it ran with, the ``config.yaml`` and group choices (``hydra.yaml``) in the same record
+    folder; ``base`` is the config composed from those overrides, and ``compose`` composes them with
+    more (the group choices the record differs in, whose options' keys are then compared). An emptied or
+    edited ``overrides.yaml`` would resume the run under other settings (breaking pass 35, row 32: before, an
+    emptied file was named for ``depth`` alone, and with that fixed the run went on with the default
+    ``trainer.limit_*_batches`` and callbacks, without a word). Keys the record lacks (a config key
+    added since) are not compared. One line, naming the first keys and the values the run ran with,
+    and the command that writes them back."""
+    path = overrides_record(run)
+    record = path.parent
+    try:
+        ran = yaml.safe_load((record / "config.yaml").read_text())
+        hydra_yaml = (yaml.safe_load((record / "hydra.yaml").read_text())
+                      if (record / "hydra.yaml").is_file() else {})
+    except (OSError, yaml.YAMLError):  # no record to compare with (its reading is checked elsewhere)
+        return
+    if not isinstance(ran, dict) or not isinstance(hydra_yaml, dict | None):
+        return
+    chosen = ((hydra_yaml or {}).get("hydra") or {}).get("runtime", {}).get("choices") or {}
+    composed_choices = OmegaConf.to_container(base.hydra.runtime.choices) if "hydra" in base else {}
+    fixes: list[tuple[str, Any]] = [(group, choice) for group, choice in chosen.items()
+                                    if not group.startswith("hydra/") and group != "hparams_search"
+                                    and group in composed_choices and composed_choices[group] != choice]
+    if fixes and compose is not None:  # the keys of the options the run chose, set on top of them
+        base = compose([f"{group}={hydra_value('null' if c is None else c)}" for group, c in fixes]) or base
+    composed = OmegaConf.to_container(base, resolve=False)
+    composed.pop("hydra", None)
+
+    def walk(key: str, a: Any, b: Any) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k, v in a.items():
+                if k in b:
+                    walk(f"{key}.{k}" if key else str(k), v, b[k])
+        elif a != b and key not in NOT_RECORDED:
+            fixes.append((key, a))
+
+    walk("", ran, composed)
+    if not fixes:
+        return
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in fixes[:4]) + (
+        f" and {len(fixes) - 4} more" if len(fixes) > 4 else "")
+    keys = [k for k, _ in fixes]
+    kept = [o for o in (_load_yaml(path, f"resume={run}", "the run's overrides", "") or [])
+            if not any(_covers(_key_value(o)[0].lstrip("+~"), k) for k in keys)]  # the lines that agree
+    lines = [f"- {o}" for o in kept] + [f"- {k}={hydra_value('null' if v is None else v)}" for k, v in fixes]
+    write = (f": printf '%s\\n' {' '.join(map(shlex.quote, lines))} > {shlex.quote(str(path))}"
+             if all(v is None or isinstance(v, str | int | float | bool) for _, v in fixes) else
+             " from a backup")
+    them = "them" if len(fixes) > 1 else "it"
+    raise ResumeError(f"resume={run}: the run's recorded overrides ({path}, with conf/ as it is now) do not "
+                      f"give the config it ran with ({record / 'config.yaml'}): it ran with {shown} (was the "
+                      f"file or conf/ edited?), and a resume would change {them}. Fix: restore that "
+                      f"file{write}")
 
 
 def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
