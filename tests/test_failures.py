@@ -174,6 +174,19 @@ def test_values_that_would_silently_do_something_else_are_refused(override, mess
         train(compose_cfg(TINY + [override], tmp_path))
 
 
+def test_a_misspelt_optimized_metric_is_one_warning_in_a_single_run(tmp_path):
+    # pass 35a, row 47: before, a single run took optimized_metric=val/acx without a word (a sweep's job
+    # trained, then failed at its end)
+    from highwaylab.train import unknown_optimized_metric
+
+    assert unknown_optimized_metric(compose_cfg(["optimized_metric=val/acx"], tmp_path)) == (
+        "highwaylab: optimized_metric=val/acx is not a metric that every run logs (val/acc_best, val/acc, "
+        "val/loss, train/loss, train/acc, test/acc, test/loss): only a sweep reads it, as the value each job "
+        "returns, and a sweep's jobs would fail at their end; did you mean val/acc?")
+    assert unknown_optimized_metric(compose_cfg(["optimized_metric=train/loss"], tmp_path)) is None
+    assert unknown_optimized_metric(compose_cfg(["optimized_metric=null"], tmp_path)) is None
+
+
 def test_a_nan_objective_is_a_failed_job():
     metrics = {"val/loss": math.nan, "val/acc_best": 0.1}
     assert "optimized_metric val/loss is NaN" in nan_objective("val/loss", metrics, math.nan)

@@ -101,6 +101,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     ckpt_path = cfg.get("ckpt_path")
     if rank_zero_only.rank == 0 and (reused := reused_wandb_id(cfg)) is not None:
         log.warning(reused)  # a new run with the W&B id of another run's offline run: merged by wandb sync
+    if rank_zero_only.rank == 0 and (unknown := unknown_optimized_metric(cfg)) is not None:
+        log.warning(unknown)
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)
@@ -741,6 +743,23 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
 
 def _floats(metrics: dict) -> dict[str, float]:
     return {k: float(v) for k, v in metrics.items()}
+
+
+def unknown_optimized_metric(cfg: DictConfig) -> str | None:
+    """The warning for an ``optimized_metric`` that is not one of the metrics every run logs
+    (:data:`highwaylab.config_checks.RUN_METRICS`), a misspelt name, at the job's start: a sweep's
+    job would train and then fail at its end (:func:`optimized_metric`), and a single run, which
+    does not read it, would say nothing (breaking pass 35a, row 47). ``None`` otherwise."""
+    from highwaylab.config_checks import RUN_METRICS
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    name = cfg.get("optimized_metric")
+    if not name or name in RUN_METRICS:
+        return None
+    end = ("this job of the sweep fails at its end without it" if in_multirun() else
+           "only a sweep reads it, as the value each job returns, and a sweep's jobs would fail at their end")
+    return (f"highwaylab: optimized_metric={name} is not a metric that every run logs "
+            f"({', '.join(RUN_METRICS)}): {end}{did_you_mean(str(name), list(RUN_METRICS))}")
 
 
 def optimized_metric(cfg: DictConfig, metrics: dict[str, Any]) -> float | None:
