@@ -167,6 +167,10 @@ BAD = {
                                             "callbacks.grad_norms.every_n_steps?",
     "callbacks.carry_stripes.num_examples=2.5":
         "callbacks.carry_stripes.num_examples=2.5 must be an integer",
+    # pass 35a, row 57: before, 500 examples drew a 1380 x 32080 px figure at every epoch's end
+    "callbacks.carry_stripes.num_examples=500":
+        "callbacks.carry_stripes.num_examples=500 is more than 32: each example is one panel of the "
+        "stripes/outputs and stripes/gates figures",
     "callbacks.gate_stats.per_layer_scalars=yes":
         "callbacks.gate_stats.per_layer_scalars='yes' must be true or false",
     "callbacks.nonfinite_guard.check_every_n_steps=0":

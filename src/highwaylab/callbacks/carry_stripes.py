@@ -40,7 +40,7 @@ class CarryStripeMonitor(L.Callback):
     (``(K, L, D)``), ``self.class_difference`` (``(C, L, D)``) and ``self.class_counts`` (``(C,)``).
 
     Args:
-        num_examples: K, the examples shown (default 4).
+        num_examples: K, the examples shown (default 4, at most 32: one panel each).
         class_examples: examples used for the per-class map; 0 switches that map off.
         seed: seed of the examples' choice.
 

@@ -43,10 +43,21 @@ def check_gate_stats(every_n_steps: Any = 200, num_examples: Any = 1000, seed: A
     _switch(f"{key}.per_layer_scalars", per_layer_scalars)
 
 
+MAX_STRIPE_EXAMPLES = 32  # panels of a stripes figure, one per example
+
+
 def check_carry_stripes(num_examples: Any = 4, class_examples: Any = 1000, seed: Any = 0,
                         key: str = "callbacks.carry_stripes") -> None:
-    """:class:`highwaylab.callbacks.CarryStripeMonitor`: examples >= 1, class examples >= 0."""
+    """:class:`highwaylab.callbacks.CarryStripeMonitor`: 1 <= examples <= ``MAX_STRIPE_EXAMPLES``,
+    class examples >= 0."""
     _integer(f"{key}.num_examples", num_examples, 1, " (the fixed examples whose stripes are drawn)", 4)
+    if num_examples > MAX_STRIPE_EXAMPLES:  # pass 35a, row 57: before, 500 drew a 1380 x 32080 px figure
+        raise ConfigError(
+            f"{key}.num_examples={num_examples} is more than {MAX_STRIPE_EXAMPLES}: each example is one "
+            f"panel of the stripes/outputs and stripes/gates figures, drawn at every epoch's end, so "
+            f"{num_examples} panels make a figure too tall to read and slow to draw. Fix: e.g. {key}=4 "
+            f"(Figure 2 of the paper shows a few); for gate statistics over many examples use "
+            f"callbacks.gate_stats.num_examples")
     _integer(f"{key}.class_examples", class_examples, 0, " (0: no class map)", 1000)
     _integer(f"{key}.seed", seed, 0)
 
