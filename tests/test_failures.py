@@ -187,6 +187,23 @@ def test_a_misspelt_optimized_metric_is_one_warning_in_a_single_run(tmp_path):
     assert unknown_optimized_metric(compose_cfg(["optimized_metric=null"], tmp_path)) is None
 
 
+def test_a_learning_rate_that_decays_to_nothing_before_the_last_epoch_is_one_warning(tmp_path):
+    # pass 35a, row 58: before, the default gamma 0.6 over 30 epochs ran its last 7 epochs at under 1e-5 of
+    # the first learning rate (3.7e-7 of it in the last), without a word
+    from highwaylab.trainer_checks import decayed_lr_warning
+
+    assert decayed_lr_warning(compose_cfg(["trainer.max_epochs=30"], tmp_path)) == (
+        "highwaylab: optim.scheduler.gamma=0.6 multiplies the learning rate by 0.6 every epoch, so from "
+        "epoch 23 of trainer.max_epochs=30 it is below 1e-05 of its start (3.7e-07 of it in the last epoch), "
+        "and those epochs barely train. Fix: for 30 epochs e.g. optim.scheduler.gamma=0.853 (1% of the start "
+        "in the last epoch)")
+    assert 0.853 ** 29 == pytest.approx(0.01, rel=0.01)  # the fix ends where it says
+    assert decayed_lr_warning(compose_cfg(["trainer.max_epochs=23"], tmp_path)) is None  # 0.6^22 = 1.3e-5
+    assert decayed_lr_warning(compose_cfg(["trainer.max_epochs=30", "optim.scheduler.gamma=0.853"],
+                                          tmp_path)) is None
+    assert decayed_lr_warning(compose_cfg(["trainer.max_epochs=30", "optim=adamw"], tmp_path)) is None
+
+
 def test_a_nan_objective_is_a_failed_job():
     metrics = {"val/loss": math.nan, "val/acc_best": 0.1}
     assert "optimized_metric val/loss is NaN" in nan_objective("val/loss", metrics, math.nan)

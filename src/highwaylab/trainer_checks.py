@@ -167,6 +167,34 @@ def check_schedule(cfg: DictConfig) -> None:
     check_distributed_sampler(cfg.trainer)
 
 
+LR_FLOOR = 1e-5  # the fraction of its first learning rate below which an epoch's steps barely train
+
+
+def decayed_lr_warning(cfg: DictConfig) -> str | None:
+    """The warning for an exponentially decaying learning rate (``ExponentialLR``, stepped once an
+    epoch, lr_e = lr * gamma^e [TVDN 3.1]) that falls below ``LR_FLOOR`` of its start before the last
+    of ``trainer.max_epochs`` epochs: those epochs barely train (breaking pass 35a, row 58: the default
+    gamma 0.6 gives 1e-7 at epoch 30, without a word). Names the epoch and a gamma that ends at 1% of
+    the start. ``None`` otherwise, or for another schedule, or no epoch limit."""
+    optim = cfg.get("optim") or {}
+    scheduler = optim.get("scheduler") or {}
+    epochs = cfg.trainer.get("max_epochs")
+    gamma = scheduler.get("gamma")
+    if (not str(scheduler.get("_target_", "")).endswith("ExponentialLR") or optim.get("scheduler_interval",
+            "epoch") != "epoch" or isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 2
+            or isinstance(gamma, bool) or not isinstance(gamma, int | float) or not 0 < gamma < 1):
+        return None
+    last = gamma ** (epochs - 1)  # the last epoch's learning rate, as a fraction of the first's
+    if last >= LR_FLOOR:
+        return None
+    below = math.ceil(math.log(LR_FLOOR) / math.log(gamma))  # the first epoch below the floor
+    slower = 0.01 ** (1 / (epochs - 1))
+    return (f"highwaylab: optim.scheduler.gamma={gamma} multiplies the learning rate by {gamma} every epoch, "
+            f"so from epoch {below} of trainer.max_epochs={epochs} it is below {LR_FLOOR:g} of its start "
+            f"({last:.1e} of it in the last epoch), and those epochs barely train. Fix: for {epochs} epochs "
+            f"e.g. optim.scheduler.gamma={slower:.3f} (1% of the start in the last epoch)")
+
+
 def check_start_method(trainer: DictConfig) -> None:
     """Raises ConfigError for a strategy that starts its processes by spawning or forking: a name
     (``trainer.strategy=ddp_spawn``, ``ddp_fork``, ``ddp_notebook``, their ``_find_unused_parameters_*``
