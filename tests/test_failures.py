@@ -204,6 +204,19 @@ def test_a_learning_rate_that_decays_to_nothing_before_the_last_epoch_is_one_war
     assert decayed_lr_warning(compose_cfg(["trainer.max_epochs=30", "optim=adamw"], tmp_path)) is None
 
 
+def test_a_run_without_a_logger_says_why_it_records_no_learning_rate(tmp_path, caplog):
+    # pass 35a, row 52: before, logger=none dropped train/lr from metrics.json without a word
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        metrics = train(compose_cfg(TINY, tmp_path))  # TINY has logger=none
+    assert "train/lr" not in metrics and "train/loss" in metrics
+    assert ("No logger: train/lr is not recorded (Lightning's LearningRateMonitor needs a logger), so "
+            "metrics.json has no train/lr; add logger=csv to record it") in caplog.messages
+    caplog.clear()
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        metrics = train(compose_cfg([*TINY, "logger=csv"], tmp_path / "csv"))
+    assert metrics["train/lr"] == pytest.approx(0.1) and not [m for m in caplog.messages if "No logger" in m]
+
+
 def test_a_nan_objective_is_a_failed_job():
     metrics = {"val/loss": math.nan, "val/acc_best": 0.1}
     assert "optimized_metric val/loss is NaN" in nan_objective("val/loss", metrics, math.nan)

@@ -312,8 +312,11 @@ def build(cfg: DictConfig) -> Built:
         check_log_folders_free(cfg.get("logger"))
     loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
-    if not loggers:  # logger=none, or WANDB_MODE=disabled: nothing to log the learning rate to
+    if not loggers:  # logger=none (which leaves the monitor out), or WANDB_MODE=disabled: Lightning's
+        # monitor refuses to run without a logger
         callbacks = [cb for cb in callbacks if not isinstance(cb, LearningRateMonitor)]
+        log.info("No logger: train/lr is not recorded (Lightning's LearningRateMonitor needs a logger), so "
+                 "metrics.json has no train/lr; add logger=csv to record it")  # pass 35a, row 52
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     given: dict[str, Any] = {}  # in place of the config's values
     if not sys.stdout.isatty() or cfg.trainer.get("enable_progress_bar") is False:
