@@ -138,6 +138,8 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     import logging
 
     names = [name for name, node in group.items() if _is_wandb(node)]
+    if mode == "disabled" or all(group[name].get("mode") == "disabled" for name in names):
+        return _without(group, names, mode)  # no W&B run: its environment variables change nothing
     if mode == "online" and any(group[name].get("offline") is True for name in names):
         logging.getLogger(__name__).warning(
             f"WANDB_MODE=online, but logger.{names[0]}.offline=true (the default here) keeps the run "
@@ -203,8 +205,15 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             f"WANDB_DISABLED={legacy} is set in the environment, but W&B no longer reads it: this run logs "
             f"to W&B ({'offline' if group[names[0]].get('offline') else 'online'}); for no W&B run, set "
             f"WANDB_MODE=disabled (or logger=none)")
-    # pass 35, row 43: before, logger.wandb.mode=disabled ran W&B's dummy run, recorded in metrics.json
-    # as a run path and folder that do not exist
+    return _without(group, names, mode)
+
+
+def _without(group: DictConfig, names: list[str], mode: str | None) -> DictConfig:
+    """``group`` less its W&B loggers that ``WANDB_MODE=disabled`` or their own ``mode: disabled``
+    switch off, with one line saying so (pass 35, row 43: before, ``logger.wandb.mode=disabled`` ran
+    W&B's dummy run, recorded in metrics.json as a run path and folder that do not exist)."""
+    import logging
+
     off = [name for name in names if mode == "disabled" or group[name].get("mode") == "disabled"]
     if not off:
         return group
