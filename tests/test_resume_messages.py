@@ -326,6 +326,16 @@ def test_a_run_at_its_end_is_finished_only_once_it_has_its_metrics_json(tmp_path
         f"resume={run}: the run has finished: its checkpoint is at the end of 5 epochs (step 2150), and "
         f"trainer.max_epochs=5; nothing would be trained, and its metrics.json already holds its result. "
         f"To train it further, extend it: python train.py resume={run} trainer.max_epochs=7")
+    # pass 35b, row 11: a new run from its checkpoint (ckpt_path=) was told only to extend the run
+    with pytest.raises(ResumeError) as err:
+        argv(f"ckpt_path={run}/checkpoints/last.ckpt", *OWN)
+    assert str(err.value) == (
+        f"ckpt_path={run}/checkpoints/last.ckpt: the run has finished: its checkpoint is at the end of 5 "
+        f"epochs (step 2150), and trainer.max_epochs=5; nothing would be trained, and its metrics.json "
+        f"already holds its result. To train further from it: for a new run from its weights, give "
+        f"trainer.max_epochs=7 or more with this ckpt_path=; or extend that run itself: python train.py "
+        f"resume={run} trainer.max_epochs=7")
+    assert argv(f"ckpt_path={run}/checkpoints/last.ckpt", *OWN, "trainer.max_epochs=7")  # the first fix
 
 
 # ---------------------------------------------------------------------------------------------

@@ -933,9 +933,13 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             result = (f", and its metrics.json already holds its result. Its cosine schedule "
                       f"(optim.scheduler.T_max={max_epochs}) ended with it, so resume= cannot extend it: "
                       f"start a new run with more epochs")
-        elif run is not None:
+        elif run is not None and resume:
             result = (f", and its metrics.json already holds its result. To train it further, extend it: "
                       f"python train.py {again} {key}={more}")
+        elif run is not None:  # pass 35b, row 11: before, only "extend it", of the run the checkpoint is in
+            result = (f", and its metrics.json already holds its result. To train further from it: for a new "
+                      f"run from its weights, give {key}={more} or more with this ckpt_path=; or extend that "
+                      f"run itself: python train.py {override_arg('resume', run)} {key}={more}")
         else:  # a checkpoint outside a run folder: no record of its run, nor of its result
             result = f". To train it further, give {key}={more} or more with ckpt_path={ckpt_path}"
         raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {key}={value}; "
