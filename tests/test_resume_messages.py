@@ -950,3 +950,26 @@ def test_two_copies_of_a_deleted_run_do_not_continue_one_wandb_run(tmp_path, cap
     shutil.rmtree(copy_b)  # one copy left: a moved run, which continues its W&B run
     run_id, cfg = resumed(copy_a)
     assert run_id == "abc123" and cfg.logger.wandb.id == "abc123" and cfg.logger.wandb.resume == "allow"
+
+
+def test_a_new_run_from_a_copied_runs_checkpoint_is_told_it_is_another_runs(tmp_path, caplog):
+    # pass 35b, row 12: before, "<copy> is a copy of the run in <run> ...: this run gets a new W&B run", where
+    # "this run" read as the copy, not the new run that was starting
+    from omegaconf import OmegaConf
+
+    from highwaylab.train import continue_wandb_run
+
+    original, copy, new = tmp_path / "run", tmp_path / "copy", tmp_path / "new"
+    for folder in (original, copy):
+        (folder / "checkpoints").mkdir(parents=True)
+        (folder / "checkpoints" / "last.ckpt").write_bytes(b"state")
+    checkpoint = {"callbacks": {"ModelCheckpoint{'monitor': 'val/acc', 'mode': 'max'}":
+                                {"dirpath": str(original / "checkpoints")}},
+                  "logger_versions": {"WandbLogger": "abc123"}}
+    cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(new)}})
+    with caplog.at_level("WARNING"):
+        assert continue_wandb_run(cfg, checkpoint, str(copy / "checkpoints" / "last.ckpt")) is None
+    assert caplog.messages == [
+        f"highwaylab: ckpt_path={copy}/checkpoints/last.ckpt is a checkpoint of another run folder, not of "
+        f"this run's ({new}): this run gets a new W&B run, and W&B run abc123 stays that run's (to continue "
+        f"that run itself: python train.py resume=<its folder>)"]

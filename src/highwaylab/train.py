@@ -714,17 +714,18 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
+    own = Path(cfg.paths.output_dir).resolve()
+    if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
+        # (before the copy's check, pass 35b, row 12: that said "this run" of the folder it copies)
+        log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
+                    f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
+                    f"continue that run itself: python train.py {_resume_of(path)})")
+        return None
     original = copied_from(checkpoint, path)
     if run_id and original is not None:  # both folders would continue one W&B run, with two histories
         log.warning(f"{Path(path).parent.parent} is a copy of the run in {original}, which still holds its "
                     f"checkpoints: this run gets a new W&B run, so that wandb sync does not merge the two "
                     f"histories into W&B run {run_id}")
-        return None
-    own = Path(cfg.paths.output_dir).resolve()
-    if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
-        log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
-                    f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
-                    f"continue that run itself: python train.py {_resume_of(path)})")
         return None
     copies = other_copies(checkpoint, path, run_id) if run_id else []
     if copies:  # the original is gone, but another copy of it could continue the same W&B run
