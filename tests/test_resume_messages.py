@@ -973,3 +973,17 @@ def test_a_new_run_from_a_copied_runs_checkpoint_is_told_it_is_another_runs(tmp_
         f"highwaylab: ckpt_path={copy}/checkpoints/last.ckpt is a checkpoint of another run folder, not of "
         f"this run's ({new}): this run gets a new W&B run, and W&B run abc123 stays that run's (to continue "
         f"that run itself: python train.py resume=<its folder>)"]
+
+
+def test_a_renamed_checkpoint_folder_is_named_with_the_mv_that_puts_it_back(tmp_path):
+    # pass 35b, row 31: before, "the run has no checkpoints/last.ckpt (it ran without the callbacks that write
+    # it ...)", of a run whose checkpoints/ had been renamed
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=430, mid_epoch=False)
+    (run / "checkpoints").rename(run / "ckpts")
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run's checkpoint folder checkpoints/ is missing, and ckpts/ holds a last.ckpt "
+        f"(renamed or moved?): resume= reads the run's state from checkpoints/last.ckpt. Fix: cd {run} && mv "
+        f"ckpts checkpoints, then resume again")
+    (run / "ckpts").rename(run / "checkpoints")  # the fix
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

@@ -328,6 +328,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         saved = _checkpoints_under(path)  # Lightning's default one, of a run without our callbacks
+        renamed = next((p.parent for p in reversed(saved) if p.name == last.name), None)
+        if renamed is not None and _inside(last, path) and not last.parent.exists():  # pass 35b, row 31:
+            gone, moved = last.parent.relative_to(path), renamed.relative_to(path)  # before, "it ran without
+            raise ResumeError(  # the callbacks that write it"
+                f"resume={value}: the run's checkpoint folder {gone}/ is missing, and {moved}/ holds a "
+                f"{last.name} (renamed or moved?): resume= reads the run's state from {shown}. Fix: cd "
+                f"{shlex.quote(str(path))} && mv {shlex.quote(str(moved))} {gone}, then resume again")
         if saved:
             latest = saved[-1]
             raise ResumeError(
