@@ -657,10 +657,11 @@ def check_record_agrees(run: Path, base: DictConfig,
     path = overrides_record(run)
     record = path.parent
     try:
-        ran = yaml.safe_load((record / "config.yaml").read_text())
+        loaded = OmegaConf.load(record / "config.yaml")  # read as Hydra composed it (1e-3 is a float)
+        ran = OmegaConf.to_container(loaded, resolve=False) if isinstance(loaded, DictConfig) else None
         hydra_yaml = (yaml.safe_load((record / "hydra.yaml").read_text())
                       if (record / "hydra.yaml").is_file() else {})
-    except (OSError, yaml.YAMLError):  # no record to compare with (its reading is checked elsewhere)
+    except (OSError, yaml.YAMLError, ValueError):  # no record to compare with (read and named elsewhere)
         return
     if not isinstance(ran, dict) or not isinstance(hydra_yaml, dict | None):
         return
