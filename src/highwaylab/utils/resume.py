@@ -674,13 +674,17 @@ def check_record_agrees(run: Path, base: DictConfig,
         base = compose([f"{group}={hydra_value('null' if c is None else c)}" for group, c in fixes]) or base
     composed = OmegaConf.to_container(base, resolve=False)
     composed.pop("hydra", None)
+    given = [o for o in (_load_yaml(path, f"resume={run}", "the run's overrides", "") or [])
+             if isinstance(o, str)]
+    # depth=${oc.env:DEPTH}: checked against what the run used by check_interpolated_overrides
+    interpolated = [_key_value(o)[0].lstrip("+~") for o in given if "${" in _key_value(o)[1]]
 
     def walk(key: str, a: Any, b: Any) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
             for k, v in a.items():
                 if k in b:
                     walk(f"{key}.{k}" if key else str(k), v, b[k])
-        elif a != b and key not in NOT_RECORDED:
+        elif a != b and key not in NOT_RECORDED and not any(_covers(i, key) for i in interpolated):
             fixes.append((key, a))
 
     walk("", ran, composed)
@@ -689,7 +693,7 @@ def check_record_agrees(run: Path, base: DictConfig,
     shown = ", ".join(f"{k}={_short(v)}" for k, v in fixes[:4]) + (
         f" and {len(fixes) - 4} more" if len(fixes) > 4 else "")
     keys = [k for k, _ in fixes]
-    kept = [o for o in (_load_yaml(path, f"resume={run}", "the run's overrides", "") or [])
+    kept = [o for o in given
             if not any(_covers(_key_value(o)[0].lstrip("+~"), k) for k in keys)]  # the lines that agree
     lines = [f"- {o}" for o in kept] + [f"- {k}={hydra_value('null' if v is None else v)}" for k, v in fixes]
     write = (f": printf '%s\\n' {' '.join(map(shlex.quote, lines))} > {shlex.quote(str(path))}"
