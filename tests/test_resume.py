@@ -781,3 +781,24 @@ def test_a_run_that_ended_early_is_not_trained_on_by_resume_without_an_extension
             "holds its result of that checkpoint")):
         argv(f"resume={run}")
     assert argv(f"resume={run}", "trainer.max_epochs=6")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+@pytest.mark.slow
+def test_another_runs_checkpoint_copied_in_is_refused_after_that_runs_folder_is_gone(tmp_path):
+    # pass 36, row 72: before, with run x's folder deleted, x's last.ckpt copied over y's was taken as y's
+    # own folder moved ("The run's folder has moved"), and y trained on x's weights under y's record
+    x, y = tmp_path / "x", tmp_path / "y"
+    for folder, seed in ((x, 1), (y, 2)):
+        proc = train_py([*RUN, "trainer.max_epochs=1", "logger=csv", f"seed={seed}",
+                         f"hydra.run.dir={folder}"], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    shutil.copy(x / "checkpoints" / "last.ckpt", y / "checkpoints" / "last.ckpt")
+    shutil.rmtree(x)
+    line = refused(train_py([f"resume={y}", "trainer.max_epochs=2"], tmp_path))
+    assert line == (
+        f"highwaylab: resume={y}: checkpoints/last.ckpt was written by a run of seed=1 (saved in {x}), but "
+        f"this run's config_resolved.yaml has seed=2: it is another run's checkpoint, copied over this run's "
+        f"own, and resuming would train that run's weights under this run's record. Fix: restore this run's "
+        f"own last.ckpt; or start a new run from its weights: python train.py <overrides> "
+        f"ckpt_path={y}/checkpoints/last.ckpt")
+    assert json.loads((y / "metrics.json").read_text())["epochs"] == 1  # nothing of y's changed

@@ -301,6 +301,7 @@ def build(cfg: DictConfig) -> Built:
     log.info(f"Instantiating module <{cfg.module._target_}>")
     module = instantiate_checked("module", cfg.module, net=net, num_classes=datamodule.num_classes,
                                  input_shape=datamodule.input_shape)  # example input: FLOPs in the summary
+    module.run_seed = cfg.get("seed")  # kept in its checkpoints: the run that wrote them
     callbacks = instantiate_group(cfg.get("callbacks"))
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))

@@ -90,6 +90,7 @@ class ClassifierModule(LightningModule):
             self.example_input_array = torch.zeros(1, *input_shape)  # (1, *input_shape)
         self.net = net
         self.optimizer, self.scheduler = optimizer, scheduler
+        self.run_seed: int | None = None  # the run's seed (train.py sets it), kept in its checkpoints
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
         # nan_strategy=nan: a NaN loss stays NaN in the mean, and each batch keeps its weight (len(y));
@@ -231,13 +232,16 @@ class ClassifierModule(LightningModule):
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         """Store each logger's version (W&B: the run id) as ``checkpoint["logger_versions"]``, and the
         W&B group as ``checkpoint["wandb_group"]``, so that a run resumed from this checkpoint
-        continues the same W&B run, in the same group."""
+        continues the same W&B run, in the same group; and the run's seed as ``checkpoint["run_seed"]``
+        (:attr:`run_seed`), by which ``resume=`` tells another run's checkpoint copied in."""
         checkpoint["logger_versions"] = {type(lg).__name__: str(lg.version) for lg in self.loggers
                                          if lg.version is not None}
         for lg in self.loggers:
             group = getattr(getattr(lg, "experiment", None), "group", None)
             if isinstance(group, str) and group:
                 checkpoint["wandb_group"] = group
+        if self.run_seed is not None:  # which run wrote it: resume= refuses another run's (pass 36, row 72)
+            checkpoint["run_seed"] = self.run_seed
         save_epoch_metrics(self, checkpoint)
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:

@@ -813,6 +813,16 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
     states = checkpoint.get("callbacks") or {}
     saved = next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
                   and isinstance(s, dict) and s.get("dirpath")), None)
+    ours_seed = _recorded_value(run, "seed") if "run_seed" in checkpoint else None
+    if isinstance(ours_seed, int) and checkpoint["run_seed"] != ours_seed:  # seed is bound: never changed
+        shown = ckpt.relative_to(run) if _inside(ckpt, run) else ckpt  # (pass 36, row 72: before, taken
+        where = f" (saved in {Path(saved).parent})" if saved else ""  # as the run, moved, when the other
+        raise ResumeError(  # run's folder was gone)
+            f"resume={run}: {shown} was written by a run of seed={checkpoint['run_seed']}{where}, but this "
+            f"run's config_resolved.yaml has seed={ours_seed}: it is another run's checkpoint, "
+            f"copied over this run's own, and resuming would train that run's weights under this run's "
+            f"record. Fix: restore this run's own {ckpt.name}; or start a new run from its weights: python "
+            f"train.py <overrides> {override_arg('ckpt_path', ckpt)}")
     if not saved:
         return
     here, there = Path(os.path.realpath(ckpt.parent)), Path(os.path.realpath(saved))
