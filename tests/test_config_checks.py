@@ -216,6 +216,9 @@ BAD = {
     "optim.scheduler.gamma=nan": "optim.scheduler.gamma=nan must be finite, e.g. optim.scheduler.gamma=0.6.",
     # eighth pass: before, 1000 epochs at a vanishing rate (max_epochs=null)
     "trainer.max_epochs=null": "trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a",
+    # pass 36, row 77: before, it trained until stopped (epoch 1262), and never tested
+    "trainer.max_epochs=-1": "trainer.max_epochs=-1 with no trainer.max_steps and no trainer.max_time: the "
+                             "run would train until it is stopped, and never test nor write metrics.json.",
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
     "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",

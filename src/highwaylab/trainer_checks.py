@@ -62,6 +62,14 @@ def check_schedule(cfg: DictConfig) -> None:
         raise ConfigError("trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a number of "
                           "epochs (e.g. trainer.max_epochs=5), or -1 for no limit with trainer.max_steps or "
                           "trainer.max_time")
+    stops = any(str((node or {}).get("_target_", "")).endswith("EarlyStopping")  # it ends the run itself
+                for node in (cfg.get("callbacks") or {}).values() if OmegaConf.is_dict(node))
+    if cfg.trainer.get("max_epochs") == -1 and unbounded and not stops:
+        # pass 36, row 77: before, it trained until stopped, and never tested nor wrote metrics.json
+        raise ConfigError("trainer.max_epochs=-1 with no trainer.max_steps and no trainer.max_time: the run "
+                          "would train until it is stopped, and never test nor write metrics.json. Fix: give "
+                          "a number of epochs (e.g. trainer.max_epochs=5), a limit (trainer.max_steps=10000 "
+                          "or +trainer.max_time=00:02:00:00), or an early-stopping callback")
     check_trainer_counts(cfg.trainer)
     for key in BOOL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
