@@ -1225,3 +1225,23 @@ def test_wandbs_own_dir_argument_which_save_dir_overrides_is_one_warning(tmp_pat
         f"logger.wandb.dir={tmp_path}/wdir is ignored: Lightning's logger.wandb.save_dir "
         f"({cfg.logger.wandb.save_dir}) chooses the W&B run's folder; to choose it, give "
         f"logger.wandb.save_dir={tmp_path}/wdir"]
+
+
+def test_a_wandb_entity_that_is_not_a_user_or_team_name_is_refused(tmp_path, monkeypatch):
+    # pass 36, row 59: before, WANDB_ENTITY=foo/bar ran, and metrics.json recorded the W&B run path
+    # foo/bar/highwaylab/<id>
+    from highwaylab.utils.loggers import check_wandb_names
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    monkeypatch.setenv("WANDB_ENTITY", "foo/bar")
+    with pytest.raises(ConfigError) as err:
+        check_wandb_names(cfg.logger)
+    assert str(err.value) == (
+        "WANDB_ENTITY=foo/bar is not a W&B entity (a user or team name: letters, digits, '-', '_' and '.'), "
+        "and the run's path would read foo/bar/<project>/<run id>. Fix: the user or team name alone, e.g. "
+        "export WANDB_ENTITY=my-team, or leave it out (your default entity)")
+    monkeypatch.setenv("WANDB_ENTITY", "my-team")
+    check_wandb_names(cfg.logger)  # the fix
+    with pytest.raises(ConfigError, match=r"^logger.wandb.entity=a b is not a W&B entity"):
+        check_wandb_names(compose_cfg([o for o in TINY if o != "logger=none"]
+                                      + ["logger=wandb", "+logger.wandb.entity='a b'"], tmp_path).logger)

@@ -11,6 +11,7 @@ no torch or Lightning (they load inside :func:`check_log_dirs`), so that the con
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -328,9 +329,29 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                        else f"unset {key} or give it a value W&B accepts (W&B reads the environment "
                             f"variable even where {config_key} is set)")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
+        for key, value in ((f"logger.{name}.entity", node.get("entity")),
+                           ("WANDB_ENTITY", os.environ.get("WANDB_ENTITY"))):
+            check_wandb_entity(key, value)
         check_log_model(name, node)
     if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
         check_wandb_environment()
+
+
+ENTITY_CHARACTERS = re.compile(r"[A-Za-z0-9_.-]+")  # a W&B user or team name
+
+
+def check_wandb_entity(key: str, value: object) -> None:
+    """Raises ConfigError if the W&B entity ``value`` (of ``key``: ``logger.<name>.entity`` or the
+    variable ``WANDB_ENTITY``) is not a user or team name: W&B checks it only online, and offline
+    the run's path was recorded as ``foo/bar/highwaylab/<id>`` for ``foo/bar`` (breaking pass 36,
+    row 59). ``None`` and empty (W&B's default entity) pass."""
+    if value in (None, ""):
+        return
+    if not isinstance(value, str) or not ENTITY_CHARACTERS.fullmatch(value):
+        fix = f"{key}=my-team" if key.startswith("logger.") else f"export {key}=my-team"
+        raise ConfigError(f"{key}={value} is not a W&B entity (a user or team name: letters, digits, '-', "
+                          f"'_' and '.'), and the run's path would read {value}/<project>/<run id>. Fix: the "
+                          f"user or team name alone, e.g. {fix}, or leave it out (your default entity)")
 
 
 # W&B variables checked elsewhere, with messages of their own: WANDB_MODE (without_disabled_wandb)
