@@ -89,6 +89,21 @@ def test_truncated_file_is_reported_with_its_sizes(copied_mnist):
     assert "100000 bytes" in str(err.value) and "47040016" in str(err.value)  # 16 + 60000*28*28
 
 
+def test_an_images_file_with_a_labels_header_is_called_a_damaged_header(copied_mnist):
+    # pass 36, row 21: before, "corrupt (longer than its header says) ... its header (10000) needs 10008"
+    root, raw = copied_mnist
+    path = raw / "t10k-images-idx3-ubyte"
+    data = bytearray(path.read_bytes())
+    data[3] = 1  # the labels file's magic, 00 00 08 01
+    path.write_bytes(bytes(data))
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(root)).setup()
+    assert str(err.value).startswith(
+        f"Data file corrupt: {path} has the header of a 1-dimensional IDX file (bytes 0-3: 00 00 08 01, a "
+        f"labels file's), but an images file has 3 (00 00 08 03), and its 7840016 bytes do not fit that "
+        f"header: the header is damaged. Delete it and copy or download it again.")
+
+
 def test_a_file_longer_than_its_header_is_not_called_truncated(copied_mnist):
     root, raw = copied_mnist
     path = raw / "t10k-labels-idx1-ubyte"

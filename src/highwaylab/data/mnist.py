@@ -192,6 +192,14 @@ def check_idx_file(path: Path, hint: str = "") -> list[int]:
                         f"Delete it and copy or download it again. {hint}")
     dims = [int.from_bytes(dims_raw[4 * i: 4 * i + 4], "big") for i in range(ndim)]
     expected = 4 + 4 * ndim + math.prod(dims)
+    want = 3 if "images" in path.name else 1 if "labels" in path.name else None  # t10k-images-idx3-ubyte
+    if size != expected and want is not None and ndim != want:  # pass 36, row 21: before, "longer than its
+        kinds = {1: "labels", 3: "images"}  # header says" of an images file whose header was a labels file's
+        kind = f", a {kinds[ndim]} file's" if ndim in kinds else ""
+        raise DataError(f"Data file corrupt: {path} has the header of a {ndim}-dimensional IDX file "
+                        f"(bytes 0-3: {head.hex(' ')}{kind}), but an {kinds[want]} file has {want} "
+                        f"(00 00 08 0{want}), and its {size} bytes do not fit that header: the header is "
+                        f"damaged. Delete it and copy or download it again. {hint}")
     if size != expected:  # short: cut off in a copy; long: extra bytes after the data, or another file
         what = "truncated or corrupt" if size < expected else "corrupt (longer than its header says)"
         raise DataError(f"Data file {what}: {path} has {size} bytes, but its header "
