@@ -1245,3 +1245,20 @@ def test_a_wandb_entity_that_is_not_a_user_or_team_name_is_refused(tmp_path, mon
     with pytest.raises(ConfigError, match=r"^logger.wandb.entity=a b is not a W&B entity"):
         check_wandb_names(compose_cfg([o for o in TINY if o != "logger=none"]
                                       + ["logger=wandb", "+logger.wandb.entity='a b'"], tmp_path).logger)
+
+
+def test_a_run_stopped_before_its_first_validation_says_so_without_lightnings_hint(tmp_path, caplog):
+    # pass 36, row 44: before, trainer.max_steps=1 printed "ModelCheckpoint(monitor='val/acc') could not find
+    # the monitored key ... HINT: Did you call log('val/acc', value)", though the module logs it at validation
+    import warnings
+
+    from highwaylab.utils.quiet import quiet_known_notices
+
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level("INFO", logger="highwaylab.train"):
+        warnings.simplefilter("always")
+        quiet_known_notices()
+        metrics = train(compose_cfg([*TINY, "trainer.max_steps=1"], tmp_path))
+    assert metrics["best_ckpt"] is None and metrics["global_step"] == 1
+    assert not [w for w in caught if "could not find the monitored key" in str(w.message)]
+    assert ("Testing the final weights (training stopped before its first validation, so no best checkpoint "
+            "was chosen)") in caplog.messages

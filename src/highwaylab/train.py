@@ -184,6 +184,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         why = (f" (this resume trained from step {resumed_step} to {trainer.global_step} without a "
                f"validation, so its best checkpoint, {Path(best).name}, is of an epoch before them)")
         best = ""
+    elif not best and module.val_examples is None:  # pass 36, row 44: before, Lightning's misleading
+        why = " (training stopped before its first validation, so no best checkpoint was chosen)"  # HINT
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
         check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback
