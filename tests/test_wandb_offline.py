@@ -151,6 +151,14 @@ def test_bad_paths_exit_2_with_one_line_naming_the_path(tmp_path):
         find_run_file(tmp_path / "nowhere")
     with pytest.raises(RunReadError, match="no W&B records"):
         summarize(tmp_path / "run-empty.wandb")
+    # pass 36, row 47: before, a run's logs/ folder was "no W&B run here", without the folder to give
+    run = tmp_path / "wandb" / "offline-run-20261202_120000-abc123"
+    (run / "logs").mkdir(parents=True)
+    (run / "run-abc123.wandb").write_bytes(b"")
+    with pytest.raises(NoRunError) as err:
+        summarize(run / "logs")
+    assert str(err.value) == (f"{run}/logs: no W&B run here (no run-*.wandb file in this folder or below); "
+                              f"it is inside the offline run {run}. Fix: give that folder")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,6 +99,10 @@ def find_run_files(path: str | Path) -> list[Path]:
         if file.is_file():
             found.setdefault(file.resolve(), file)
     if not found:
+        above = next((p for p in path.resolve().parents if list(p.glob("run-*.wandb"))), None)
+        if above is not None:  # pass 36, row 47: a run's logs/ or files/ folder, its run file above
+            raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below); it "
+                             f"is inside the offline run {above}. Fix: give that folder")
         raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below)")
     return sorted(found.values())
 
