@@ -1017,6 +1017,13 @@ def test_an_option_given_by_its_file_name_is_refused_with_its_name(line, fix, tm
         f"{fix.split('=')[1]}.yaml, apart from the {fix} runs. Fix: {fix}")
 
 
+def test_a_value_of_the_wrong_type_for_a_typed_hydra_setting_is_one_line(tmp_path):
+    # pass 36, row 66: before, Hydra's 5 lines ("Error merging override ... object_type=OptunaSweeperConf")
+    assert command_line_error("-m hparams_search=mnist_random hydra.sweeper.n_trials=1.5", tmp_path) == (
+        "hydra.sweeper.n_trials=1.5: hydra.sweeper.n_trials is a typed setting: Value '1.5' of type 'float' "
+        "could not be converted to Integer. Fix: a value of its type, e.g. hydra.sweeper.n_trials=20")
+
+
 def command_line_error(line: str, tmp_path, *more: str) -> str:
     """The one-line error of ``python train.py <line> <more>`` (its checks before Hydra runs), with
     the run folders under ``tmp_path/logs``."""

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ConfigTypeError
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ConfigTypeError, ValidationError
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
@@ -928,6 +928,12 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                     f"it ({' '.join(str(cause).splitlines()[:1])}). Fix: give a value of its kind (python "
                     f"train.py --cfg job shows it), or replace it whole: '~{missing_key}' "
                     f"'+{given.lstrip('+~')}'")
+    given = next((o for o in overrides if _key(o) == missing_key), None) if missing_key else None
+    if isinstance(cause, ValidationError) and given is not None:  # pass 36, row 66: before, Hydra's 5
+        rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
+        now = OmegaConf.select(rest, missing_key, default=None) if rest is not None else None  # lines
+        example = f" Fix: a value of its type, e.g. {missing_key}={now}" if now is not None else ""
+        return f"{given}: {missing_key} is a typed setting: {str(cause).splitlines()[0]}.{example}"
     if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
         return None
     at = [i for i, o in enumerate(single) if o is not None and (_key(o) == missing_key
