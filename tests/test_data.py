@@ -173,3 +173,17 @@ def test_val_size_must_leave_training_images(copied_mnist):
         MNISTDataModule(str(root), num_workers=-1)
     with pytest.raises(ConfigError, match="data.split_seed='abc'"):
         MNISTDataModule(str(root), split_seed="abc")
+
+
+def test_an_empty_data_dir_variable_is_named_with_unset_as_a_fix(monkeypatch):
+    # pass 36, row 68: before, "data.data_dir is '', not a folder", with the variable set but empty
+    from highwaylab.data.files import check_data_dir
+    from highwaylab.errors import ConfigError
+
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", "")
+    with pytest.raises(ConfigError) as err:
+        check_data_dir("", "MNIST/raw/")
+    assert str(err.value) == (
+        "the environment variable HIGHWAYLAB_DATA_DIR is set, to '', and gives data.data_dir: not a folder. "
+        "Fix: set it to the folder that holds MNIST/raw/ (export HIGHWAYLAB_DATA_DIR=<folder>), or unset it "
+        "(unset HIGHWAYLAB_DATA_DIR: the default, <checkout>/data), or give data.data_dir=<folder>")

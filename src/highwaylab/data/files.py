@@ -155,6 +155,13 @@ def check_data_dir(data_dir: object, holds: str) -> None:
     """
     if isinstance(data_dir, (str, Path)) and str(data_dir).strip():
         return
+    env = os.environ.get("HIGHWAYLAB_DATA_DIR")
+    if env is not None and not env.strip() and data_dir == env:  # pass 36, row 68: before, named as an
+        raise ConfigError(  # empty data.data_dir alone
+            f"the environment variable HIGHWAYLAB_DATA_DIR is set, to {env!r}, and gives data.data_dir: not "
+            f"a folder. Fix: set it to the folder that holds {holds} (export HIGHWAYLAB_DATA_DIR=<folder>), "
+            f"or unset it (unset HIGHWAYLAB_DATA_DIR: the default, <checkout>/data), or give "
+            f"data.data_dir=<folder>")
     what = "not set (null)" if data_dir is None else f"{data_dir!r}, not a folder"
     raise ConfigError(f"data.data_dir is {what}: set data.data_dir=<folder>, or the environment variable "
                       f"HIGHWAYLAB_DATA_DIR (its default), to the folder that holds {holds}.")
