@@ -431,6 +431,14 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     with pytest.raises(ResumeError, match=r"^hydra.sweep.dir is empty, so the sweep would be written into "
                                           r"the current folder"):
         argv("-m", "depth=3,4", "hydra.sweep.dir=")
+    # pass 36, row 83: before, "hydra.run.dir=. is not empty", of a value that was '' as given
+    for empty in ("hydra.run.dir=", "hydra.run.dir=''"):
+        with pytest.raises(ResumeError) as err:
+            argv("depth=3", empty)
+        assert str(err.value) == (
+            "hydra.run.dir is empty, so the run would be written into the current folder, among its files. "
+            "Fix: give a folder, e.g. hydra.run.dir=outputs/runs/mine, or leave it out (every run gets a "
+            "folder of its own)")
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("mine")
     with pytest.raises(ResumeError, match=r"is not empty \(.*notes holds todo.txt\)"):

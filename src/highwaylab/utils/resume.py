@@ -235,6 +235,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             if run_of(Path(ckpt_path)) is None:  # a lone checkpoint: its weights say what wrote it
                 _check_weights(cfg, ckpt_path, checkpoint)  # (in a run folder, its record says it)
             check_resume(cfg, ckpt_path, checkpoint)
+    if "hydra.run.dir" in values and not values["hydra.run.dir"].strip():  # pass 36, row 83: before,
+        raise ResumeError("hydra.run.dir is empty, so the run would be written into the current folder, "
+                          "among its files. Fix: give a folder, e.g. hydra.run.dir=outputs/runs/mine, or "
+                          "leave it out (every run gets a folder of its own)")  # (it was named as ".")
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
     return absolute_paths(argv, overrides)
