@@ -134,6 +134,7 @@ def test_a_depth_100_run_shows_every_family_in_at_most_40_wandb_keys_on_one_step
     history = read_history(tmp_path / "run" / "wandb")
     stripes = [row for row in history if "stripes/gates.filenames" in row]
     assert "example 0: label" in stripes[0]["stripes/gates.captions"][0]
+    assert "examples example" not in stripes[0]["stripes/gates.captions"][0]  # a new user read that
     for name in stripes[-1]["stripes/gates.filenames"]:  # the image files are in the run's folder
         assert list((tmp_path / "run" / "wandb").rglob(f"files/{name}")), name
 

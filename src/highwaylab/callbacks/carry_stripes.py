@@ -83,7 +83,7 @@ class CarryStripeMonitor(L.Callback):
         step = step_of(trainer)
         moment = when(trainer, step)
         titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
-        caption = f"{moment}; examples {', '.join(titles)}"
+        caption = f"{moment}; {', '.join(titles)}"  # "epoch 0 (step 429); example 0: label 5, example 1: ..."
         scale = output_scale(self.outputs)
         log_figure(trainer, "stripes/outputs", lambda: layer_maps(
             list(self.outputs.numpy()), titles, f"Layer outputs of fixed training examples ({moment})",
