@@ -431,6 +431,15 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     with pytest.raises(ResumeError, match=r"^hydra.sweep.dir is empty, so the sweep would be written into "
                                           r"the current folder"):
         argv("-m", "depth=3,4", "hydra.sweep.dir=")
+    # pass 37, row 52: before, a new run was written into another run's checkpoints/ folder (rc 0)
+    with pytest.raises(ResumeError) as err:
+        argv("depth=3", f"hydra.run.dir={finished}/checkpoints/newrun")
+    assert str(err.value) == (
+        f"hydra.run.dir={finished}/checkpoints/newrun is inside {finished}, the folder of another run (it "
+        f"holds .hydra, metrics.json, checkpoints): the new run's record and checkpoints would be mixed "
+        f"among that run's files (resume= of it would find them). Fix: give a folder outside it (or leave "
+        f"hydra.run.dir out: every run gets a folder of its own)")
+    argv("depth=3", f"hydra.run.dir={tmp_path}/sweep/1_job")  # a multirun's folder holds its jobs' runs
     # pass 36, row 83: before, "hydra.run.dir=. is not empty", of a value that was '' as given
     for empty in ("hydra.run.dir=", "hydra.run.dir=''"):
         with pytest.raises(ResumeError) as err:

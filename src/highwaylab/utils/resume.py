@@ -588,8 +588,19 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     files (``hydra.run.dir=.`` in a checkout: the run's record, checkpoints and logs would be written
     among them, over files of the same names), and this run does not resume the run there (from a
     checkpoint inside it). A missing or empty folder is free."""
-    if not folder.is_dir() or (ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder)):
-        return  # nothing there yet, or resuming that very run, in place
+    if ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder):
+        return  # resuming that very run, in place
+    from highwaylab.utils.out_paths import run_folder_holding
+
+    around = run_folder_holding(folder.parent)  # a multirun's folder may hold runs: its jobs'
+    if around is not None and set(around[1]) & {RECORD, "metrics.json", LAST_CKPT.parent.name}:
+        other, held = around  # pass 37, row 52: before, a whole run was written into another's checkpoints/
+        raise ResumeError(f"hydra.run.dir={folder} is inside {other}, the folder of another run (it holds "
+                          f"{', '.join(held)}): the new run's record and checkpoints would be mixed among "
+                          f"that run's files (resume= of it would find them). Fix: give a folder outside it "
+                          f"(or leave hydra.run.dir out: every run gets a folder of its own)")
+    if not folder.is_dir():
+        return  # nothing there yet
     if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
         who = f"process {pid}" if pid else f"another process (fuser {folder / LOCK_FILE} names it)"
         raise ResumeError(f"hydra.run.dir={folder} is the folder of a run that is still running in {who} "
