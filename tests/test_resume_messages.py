@@ -987,3 +987,14 @@ def test_a_renamed_checkpoint_folder_is_named_with_the_mv_that_puts_it_back(tmp_
         f"ckpts checkpoints, then resume again")
     (run / "ckpts").rename(run / "checkpoints")  # the fix
     assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+def test_a_run_nested_inside_another_is_not_offered_as_its_checkpoint(tmp_path):
+    # pass 37, row 53: before, a run whose checkpoints were gone was offered checkpoints/newrun/checkpoints/
+    # last.ckpt, another run's (nested inside it), and continuing from it overwrote its metrics.json
+    run = make_run(tmp_path / "run")
+    (run / "metrics.json").write_text(json.dumps({"global_step": 450}))
+    nested = make_run(run / "checkpoints" / "newrun")
+    fake_checkpoint(nested / "checkpoints" / "last.ckpt", epochs=1, step=3, mid_epoch=False)
+    text = message(f"resume={run}")
+    assert "newrun" not in text and "finished without writing a checkpoint" in text

@@ -1365,7 +1365,13 @@ def _checkpoints_under(run: Path) -> list[Path]:
     """The ``*.ckpt`` files anywhere in the folder ``run`` (Lightning's default checkpoint of a run
     without ``ModelCheckpoint`` callbacks: ``<logger>/version_N/checkpoints/epoch=E-step=S.ckpt``),
     oldest first (by modification time)."""
-    found = (p for p in run.rglob("*.ckpt") if p.is_file() and "wandb" not in p.relative_to(run).parts)
+
+    def nested(p: Path) -> bool:  # inside another run's folder within this one (pass 37, row 53)
+        parts = p.relative_to(run).parts
+        return any((run.joinpath(*parts[:i]) / RECORD).is_dir() for i in range(1, len(parts)))
+
+    found = (p for p in run.rglob("*.ckpt") if p.is_file() and "wandb" not in p.relative_to(run).parts
+             and not nested(p))
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
 
