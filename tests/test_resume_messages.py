@@ -985,6 +985,12 @@ def test_a_renamed_checkpoint_folder_is_named_with_the_mv_that_puts_it_back(tmp_
         f"resume={run}: the run's checkpoint folder checkpoints/ is missing, and ckpts/ holds a last.ckpt "
         f"(renamed or moved?): resume= reads the run's state from checkpoints/last.ckpt. Fix: cd {run} && mv "
         f"ckpts checkpoints, then resume again")
+    (run / "checkpoints").write_text("x")  # pass 37, row 45: a file in its place; the fix was refused
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run's checkpoint folder checkpoints/ is a file, not a folder, and ckpts/ holds a "
+        f"last.ckpt (renamed or moved?): resume= reads the run's state from checkpoints/last.ckpt. Fix: cd "
+        f"{run} && mv checkpoints checkpoints.file && mv ckpts checkpoints, then resume again")
+    (run / "checkpoints").rename(run / "checkpoints.file")
     (run / "ckpts").rename(run / "checkpoints")  # the fix
     assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
 

@@ -333,12 +333,15 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
         saved = _checkpoints_under(path)  # Lightning's default one, of a run without our callbacks
         renamed = next((p.parent for p in reversed(saved) if p.name == last.name), None)
-        if renamed is not None and _inside(last, path) and not last.parent.exists():  # pass 35b, row 31:
+        if renamed is not None and _inside(last, path) and not last.parent.is_dir():  # pass 35b, row 31:
             gone, moved = last.parent.relative_to(path), renamed.relative_to(path)  # before, "it ran without
-            raise ResumeError(  # the callbacks that write it"
-                f"resume={value}: the run's checkpoint folder {gone}/ is missing, and {moved}/ holds a "
+            is_file = last.parent.exists()  # the callbacks ..."; pass 37, row 45: a file
+            state = "is a file, not a folder" if is_file else "is missing"
+            away = f"mv {gone} {gone}.file && " if is_file else ""
+            raise ResumeError(
+                f"resume={value}: the run's checkpoint folder {gone}/ {state}, and {moved}/ holds a "
                 f"{last.name} (renamed or moved?): resume= reads the run's state from {shown}. Fix: cd "
-                f"{shlex.quote(str(path))} && mv {shlex.quote(str(moved))} {gone}, then resume again")
+                f"{shlex.quote(str(path))} && {away}mv {shlex.quote(str(moved))} {gone}, then resume again")
         if saved:
             latest = saved[-1]
             raise ResumeError(
