@@ -151,9 +151,16 @@ def test_bad_paths_exit_2_with_one_line_naming_the_path(tmp_path):
         find_run_file(tmp_path / "nowhere")
     with pytest.raises(RunReadError, match="no W&B records"):
         summarize(tmp_path / "run-empty.wandb")
+    # pass 37, row 31: before, a run's metrics.json was "not a readable W&B run", without the folder to give
+    (tmp_path / "wandb").mkdir()
+    (tmp_path / "metrics.json").write_text("{}")
+    with pytest.raises(RunReadError) as err:
+        summarize(tmp_path / "metrics.json")
+    assert str(err.value).endswith(f". Fix: give the folder that holds the run's run-*.wandb file (e.g. "
+                                   f"{tmp_path}, which holds its wandb/)")
     # pass 36, row 47: before, a run's logs/ folder was "no W&B run here", without the folder to give
     run = tmp_path / "wandb" / "offline-run-20261202_120000-abc123"
-    (run / "logs").mkdir(parents=True)
+    (run / "logs").mkdir(parents=True, exist_ok=True)
     (run / "run-abc123.wandb").write_bytes(b"")
     with pytest.raises(NoRunError) as err:
         summarize(run / "logs")

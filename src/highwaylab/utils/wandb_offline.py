@@ -163,7 +163,12 @@ def read_segment(file: Path) -> tuple[list[dict], list[str]]:
     notes = [_one_line(line.removeprefix("wandb leet inspect:").removeprefix("Error:"))
              for line in proc.stderr.splitlines() if line.strip()]
     if proc.returncode != 0:
-        raise RunReadError(f"{file}: not a readable W&B run: {'; '.join(notes) or f'exit {proc.returncode}'}")
+        folder = Path(file).parent  # pass 37, row 31: a run's metrics.json given, without the fix
+        foreign = not Path(file).name.endswith(".wandb") and (folder / "wandb").is_dir()
+        fix = (f". Fix: give the folder that holds the run's run-*.wandb file (e.g. {folder}, which holds "
+               f"its wandb/)" if foreign else "")
+        raise RunReadError(f"{file}: not a readable W&B run: {'; '.join(notes) or f'exit {proc.returncode}'}"
+                           f"{fix}")
     records = []
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
