@@ -521,3 +521,14 @@ def test_workspace_out_never_replaces_a_runs_file_or_another_file(case, tmp_path
     workspace_main(["--entity", "me", "--out", "ws.json"])  # a new file, then the same one again: written
     workspace_main(["--entity", "me", "--out", "ws.json"])
     assert json.loads((tmp_path / "ws.json").read_text())["displayName"] == "highwaylab depth"
+
+
+def test_workspace_out_with_a_trailing_slash_is_not_written_as_a_file(tmp_path, capsys):
+    # pass 37, row 36: before, --out <new folder>/ wrote a 31 KB file named after the folder
+    with pytest.raises(SystemExit) as exit_:
+        workspace_main(["--entity", "me", f"--out={tmp_path}/wsdir/"])
+    assert exit_.value.code == 2 and not (tmp_path / "wsdir").exists()
+    assert capsys.readouterr().err == (
+        f"python -m highwaylab.workspace: error: --out {tmp_path}/wsdir/: the trailing / names a folder, "
+        f"which does not exist, and --out names the layout's file. Fix: --out "
+        f"{tmp_path}/wsdir/wandb_workspace.json after mkdir -p {tmp_path}/wsdir/, or --out {tmp_path}/wsdir.json\n")

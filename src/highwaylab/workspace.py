@@ -184,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--project", default=None,
                         help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
-    parser.add_argument("--out", type=Path, metavar="FILE",
+    parser.add_argument("--out", metavar="FILE",
                         help="write the layout as JSON to FILE (-: print it) instead of saving it to W&B "
                              "(no network)")
     parser.add_argument("--offline", action="store_true",
@@ -214,7 +214,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: error: --name {args.name!r} is empty: W&B shows a workspace by its "
                        f"name; give one, e.g. --name {DEFAULT_NAME!r} (the default)\n")
     if args.out is not None or args.offline:
-        out = args.out or Path(DEFAULT_OFFLINE_FILE)
+        if args.out and args.out.endswith(("/", os.sep)) and not Path(args.out).is_dir():
+            # pass 37, row 36: before, --out wsdir/ wrote a file named wsdir
+            parser.exit(2, f"{parser.prog}: error: --out {args.out}: the trailing / names a folder, which "
+                           f"does not exist, and --out names the layout's file. Fix: --out {args.out}"
+                           f"{DEFAULT_OFFLINE_FILE} after mkdir -p {args.out}, or --out "
+                           f"{args.out.rstrip('/' + os.sep)}.json\n")
+        out = Path(args.out) if args.out else Path(DEFAULT_OFFLINE_FILE)
         if out.is_dir():
             parser.exit(2, f"{parser.prog}: error: --out {out} is a folder; give a file name, e.g. "
                            f"--out {out / DEFAULT_OFFLINE_FILE}\n")
