@@ -531,4 +531,5 @@ def test_workspace_out_with_a_trailing_slash_is_not_written_as_a_file(tmp_path, 
     assert capsys.readouterr().err == (
         f"python -m highwaylab.workspace: error: --out {tmp_path}/wsdir/: the trailing / names a folder, "
         f"which does not exist, and --out names the layout's file. Fix: --out "
-        f"{tmp_path}/wsdir/wandb_workspace.json after mkdir -p {tmp_path}/wsdir/, or --out {tmp_path}/wsdir.json\n")
+        f"{tmp_path}/wsdir/wandb_workspace.json after mkdir -p {tmp_path}/wsdir/, or --out "
+        f"{tmp_path}/wsdir.json\n")
