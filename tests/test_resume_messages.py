@@ -1004,3 +1004,14 @@ def test_a_run_nested_inside_another_is_not_offered_as_its_checkpoint(tmp_path):
     fake_checkpoint(nested / "checkpoints" / "last.ckpt", epochs=1, step=3, mid_epoch=False)
     text = message(f"resume={run}")
     assert "newrun" not in text and "finished without writing a checkpoint" in text
+
+
+def test_a_multiruns_folder_given_to_resume_names_its_jobs(tmp_path):
+    # pass 37, row 56: before, "is not a run folder ... e.g. resume=outputs/runs/<date>_<time>_<name>_<hex>"
+    sweep = tmp_path / "sweep"
+    for name in ("0_a", "1_b"):
+        make_run(sweep / name)
+    (sweep / "multirun.yaml").write_text("hydra: {}\n")
+    assert message(f"resume={sweep}") == (
+        f"resume={sweep} is the folder of a multirun, whose jobs (0_a, 1_b) are runs of their own: resume= "
+        f"continues one of them. Fix: e.g. resume={sweep}/0_a")

@@ -311,6 +311,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"resume={value} holds a run's files ({', '.join(held)}) but not its record, the hidden "
                 f"{RECORD}/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back "
                 f"(cp -r <the original run>/{RECORD} {shlex.quote(str(path))}/), then resume again")
+        sweep = path.is_dir() and any((path / name).is_file() for name in ("multirun.yaml", "summary.jsonl"))
+        jobs = sorted(p.name for p in path.glob("*") if sweep and (p / RECORD / "overrides.yaml").is_file())
+        if jobs:  # pass 37, row 56: before, "give the run's folder, e.g. resume=outputs/runs/<...>"
+            shown = ", ".join(jobs[:3]) + (f" and {len(jobs) - 3} more" if len(jobs) > 3 else "")
+            raise ResumeError(f"resume={value} is the folder of a multirun, whose jobs ({shown}) are runs of "
+                              f"their own: resume= continues one of them. Fix: e.g. "
+                              f"{override_arg('resume', path / jobs[0])}")
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
