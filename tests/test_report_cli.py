@@ -195,11 +195,15 @@ def one_job(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
                                   "empty group", "dash", "default unwritable", "a job's folder",
-                                  "the sweep's folder", "inside a job's folder", "tilde"])
+                                  "the sweep's folder", "inside a job's folder", "tilde", "own table"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
     unwritable = tmp_path / "unwritable_sweep"  # its report/ is a link to nowhere: mkdir fails, as read-only
+    mine = tmp_path / "mine"
+    if case == "own table":
+        mine.mkdir()
+        (mine / "table.md").write_text("my own notes\n")
     if case == "default unwritable":
         import shutil
 
@@ -249,6 +253,12 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                                             f"at the start of a word, not after --out= or in quotes), so it "
                                             f"would be written into a folder named '~' in {tmp_path}. "
                                             f"Fix: --out {Path('~/rep').expanduser()}"),
+        # pass 37, row 35: before, rc 0 and a table.md of the user's own replaced
+        "own table": (
+            [one_job, "--out", mine],
+            f"--out {mine} holds table.md, which the report would replace, but not the other files of an "
+            f"earlier report (table.md, table.csv, depth.png, loss_curves.png): are they your own? Fix: give "
+            f"a new folder, e.g. --out {one_job}/report, or move them away first"),
     }[case]
     proc = report(*args, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2
@@ -260,6 +270,7 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
     assert proc.stdout == ""
     assert a_file.read_text() == "not a folder\n"
     assert not (tmp_path / "~").exists() and not (job / "checkpoints").exists()
+    assert case != "own table" or (mine / "table.md").read_text() == "my own notes\n"
 
 
 def test_the_report_imports_no_torch(one_job, tmp_path):

@@ -133,6 +133,12 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"{given}{inside} is the folder of a run or a multirun (it holds {', '.join(held)}): "
                      f"the report would put its files and W&B run among that run's. Fix: give a folder of "
                      f"its own, e.g. --out {elsewhere}")
+    report_files = ("table.md", "table.csv", "depth.png", "loss_curves.png")
+    present = [name for name in report_files if (out / name).exists()]
+    if present and len(present) < 3:  # pass 37, row 35: before, a table.md of the user's own was replaced
+        fail(parser, f"{given} holds {', '.join(present)}, which the report would replace, but not the other "
+                     f"files of an earlier report ({', '.join(report_files)}): are they your own? Fix: give "
+                     f"a new folder, e.g. --out {elsewhere}, or move them away first")
     where["out"] = out
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
