@@ -603,7 +603,7 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     from highwaylab.utils.out_paths import run_folder_holding
 
     around = run_folder_holding(folder.parent)  # a multirun's folder may hold runs: its jobs'
-    if around is not None and set(around[1]) & {RECORD, "metrics.json", LAST_CKPT.parent.name}:
+    if around is not None and RECORD in around[1]:  # a run's record (not a lone metrics.json)
         other, held = around  # pass 37, row 52: before, a whole run was written into another's checkpoints/
         raise ResumeError(f"hydra.run.dir={folder} is inside {other}, the folder of another run (it holds "
                           f"{', '.join(held)}): the new run's record and checkpoints would be mixed among "
