@@ -61,7 +61,7 @@ from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.ranks import further_rank
-from highwaylab.utils.resume import check_resume, continue_wandb_steps, run_metrics, run_of
+from highwaylab.utils.resume import check_resume, continue_wandb_steps, run_metrics, run_of, saved_dirpath
 from highwaylab.utils.shell_args import override_arg
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
@@ -632,14 +632,6 @@ def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:
     with torch.device("meta"):
         net = instantiate(cfg.model, input_shape=input_shape, num_classes=num_classes)
     return {f"net.{k}": v for k, v in net.state_dict().items()}
-
-
-def saved_dirpath(checkpoint: dict) -> str | None:
-    """The ``checkpoints/`` folder that ``checkpoint`` was saved in (its ModelCheckpoint state's
-    ``dirpath``); ``None`` without that record."""
-    states = checkpoint.get("callbacks") or {}
-    return next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
-                 and isinstance(s, dict) and s.get("dirpath")), None)
 
 
 def copied_from(checkpoint: dict, path: str) -> Path | None:

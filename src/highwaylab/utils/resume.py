@@ -824,6 +824,14 @@ def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, ext
             f"would train that part again. Resume without it")
 
 
+def saved_dirpath(checkpoint: dict) -> str | None:
+    """The ``checkpoints/`` folder that ``checkpoint`` was saved in (its ModelCheckpoint state's
+    ``dirpath``); ``None`` without that record."""
+    states = checkpoint.get("callbacks") or {}
+    return next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
+                 and isinstance(s, dict) and s.get("dirpath")), None)
+
+
 def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
     """Check that ``checkpoint`` (read from ``ckpt``, the checkpoint ``resume=<run>`` continues from)
     was written by ``run``. Its ``ModelCheckpoint`` state records the folder it was saved in; when
@@ -835,9 +843,7 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
     Raises:
         ResumeError: naming the other run's folder, the first keys its record differs in, and the fixes.
     """
-    states = checkpoint.get("callbacks") or {}
-    saved = next((s.get("dirpath") for k, s in states.items() if k.startswith("ModelCheckpoint")
-                  and isinstance(s, dict) and s.get("dirpath")), None)
+    saved = saved_dirpath(checkpoint)
     ours_seed = _recorded_value(run, "seed") if "run_seed" in checkpoint else None
     if isinstance(ours_seed, int) and checkpoint["run_seed"] != ours_seed:  # seed is bound: never changed
         shown = ckpt.relative_to(run) if _inside(ckpt, run) else ckpt  # (pass 36, row 72: before, taken
