@@ -364,6 +364,24 @@ def test_a_run_without_any_checkpoint_is_started_again(tmp_path):
         f"stopped before its first checkpoint); start it again: python train.py {' '.join(OWN)}")
 
 
+def test_a_run_that_failed_before_its_first_checkpoint_is_named_with_its_error(tmp_path):
+    # pass 37, row 40: before, "it stopped before its first checkpoint); start it again: python train.py
+    # ... optim.optimizer.lr=1e30", the learning rate that had made the loss NaN at step 1, without a word
+    # on why it had stopped. The log's lines are those of Hydra's job logging (a real run's, shortened).
+    run = make_run(tmp_path / "run")
+    error = ("Non-finite loss at step 1 (epoch 0): the loss is nan (train/loss). Fix: lower "
+             "optim.optimizer.lr, keep trainer.gradient_clip_val set, or check the data for NaN.")
+    (run / "train.log").write_text(
+        "[2026-12-03 03:14:13,101][highwaylab.train][INFO] - Output folder: run\n"
+        "[2026-12-03 03:14:16,490][highwaylab][ERROR] - highwaylab: an older failure\n"
+        f"[2026-12-03 03:14:16,504][highwaylab][ERROR] - highwaylab: {error}\n"
+        "[2026-12-03 03:14:16,520][highwaylab.utils.task][INFO] - Closing W&B run mnist-highway-d4\n")
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing): it "
+        f"ended before its first checkpoint, with this error in its train.log: \"{error}\". Start it "
+        f"again, with the fix that names, if any: python train.py {' '.join(OWN)}")
+
+
 def test_a_damaged_only_checkpoint_says_so_and_gives_the_command_that_starts_the_run_again(tmp_path):
     run = make_run(tmp_path / "run")
     last = run / "checkpoints" / "last.ckpt"

@@ -382,9 +382,30 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
                               f"resumed or extended; start a new run: {again}")
+        failure = last_error_line(path)  # pass 37, row 40: before, "start it again" with the same
+        if failure is not None:  # learning rate that had made the loss NaN at step 1
+            raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
+                              f"missing): it ended before its first checkpoint, with this error in its "
+                              f"train.log: \"{failure}\". Start it again, with the fix that names, if any: "
+                              f"{again}")
         raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                           f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
+
+
+def last_error_line(run: Path) -> str | None:
+    """The latest ``highwaylab:`` error of ``run``'s ``train.log`` (what ended its last attempt: a
+    non-finite loss, a missing data file...), without the log's time stamp and prefix; ``None``
+    when the log is missing or holds none."""
+    try:
+        lines = (run / "train.log").read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        head, sep, message = line.partition("][ERROR] - highwaylab: ")
+        if sep and head.startswith("["):
+            return message.strip()
+    return None
 
 
 def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> Path | None:
