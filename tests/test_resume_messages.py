@@ -970,6 +970,30 @@ def test_two_copies_of_a_deleted_run_do_not_continue_one_wandb_run(tmp_path, cap
     assert run_id == "abc123" and cfg.logger.wandb.id == "abc123" and cfg.logger.wandb.resume == "allow"
 
 
+def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path, caplog):
+    # pass 37, row 22: before, resume=<run> logger=csv gave no word that W&B run abc123 was left behind
+    from omegaconf import OmegaConf
+
+    from highwaylab.train import continue_wandb_run
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    checkpoint = {"global_step": 430, "logger_versions": {"WandbLogger": "abc123"}}
+    cfg = OmegaConf.create({"logger": {"csv": {"save_dir": str(run)}}, "paths": {"output_dir": str(run)}})
+    with caplog.at_level("WARNING"):
+        assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) is None
+    assert caplog.messages == [
+        "highwaylab: the run logged to W&B run abc123, and this resume has no W&B logger (the logger group "
+        "holds none): W&B run abc123 stops at step 430, and the steps trained now are only in this run's "
+        "metrics.json, train.log and the loggers given. To continue the W&B run, resume without the logger= "
+        "override"]
+    caplog.clear()
+    cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(run)}})
+    with caplog.at_level("WARNING"):  # with its W&B logger: continued, without a warning
+        assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) == "abc123"
+    assert caplog.messages == []
+
+
 def test_a_new_run_from_a_copied_runs_checkpoint_is_told_it_is_another_runs(tmp_path, caplog):
     # pass 35b, row 12: before, "<copy> is a copy of the run in <run> ...: this run gets a new W&B run", where
     # "this run" read as the copy, not the new run that was starting

@@ -706,10 +706,17 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     checkpoint, or the run gets a new W&B run.
     """
     wandb_cfg = (cfg.get("logger") or {}).get("wandb")
-    if wandb_cfg is None or wandb_cfg.get("id"):
-        return None
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     own = Path(cfg.paths.output_dir).resolve()
+    if wandb_cfg is None and run_id and own in Path(path).resolve().parents and rank_zero_only.rank == 0:
+        # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
+        log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
+                    f"(the logger group holds none): W&B run {run_id} stops at step "
+                    f"{checkpoint.get('global_step', '?')}, and the steps trained now are only in this "
+                    f"run's metrics.json, train.log and the loggers given. To continue the W&B run, resume "
+                    f"without the logger= override")
+    if wandb_cfg is None or wandb_cfg.get("id"):
+        return None
     if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
         # (before the copy's check, pass 35b, row 12: that said "this run" of the folder it copies)
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
