@@ -592,6 +592,36 @@ def test_a_run_without_wandb_resumed_with_it_gets_no_word_of_missing_segments(tm
 
 
 @pytest.mark.slow
+def test_a_resume_with_another_logger_or_precision_is_named_and_the_wandb_run_continues_later(
+        tmp_path, data_dir):
+    # pass 37, row 22: before, resume=<run> logger=csv left W&B run <id> behind without a word, and its
+    # checkpoint kept no W&B id, so that a later resume with logger=wandb started a second W&B run;
+    # row 30: before, a resume at another trainer.precision recorded only the new one, without a word
+    run = tmp_path / "run"
+    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    (segment,) = (run / "wandb").glob("offline-run-*")
+    run_id = segment.name.rsplit("-", 1)[1]
+    csv = train_py([f"resume={run}", "trainer.max_epochs=2", "logger=csv", "trainer.precision=bf16-mixed"],
+                   tmp_path)
+    assert csv.returncode == 0, csv.stderr[-3000:]
+    output = csv.stdout + csv.stderr
+    assert (f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
+            f"(logger=csv): W&B run {run_id} gets none of the steps trained now (from step 10); they are "
+            f"only in this run's metrics.json, train.log and the loggers given. To continue the W&B run, "
+            f"resume with logger=wandb") in output
+    assert ("highwaylab: trainer.precision=bf16-mixed: the run trained up to step 10 at 32-true (its "
+            "config_resolved.yaml) and continues at bf16-mixed; metrics.json and the W&B config give "
+            "bf16-mixed, this resume's. To keep one precision, resume with trainer.precision=32-true"
+            ) in output
+    again = train_py([f"resume={run}", "trainer.max_epochs=3", "logger=wandb"], tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"Continuing W&B run {run_id} (no group)" in again.stdout + again.stderr
+    assert {p.name.rsplit("-", 1)[1] for p in (run / "wandb").glob("offline-run-*")} == {run_id}
+    assert json.loads((run / "metrics.json").read_text())["global_step"] == 30
+
+
+@pytest.mark.slow
 def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_copy(tmp_path, data_dir):
     # pass 23, row 26: before, a resumed copy (which gets a new W&B run) was also told that "W&B run <new
     # id> continues, but ... holds none of its earlier offline segments ... would overlap", which is false

@@ -984,9 +984,9 @@ def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path
         assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) is None
     assert caplog.messages == [
         "highwaylab: the run logged to W&B run abc123, and this resume has no W&B logger (the logger group "
-        "holds none): W&B run abc123 stops at step 430, and the steps trained now are only in this run's "
-        "metrics.json, train.log and the loggers given. To continue the W&B run, resume without the logger= "
-        "override"]
+        "holds none): W&B run abc123 gets none of the steps trained now (from step 430); they are only in "
+        "this run's metrics.json, train.log and the loggers given. To continue the W&B run, resume with "
+        "logger=wandb"]
     caplog.clear()
     cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(run)}})
     with caplog.at_level("WARNING"):  # with its W&B logger: continued, without a warning

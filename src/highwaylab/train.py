@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import lightning as L
 import torch
+import yaml
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
@@ -28,6 +29,7 @@ from lightning.pytorch.callbacks import LearningRateMonitor, ProgressBar
 from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf.errors import OmegaConfBaseException
 
 from highwaylab.callbacks import (
     CarryStripeMonitor,
@@ -111,6 +113,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         if rank_zero_only.rank == 0 and (behind := older_state(output_dir, checkpoint)) is not None:
             log.warning(behind)
     datamodule, module, loggers, trainer = build(cfg)
+    if checkpoint is not None and output_dir.resolve() in Path(ckpt_path).resolve().parents:
+        module.earlier_logger_versions = dict(checkpoint.get("logger_versions") or {})  # its own run's
+        module.earlier_wandb_group = checkpoint.get("wandb_group")
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     net = module.backbone
     if (limit_warning := check_checkpoint_fits(module)) is not None and rank_zero_only.rank == 0:
@@ -118,6 +123,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     record_values_used(cfg, net, trainer, datamodule)  # before the config is written and logged
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
+    if checkpoint is not None and rank_zero_only.rank == 0 and (
+            changed := precision_change(cfg, output_dir, checkpoint)) is not None:
+        log.warning(changed)
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
         resolved = output_dir / f"config_resolved.resumed_{resume_stamp()}.yaml"
     if rank_zero_only.rank == 0:  # once per run, not once per DDP process
@@ -395,6 +403,28 @@ def note_partial_sets(module: Any, datamodule: Any, trainer: L.Trainer) -> None:
         if counted is not None and data is not None and counted < len(data):
             log.info(f"{stage}/loss and {stage}/acc are over {counted:,} of the {len(data):,} {stage} "
                      f"examples ({cause}); metrics.json's {stage}_examples says so")
+
+
+def precision_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
+    """A warning when this resume trains at another ``trainer.precision`` (as Lightning chose it:
+    :func:`record_values_used`) than the run's latest record (``config_resolved.yaml``, or its latest
+    ``config_resolved.resumed_*.yaml``) in ``output_dir``: ``metrics.json`` and the W&B config hold one
+    precision, this resume's. ``None`` without a record, or with the same precision.
+    """
+    records = sorted(output_dir.glob("config_resolved.resumed_*.yaml"))
+    latest = records[-1] if records else output_dir / "config_resolved.yaml"
+    try:
+        before = OmegaConf.select(OmegaConf.load(latest), "trainer.precision")
+    except (OSError, ValueError, yaml.YAMLError, OmegaConfBaseException):  # no record (a new run from
+        return None  # another run's checkpoint), or a damaged one
+    now = cfg.trainer.get("precision")
+    if before is None or now is None or str(before) == str(now):
+        return None
+    # pass 37, row 30: before, a resume at bf16-mixed of a 32-true run recorded bf16-mixed only
+    steps = checkpoint.get("global_step", "?")
+    return (f"highwaylab: trainer.precision={now}: the run trained up to step {steps} at {before} (its "
+            f"{latest.name}) and continues at {now}; metrics.json and the W&B config give {now}, this "
+            f"resume's. To keep one precision, resume with trainer.precision={before}")
 
 
 def resume_stamp() -> str:
@@ -710,11 +740,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     own = Path(cfg.paths.output_dir).resolve()
     if wandb_cfg is None and run_id and own in Path(path).resolve().parents and rank_zero_only.rank == 0:
         # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
+        choice = HydraConfig.get().runtime.choices.get("logger") if HydraConfig.initialized() else None
         log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
-                    f"(the logger group holds none): W&B run {run_id} stops at step "
-                    f"{checkpoint.get('global_step', '?')}, and the steps trained now are only in this "
-                    f"run's metrics.json, train.log and the loggers given. To continue the W&B run, resume "
-                    f"without the logger= override")
+                    f"({f'logger={choice}' if choice else 'the logger group holds none'}): W&B run {run_id} "
+                    f"gets none of the steps trained now (from step {checkpoint.get('global_step', '?')}); "
+                    f"they are only in this run's metrics.json, train.log and the loggers given. To "
+                    f"continue the W&B run, resume with logger=wandb")
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint

@@ -91,6 +91,10 @@ class ClassifierModule(LightningModule):
         self.net = net
         self.optimizer, self.scheduler = optimizer, scheduler
         self.run_seed: int | None = None  # the run's seed (train.py sets it), kept in its checkpoints
+        # the logger versions of the checkpoint this run resumes (train.py sets them): a resume without
+        # its W&B logger (logger=csv) keeps the W&B run id for the next resume (pass 37, row 22)
+        self.earlier_logger_versions: dict[str, str] = {}
+        self.earlier_wandb_group: str | None = None
         self.criterion = nn.CrossEntropyLoss()
         stages = ("train", "val", "test")  # "train" itself would clash with nn.Module.train
         # nan_strategy=nan: a NaN loss stays NaN in the mean, and each batch keeps its weight (len(y));
@@ -233,9 +237,15 @@ class ClassifierModule(LightningModule):
         """Store each logger's version (W&B: the run id) as ``checkpoint["logger_versions"]``, and the
         W&B group as ``checkpoint["wandb_group"]``, so that a run resumed from this checkpoint
         continues the same W&B run, in the same group; and the run's seed as ``checkpoint["run_seed"]``
-        (:attr:`run_seed`), by which ``resume=`` tells another run's checkpoint copied in."""
-        checkpoint["logger_versions"] = {type(lg).__name__: str(lg.version) for lg in self.loggers
-                                         if lg.version is not None}
+        (:attr:`run_seed`), by which ``resume=`` tells another run's checkpoint copied in. The
+        versions of :attr:`earlier_logger_versions` (the resumed checkpoint's) are kept for the loggers
+        this run lacks, and :attr:`earlier_wandb_group` without a W&B logger, so that a later resume
+        with its W&B logger continues its W&B run, in its group."""
+        checkpoint["logger_versions"] = {**self.earlier_logger_versions,
+                                         **{type(lg).__name__: str(lg.version) for lg in self.loggers
+                                            if lg.version is not None}}
+        if self.earlier_wandb_group and "WandbLogger" not in {type(lg).__name__ for lg in self.loggers}:
+            checkpoint["wandb_group"] = self.earlier_wandb_group
         for lg in self.loggers:
             group = getattr(getattr(lg, "experiment", None), "group", None)
             if isinstance(group, str) and group:
