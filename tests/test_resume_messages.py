@@ -970,11 +970,14 @@ def test_two_copies_of_a_deleted_run_do_not_continue_one_wandb_run(tmp_path, cap
     assert run_id == "abc123" and cfg.logger.wandb.id == "abc123" and cfg.logger.wandb.resume == "allow"
 
 
-def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path, caplog):
+def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path, caplog, monkeypatch):
     # pass 37, row 22: before, resume=<run> logger=csv gave no word that W&B run abc123 was left behind
+    from hydra.core.hydra_config import HydraConfig
     from omegaconf import OmegaConf
 
     from highwaylab.train import continue_wandb_run
+
+    monkeypatch.setattr(HydraConfig.instance(), "cfg", None)  # outside Hydra (an earlier test's choices)
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
