@@ -679,6 +679,40 @@ def test_a_scheduler_argument_that_differs_from_the_checkpoints_is_found():
     assert scheduler_change(cfg, {}) is None  # a checkpoint without a scheduler
 
 
+def test_an_optimizer_argument_that_differs_from_the_checkpoints_is_refused_naming_both(finished, tmp_path):
+    # pass 38, rows 27 and 57: before, ckpt_path=<checkpoint> optim.optimizer.lr=0.001 (or momentum=0.5)
+    # exited 0, trained at the checkpoint's lr 0.1 (momentum 0.9), and recorded 0.001 (0.5)
+    from omegaconf import OmegaConf
+
+    from highwaylab.utils.resume import optimizer_change
+
+    last = finished / "checkpoints" / "last.ckpt"
+    checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+    group = checkpoint["optimizer_states"][0]["param_groups"][0]
+    assert (group["initial_lr"], group["momentum"]) == (0.1, 0.9) and group["lr"] < 0.1  # decayed
+    cfg = OmegaConf.create({"optim": {"optimizer": {"_target_": "torch.optim.SGD", "_partial_": True,
+                                                    "lr": 0.1, "momentum": 0.9, "weight_decay": 0.0}}})
+    assert optimizer_change(cfg, checkpoint) is None  # the run's own: its scheduled lr is not a change
+    cfg.optim.optimizer.momentum = 0.5
+    assert optimizer_change(cfg, checkpoint) == ("optim.optimizer.momentum", 0.9, 0.5)
+    adam = {"optimizer_states": [{"param_groups": [{"lr": 0.0005, "initial_lr": 0.001,
+                                                    "betas": (0.9, 0.999)}]}]}
+    cfg = OmegaConf.create({"optim": {"optimizer": {"lr": 0.001, "betas": [0.9, 0.999]}}})
+    assert optimizer_change(cfg, adam) is None  # a tuple in the state, a list in the config
+    plateau = {"optimizer_states": [{"param_groups": [{"lr": 0.0001}]}]}  # no initial_lr: not compared
+    assert optimizer_change(cfg, plateau) is None
+    with pytest.raises(ResumeError) as err:
+        argv("trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=3", "optim.optimizer.lr=0.001",
+             f"ckpt_path={last}", f"hydra.run.dir={tmp_path}/new")
+    assert str(err.value) == (
+        f"ckpt_path={last}: optim.optimizer.lr=0.001, but the checkpoint's optimiser has lr=0.1, and "
+        f"Lightning restores the checkpoint's optimiser state: the run would train with 0.1 while its record "
+        f"says 0.001. Fix: give optim.optimizer.lr=0.1 (the checkpoint's), or start a new run without "
+        f"ckpt_path")
+    assert argv("trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=3", f"ckpt_path={last}",
+                f"hydra.run.dir={tmp_path}/new")  # the fix: the checkpoint's lr
+
+
 @pytest.mark.slow
 def test_resuming_a_run_that_another_process_still_runs_is_refused_before_anything_is_written(
         finished, tmp_path):

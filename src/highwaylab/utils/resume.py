@@ -968,6 +968,13 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             f"the old schedule (a cosine one is 0 at its end, then rises again), while the record says "
             f"{_short(new)}. Fix: start a new run with the schedule you want; a run extended by resume= "
             f"keeps its schedule (optim=sgd decays by epoch and extends)")
+    if (changed := optimizer_change(cfg, checkpoint)) is not None:  # pass 38, rows 27 and 57: before,
+        key, old, new = changed  # ckpt_path= with lr=0.001 trained at the checkpoint's 0.1, recorded 0.001
+        raise ResumeError(
+            f"{name}: {key}={_short(new)}, but the checkpoint's optimiser has {key.split('.')[-1]}="
+            f"{_short(old)}, and Lightning restores the checkpoint's optimiser state: the run would train "
+            f"with {_short(old)} while its record says {_short(new)}. Fix: give {key}={_short(old)} (the "
+            f"checkpoint's), or start a new run without {'resume' if resume else 'ckpt_path'}")
     progress = checkpoint_progress(checkpoint)
     epochs, steps = progress.epochs, progress.step
     max_epochs, max_steps = _select(cfg, "trainer.max_epochs"), _select(cfg, "trainer.max_steps")
@@ -1155,6 +1162,35 @@ def scheduler_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] 
         if old != new and not (isinstance(old, int | float) and isinstance(new, int | float)
                                and abs(old - new) <= 1e-12 * max(abs(old), abs(new))):
             return f"optim.scheduler.{arg}", old, new
+    return None
+
+
+def optimizer_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] | None:
+    """The first argument of ``optim.optimizer`` (``lr``, ``momentum``, ``weight_decay``, ``betas``,
+    ...) whose value in ``cfg`` differs from the checkpoint's optimiser state
+    (``checkpoint["optimizer_states"][0]["param_groups"][0]``, which Lightning restores over the
+    config's): ``(key, the checkpoint's value, cfg's value)``; ``None`` if they agree or either is
+    missing. ``lr`` is compared with the group's ``initial_lr``, the base rate a scheduler starts
+    from (its ``lr`` is the scheduled one), and skipped without it (``ReduceLROnPlateau``)."""
+    optimizer = OmegaConf.select(cfg, "optim.optimizer", default=None)
+    states = checkpoint.get("optimizer_states") if isinstance(checkpoint, dict) else None
+    groups = states[0].get("param_groups") if states and isinstance(states[0], dict) else None
+    if not OmegaConf.is_dict(optimizer) or not groups or not isinstance(groups[0], dict):
+        return None
+    group = groups[0]
+    for arg in optimizer:
+        saved = "initial_lr" if arg == "lr" else arg
+        if arg.startswith("_") or saved not in group:
+            continue
+        old, new = group[saved], _select(cfg, f"optim.optimizer.{arg}")
+        if isinstance(old, tuple | list) and isinstance(new, list | tuple):
+            old, new = list(old), list(new)
+        if isinstance(old, bool) or isinstance(new, bool) or not isinstance(old, int | float):
+            same = old == new
+        else:
+            same = isinstance(new, int | float) and abs(old - new) <= 1e-9 * max(abs(old), abs(new))
+        if not same:
+            return f"optim.optimizer.{arg}", old, new
     return None
 
 
