@@ -11,6 +11,7 @@ net, stopped by a real SIGINT or SIGTERM at the last batch of an epoch.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import signal
@@ -848,6 +849,31 @@ def test_a_run_whose_checkpoints_were_deleted_is_told_so(tmp_path):
         f"<elsewhere> first), or start a new run: python train.py ")
 
 
+def test_a_lock_file_deleted_by_hand_while_its_run_goes_on_still_keeps_others_out(tmp_path):
+    # pass 38, rows 43 and 44: before, after rm .hydra/running.lock of a live run, resume= said "it stopped
+    # before its first checkpoint" (no checkpoint yet), or trained beside the run (with one): two
+    # processes wrote one folder, its train.log interleaved, its metrics.json replaced
+    from highwaylab.errors import ConfigError
+    from highwaylab.utils.run_lock import LOCK, holder, holding
+
+    run = make_run(tmp_path / "run")
+    with holding(run):  # this process runs the run
+        (run / LOCK).unlink()
+        assert holder(run) == 0
+        assert message(f"resume={run}") == (
+            f"resume={run}: another process holds {run / '.hydra'}, the lock of a running run (fuser -v "
+            f"{run / '.hydra'} names it): wait for it to end, or stop it, then resume the run")
+        with pytest.raises(ConfigError) as err:
+            with holding(run):  # a ckpt_path= resume's job: its new lock file is free, the folder is not
+                pass
+        assert str(err.value) == (
+            f"hydra.run.dir={run}: another process holds {run / '.hydra'}, the lock of a running run (fuser "
+            f"-v {run / '.hydra'} names it): wait for it to end, or stop it, then resume the run")
+    assert holder(run) is None  # released with the run's end
+    with holding(run):
+        assert holder(run) == os.getpid()
+
+
 def test_a_lock_held_by_another_program_does_not_name_the_dead_pid_in_its_file(tmp_path):
     # pass 32, row 44: `flock -x <run>/.hydra/running.lock sleep 25` (another program) while the file
     # still names the finished run's pid: before, "the run is still running in process <that dead pid>
@@ -870,7 +896,7 @@ def test_a_lock_held_by_another_program_does_not_name_the_dead_pid_in_its_file(t
                 break
             time.sleep(0.05)
         assert message(f"resume={run}") == (
-            f"resume={run}: another process holds {run / LOCK}, the lock of a running run (fuser "
+            f"resume={run}: another process holds {run / LOCK}, the lock of a running run (fuser -v "
             f"{run / LOCK} names it): wait for it to end, or stop it, then resume the run")
         assert os.path.exists(run / LOCK)
     finally:

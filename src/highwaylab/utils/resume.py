@@ -633,9 +633,10 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     if not folder.is_dir():
         return  # nothing there yet
     if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
-        who = f"process {pid}" if pid else f"another process (fuser {folder / LOCK_FILE} names it)"
+        held = folder / LOCK_FILE if (folder / LOCK_FILE).is_file() else folder / LOCK_FILE.parent
+        who = f"process {pid}" if pid else f"another process (fuser -v {held} names it)"
         raise ResumeError(f"hydra.run.dir={folder} is the folder of a run that is still running in {who} "
-                          f"(it holds {folder / LOCK_FILE}): a new run there would write among its files. "
+                          f"(it holds {held}): a new run there would write among its files. "
                           f"Fix: give a new folder (or leave hydra.run.dir out)")
     found = _run_files(folder)
     if found and not _checkpoints(folder / LAST_CKPT.parent):  # its run saved nothing to resume from

@@ -1,5 +1,6 @@
 """One process per run folder: while a job of ``train.py`` runs, it holds an exclusive ``flock`` on
-``<run>/.hydra/running.lock`` (the file holds its process id), so that ``resume=<run>`` of a run
+``<run>/.hydra/running.lock`` (the file holds its process id) and on the ``<run>/.hydra`` folder
+itself (which stays locked when the file is deleted by hand), so that ``resume=<run>`` of a run
 that is still running, or still finishing its test, is refused before anything is written, instead
 of two processes writing one folder. The kernel releases the lock when the process ends, however it
 ends (SIGKILL too), so a lock is never stale. Nothing here imports torch.
@@ -43,6 +44,7 @@ def holding(run: Path) -> Iterator[None]:
     except OSError:  # a read-only record folder: the run's own checks name that
         yield
         return
+    folder = os.open(path.parent, os.O_RDONLY)  # the record folder's lock outlives an rm of the file
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -51,11 +53,18 @@ def holding(run: Path) -> Iterator[None]:
         except OSError:  # a file system without flock: run unlocked
             yield
             return
+        try:  # pass 38, row 44: before, with running.lock deleted by hand, a resume trained beside the run
+            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(busy_message(Path(run), 0, f"hydra.run.dir={run}", path.parent)) from None
+        except OSError:
+            pass
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
-        os.close(fd)  # releases the lock
+        os.close(fd)  # releases the locks
+        os.close(folder)
 
 
 def holder(run: Path) -> int | None:
@@ -69,8 +78,8 @@ def holder(run: Path) -> int | None:
     if fcntl is None:
         return None
     check_lock_file(path, f"resume={run}")
-    if not path.is_file():
-        return None
+    if not path.is_file():  # pass 38, row 43: the file deleted by hand while its run goes on
+        return 0 if _held(path.parent) else None
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -87,6 +96,23 @@ def holder(run: Path) -> int | None:
         os.close(fd)
 
 
+def _held(path: Path) -> bool:
+    """Whether another process holds an exclusive ``flock`` on ``path`` (a file or a folder)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def check_lock_file(path: Path, given: str) -> None:
     """Raises ConfigError when something else than a file (a folder, a FIFO...) is at the lock's
     path: the lock would be silently off, and two processes could write one run folder."""
@@ -99,12 +125,13 @@ def check_lock_file(path: Path, given: str) -> None:
                           f"file itself")
 
 
-def busy_message(run: Path, pid: int | None, given: str) -> str:
+def busy_message(run: Path, pid: int | None, given: str, held: Path | None = None) -> str:
     """The one line for ``given`` (``resume=<run>``) when process ``pid`` (0 or ``None``: unknown)
-    still runs ``run``."""
+    still runs ``run``, holding the lock of ``held`` (default: the lock file)."""
     if not pid:
-        return (f"{given}: another process holds {Path(run) / LOCK}, the lock of a running run (fuser "
-                f"{Path(run) / LOCK} names it): wait for it to end, or stop it, then resume the run")
+        held = held or (Path(run) / LOCK if (Path(run) / LOCK).is_file() else Path(run) / LOCK.parent)
+        return (f"{given}: another process holds {held}, the lock of a running run (fuser -v {held} names "
+                f"it): wait for it to end, or stop it, then resume the run")
     return (f"{given}: the run is still running in process {pid}, which holds {Path(run) / LOCK}: wait for "
             f"it to end, or stop it (kill {pid}: SIGTERM saves its state), then resume it")
 
