@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -312,6 +313,15 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
         "1_run-s1: its record 1_run-s1/.hydra/config.yaml is missing (deleted?), so the report cannot place "
         "the job (model, depth, seed); summary.jsonl records it as ok. Fix: put the file back")
+    # pass 38, row 51: before, with the sweep still running (job 2's run holding its lock), job 3 "did
+    # not run: the sweep stopped before it", with a command that would have run it twice
+    from highwaylab.utils.run_lock import holding
+
+    (sweep / "2_run-s2" / ".hydra").mkdir()
+    with holding(sweep / "2_run-s2"):  # this process runs job 2
+        assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[1] == (
+            f"job 3 (seed=3) has not run yet: the sweep is still running (2_run-s2 is held by process "
+            f"{os.getpid()}); report again when it ends")
 
 
 def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):

@@ -206,13 +206,36 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
     except Exception:  # no record, or a sweep this cannot expand (glob over groups): lines only
         return notes
     group = _recorded_group(folders)
+    live = running_job(sweep_dir)
     for number, overrides in enumerate(launched):
         if str(number) not in numbers:
             swept = [o for o in overrides if o not in record.overrides.task]
+            if live is not None:  # pass 38, row 51: before, "the sweep stopped before it", and a command
+                name, pid = live  # that would have run the job twice, of a sweep still running
+                who = f"process {pid}" if pid else "another process"
+                notes.append(f"job {number} ({' '.join(swept) or ' '.join(overrides)}) has not run yet: the "
+                             f"sweep is still running ({name} is held by {who}); report again when it ends")
+                continue
             notes.append(f"job {number} ({' '.join(swept) or ' '.join(overrides)}) did not run: the sweep "
                          f"stopped before it. Fix: run it on its own into this sweep's folder, where the "
                          f"report finds it: {missing_job_command(sweep_dir, number, overrides, group)}")
     return notes
+
+
+def running_job(sweep_dir: Path) -> tuple[str, int] | None:
+    """``(job folder name, process id)`` of a job of the sweep whose run is still running (it holds
+    its run lock: :mod:`highwaylab.utils.run_lock`; process id 0 when unknown), or ``None``."""
+    from highwaylab.errors import ConfigError
+    from highwaylab.utils.run_lock import holder
+
+    for folder in sorted(p for p in sweep_dir.iterdir() if p.is_dir()):
+        try:
+            pid = holder(folder)
+        except ConfigError:  # something else than a file at its lock path: not a live run
+            continue
+        if pid is not None:
+            return folder.name, pid
+    return None
 
 
 def missing_job_command(sweep_dir: Path, number: int, overrides: list[str], group: str | None) -> str:
