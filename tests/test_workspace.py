@@ -198,6 +198,12 @@ def test_cli_offline_writes_the_default_file(tmp_path):
     assert proc.returncode == 0, proc.stderr
     view = json.loads((tmp_path / "wandb_workspace.json").read_text())
     assert view["displayName"] == "mine" and view["project"] == "highwaylab"
+    # pass 38, row 42: before, "wrote the workspace layout (5 sections) to wandb_workspace.json" alone, of a
+    # layout whose "entity" is ""
+    assert view["entity"] == "" and proc.stdout.strip() == (
+        "wrote the workspace layout (5 sections) to wandb_workspace.json (no entity in it: --entity and "
+        "WANDB_ENTITY are unset; to save it to W&B, run the command with --entity <user or team> and "
+        "without --out)")
 
 
 def test_cli_without_api_key_stops_with_one_line(tmp_path):

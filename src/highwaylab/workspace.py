@@ -238,7 +238,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(2, f"{parser.prog}: error: --out {out} cannot be written ({err.strerror or err}); "
                            f"give a file in a folder that can be written, e.g. "
                            f"--out {DEFAULT_OFFLINE_FILE}\n")
-        print(f"wrote the workspace layout ({len(SECTIONS)} sections) to {out}")
+        # pass 38, row 42: before, the file's "entity": "" went without a word
+        unnamed = "" if args.entity else (" (no entity in it: --entity and WANDB_ENTITY are unset; to save "
+                                          "it to W&B, run the command with --entity <user or team> and "
+                                          "without --out)")
+        print(f"wrote the workspace layout ({len(SECTIONS)} sections) to {out}{unnamed}")
         return 0
     if not args.entity:
         raise WorkspaceError("no W&B entity: pass --entity (or set WANDB_ENTITY), "
