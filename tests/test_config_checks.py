@@ -692,6 +692,8 @@ COMMAND_LINES = {
     "run_name=δοκιμή": "run_name=δοκιμή: Hydra's override grammar cannot read this value unquoted. Fix: "
                        "quote it, e.g. \"run_name='δοκιμή'\"",
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
+    # pass 38, row 45: before, "quote it, e.g. \"depth='=10'\"", which was then refused as not an integer
+    "depth==10": "depth==10: '==' is not how an override sets a value: it takes one '='. Fix: depth=10",
     # pass 30, row 60 (major): before, a depth-5 net ran as mnist-highway-d3-relu-sgd-s0, tagged depth:3
     "model.depth=5": "model.depth=5: model.depth follows the top-level depth (model.depth: ${depth}), which "
                      "also names the run and its W&B tags; set here, the net and its name would disagree. "

@@ -1303,6 +1303,10 @@ def _unreadable(override: str) -> str:
         return (f"{_ansi_c(override)}: Hydra's override grammar cannot read this value unquoted (it holds "
                 f"the byte {raw}, which is not UTF-8). Fix: quote it, e.g. {quoted}")
     inner = value.strip()
+    if inner.startswith("=") and not inner.startswith("=="):  # pass 38, row 45: before, depth==10 was to
+        # be quoted as depth='=10', which was then refused as not a positive integer
+        return (f"{override}: '==' is not how an override sets a value: it takes one '='. Fix: "
+                f"{key}={inner[1:].strip()}")
     for opening, closing, what in (("[", "]", "list"), ("{", "}", "mapping")):
         missing = inner.count(opening) - inner.count(closing)
         if inner.startswith(opening) and missing > 0:  # tags=[a,b: quoted, one tag '[a,b' (pass 30, row 59)
