@@ -313,6 +313,13 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
         "1_run-s1: its record 1_run-s1/.hydra/config.yaml is missing (deleted?), so the report cannot place "
         "the job (model, depth, seed); summary.jsonl records it as ok. Fix: put the file back")
+    # pass 38, row 37: before, a renamed job folder, read and counted in the table, was also "missing
+    # (moved or deleted?)"
+    (sweep / "1_run-s1").rename(sweep / "1_renamed")
+    (sweep / "1_renamed" / ".hydra").mkdir()
+    assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "1_renamed", sweep / "2_run-s2"])[0] == (
+        "1_run-s1: not under that name; 1_renamed holds job 1 (renamed?), and the report reads it there")
+    (sweep / "1_renamed").rename(sweep / "1_run-s1")
     # pass 38, row 51: before, with the sweep still running (job 2's run holding its lock), job 3 "did
     # not run: the sweep stopped before it", with a command that would have run it twice
     from highwaylab.utils.run_lock import holding

@@ -189,6 +189,10 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
             notes.append(f"{name}: its record {name}/.hydra/config.yaml is missing (deleted?), so the report "
                          f"cannot place the job (model, depth, seed); summary.jsonl records it as "
                          f"{line['status']}. Fix: put the file back")  # missing", of a folder there)
+        elif (renamed := next((p for p in sorted(present) if p.split("_", 1)[0] == name.split("_", 1)[0]),
+                              None)) is not None:  # pass 38, row 37: before, "missing (moved or deleted?)"
+            notes.append(f"{name}: not under that name; {renamed} holds job {name.split('_', 1)[0]} "  # of a
+                         f"(renamed?), and the report reads it there")  # folder the table counted
         else:
             notes.append(f"{name}: its folder is missing (moved or deleted?); summary.jsonl records it as "
                          f"{line['status']}")
