@@ -694,6 +694,11 @@ COMMAND_LINES = {
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
     # pass 38, row 45: before, "quote it, e.g. \"depth='=10'\"", which was then refused as not an integer
     "depth==10": "depth==10: '==' is not how an override sets a value: it takes one '='. Fix: depth=10",
+    # pass 38, row 28: before, Hydra's 12 lines ("Could not find 'hydra/job_logging/colorlog'", ...)
+    "hydra/job_logging=colorlog": "hydra/job_logging=colorlog: Hydra's hydra/job_logging has no option "
+                                  "'colorlog'. Its options here: default, disabled, none, stdout. An option "
+                                  "of a Hydra plugin needs that plugin installed (colorlog: pip install "
+                                  "hydra-colorlog)",
     # pass 30, row 60 (major): before, a depth-5 net ran as mnist-highway-d3-relu-sgd-s0, tagged depth:3
     "model.depth=5": "model.depth=5: model.depth follows the top-level depth (model.depth: ${depth}), which "
                      "also names the run and its W&B tags; set here, the net and its name would disagree. "

@@ -901,6 +901,14 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                         and o.split("=", 1)[-1].startswith("[")), None)
         options = sorted(p.stem for p in (Path(config_dir) / group).glob("*.yaml")
                          if not p.stem.startswith("_"))
+        given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
+        if group.startswith("hydra/") and not options and err.options and given and culprit is None:
+            # pass 38, row 28: before, Hydra's 12 lines for hydra/job_logging=colorlog, a plugin's option
+            meant = did_you_mean(name, sorted(err.options), prefix=f"{group}=")
+            plugin = ("" if meant else " An option of a Hydra plugin needs that plugin installed (colorlog: "
+                      "pip install hydra-colorlog)")
+            return (f"{given}: Hydra's {group} has no option '{name}'{meant or '.'} Its options here: "
+                    f"{', '.join(sorted(err.options))}.{plugin}")
         if not options:
             return None
         if culprit is None:  # a single option: Hydra lists the options in 12 lines; a slip of case or
