@@ -441,6 +441,25 @@ def test_the_loss_curves_of_a_csv_logged_sweep_come_from_its_csv_logs(tmp_path):
         "to W&B or to a CSV logger (logger=none, or tensorboard only)"]
 
 
+def test_a_resumed_jobs_curve_keeps_the_epoch_means_before_its_per_batch_losses(tmp_path):
+    # pass 38, row 26: before, a job of 3-step epochs (no train/loss_step at log_every_n_steps=50) resumed
+    # with trainer.log_every_n_steps=1 had a curve from step 3 only: its first epoch (2.25 at step 2) was
+    # left out without a word
+    job = write_job(tmp_path / "sweep", 0, FIXED, 0.5, 0.9, csv_log=False)
+    for version, rows in ((0, [["0", "2", "2.25", ""]]),
+                          (1, [["", "3", "", "2.0"], ["", "4", "", "1.75"], ["1", "5", "1.8", "1.5"]])):
+        (job / "csv" / f"version_{version}").mkdir(parents=True)
+        with (job / "csv" / f"version_{version}" / "metrics.csv").open("w", newline="") as f:
+            csv.writer(f).writerows([["epoch", "step", "train/loss", "train/loss_step"], *rows])
+    with pytest.warns(UserWarning) as caught:
+        (found,) = collect_jobs(tmp_path / "sweep")
+    assert found.curve == [(2, 2.25), (3, 2.0), (4, 1.75), (5, 1.5)]
+    assert [str(w.message) for w in caught if "starts at step" in str(w.message)] == [
+        f"{job.name}: its per-batch train/loss_step starts at step 3; before that, its curve in "
+        f"loss_curves.png is the epoch means train/loss (steps 2: trainer.log_every_n_steps was longer than "
+        f"those epochs)"]
+
+
 def test_the_loss_curves_come_from_a_csv_log_outside_the_job_folder(tmp_path):
     # pass 30, row 72: before, a sweep with logger.csv.save_dir=<shared folder> got "loss_curves.png has no
     # curve: no job logged its training loss", though each job's CSV log was in that folder (as version_0,

@@ -341,7 +341,14 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
     if bad is not None:
         warnings.warn(f"{folder.name}: a training-loss value that is not a number ({bad}; edited?) is left "
                       f"out of loss_curves.png", stacklevel=2)
-    return sorted((per_step or per_epoch).items())
+    earlier = {s: v for s, v in per_epoch.items() if per_step and s < min(per_step)}
+    if earlier:  # pass 38, row 26: before, a job resumed with a shorter trainer.log_every_n_steps lost the
+        first = min(per_step)  # part of its curve that only epoch means cover, without a word
+        warnings.warn(f"{folder.name}: its per-batch {LOSS}_step starts at step {first}; before that, its "
+                      f"curve in loss_curves.png is the epoch means {LOSS} (steps "
+                      f"{', '.join(map(str, sorted(earlier)))}: trainer.log_every_n_steps was longer than "
+                      f"those epochs)", stacklevel=2)
+    return sorted((earlier | per_step or per_epoch).items())
 
 
 def _csv_rows(folder: Path) -> list[dict[str, str]]:
