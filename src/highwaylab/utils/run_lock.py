@@ -44,7 +44,12 @@ def holding(run: Path) -> Iterator[None]:
     except OSError:  # a read-only record folder: the run's own checks name that
         yield
         return
-    folder = os.open(path.parent, os.O_RDONLY)  # the record folder's lock outlives an rm of the file
+    try:  # the record folder's lock outlives an rm of the file
+        folder = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        os.close(fd)
+        yield
+        return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
