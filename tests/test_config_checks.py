@@ -694,6 +694,10 @@ COMMAND_LINES = {
     "paths.log_dir=~/x": "paths.log_dir=~/x: Hydra does not expand ~",
     # pass 38, row 45: before, "quote it, e.g. \"depth='=10'\"", which was then refused as not an integer
     "depth==10": "depth==10: '==' is not how an override sets a value: it takes one '='. Fix: depth=10",
+    # pass 39, rows 30 and 34: before, "depth='010' is a string, not a number. Fix: depth=010, without
+    # quotes", the command that had failed
+    "depth=010": "depth=010: Hydra reads a number with a leading zero as a string. Fix: depth=10",
+    "seed=007": "seed=007: Hydra reads a number with a leading zero as a string. Fix: seed=7",
     # pass 38, row 28: before, Hydra's 12 lines ("Could not find 'hydra/job_logging/colorlog'", ...)
     "hydra/job_logging=colorlog": "hydra/job_logging=colorlog: Hydra's hydra/job_logging has no option "
                                   "'colorlog'. Its options here: default, disabled, none, stdout. An option "

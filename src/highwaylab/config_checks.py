@@ -117,6 +117,10 @@ def string_number(cfg: DictConfig, message: str) -> str | None:
     except Exception:  # anything else is another fault, which the user meets once this one is fixed
         pass
     given, plain = str(raw), value.strip()
+    if given == value and re.fullmatch(r"[+-]?0\d+", plain):  # pass 39, rows 30 and 34: before, depth=010
+        # (unquoted: Hydra's grammar reads a leading zero as a string) was told to drop quotes it had not
+        return (f"{key}={plain}: Hydra reads a number with a leading zero as a string. Fix: "
+                f"{key}={number}")
     if given == value:  # a quoted number: seed='7' in a config file, "7" on the command line
         return f"{key}={value!r} is a string, not a number. Fix: {key}={plain}, without quotes"
     source = (f": {given} gives a string" if origin == key
