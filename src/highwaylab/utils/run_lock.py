@@ -83,22 +83,14 @@ def holder(run: Path) -> int | None:
     if fcntl is None:
         return None
     check_lock_file(path, f"resume={run}")
-    if not path.is_file():  # pass 38, row 43: the file deleted by hand while its run goes on
-        return 0 if _held(path.parent) else None
-    try:
-        fd = os.open(path, os.O_RDONLY)
+    if not path.is_file() or not _held(path):  # pass 38, row 43: the file deleted by hand (or made
+        return 0 if _held(path.parent) else None  # again) while its run goes on: its folder stays locked
+    try:  # held: by the process the file names, if it lives; else by another (0) (pass 32, row 44:
+        text = path.read_text(errors="replace").strip()  # before, "still running in <a dead pid>")
     except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return None  # nobody holds it (released when that process ended)
-    except BlockingIOError:  # held: by the process the file names, if it lives; else by another (0)
-        pid = _pid(fd)  # (pass 32, row 44: before, "still running in process <a dead pid> ... kill <it>")
-        return pid if pid and _alive(pid) else 0
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+        return 0
+    pid = int(text) if text.isdigit() else 0
+    return pid if pid and _alive(pid) else 0
 
 
 def _held(path: Path) -> bool:
