@@ -65,8 +65,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import further_rank
-from highwaylab.utils.run_lock import LOCK as LOCK_FILE
-from highwaylab.utils.run_lock import busy_message, holder
+from highwaylab.utils.run_lock import busy_message, held_lock, holder
 from highwaylab.utils.shell_args import hydra_value, override_arg, shell_word
 
 log = logging.getLogger(__name__)
@@ -633,7 +632,7 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     if not folder.is_dir():
         return  # nothing there yet
     if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
-        held = folder / LOCK_FILE if (folder / LOCK_FILE).is_file() else folder / LOCK_FILE.parent
+        held = held_lock(folder)
         who = f"process {pid}" if pid else f"another process (fuser -v {held} names it)"
         raise ResumeError(f"hydra.run.dir={folder} is the folder of a run that is still running in {who} "
                           f"(it holds {held}): a new run there would write among its files. "

@@ -122,11 +122,17 @@ def check_lock_file(path: Path, given: str) -> None:
                           f"file itself")
 
 
+def held_lock(run: Path) -> Path:
+    """The lock that a running job of ``run`` holds and that a message names: its lock file, or its
+    ``.hydra`` folder when the file is gone (deleted by hand)."""
+    return Path(run) / LOCK if (Path(run) / LOCK).is_file() else Path(run) / LOCK.parent
+
+
 def busy_message(run: Path, pid: int | None, given: str, held: Path | None = None) -> str:
     """The one line for ``given`` (``resume=<run>``) when process ``pid`` (0 or ``None``: unknown)
     still runs ``run``, holding the lock of ``held`` (default: the lock file)."""
     if not pid:
-        held = held or (Path(run) / LOCK if (Path(run) / LOCK).is_file() else Path(run) / LOCK.parent)
+        held = held or held_lock(run)
         return (f"{given}: another process holds {held}, the lock of a running run (fuser -v {held} names "
                 f"it): wait for it to end, or stop it, then resume the run")
     return (f"{given}: the run is still running in process {pid}, which holds {Path(run) / LOCK}: wait for "
