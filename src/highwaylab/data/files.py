@@ -103,16 +103,20 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
                 f"unquoted), so it was read as a folder named ~ in the current folder. Fix: write the folder "
                 f"in full, e.g. HIGHWAYLAB_DATA_DIR={home} (or data.data_dir={home})")
     offer = ", or set data.download=true on a machine with internet access." if download else "."
-    given = Path(str(data_dir))
-    if any((given / name).is_file() for name in data_files(dataset)):  # the data's own folder, given
-        # (pass 32, note on row 3: before, "copy them there", into <it>/MNIST/raw)
+    given, parts = Path(str(data_dir)), Path(folder).parts
+    # A folder inside the layout, given: the files' own (pass 32, note on row 3: before, "copy them
+    # there", into <it>/MNIST/raw), or <data>/MNIST, which holds raw/ (pass 39, row 7: before, the
+    # general advice, with a data.download=true that would fetch a second MNIST into MNIST/MNIST/raw).
+    for inner in range(len(parts), 0, -1):
+        below = Path(*parts[inner:]) if inner < len(parts) else Path()
+        if not any((given / below / name).is_file() for name in data_files(dataset)):
+            continue
         from_env = os.environ.get("HIGHWAYLAB_DATA_DIR") == str(data_dir)
         key = "HIGHWAYLAB_DATA_DIR" if from_env else "data.data_dir"
-        depth = len(Path(folder).parts)
-        above = Path(*given.parts[:-depth]) if given.parts[-depth:] == Path(folder).parts else None
+        above = Path(*given.parts[:-inner]) if given.parts[-inner:] == parts[:inner] else None
         fix = f"{key}={above}" if above is not None else f"give the folder that holds {folder}/"
-        return (f"{key}={data_dir} is the folder of the files themselves; it names the folder that holds "
-                f"{folder}/. Fix: {fix}")
+        what = "the folder of the files themselves" if inner == len(parts) else f"{Path(*parts[:inner])}/"
+        return (f"{key}={data_dir} is {what}; it names the folder that holds {folder}/. Fix: {fix}")
     if url is None:
         return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
