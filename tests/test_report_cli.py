@@ -350,9 +350,13 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     missing = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
     fix = "Fix: python train.py resume={} tests it again and writes its metrics.json"
     assert f"{deleted.name}: {missing}; not in the table. {fix.format(deleted)}" in proc.stderr
-    assert f"- {deleted.name}: incomplete: {missing}" in proc.stdout
+    assert f"- {deleted.name}: incomplete: {missing}. {fix.format(deleted)}" in proc.stdout
     assert f"warning: {cut.name}: its metrics.json cannot be read (" in proc.stderr
     assert f"; not in the table. {fix.format(cut)}" in proc.stderr
+    # pass 39, row 23: before, the line under the table named a cut metrics.json without the fix
+    cut_line = next(line for line in proc.stdout.splitlines() if line.startswith(f"- {cut.name}: "))
+    assert cut_line.startswith(f"- {cut.name}: incomplete: metrics.json cannot be read (")
+    assert cut_line.endswith(f"). {fix.format(cut)}")
     # pass 31, row 59: before, a metrics.json that is a folder was "missing (deleted?)", and the resume=
     # advised was refused ("metrics.json is a folder ... move it away")
     (deleted / "metrics.json").mkdir()
@@ -380,7 +384,8 @@ def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
            "edited?); skipped" in proc.stderr
     jobs = {job.folder.name: job for job in collect_jobs(sweep)}
     assert jobs[bad.name].status == "incomplete"
-    assert jobs[bad.name].error == "metrics.json has test/acc='abc', not a number"
+    rewrite = f"Fix: python train.py resume={bad} tests it again and writes its metrics.json"
+    assert jobs[bad.name].error == f"metrics.json has test/acc='abc', not a number. {rewrite}"
     assert "| highway | 3 | 1 |" in proc.stdout  # the other job is plotted
     # pass 34, row 47 (major): a hand-written NaN (JSON's NaN, which train.py never writes: it writes null)
     # ended the report in a traceback in statistics.stdev
@@ -388,7 +393,7 @@ def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert {job.folder.name: job for job in collect_jobs(sweep)}[bad.name].error == (
-        "metrics.json has test/acc=nan, not a finite number (edited? train.py writes null)")
+        f"metrics.json has test/acc=nan, not a finite number (edited? train.py writes null). {rewrite}")
     assert "| highway | 3 | 1 |" in proc.stdout
     empty = report(sweep, "--out", "", "--no-wandb", cwd=tmp_path)
     assert empty.returncode == 2 and empty.stderr == (

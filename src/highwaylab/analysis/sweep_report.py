@@ -97,8 +97,9 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 error = f"metrics.json cannot be read ({err})"
                 warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
                               stacklevel=2)
-            if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
-                metrics, error = {}, f"metrics.json {problem}"
+                error += f". {_rewrite(folder)}"  # pass 39, row 23: before, the line under the table
+            if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file  # had none
+                metrics, error = {}, f"metrics.json {problem}. {_rewrite(folder)}"
         elif (folder / "metrics.json").exists():  # a folder (pass 31, row 59: "missing (deleted?)")
             error = "its metrics.json is not a file (a folder?)"
             warnings.warn(f"{folder.name}: {error}; not in the table. Fix: move it away (mv "
@@ -107,6 +108,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         elif summary.get(folder.name) == "ok":  # before: "incomplete", with no reason and no warning
             error = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
             warnings.warn(f"{folder.name}: {error}; not in the table. {_rewrite(folder)}", stacklevel=2)
+            error += f". {_rewrite(folder)}"
         elif folder.name not in summary:
             error = error or "no metrics.json: the job did not finish (still running, or killed?)"
             if (folder / "checkpoints" / "last.ckpt").is_file():  # pass 32, row 27: before, no fix
