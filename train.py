@@ -30,11 +30,23 @@ def interrupted_at_start_up(signum: int = signal.SIGINT, _frame: object = None) 
     with contextlib.suppress(Exception):  # a resume's record, once Hydra wrote it: set aside (nothing ran)
         set_aside_untrained_record()
     with contextlib.suppress(OSError, ValueError):  # a closed terminal (SIGHUP) takes no line
-        print(f"highwaylab: interrupted by {signal.Signals(signum).name} during start-up: nothing was saved.",
-              file=sys.stderr)
+        print(start_up_interrupt_line(signum, GIVEN_ARGS), file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(128 + signum)
+
+
+def start_up_interrupt_line(signum: int, args: list[str]) -> str:
+    """The line :func:`interrupted_at_start_up` prints: for a resume (a ``resume=`` argument), that the
+    run it resumes is as it was, and the command that continues it (breaking pass 39, row 43: before,
+    only "nothing was saved", which read as if the run's state were gone)."""
+    line = f"highwaylab: interrupted by {signal.Signals(signum).name} during start-up: nothing was saved"
+    if not any(arg.startswith("resume=") for arg in args):
+        return line + "."
+    import shlex
+
+    return (f"{line}, and the run it resumes is as it was (its checkpoints untouched). Continue it with the "
+            f"same command: python train.py {shlex.join(args)}")
 
 
 def set_aside_untrained_record() -> object:
@@ -60,6 +72,7 @@ def set_aside_untrained_record() -> object:
     return resume.set_aside_refused_record(Path(hydra_cfg.runtime.output_dir), subdir, process_start())
 
 
+GIVEN_ARGS = list(sys.argv[1:])  # as typed: sys.argv becomes a resume's rewritten command line
 interrupted_at_start_up.start_up_only = True  # end_start_up_handlers: the defaults come back after it
 if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with SIGINT ignored
     signal.signal(signal.SIGINT, interrupted_at_start_up)  # the run's own handlers replace it in train()

@@ -897,6 +897,34 @@ def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_signal_during_a_resumes_start_up_says_the_run_is_as_it_was_and_how_to_continue(tmp_path, data_dir):
+    # pass 39, row 43: before, SIGTERM during a resume's start-up said only "nothing was saved", which
+    # read as if the run's state were gone, and did not give the resume command again
+    import signal
+
+    run = tmp_path / "earlier run"
+    first = subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY, f"hydra.run.dir={run}"],
+                           capture_output=True, text=True, timeout=300, env=subprocess_env(), cwd=tmp_path)
+    assert first.returncode == 0, (first.stdout + first.stderr)[-3000:]
+    saved = (run / "checkpoints" / "last.ckpt").read_bytes()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), f"resume={run}", "trainer.max_epochs=2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                            env=subprocess_env())
+    deadline = time.monotonic() + 120
+    while not list(run.glob(".hydra/resumed_*/overrides.yaml")) and proc.poll() is None:  # Hydra wrote
+        assert time.monotonic() < deadline  # this start's record: the task's checks and imports follow
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and "Traceback" not in output, output[-3000:]
+    assert output.strip().splitlines()[-1] == (
+        f"highwaylab: interrupted by SIGTERM during start-up: nothing was saved, and the run it resumes is "
+        f"as it was (its checkpoints untouched). Continue it with the same command: python train.py "
+        f"'resume={run}' trainer.max_epochs=2")
+    assert (run / "checkpoints" / "last.ckpt").read_bytes() == saved
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
 def test_a_signal_after_hydra_made_the_run_folder_removes_it_so_the_command_runs_again(name, status, tmp_path,
                                                                                        data_dir):
