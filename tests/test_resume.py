@@ -400,6 +400,20 @@ def test_run_and_sweep_folders_are_unique_beyond_the_second(tmp_path):
     assert folders[0] != folders[1]  # before: equal within the same second
 
 
+@pytest.mark.parametrize("mode", [["hparams_search=mnist_tpe"], ["-m", "depth=3,4"]])
+def test_a_multirun_given_hydra_run_dir_is_told_to_use_hydra_sweep_dir(tmp_path, mode):
+    # pass 39, row 37: before, hparams_search=mnist_tpe hydra.run.dir=<folder> (no -m) ran its 20 trials
+    # into outputs/multiruns/, and the folder given was dropped without a word
+    with pytest.raises(ResumeError) as err:
+        argv(*mode, "trainer.max_epochs=1", f"hydra.run.dir={tmp_path}/mine")
+    what = "hparams_search=mnist_tpe is a multirun" if mode[0] != "-m" else "-m runs a multirun"
+    assert str(err.value) == (
+        f"hydra.run.dir={tmp_path}/mine is not used: {what}, whose jobs go into hydra.sweep.dir (one folder "
+        f"per job under it). Fix: hydra.sweep.dir={tmp_path}/mine")
+    argv(*mode, "trainer.max_epochs=1", f"hydra.sweep.dir={tmp_path}/mine")  # the fix is accepted
+    assert not (tmp_path / "mine").exists()
+
+
 @pytest.mark.slow
 def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(finished, tmp_path):
     before = listing(finished)

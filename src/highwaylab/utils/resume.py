@@ -217,13 +217,21 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         log.debug(f"resume={run}: {' '.join(merged + where)}")
         return [argv[0], *flags, *merged, *where]
 
-    if args.multirun:
+    search = values.get("hparams_search", "null") != "null"  # a multirun, with or without -m (hydra.mode)
+    if (args.multirun or search) and "hydra.run.dir" in values and "hydra.sweep.dir" not in values:
+        # pass 39, row 37: before, hparams_search=mnist_tpe hydra.run.dir=<folder> ran its 20 trials into
+        # outputs/multiruns/, and the folder given was dropped without a word
+        what = f"hparams_search={values['hparams_search']} is a multirun" if search else "-m runs a multirun"
+        raise ResumeError(f"hydra.run.dir={values['hydra.run.dir']} is not used: {what}, whose jobs go into "
+                          f"hydra.sweep.dir (one folder per job under it). Fix: hydra.sweep.dir="
+                          f"{values['hydra.run.dir']}")
+    if args.multirun or search:
         if "hydra.sweep.dir" in values and not values["hydra.sweep.dir"].strip():
             raise ResumeError("hydra.sweep.dir is empty, so the sweep would be written into the current "
                               "folder, among its files. Fix: give a folder, e.g. hydra.sweep.dir=outputs/"
                               "multiruns/mine, or leave it out (every sweep gets a folder of its own)")
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
-            check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search="hparams_search" in values)
+            check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search=search)
         return absolute_paths(argv, overrides)
     ckpt_path = values.get("ckpt_path")
     if ckpt_path and ckpt_path != "null":
