@@ -698,6 +698,12 @@ COMMAND_LINES = {
     # quotes", the command that had failed
     "depth=010": "depth=010: Hydra reads a number with a leading zero as a string. Fix: depth=10",
     "seed=007": "seed=007: Hydra reads a number with a leading zero as a string. Fix: seed=7",
+    # pass 39, row 36: before, Hydra's 5 lines ("list index out of range", "full_key: model.stages[5]")
+    "model=conv_highway model.stages.5.channels=3": (
+        "model.stages.5.channels=3: model.stages is a list of 3 entries (indices 0 to 2), so it has no entry "
+        "5. Fix: an index that it has, or give the whole list, e.g. 'model.stages=[{channels:16,layers:3,"
+        "kernel_size:3},{channels:32,layers:3,kernel_size:3},{channels:64,layers:3,kernel_size:3}]' (python "
+        "train.py --cfg job shows it)"),
     # pass 38, row 28: before, Hydra's 12 lines ("Could not find 'hydra/job_logging/colorlog'", ...)
     "hydra/job_logging=colorlog": "hydra/job_logging=colorlog: Hydra's hydra/job_logging has no option "
                                   "'colorlog'. Its options here: default, disabled, none, stdout. An option "

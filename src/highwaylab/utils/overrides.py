@@ -59,7 +59,13 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ConfigTypeError, ValidationError
+from omegaconf.errors import (
+    ConfigAttributeError,
+    ConfigIndexError,
+    ConfigKeyError,
+    ConfigTypeError,
+    ValidationError,
+)
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
@@ -884,6 +890,37 @@ def _added_but_present(single: list[str | None], config_dir: str | Path, config_
     return None
 
 
+def _past_the_list(key: str, index: int, overrides: list[str], single: list[str | None],
+                   config_dir: str | Path, config_name: str) -> str | None:
+    """The message for an override of a list's entry that the list does not have
+    (``model.stages.5.channels=3`` of a 3-stage preset; Hydra: "list index out of range" in 5 lines):
+    how many entries the list has, and how to replace it whole (breaking pass 39, row 36); ``None``
+    when the override or the list cannot be found."""
+    prefix = f"{key}.{index}"
+    given = next((o for o in overrides if _key(o) == prefix or _key(o).startswith(f"{prefix}.")), None)
+    if given is None:
+        return None
+    rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
+    node = OmegaConf.select(rest, key, default=None) if rest is not None else None
+    if not OmegaConf.is_list(node):
+        return None
+    count = len(node)
+    entries = f"{count} entries (indices 0 to {count - 1})" if count > 1 else (
+        "1 entry (index 0)" if count else "no entries")
+    whole = _flow(OmegaConf.to_container(node, resolve=False))
+    return (f"{given}: {key} is a list of {entries}, so it has no entry {index}. Fix: an index that it has, "
+            f"or give the whole list, e.g. '{key}={whole}' (python train.py --cfg job shows it)")
+
+
+def _flow(value: Any) -> str:
+    """``value`` (a plain container) as Hydra's override grammar writes it: ``[{channels:16,layers:3}]``."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_flow(v) for v in value) + "]"
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _explain(err: Exception, overrides: list[str], single: list[str | None], config_dir: str | Path,
              config_name: str) -> str | None:
     """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
@@ -936,6 +973,9 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                     f"it ({' '.join(str(cause).splitlines()[:1])}). Fix: give a value of its kind (python "
                     f"train.py --cfg job shows it), or replace it whole: '~{missing_key}' "
                     f"'+{given.lstrip('+~')}'")
+    if isinstance(cause, ConfigIndexError) and missing_key and (
+            entry := re.fullmatch(r"(.+)\[(-?\d+)\]", missing_key)) is not None:
+        return _past_the_list(entry[1], int(entry[2]), overrides, single, config_dir, config_name)
     given = next((o for o in overrides if _key(o) == missing_key), None) if missing_key else None
     if isinstance(cause, ValidationError) and given is not None:  # pass 36, row 66: before, Hydra's 5
         rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
