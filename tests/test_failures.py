@@ -1290,3 +1290,22 @@ def test_a_run_stopped_before_its_first_validation_says_so_without_lightnings_hi
     assert not [w for w in caught if "could not find the monitored key" in str(w.message)]
     assert ("Testing the final weights (training stopped before its first validation, so no best checkpoint "
             "was chosen)") in caplog.messages
+
+
+@pytest.mark.parametrize("blocker", ["file", "dangling link"])
+def test_a_file_where_the_figures_folder_goes_is_refused_before_training(tmp_path, data_dir, blocker):
+    # pass 39, row 39: before, a file named figures in a resumed run's folder was found at the first
+    # figure, mid-run, with no fix: the run went on and ended with exit 0 and no figure files
+    cfg = compose_cfg(TINY, tmp_path)
+    figures = tmp_path / "figures"
+    if blocker == "file":
+        figures.write_text("x")
+    else:
+        figures.symlink_to(tmp_path / "gone")
+    what = "a file, not a folder" if blocker == "file" else "a link to nothing"
+    with pytest.raises(ConfigError) as err:
+        train(cfg)
+    assert str(err.value) == (
+        f"{figures} is {what}, and the run saves its figure and table files under it (figures/<key>/"
+        f"step_<step>.png). Fix: move it away (mv {figures} <elsewhere>) and run the same command again")
+    assert not (tmp_path / "checkpoints").exists()  # before anything trained

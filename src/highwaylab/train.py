@@ -42,6 +42,7 @@ from highwaylab.callbacks import (
 )
 from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
+from highwaylab.callbacks.media import check_figures_folder
 from highwaylab.config_checks import validate, zero_rate_warning
 from highwaylab.errors import CheckpointMissingError, ConfigError, MetricsWriteError
 from highwaylab.models.carry import check_carry
@@ -94,6 +95,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     output_dir.mkdir(parents=True, exist_ok=True)
     # a dirpath that cannot take files, or holds another run's checkpoints: one line, before training
     check_checkpoint_dirs(cfg.get("callbacks"), output_dir, cfg.get("ckpt_path"))
+    check_figures_folder(output_dir)  # a file there: before, found at the first figure, mid-run
     log.info(f"Run folder: {output_dir}")
     requeued = requeued_checkpoint(output_dir)  # a SLURM job rerun after preemption or its time limit
     if requeued is not None and not cfg.get("ckpt_path"):

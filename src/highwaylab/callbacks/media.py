@@ -127,6 +127,27 @@ def _off(trainer: L.Trainer) -> set[str]:
     return _OFF.setdefault(str(trainer.default_root_dir), set())
 
 
+def check_figures_folder(run_dir: Path) -> None:
+    """Check, before training, that ``<run_dir>/figures`` is a folder or absent: something else there
+    (a file, a link to nothing) would turn figure files off at the first figure, mid-run, in a run that
+    ends well (breaking pass 39, row 39).
+
+    Raises:
+        ConfigError: naming the path, what is there and the fix (move it away).
+    """
+    import shlex
+
+    from highwaylab.errors import ConfigError
+
+    folder = Path(run_dir) / "figures"
+    if folder.is_dir() or not (folder.exists() or folder.is_symlink()):
+        return
+    what = "a link to nothing" if not folder.exists() else "a file, not a folder"
+    raise ConfigError(f"{folder} is {what}, and the run saves its figure and table files under it "
+                      f"(figures/<key>/step_<step>.png). Fix: move it away (mv {shlex.quote(str(folder))} "
+                      f"<elsewhere>) and run the same command again")
+
+
 def _write_file(trainer: L.Trainer, key: str, step: int, suffix: str,
                 write: Callable[[Path], None]) -> Path | None:
     """Write ``<run dir>/figures/<key>/step_<step>.<suffix>`` with ``write(path)``; the path, or
