@@ -157,6 +157,23 @@ def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
     assert "- 3_mnist-highway-d3-relu-sgd-s1: failed: optimized_metric val/acc_best is NaN" in table
 
 
+@pytest.mark.parametrize("error", ["optim.optimizer (lr=-1, ...) was refused by SGD",
+                                   "Non-finite loss at step 1 (epoch 0): the loss is nan"])
+def test_a_swept_key_keeps_its_column_when_the_other_value_failed(tmp_path, error):
+    # pass 39, rows 44 and 50: before, -m 'optim.optimizer.lr=0.1,-1' (or 0.1,1e30, which diverged) with
+    # its second job failed gave a table without the optim.optimizer.lr column: its one row said no lr
+    sweep = tmp_path / "lr"
+    write_job(sweep, 0, [*FIXED, "optim.optimizer.lr=0.1"], 0.3, 0.9)
+    write_job(sweep, 1, [*FIXED, "optim.optimizer.lr=-1"], None, None, error)
+    jobs = collect_jobs(sweep)
+    points = aggregate(jobs)
+    table = markdown_table(table_rows(points), jobs, points)
+    assert table.startswith("| model | depth | optim.optimizer.lr | seeds | final training loss (nats) | "
+                            "test accuracy (%) |\n|---|---|---|---|---|---|\n"
+                            "| highway | 3 | 0.1 | 1 | 0.3 | 90.00 |\n"), table
+    assert f"- 1_mnist-highway-d3-relu-sgd-s0: failed: {error}" in table
+
+
 def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):
     proc = report(repeated_seed, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -287,15 +287,17 @@ def parse_overrides(lines: object) -> dict[str, str | None]:
 
 
 def swept_keys(jobs: list[Job]) -> list[str]:
-    """The override keys, other than seed, model and depth, whose value differs between the finished
-    jobs (a key that a job does not override counts as one more value), sorted; and ``TRAINED`` (the
-    epochs a job trained, metrics.json's ``epochs``) where that differs: a job resumed to more
-    epochs (``resume=<job> trainer.max_epochs=2``) keeps its sweep's overrides, and is not a seed of
-    the jobs that trained fewer."""
+    """The override keys, other than seed, model and depth, whose value differs between the jobs of
+    the sweep, finished or not (a key that a job does not override counts as one more value), sorted:
+    a sweep over ``optim.optimizer.lr=0.1,-1`` whose second job failed still shows the first's
+    ``lr`` (breaking pass 39, rows 44 and 50: before, only the finished jobs counted, and the column
+    went); and ``TRAINED`` (the epochs a job trained, metrics.json's ``epochs``) where that differs
+    between the finished jobs: a job resumed to more epochs (``resume=<job> trainer.max_epochs=2``)
+    keeps its sweep's overrides, and is not a seed of the jobs that trained fewer."""
     done = [j for j in jobs if j.status == "ok"]
-    keys = sorted({k for j in done for k in j.overrides} - set(NOT_SWEPT))
+    keys = sorted({k for j in jobs for k in j.overrides} - set(NOT_SWEPT))
     trained = [TRAINED] if len({swept_value(j, TRAINED) for j in done}) > 1 else []
-    return [k for k in keys if len({swept_value(j, k) for j in done}) > 1] + trained
+    return [k for k in keys if len({swept_value(j, k) for j in jobs}) > 1] + trained
 
 
 TRAINED = "epochs trained"  # a column of its own where the jobs' metrics.json "epochs" differ
