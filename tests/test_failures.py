@@ -1309,3 +1309,29 @@ def test_a_file_where_the_figures_folder_goes_is_refused_before_training(tmp_pat
         f"{figures} is {what}, and the run saves its figure and table files under it (figures/<key>/"
         f"step_<step>.png). Fix: move it away (mv {figures} <elsewhere>) and run the same command again")
     assert not (tmp_path / "checkpoints").exists()  # before anything trained
+
+
+@pytest.mark.slow
+def test_a_run_into_a_sweeps_folder_joins_the_sweeps_wandb_group(tmp_path, data_dir, caplog):
+    # pass 39, row 46: before, a failed job run again by hand into its sweep's folder (as the refusal's
+    # rm -r fix leads to) had no W&B group: W&B and the report's run left it out of the sweep
+    from highwaylab.utils.wandb_offline import summarize
+
+    sweep = tmp_path / "sw4"
+    (sweep / "0_mnist-highway-d3-relu-sgd-s0").mkdir(parents=True)
+    (sweep / "0_mnist-highway-d3-relu-sgd-s0" / "config_resolved.yaml").write_text(
+        "logger:\n  wandb:\n    group: my-group\n")  # the group the sweep's jobs recorded
+    (sweep / "multirun.yaml").write_text("hydra: {}\n")
+    job = sweep / "1_mnist-highway-d3-relu-sgd-s0"
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        train(compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], job))
+    assert (f"W&B group my-group: this run's folder is in the sweep {sweep}, so it joins that sweep's group "
+            f"(logger.wandb.group=<other> sets another)") in caplog.messages
+    recorded = yaml.safe_load((job / "config_resolved.yaml").read_text())
+    assert recorded["logger"]["wandb"]["group"] == "my-group"
+    assert summarize(job).group == "my-group"
+    other = tmp_path / "sw5"  # no job recorded a group: the default group of a multirun
+    other.mkdir()
+    (other / "multirun.yaml").write_text("hydra: {}\n")
+    train(compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], other / "0_job"))
+    assert summarize(other / "0_job").group == "sweep-sw5"

@@ -114,6 +114,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         continue_wandb_run(cfg, checkpoint, ckpt_path)
         if rank_zero_only.rank == 0 and (behind := older_state(output_dir, checkpoint)) is not None:
             log.warning(behind)
+    elif not in_multirun():
+        join_sweep_group(cfg, output_dir)  # a sweep's failed job run again on its own, into its folder
     datamodule, module, loggers, trainer = build(cfg)
     if checkpoint is not None and output_dir.resolve() in Path(ckpt_path).resolve().parents:
         module.earlier_logger_versions = dict(checkpoint.get("logger_versions") or {})  # its own run's
@@ -724,6 +726,31 @@ def _resume_of(ckpt_path: str) -> str:
     has a run's record), else ``resume=<its folder>``."""
     run = run_of(Path(ckpt_path))
     return override_arg("resume", run) if run is not None else "resume=<its folder>"
+
+
+def join_sweep_group(cfg: DictConfig, output_dir: Path) -> str | None:
+    """Put a new run whose folder is in a sweep's folder (``hydra.run.dir=<sweep>/<n>_<name>``: a job
+    the sweep never started, or one that failed, run again on its own, as the report and the
+    refusals advise) into that sweep's W&B group, when ``logger.wandb.group`` is not set: the group
+    its jobs recorded (``config_resolved.yaml``), else ``sweep-<sweep folder>``, the default of a
+    multirun (breaking pass 39, row 46: before, the run was in no group, so W&B and the report's run
+    left it out of the sweep). Returns the group, with one line in the log, or ``None``."""
+    wandb_cfg = (cfg.get("logger") or {}).get("wandb")
+    sweep = output_dir.resolve().parent
+    if wandb_cfg is None or wandb_cfg.get("group") or not (sweep / "multirun.yaml").is_file():
+        return None
+    from highwaylab.analysis.sweep_report import recorded_logger
+
+    recorded = (recorded_logger(job, "wandb") for job in sorted(sweep.iterdir())
+                if job.is_dir() and job != output_dir.resolve())
+    groups = (r.get("group") for r in recorded if isinstance(r, dict))
+    group = next((g for g in groups if isinstance(g, str) and g and "${" not in g), f"sweep-{sweep.name}")
+    with open_dict(cfg):
+        wandb_cfg.group = group
+    if rank_zero_only.rank == 0:
+        log.info(f"W&B group {group}: this run's folder is in the sweep {sweep}, so it joins that sweep's "
+                 f"group (logger.wandb.group=<other> sets another)")
+    return group
 
 
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
