@@ -174,6 +174,25 @@ def test_a_swept_key_keeps_its_column_when_the_other_value_failed(tmp_path, erro
     assert f"- 1_mnist-highway-d3-relu-sgd-s0: failed: {error}" in table
 
 
+def test_a_curve_that_stops_before_the_jobs_training_did_is_named(tmp_path):
+    # pass 39, row 53: before, a job resumed with logger=none had a curve that stopped where its W&B run
+    # stopped, while the table gave its final loss, and no line said so
+    sweep = tmp_path / "sweep"
+    cut = write_job(sweep, 0, FIXED, 0.5, 0.9)  # its CSV log: per-batch losses at steps 49 and 99
+    whole = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    for job, step in ((cut, 150), (whole, 149)):  # 3 epochs of 50 steps; log_every_n_steps: 50
+        metrics = json.loads((job / "metrics.json").read_text())
+        metrics |= {"global_step": step, "last_epoch_batches": 50}
+        (job / "metrics.json").write_text(json.dumps(metrics))
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    curve_lines = [line for line in proc.stderr.splitlines() if "loss_curves.png" in line]
+    assert curve_lines == [
+        f"python -m highwaylab.report: warning: loss_curves.png: the curve of {cut.name} ends at step 99, "
+        f"but the job trained to step 150: the part after it was trained without a W&B or CSV logger "
+        f"(logger=none?), so its training loss is not on the curve (the table gives the job's final loss)"]
+
+
 def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):
     proc = report(repeated_seed, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]

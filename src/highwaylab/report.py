@@ -36,6 +36,7 @@ from highwaylab.analysis.plots import to_rgb
 from highwaylab.analysis.sweep_report import (
     aggregate,
     collect_jobs,
+    curve_cut_short,
     curves_figure,
     depth_figure,
     markdown_table,
@@ -162,6 +163,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         print(f"{parser.prog}: warning: loss_curves.png has no curve of {', '.join(without)}: "
               f"{'it' if len(without) == 1 else 'they'} logged no training loss to W&B or to a CSV logger "
               f"(logger=none, or tensorboard only)", file=sys.stderr)
+    for job in finished:  # pass 39, row 53: before, a job resumed with logger=none: its curve stopped
+        if (short := curve_cut_short(job)) is not None:  # where W&B stopped, without a word
+            print(f"{parser.prog}: warning: {short}", file=sys.stderr)
     figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
     try:
         for name, fig in figures.items():

@@ -314,6 +314,43 @@ def swept_value(job: Job, key: str) -> str:
     return "(deleted)" if value is None else value
 
 
+def curve_cut_short(job: Job) -> str | None:
+    """The warning for a finished job whose loss curve ends before its training did: a part trained
+    without a W&B or CSV logger (``resume=<job> logger=none``), so that its curve in
+    ``loss_curves.png`` stops there while the table gives the final loss; ``None`` otherwise (no
+    curve at all has its own warning).
+
+    Where the curve must reach, of a job that logged all its training (metrics.json's ``global_step``
+    ``S``, ``trainer.log_every_n_steps`` ``n``): Lightning logs the per-batch loss at the steps ``s``
+    with ``(s + 1) % n == 0``, so the last of them is at ``S - n`` or later; a job shorter than ``n``
+    steps has only epoch means, logged at each epoch's last step, so its curve reaches the step where
+    its last epoch began (``S`` less metrics.json's ``last_epoch_batches``) or later."""
+    step, last = job.metrics.get("global_step"), job.metrics.get("last_epoch_batches")
+    if not job.curve or not isinstance(step, int) or not isinstance(last, int):
+        return None
+    every = _log_every_n_steps(job.folder)
+    reach = step - last if step < every else step - every
+    end = max(s for s, _ in job.curve)
+    if end >= reach:
+        return None
+    return (f"loss_curves.png: the curve of {job.folder.name} ends at step {end}, but the job trained to "
+            f"step {step}: the part after it was trained without a W&B or CSV logger (logger=none?), so its "
+            f"training loss is not on the curve (the table gives the job's final loss)")
+
+
+def _log_every_n_steps(folder: Path) -> int:
+    """The job's ``trainer.log_every_n_steps`` (its ``config_resolved.yaml``, else its
+    ``.hydra/config.yaml``); Lightning's default, 50, when neither holds a number."""
+    for record in ("config_resolved.yaml", ".hydra/config.yaml"):
+        try:
+            value = yaml.safe_load((folder / record).read_text())["trainer"]["log_every_n_steps"]
+        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 50
+
+
 def loss_curve(folder: Path) -> list[tuple[int, float]]:
     """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several),
     or, for a job without one (``logger=csv``), of its CSV logger's ``csv/version_*/metrics.csv``
