@@ -280,6 +280,15 @@ def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     proc = cli(tmp_path / "run-cut.wandb")
     assert proc.returncode == 0 and "warning:" in proc.stderr and "no exit record" in proc.stdout
     assert not summarize(tmp_path / "run-cut.wandb").finished
+    # pass 39, row 49: before, a file cut before its first row read "history  0 rows", as if the run had
+    # logged nothing; the run record comes first, and the first row after the first _timestamp (a summary)
+    early = file.read_bytes()[: file.read_bytes().index(b"_timestamp")]
+    (tmp_path / "run-early.wandb").write_bytes(early)
+    proc = cli(tmp_path / "run-early.wandb")
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^run      [a-z0-9]{8}  mnist-highway-d6", proc.stdout, re.MULTILINE), proc.stdout
+    assert ("history  0 rows (the file ends before the run's first logged row: cut short, or killed at its "
+            "start?)") in proc.stdout.splitlines()
     # a resumed run: a second offline segment of the same id in the same wandb/ folder is read
     # after the first, as one run
     resumed = tmp_path / "resumed" / "wandb"

@@ -499,7 +499,9 @@ def format_summary(summary: RunSummary) -> str:
            f"file     {summary.path}" + (f"  (the last of the run's {summary.segments} offline segments, all "
                                          f"read as one run)" if summary.segments > 1 else ""),
            f"state    {state}",
-           f"history  {_n(summary.rows, 'row')}"]
+           f"history  {_n(summary.rows, 'row')}" + (
+               " (the file ends before the run's first logged row: cut short, or killed at its start?)"
+               if not summary.rows and summary.exit_code is None and summary.notes else "")]
     out += [f"note     {n}" for n in summary.notes]
     header = ("key", "kind", "rows", "no step", summary.step_key, "_step", "images")
     table = [header]
