@@ -216,33 +216,20 @@ def test_a_data_folder_given_as_a_file_is_not_advised_to_be_moved(tmp_path):
         f"(the one that holds MNIST/ or cifar-10-batches-py/, ...), not a file.")
 
 
-def test_a_data_dir_that_is_the_files_own_folder_is_pointed_one_level_up(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("inside", "what"), [("MNIST/raw", "the folder of the files themselves"),
+                                              ("MNIST", "MNIST/")])
+def test_a_data_dir_inside_the_layout_is_pointed_at_the_folder_above(tmp_path, monkeypatch, inside, what):
     # pass 32, note on row 3: HIGHWAYLAB_DATA_DIR=<data>/MNIST/raw was told to copy the files into
-    # <data>/MNIST/raw/MNIST/raw
-    raw = tmp_path / "MNIST" / "raw"
-    raw.mkdir(parents=True)
-    (raw / "train-images-idx3-ubyte").write_bytes(b"")
-    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(raw))
-    dm = MNISTDataModule(data_dir=str(raw))
-    with pytest.raises(DataError) as err:
-        dm.setup()
-    assert str(err.value) == (
-        f"Data file missing: {raw}/MNIST/raw/train-images-idx3-ubyte. HIGHWAYLAB_DATA_DIR={raw} is the "
-        f"folder of the files themselves; it names the folder that holds MNIST/raw/. Fix: "
-        f"HIGHWAYLAB_DATA_DIR={tmp_path}")
-
-
-def test_a_data_dir_one_level_into_the_layout_is_pointed_at_the_folder_above(tmp_path, monkeypatch):
-    # pass 39, row 7: before, HIGHWAYLAB_DATA_DIR=<data>/MNIST (which holds raw/) got the general advice,
+    # <data>/MNIST/raw/MNIST/raw; pass 39, row 7: <data>/MNIST (which holds raw/) got the general advice,
     # with a data.download=true that would fetch a second MNIST into <data>/MNIST/MNIST/raw
     raw = tmp_path / "MNIST" / "raw"
     raw.mkdir(parents=True)
     (raw / "train-images-idx3-ubyte").write_bytes(b"")
-    given = tmp_path / "MNIST"
+    given = tmp_path / inside
     monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(given))
     dm = MNISTDataModule(data_dir=str(given))
     with pytest.raises(DataError) as err:
         dm.setup()
     assert str(err.value) == (
         f"Data file missing: {given}/MNIST/raw/train-images-idx3-ubyte. HIGHWAYLAB_DATA_DIR={given} is "
-        f"MNIST/; it names the folder that holds MNIST/raw/. Fix: HIGHWAYLAB_DATA_DIR={tmp_path}")
+        f"{what}; it names the folder that holds MNIST/raw/. Fix: HIGHWAYLAB_DATA_DIR={tmp_path}")
