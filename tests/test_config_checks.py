@@ -698,6 +698,13 @@ COMMAND_LINES = {
     # quotes", the command that had failed
     "depth=010": "depth=010: Hydra reads a number with a leading zero as a string. Fix: depth=10",
     "seed=007": "seed=007: Hydra reads a number with a leading zero as a string. Fix: seed=7",
+    # pass 40, row 6: before, "quote it, e.g. \"model.activation='Sigmoid()'\"", which was then refused
+    "model.activation=Sigmoid()": "model.activation=Sigmoid(): an activation is given by its name, not "
+                                  "called. Fix: model.activation=sigmoid (its options: relu, rrelu,",
+    # pass 40, row 34: before, "run: an override needs a value: run=<value> (or ... +run=<value> to add one)"
+    "run_name=my run": "run: an argument without '=' after run_name=my: the shell split a value at a space. "
+                       "Fix: quote the override, e.g. 'run_name=my run', or leave the space out "
+                       "(run_name=my_run)",
     # pass 39, row 36: before, Hydra's 5 lines ("list index out of range", "full_key: model.stages[5]")
     "model=conv_highway model.stages.5.channels=3": (
         "model.stages.5.channels=3: model.stages is a list of 3 entries (indices 0 to 2), so it has no entry "

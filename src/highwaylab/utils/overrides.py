@@ -682,6 +682,7 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
                 raise OverrideError(_split_list(overrides, i) or _colon(overrides, i, config_dir, config_name)
+                                    or _split_value(overrides, i, config_dir)
                                     or _unreadable(override)) from None
         return None
     for override in parsed:
@@ -1289,6 +1290,29 @@ def _split_list(overrides: list[str], i: int) -> str | None:
             f"Fix: write {key}={joined} (no spaces {after} commas)")
 
 
+def _split_value(overrides: list[str], i: int, config_dir: str | Path) -> str | None:
+    """The message for ``overrides[i]``, a word without '=' right after a ``key=value``, when the shell
+    split a value at a space (``run_name=my run``, ``tags=first run``: ``run`` alone is no override)
+    (breaking pass 40, row 34: before, "run: an override needs a value: run=<value> (or ... +run=<value>
+    to add one)", which would add a key nothing reads); ``None`` otherwise, and for a config group
+    (``model=plain residual``: a missing comma, not a value with a space)."""
+    word = overrides[i]
+    if i == 0 or "=" in word or word.startswith(("~", "+", "-")) or "=" not in overrides[i - 1]:
+        return None
+    key, _, value = overrides[i - 1].partition("=")
+    if (Path(config_dir) / key.lstrip("+~")).is_dir():
+        return None
+    stray = []
+    for token in overrides[i:]:
+        if "=" in token or token.startswith(("~", "+", "-")):
+            break
+        stray.append(token)
+    whole = " ".join([value, *stray])
+    return (f"{word}: an argument without '=' after {overrides[i - 1]}: the shell split a value at a space. "
+            f"Fix: quote the override, e.g. {shlex.quote(f'{key}={whole}')}, or leave the space out "
+            f"({key}={'_'.join([value, *stray])})")
+
+
 def _colon(overrides: list[str], i: int, config_dir: str | Path, config_name: str) -> str | None:
     """The message for ``overrides[i]``, which does not parse, when it is ``<key>:<value>`` (a colon
     for '=', as in YAML: ``model:highway``, ``trainer.max_epochs: 3``) and ``<key>`` is a config group
@@ -1366,6 +1390,13 @@ def _unreadable(override: str) -> str:
         fix = (f"{key}={inner}" if "," not in inner else
                f"-m {bare}={inner} for a sweep, one job per value, or '{key}=[{inner}]' for a list")
         return (f"{override}: Hydra's override grammar takes no parentheses around a value. Fix: {fix}")
+    call = re.fullmatch(r"([A-Za-z_]\w*)\s*\(.*\)", inner)
+    if call and key.lstrip("+~").rsplit(".", 1)[-1] == "activation":  # pass 40, row 6: before, "quote it",
+        # and the quoted 'Sigmoid()' was then refused as not an activation
+        from highwaylab.models.spec import ACTIVATIONS
+
+        return (f"{override}: an activation is given by its name, not called. Fix: {key}={call[1].lower()} "
+                f"(its options: {', '.join(name.lower() for name in ACTIVATIONS)})")
     return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
             f"e.g. \"{key}='{value}'\"")
 
