@@ -705,6 +705,11 @@ COMMAND_LINES = {
     "run_name=my run": "run: an argument without '=' after run_name=my: the shell split a value at a space. "
                        "Fix: quote the override, e.g. 'run_name=my run', or leave the space out "
                        "(run_name=my_run)",
+    # pass 40, row 37: before, 1e-400 was read as 0 and the run trained nothing, warned of an "lr=0"
+    "optim.optimizer.lr=1e-400": "optim.optimizer.lr=1e-400: 1e-400 is below the smallest float (about "
+                                 "5e-324), so it would be read as 0. Fix: a value within a float's range",
+    "-m optim.optimizer.lr=0.1,2e400": "optim.optimizer.lr=0.1,2e400: 2e400 is above the largest float "
+                                       "(about 1.8e308), so it would be read as inf. Fix:",
     # pass 39, row 36: before, Hydra's 5 lines ("list index out of range", "full_key: model.stages[5]")
     "model=conv_highway model.stages.5.channels=3": (
         "model.stages.5.channels=3: model.stages is a list of 3 entries (indices 0 to 2), so it has no entry "

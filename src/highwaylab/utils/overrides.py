@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 import re
 import shlex
@@ -696,6 +697,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 raise OverrideError(problem)
         if problem := _shared_folder(override.key_or_group, override.input_line):
             raise OverrideError(problem)
+        if problem := _out_of_float_range(override.input_line):
+            raise OverrideError(problem)
         if problem := _follows_top_level(override.key_or_group, override.input_line, overrides, config_dir,
                                          config_name):
             raise OverrideError(problem)
@@ -1288,6 +1291,26 @@ def _split_list(overrides: list[str], i: int) -> str | None:
             else f"the next arguments, {' '.join(stray)}, have")
     return (f"{overrides[head]}: a space {after} a comma split the list of values: {left} no '=' of its own. "
             f"Fix: write {key}={joined} (no spaces {after} commas)")
+
+
+FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+(?![\w.])")
+
+
+def _out_of_float_range(override: str) -> str | None:
+    """The message for an override with a number in exponent form beyond a float's range
+    (``optim.optimizer.lr=1e-400``: read as 0.0, so the run trained nothing, and its warning spoke of an
+    ``lr=0`` never typed: breaking pass 40, row 37; ``1e400``: read as inf); ``None`` otherwise."""
+    _, _, value = override.partition("=")
+    for number in FLOAT.findall(value):
+        read = float(number)
+        mantissa = re.split(r"[eE]", number)[0]
+        if read == 0 and any(c in "123456789" for c in mantissa):
+            return (f"{override}: {number} is below the smallest float (about 5e-324), so it would be read "
+                    f"as 0. Fix: a value within a float's range (e.g. 1e-6)")
+        if math.isinf(read):
+            return (f"{override}: {number} is above the largest float (about 1.8e308), so it would be read "
+                    f"as inf. Fix: a value within a float's range (e.g. 1e6)")
+    return None
 
 
 def _split_value(overrides: list[str], i: int, config_dir: str | Path) -> str | None:
