@@ -45,6 +45,19 @@ class DeleteRunFolderAt(L.Callback):
             shutil.rmtree(trainer.default_root_dir)
 
 
+class MoveRunFolderAt(L.Callback):
+    """Rename the run's folder (``trainer.default_root_dir``) to ``<it>_moved`` at the end of the
+    training batch of step ``step``, as a user's ``mv`` of a running run does."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            folder = str(trainer.default_root_dir).rstrip("/")
+            os.rename(folder, folder + "_moved")
+
+
 class DeleteBestAtFitEnd(L.Callback):
     """Delete the best checkpoint (``trainer.checkpoint_callback.best_model_path``) when fitting ends,
     before the test that runs on it, as a user's ``rm`` of it during the run does."""

@@ -1180,6 +1180,29 @@ def test_a_run_folder_deleted_during_the_run_is_one_line(tmp_path, data_dir):
     assert "The run failed" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
+def test_a_run_folder_moved_during_the_run_is_one_line_and_not_made_again(tmp_path, data_dir):
+    # pass 40, row 65 (major): before, `mv <run> <run>_moved` while the run trained (W&B logger, figures)
+    # and its next checkpoints and metrics.json went into a new <run>, its record stayed in <run>_moved,
+    # exit 0; a resume of the moved folder was told it "stopped before its first checkpoint"
+    run, moved = tmp_path / "run", tmp_path / "run_moved"
+    mv = ["+callbacks.mv._target_=tests.signal_at.MoveRunFolderAt", "+callbacks.mv.step=5"]
+    tiny = [o for o in TINY if not o.startswith(("logger=", "trainer.limit_train_batches=", "trainer.max_"))]
+    proc = run_train([*tiny, "logger=wandb", "trainer.max_epochs=2", "trainer.limit_train_batches=4", *mv],
+                     tmp_path)
+    assert one_line(proc) == (
+        f"the run's folder {run} disappeared during the run (deleted, or moved away): "
+        f"{run}/checkpoints/epoch_001.ckpt could not be written. What it held went with it; start the run "
+        f"again, or, if you moved it, resume it from its new place: python train.py resume=<its new folder>")
+    # before: made again, with checkpoints/ and metrics.json (W&B's own process still writes its files by
+    # their old path, under run/wandb/)
+    assert not (run / "checkpoints").exists() and not (run / "metrics.json").exists()
+    assert (moved / "checkpoints" / "last.ckpt").is_file() and (moved / ".hydra").is_dir()
+    again = run_train([f"resume={moved}", "callbacks.mv.step=-1"], tmp_path, run_dir=False)  # the fix
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    assert json.loads((moved / "metrics.json").read_text())["global_step"] == 8
+
+
 def test_a_metrics_file_that_cannot_be_written_is_one_line_with_the_fix(tmp_path):
     # pass 32, row 9 (major): before, a protected (immutable) metrics.json gave Hydra's traceback of
     # "PermissionError: [Errno 1] Operation not permitted: '<run>/metrics.json.tmp' -> '<run>/metrics.json'"

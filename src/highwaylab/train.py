@@ -65,6 +65,7 @@ from highwaylab.utils.output_folder import check_checkpoint_fits, training_start
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.ranks import further_rank
 from highwaylab.utils.resume import check_resume, continue_wandb_steps, run_metrics, run_of, saved_dirpath
+from highwaylab.utils.run_folder import remember as remember_run_folder
 from highwaylab.utils.shell_args import override_arg
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
 from highwaylab.utils.sweep import in_multirun
@@ -93,6 +94,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     validate(cfg)  # the torch-free checks, which train.py ran before importing torch: cheap
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    remember_run_folder(output_dir)  # moved or deleted mid-run: found before a write makes a new one
     # a dirpath that cannot take files, or holds another run's checkpoints: one line, before training
     check_checkpoint_dirs(cfg.get("callbacks"), output_dir, cfg.get("ckpt_path"))
     check_figures_folder(output_dir)  # a file there: before, found at the first figure, mid-run

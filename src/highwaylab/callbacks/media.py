@@ -36,6 +36,7 @@ from lightning.pytorch.utilities import rank_zero_only, rank_zero_warn
 from matplotlib.figure import Figure
 
 from highwaylab.analysis.plots import to_rgb
+from highwaylab.utils.run_folder import gone
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,9 @@ def _write_file(trainer: L.Trainer, key: str, step: int, suffix: str,
         return None
     folder = Path(trainer.default_root_dir) / "figures" / key.replace("/", "_")
     path = folder / f"step_{step:07d}.{suffix}"
+    if gone(folder) is not None:  # moved away mid-run: mkdir would make a new one; the run's next
+        _off(trainer).add(FILES)  # checkpoint (or metrics.json) ends it with the one line that says so
+        return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write(path)

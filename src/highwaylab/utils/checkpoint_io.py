@@ -19,6 +19,7 @@ from lightning.fabric.plugins import TorchCheckpointIO
 from lightning.fabric.utilities.cloud_io import _is_local_file_protocol
 
 from highwaylab.errors import CheckpointWriteError, ConfigError
+from highwaylab.utils.run_folder import gone
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):
@@ -41,6 +42,8 @@ class AtomicCheckpointIO(TorchCheckpointIO):
         if storage_options is not None or not _is_local_file_protocol(path):
             return super().save_checkpoint(checkpoint, path, storage_options)  # its error, or remote storage
         path = Path(path)
+        if (folder := gone(path)) is not None:  # moved away mid-run: its mkdir below would make a new one
+            raise FileNotFoundError(errno.ENOENT, f"the run's folder {folder} is gone", str(path))
         tmp = path.with_name(path.name + ".tmp")
         buffer = io.BytesIO()
         torch.save(checkpoint, buffer)  # serialised first: only the file write can fail below

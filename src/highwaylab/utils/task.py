@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from highwaylab.errors import HighwaylabError, RunFolderGone, RunInterrupted
 from highwaylab.utils import interrupt
+from highwaylab.utils.run_folder import gone
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -50,7 +51,7 @@ def run_folder_gone(err: BaseException, run: str | os.PathLike | None) -> RunFol
     """A :class:`RunFolderGone` for ``err`` when a file-not-found ``OSError`` in its chain of causes
     names a file under ``run`` (``paths.output_dir``) and ``run`` itself no longer exists: a logger
     (the CSV logger's ``metrics.csv``) or a checkpoint met a deleted run folder. ``None`` otherwise."""
-    if not run or os.path.isdir(run):
+    if not run or (os.path.isdir(run) and gone(run) is None):  # (moved away, another made in its place)
         return None
     folder = os.path.abspath(run)
     while err is not None:
