@@ -105,6 +105,15 @@ def test_a_run_stopped_before_training_in_a_named_folder_says_to_remove_it_first
     assert interrupt._message(15, None, at_once=True) == (
         f"interrupted by SIGTERM before training started: nothing was saved, nor trained; start the run "
         f"again: rm -r {hydra_run} (it holds only this start's record and log), then the same command.")
+    # pass 40, row 60 (major): a sweep's job was told "the same command", which its sweep's folder refuses
+    with read_write(hydra), open_dict(hydra):
+        hydra.mode, hydra.overrides.task = "MULTIRUN", ["seed=1", "depth=3"]
+    assert interrupt._message(15, None, at_once=True) == (
+        f"interrupted by SIGTERM before training started: nothing was saved, nor trained; run this job "
+        f"again into its sweep: rm -r {hydra_run} (it holds no checkpoint), then python train.py seed=1 "
+        f"depth=3 hydra.run.dir={hydra_run}.")
+    with read_write(hydra), open_dict(hydra):
+        hydra.mode = "RUN"
     # never for a folder that holds a run's checkpoint, nor for a resume (resume= names the run's folder)
     (hydra_run / "checkpoints").mkdir()
     (hydra_run / "checkpoints" / "last.ckpt").write_bytes(b"")

@@ -365,6 +365,18 @@ def test_a_run_without_any_checkpoint_is_started_again(tmp_path):
         f"stopped before its first checkpoint); start it again: python train.py {' '.join(OWN)}")
 
 
+def test_a_sweeps_job_without_any_checkpoint_is_started_again_into_its_folder(tmp_path):
+    # pass 40, row 60 (major): before, a sweep's job interrupted before its first checkpoint was given a
+    # command without hydra.run.dir, which ran it outside the sweep (the report and W&B group lost it)
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "multirun.yaml").write_text("hydra: {}\n")
+    job = make_run(tmp_path / "sweep" / "0_job")
+    assert message(f"resume={job}") == (
+        f"resume={job}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it "
+        f"stopped before its first checkpoint); start it again: rm -r {job} (it holds no checkpoint), then "
+        f"python train.py {' '.join(OWN)} hydra.run.dir={job}")
+
+
 def test_a_run_that_failed_before_its_first_checkpoint_is_named_with_its_error(tmp_path):
     # pass 37, row 40: before, "it stopped before its first checkpoint); start it again: python train.py
     # ... optim.optimizer.lr=1e30", the learning rate that had made the loss NaN at step 1, without a word

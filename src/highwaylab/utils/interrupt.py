@@ -443,6 +443,7 @@ def _start_again() -> str:
     (it holds a record), that folder's removal first (before: "the same command", which was refused)."""
     try:
         from hydra.core.hydra_config import HydraConfig
+        from hydra.types import RunMode
 
         if HydraConfig.initialized():
             hydra = HydraConfig.get()
@@ -451,6 +452,12 @@ def _start_again() -> str:
             resumed = any(o.split("=", 1)[0].lstrip("+") == "ckpt_path" for o in hydra.overrides.task)
             # never for a resume (resume= names the run's own folder) or a folder with a run's results
             kept = (folder / "metrics.json").exists() or any(folder.glob("**/*.ckpt"))
+            if hydra.mode == RunMode.MULTIRUN and not resumed and not kept:  # a sweep's job: the
+                # same command is refused in the sweep's folder (pass 40, row 60)
+                from highwaylab.utils.resume import start_job_again
+
+                again = start_job_again(folder, list(hydra.overrides.task))
+                return f"run this job again into its sweep: {again}"
             if named and not resumed and not kept:
                 return (f"start the run again: rm -r {shlex.quote(str(folder))} (it holds only this start's "
                         f"record and log), then the same command")

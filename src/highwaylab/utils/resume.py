@@ -389,6 +389,9 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
                               f"resumed or extended; start a new run: {again}")
+        if (path.parent / "multirun.yaml").is_file():  # a sweep's job: again into its folder (pass 40,
+            again = start_job_again(path, merge_overrides(run_overrides(path), list(extra)))  # row 60:
+            # before, a command without hydra.run.dir, which ran the job outside its sweep)
         failure = last_error_line(path)  # pass 37, row 40: before, "start it again" with the same
         if failure is not None:  # learning rate that had made the loss NaN at step 1
             raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
@@ -1454,6 +1457,15 @@ def _checkpoints_under(run: Path) -> list[Path]:
     found = (p for p in run.rglob("*.ckpt") if p.is_file() and "wandb" not in p.relative_to(run).parts
              and not nested(p))
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+
+
+def start_job_again(job: Path, overrides: list[str]) -> str:
+    """How to run a sweep's job that wrote no checkpoint (interrupted or failed before it) again into
+    its folder, where the report finds it and the run joins the sweep's W&B group: the folder removed
+    first (it holds only the record and log of that start: a new run there is refused otherwise),
+    then its own ``overrides`` with ``hydra.run.dir=<job>``."""
+    return (f"rm -r {shlex.quote(str(job))} (it holds no checkpoint), then "
+            f"{_command([*overrides, f'hydra.run.dir={hydra_value(str(job.resolve()))}'])}")
 
 
 def _command(overrides: list[str]) -> str:
