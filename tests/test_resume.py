@@ -567,7 +567,7 @@ def test_a_refused_resume_is_not_taken_as_the_runs_latest_start(finished, tmp_pa
     # tenth pass: before, its .hydra/resumed_<time>/ record made every later resume= repeat the refused
     # overrides (a missing data folder, an extension never trained)
     run = tmp_path / "copy"
-    shutil.copytree(finished, run)
+    shutil.copytree(finished, run, symlinks=True)  # W&B's latest-run link, as a link
     proc = train_py([f"resume={run}", "trainer.max_epochs=3", f"data.data_dir={tmp_path}/nodata"], tmp_path)
     assert proc.returncode == 1, proc.stderr[-3000:]
     refused_record = next((run / ".hydra").glob("refused_*"))
@@ -575,6 +575,20 @@ def test_a_refused_resume_is_not_taken_as_the_runs_latest_start(finished, tmp_pa
     assert f"(this refused resume's record is kept apart, in {refused_record})" in proc.stdout + proc.stderr
     assert not list((run / ".hydra").glob("resumed_*"))
     assert not [a for a in argv(f"resume={run}", "trainer.max_epochs=3") if a.startswith("data.data_dir")]
+    # pass 40, row 73 (major): a data file found damaged once W&B had started left a W&B segment closed
+    # with exit code 1 in the finished run's wandb/, which wandb sync uploads as the run's last state
+    segments = sorted(p.name for p in (run / "wandb").glob("offline-run-*"))
+    raw = tmp_path / "damaged" / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-labels-idx1-ubyte"):
+        (raw / name).symlink_to(Path(os.environ["HIGHWAYLAB_DATA_DIR"]) / "MNIST" / "raw" / name)
+    (raw / "t10k-images-idx3-ubyte").write_bytes(b"")
+    proc = train_py([f"resume={run}", "trainer.max_epochs=3", f"data.data_dir={tmp_path}/damaged"], tmp_path)
+    assert proc.returncode == 1 and "Data file corrupt: " in proc.stdout + proc.stderr, proc.stderr[-3000:]
+    assert sorted(p.name for p in (run / "wandb").glob("offline-run-*")) == segments
+    assert (run / "wandb" / "latest-run").resolve() == (run / "wandb" / segments[-1]).resolve()
+    refused = max((run / ".hydra").glob("refused_*"))
+    assert len(list((refused / "wandb").glob("offline-run-*"))) == 1  # kept, apart from the run's
 
 
 @pytest.mark.slow

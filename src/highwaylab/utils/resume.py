@@ -49,6 +49,7 @@ axis of the earlier segments (:func:`continue_wandb_steps`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -445,7 +446,41 @@ def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> P
         record.rename(target)
     except OSError:
         return None
+    set_aside_wandb_segments(run, target, started)
     return target
+
+
+def set_aside_wandb_segments(run: Path, record: Path, started: float) -> list[Path]:
+    """Move the W&B offline segments that a refused resume of ``run`` wrote (``wandb/offline-run-*``
+    folders changed since ``started``, the process's start) into its set-aside ``record``, and point
+    ``wandb/latest-run`` (and W&B's ``debug*.log`` links) back at the run's latest segment left, so that
+    ``wandb sync <run>/wandb/offline-run-*`` does not upload the refused start, closed with exit code
+    1, as the last state of the run (breaking pass 40, row 73: before, a finished run resumed with a
+    damaged data file showed in W&B as failed). Returns the segments moved."""
+    wandb_dir = run / "wandb"
+    moved = []
+    for segment in sorted(wandb_dir.glob("*run-*")):
+        if segment.is_symlink() or not segment.is_dir() or segment.stat().st_mtime < started:
+            continue
+        try:
+            (record / "wandb").mkdir(exist_ok=True)
+            segment.rename(record / "wandb" / segment.name)
+        except OSError:
+            continue
+        moved.append(record / "wandb" / segment.name)
+    if not moved:
+        return moved
+    left = sorted((p for p in wandb_dir.glob("*run-*") if p.is_dir() and not p.is_symlink()),
+                  key=lambda p: p.name.split("-")[-2])  # by the start time in the name
+    for link, inside in (("latest-run", ""), ("debug.log", "logs/debug.log"),
+                         ("debug-internal.log", "logs/debug-internal.log")):
+        path = wandb_dir / link
+        with contextlib.suppress(OSError):
+            if path.is_symlink() and not path.exists():  # it named a segment moved away
+                path.unlink()
+                if left:
+                    path.symlink_to(Path(left[-1].name) / inside if inside else left[-1].name)
+    return moved
 
 
 def last_checkpoint_path(run: Path) -> Path:
