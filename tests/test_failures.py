@@ -1358,3 +1358,16 @@ def test_a_run_into_a_sweeps_folder_joins_the_sweeps_wandb_group(tmp_path, data_
     (other / "multirun.yaml").write_text("hydra: {}\n")
     train(compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], other / "0_job"))
     assert summarize(other / "0_job").group == "sweep-sw5"
+
+
+def test_a_best_checkpoint_deleted_before_a_run_without_test_is_not_recorded(tmp_path, data_dir, caplog):
+    # pass 40, row 47: before, resume=<run> test=false (the fix for a deleted best checkpoint) wrote a
+    # metrics.json whose best_ckpt named the deleted file
+    rm = ["test=false", "+callbacks.rm._target_=tests.signal_at.DeleteBestAtFitEnd"]
+    with caplog.at_level("WARNING", logger="highwaylab.train"):
+        metrics = train(compose_cfg(TINY + rm, tmp_path))
+    best = tmp_path / "checkpoints" / "epoch_000.ckpt"
+    assert metrics["best_ckpt"] is None and not best.exists()
+    assert json.loads((tmp_path / "metrics.json").read_text())["best_ckpt"] is None
+    assert (f"highwaylab: the best checkpoint {best} is gone (deleted or moved?), so metrics.json records "
+            f"best_ckpt: null") in caplog.messages

@@ -207,6 +207,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
         test_metrics = _floats(trainer.callback_metrics)
         note_partial_sets(module, datamodule, trainer)
+    if best and not Path(best).is_file() and trainer.is_global_zero:  # test=false: never read (pass 40,
+        log.warning(f"highwaylab: the best checkpoint {best} is gone (deleted or moved?), so metrics.json "
+                    f"records best_ckpt: null")  # row 47: before, metrics.json named the deleted file)
+        best = ""
     wandb_logger = next((lg for lg in loggers if isinstance(lg, WandbLogger)), None)
     last_batches, per_epoch = epoch_batches(trainer)
     metrics = {
