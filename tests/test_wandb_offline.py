@@ -112,8 +112,13 @@ def test_a_segment_closed_by_a_signal_is_not_shown_as_finished():
 
     assert "state    finished, exit code 0\n" in format_summary(summarize_records(RECORDS, "x.wandb"))
     closed = [*RECORDS[:-1], {"type": "exit", "exit": {"exit_code": 130}}]
-    assert "state    closed with exit code 130: not finished (failed, or interrupted: resume it)\n" in \
+    assert "state    closed with exit code 130: not finished (interrupted by a signal: resume it)\n" in \
         format_summary(summarize_records(closed, "x.wandb"))
+    # pass 40, row 51: before, "(failed, or interrupted: resume it)" of a run that failed at step 1, with
+    # no checkpoint to resume from
+    failed = [*RECORDS[:-1], {"type": "exit", "exit": {"exit_code": 1}}]
+    assert ("state    closed with exit code 1: the run failed (the last highwaylab: line of its train.log "
+            "says why and how to go on)\n") in format_summary(summarize_records(failed, "x.wandb"))
 
 
 def test_an_unfinished_run_has_no_exit_code():

@@ -485,8 +485,13 @@ def format_summary(summary: RunSummary) -> str:
     """The text that the command line prints."""
     if summary.finished and summary.exit_code == 0:
         state = "finished, exit code 0"
-    elif summary.finished:  # before: "finished, exit code 130" for an interrupted run's segment
-        state = f"closed with exit code {summary.exit_code}: not finished (failed, or interrupted: resume it)"
+    elif summary.finished and summary.exit_code in (129, 130, 143):  # before: "finished, exit code 130"
+        state = (f"closed with exit code {summary.exit_code}: not finished "
+                 f"(interrupted by a signal: resume it)")
+    elif summary.finished:  # pass 40, row 51: before, "(failed, or interrupted: resume it)" of a run that
+        # failed before its first checkpoint, which resume= refuses
+        state = (f"closed with exit code {summary.exit_code}: the run failed (the last highwaylab: line of "
+                 f"its train.log says why and how to go on)")
     else:
         state = "no exit record (the run is still active, or was killed)"
     project = summary.project or "-"
