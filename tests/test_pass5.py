@@ -299,15 +299,18 @@ def test_wandb_gets_the_image_without_the_file_and_a_refusing_logger_is_dropped(
 def test_a_training_run_whose_figures_cannot_be_written_finishes_with_its_checkpoints(tmp_path, caplog):
     from highwaylab.train import train
 
-    (tmp_path / "figures").write_text("a file where the figures folder goes\n")
+    # a file where a figure's folder goes (a file at figures/ itself is refused before training: pass 39,
+    # row 39), so that the figure cannot be written mid-run
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "gates_mean_by_step").write_text("a file where a figure's folder goes\n")
     with caplog.at_level(logging.WARNING, logger=MEDIA_LOGGER):
         metrics = train(compose_cfg(TINY, tmp_path))
     assert metrics["global_step"] == 4 and (tmp_path / "checkpoints" / "last.ckpt").is_file()
     assert (tmp_path / "metrics.json").is_file()
     said = messages(caplog, MEDIA_LOGGER)
     assert len(said) == 1, said
-    assert said[0].startswith(f"highwaylab: could not write {tmp_path / 'figures'}/")
-    assert said[0].endswith(f"({os.strerror(errno.ENOTDIR)}): no more figure or table files are written "
+    assert said[0].startswith(f"highwaylab: could not write {tmp_path / 'figures' / 'gates_mean_by_step'}/")
+    assert said[0].endswith(f"({os.strerror(errno.EEXIST)}): no more figure or table files are written "
                                 "in this run; the run goes on")
 
 
