@@ -1173,11 +1173,15 @@ def test_a_run_folder_deleted_during_the_run_is_one_line(tmp_path, data_dir):
     tiny = [o for o in TINY if not o.startswith(("logger=", "trainer.limit_train_batches="))]
     proc = run_train([*tiny, "logger=csv", "callbacks=minimal", "trainer.limit_train_batches=60", *rm],
                      tmp_path)
-    assert one_line(proc) == (
-        f"the run's folder {run} disappeared during the run (deleted, or moved away): "
-        f"{run}/csv/version_0/metrics.csv could not be written. What it held went with it; start the run "
-        f"again, or, if you moved it, resume it from its new place: python train.py resume=<its new folder>")
+    assert one_line(proc) == folder_gone(run, run / "csv" / "version_0" / "metrics.csv")
     assert "The run failed" not in proc.stdout + proc.stderr
+
+
+def folder_gone(run: Path, file: Path) -> str:
+    """The line of a run whose folder ``run`` went away while it trained, found when ``file`` was written."""
+    return (f"the run's folder {run} disappeared during the run (deleted, or moved away): {file} could not "
+            f"be written. What it held went with it; start the run again, or, if you moved it, resume it "
+            f"from its new place: python train.py resume=<its new folder>")
 
 
 @pytest.mark.slow
@@ -1190,10 +1194,7 @@ def test_a_run_folder_moved_during_the_run_is_one_line_and_not_made_again(tmp_pa
     tiny = [o for o in TINY if not o.startswith(("logger=", "trainer.limit_train_batches=", "trainer.max_"))]
     proc = run_train([*tiny, "logger=wandb", "trainer.max_epochs=2", "trainer.limit_train_batches=4", *mv],
                      tmp_path)
-    assert one_line(proc) == (
-        f"the run's folder {run} disappeared during the run (deleted, or moved away): "
-        f"{run}/checkpoints/epoch_001.ckpt could not be written. What it held went with it; start the run "
-        f"again, or, if you moved it, resume it from its new place: python train.py resume=<its new folder>")
+    assert one_line(proc) == folder_gone(run, run / "checkpoints" / "epoch_001.ckpt")
     # before: made again, with checkpoints/ and metrics.json (W&B's own process still writes its files by
     # their old path, under run/wandb/)
     assert not (run / "checkpoints").exists() and not (run / "metrics.json").exists()
