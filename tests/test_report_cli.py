@@ -959,3 +959,26 @@ def yaml_load(path: Path) -> dict:
     import yaml
 
     return yaml.safe_load(path.read_text())
+
+
+@pytest.mark.slow
+def test_a_job_resumed_with_another_logger_keeps_both_parts_of_its_curve(tmp_path, data_dir):
+    # pass 41, row 34 (major): before, a job that logged epoch 0 to CSV and, resumed with logger=wandb,
+    # epoch 1 to W&B had a curve of epoch 1 alone: its CSV part was dropped, without a word
+    from highwaylab.analysis.sweep_report import loss_curve
+
+    from .conftest import ROOT
+
+    job = tmp_path / "sw" / "0_job"
+    tiny = ["depth=3", "trainer.limit_train_batches=3", "trainer.limit_val_batches=2",
+            "trainer.limit_test_batches=2", "callbacks=minimal"]
+    for args in ([*tiny, "trainer.max_epochs=1", "logger=csv", f"hydra.run.dir={job}"],
+                 [f"resume={job}", "trainer.max_epochs=2", "logger=wandb"]):
+        proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *args], capture_output=True, text=True,
+                              timeout=300, env=subprocess_env(), cwd=tmp_path)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    csv_part = next(float(row["train/loss"]) for row in csv.DictReader(
+        (job / "csv" / "version_0" / "metrics.csv").open()) if row.get("train/loss"))
+    curve = loss_curve(job)
+    assert [step for step, _ in curve] == [2, 5]  # the epoch means of epochs 0 (CSV) and 1 (W&B)
+    assert curve[0][1] == pytest.approx(csv_part)

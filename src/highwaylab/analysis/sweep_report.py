@@ -352,9 +352,9 @@ def _log_every_n_steps(folder: Path) -> int:
 
 
 def loss_curve(folder: Path) -> list[tuple[int, float]]:
-    """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several),
-    or, for a job without one (``logger=csv``), of its CSV logger's ``csv/version_*/metrics.csv``
-    (before: no curve, and an empty figure with no word on the console): the per-batch
+    """``(step, training loss)`` of every offline W&B run in ``folder`` (a resumed job has several)
+    and of its CSV logger's ``csv/version_*/metrics.csv`` (``logger=csv``; before: no curve, and an
+    empty figure with no word on the console): the per-batch
     ``train/loss_step`` (logged every ``trainer.log_every_n_steps`` steps), or, for a job too short
     to log it, the per-epoch ``train/loss``."""
     per_step, per_epoch = {}, {}
@@ -369,7 +369,10 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
                           f"damaged?); its training loss {'after that ' if found else ''}is left out",
                           stacklevel=2)
         rows += [r["history"]["item"] for r in found if r.get("type") == "history"]
-    rows = rows or _csv_rows(folder)
+    # both: a job that logged part of its training to CSV and the rest to W&B (resumed with another
+    # logger: pass 41, row 34, before, its CSV part was dropped when it had any W&B rows); W&B's value
+    # wins where both logged a step (logger=[wandb,csv])
+    rows = _csv_rows(folder) + rows
     bad = None
     for row in rows:
         if row.get(STEP) not in (None, ""):
