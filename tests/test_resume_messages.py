@@ -971,9 +971,20 @@ def test_the_fix_for_a_step_limit_below_the_checkpoint_keeps_the_other_overrides
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=6, mid_epoch=False)
     (run / "metrics.json").write_text(json.dumps({"global_step": 6, "test/acc": 0.5}))
     text = message(f"resume={run}", "trainer.max_epochs=3", "trainer.max_steps=4")
-    assert text.endswith(f"nothing would be trained. Resume with trainer.max_steps=7 or more: python "
-                         f"train.py resume={run} trainer.max_epochs=3 trainer.max_steps=7"), text
-    assert argv(*fix_command(text, "or more: "))[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # accepted
+    # pass 41, row 36 (major): a step limit from an epoch's end trained an epoch too few (Lightning), so the
+    # fix goes on by epochs
+    assert text.endswith(f"nothing would be trained. Lightning cannot go on by a step limit from an "
+                         f"epoch's end: continue it by epochs, e.g. python train.py resume={run} "
+                         f"trainer.max_epochs=3 trainer.max_steps=-1"), text
+    assert argv(*fix_command(text, "e.g. "))[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # accepted
+    with pytest.raises(ResumeError) as err:  # the step limit itself, from an epoch's end
+        argv(f"resume={run}", "trainer.max_epochs=3", "trainer.max_steps=7")
+    assert str(err.value).startswith(
+        f"resume={run}: trainer.max_steps=7 with a checkpoint saved at the end of an epoch (")
+    assert str(err.value).endswith(
+        "): Lightning then replays that finished epoch, empty, and counts it twice, so the run would train "
+        "an epoch too few and stop saying max_epochs was reached. Fix: limit it by epochs alone: python "
+        f"train.py resume={run} trainer.max_epochs=3 trainer.max_steps=-1")
 
 
 def test_two_copies_of_a_deleted_run_do_not_continue_one_wandb_run(tmp_path, caplog):

@@ -1031,6 +1031,17 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     done_epochs = max_epochs != -1 and epochs >= max_epochs
     done_steps = max_steps != -1 and steps >= max_steps
     if not (done_epochs or done_steps):
+        if max_steps != -1 and not progress.mid_epoch:  # pass 41, rows 36, 62, 63 (major): before, exit 0
+            # with one epoch trained too few (or none) and "max_epochs reached" in the log and the record
+            given = "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME
+                            if _key_value(o)[0] != "trainer.max_steps") if resume else ""
+            where = override_arg("resume", run) if resume and run is not None else (
+                override_arg("ckpt_path", ckpt_path))
+            raise ResumeError(
+                f"{name}: trainer.max_steps={max_steps} with a checkpoint saved at the end of an epoch "
+                f"({progress.describe()}): Lightning then replays that finished epoch, empty, and counts it "
+                f"twice, so the run would train an epoch too few and stop saying max_epochs was reached. "
+                f"Fix: limit it by epochs alone: python train.py {where}{given} trainer.max_steps=-1")
         if resume and run is not None and _result_at(run, steps) and not _extended(run, cfg, name):
             raise ResumeError(  # before: an early-stopped run trained on, its metrics.json replaced
                 f"{name}: the run has finished: it stopped {progress.describe()}, before "
@@ -1076,6 +1087,15 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     own_text = f", and the run's own {key} is {own}" if own is not None and own != value else ""
     if resume and isinstance(own, int) and own >= need:
         fix = f"Resume without {key}={value} (python train.py {again}), or with {key}={need} or more"
+    elif key == "trainer.max_steps" and not progress.mid_epoch:  # pass 41, row 36: a step limit from an
+        # epoch's end is the path where Lightning trains an epoch too few (refused above)
+        by_epochs = f"trainer.max_epochs={max(epochs + 1, max_epochs)} trainer.max_steps=-1"
+        kept = "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME
+                       if _key_value(o)[0] not in ("trainer.max_epochs", "trainer.max_steps"))
+        fix = (f"Lightning cannot go on by a step limit from an epoch's end: continue it by epochs, e.g. "
+               f"python train.py {override_arg('resume', run)}{kept} {by_epochs}" if resume and run else
+               f"Lightning cannot go on by a step limit from an epoch's end: give {by_epochs} with "
+               f"ckpt_path={ckpt_path}")
     elif resume:
         fix = f"Resume with {key}={need} or more: python train.py {again} {key}={need}"
     else:
