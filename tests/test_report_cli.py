@@ -193,6 +193,20 @@ def test_a_curve_that_stops_before_the_jobs_training_did_is_named(tmp_path):
         f"(logger=none?), so its training loss is not on the curve (the table gives the job's final loss)"]
 
 
+def test_a_job_that_failed_on_a_seed_that_is_no_integer_is_listed_not_a_traceback(tmp_path):
+    # pass 41, row 66 (major): before, -m 'seed=0,x' (job 1 failed: seed='x' refused) made the report end
+    # in a traceback, int('x') of the job's recorded seed
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    bad = write_job(sweep, 1, [*FIXED, "seed=1"], None, None, "seed='x' must be an integer")
+    config = bad / ".hydra" / "config.yaml"
+    config.write_text(config.read_text().replace("seed: 1\n", "seed: x\n"))
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert f"- {bad.name}: failed: seed='x' must be an integer" in proc.stdout
+    assert "| highway | 3 | 1 | 0.5 | 90.00 |" in proc.stdout
+
+
 def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):
     proc = report(repeated_seed, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -58,8 +58,8 @@ class Job:
 
     folder: Path
     model: str
-    depth: int
-    seed: int
+    depth: int | str  # as written, for a job that failed on a value that is no integer (seed=x)
+    seed: int | str
     status: str  # "ok", "failed" or "interrupted" (in summary.jsonl), or "incomplete" (no metrics.json)
     metrics: dict = field(default_factory=dict)
     error: str | None = None
@@ -115,15 +115,24 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 error += (f"; it saved its state: once it is not running, continue it with python train.py "
                           f"{override_arg('resume', folder)}")
         status = "ok" if metrics else (recorded or "incomplete")
-        depth = int(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own depth if it finished
-        jobs.append(Job(folder, str(choices.get("model")), depth, int(cfg.seed), status, metrics, error,
-                        loss_curve(folder), overrides))
+        depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
+        jobs.append(Job(folder, str(choices.get("model")), depth, _whole(cfg.get("seed")), status, metrics,
+                        error, loss_curve(folder), overrides))
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>_<hex>")
     for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
         warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def _whole(value: object) -> int | str:
+    """``value`` (a job's recorded depth or seed) as an integer, or as written when it is none: a job
+    that failed on ``seed=x`` (pass 41, row 66: before, the report's traceback in ``int('x')``)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _rewrite(folder: Path) -> str:
