@@ -57,6 +57,10 @@ BAD = {
     "~model": "the model group is missing",
     "run_name=../up": "run_name",
     "data.data_dir=null": "data.data_dir is not set (null)",
+    # pass 41, row 59: before, "... or the environment variable HIGHWAYLAB_DATA_DIR (its default)", which was
+    # set, to the right folder: the fix is to leave the ~ out
+    "~data.data_dir": "data.data_dir is not set (null), as ~data.data_dir or data.data_dir=null makes it, so "
+                      "the environment variable HIGHWAYLAB_DATA_DIR (",
     "data.data_dir={tmp}": "Data file missing: {tmp}/MNIST/raw/train-images-idx3-ubyte. Expected the",
     "data=cifar10 data.data_dir={tmp}": "Data folder missing: {tmp}/cifar-10-batches-py. Expected the python "
                                         "version of CIFAR10",

@@ -166,6 +166,12 @@ def check_data_dir(data_dir: object, holds: str) -> None:
             f"a folder. Fix: set it to the folder that holds {holds} (export HIGHWAYLAB_DATA_DIR=<folder>), "
             f"or unset it (unset HIGHWAYLAB_DATA_DIR: the default, <checkout>/data), or give "
             f"data.data_dir=<folder>")
+    if data_dir is None and env and env.strip():  # pass 41, row 59: before, "or the environment variable
+        raise ConfigError(  # HIGHWAYLAB_DATA_DIR ...", which was set, to the right folder
+            f"data.data_dir is not set (null), as ~data.data_dir or data.data_dir=null makes it, so the "
+            f"environment variable HIGHWAYLAB_DATA_DIR ({env}), its default, is not used. Fix: leave "
+            f"~data.data_dir (or data.data_dir=null) out, or give data.data_dir=<the folder that holds "
+            f"{holds}>")
     what = "not set (null)" if data_dir is None else f"{data_dir!r}, not a folder"
     raise ConfigError(f"data.data_dir is {what}: set data.data_dir=<folder>, or the environment variable "
                       f"HIGHWAYLAB_DATA_DIR (its default), to the folder that holds {holds}.")
