@@ -57,6 +57,10 @@ BAD = {
     "~model": "the model group is missing",
     "run_name=../up": "run_name",
     "data.data_dir=null": "data.data_dir is not set (null)",
+    # pass 41, row 46: before, the run went on without its debug lines and without a word
+    "hydra.verbose=tru": "hydra.verbose=tru: Hydra reads a hydra.verbose that is not true or false as the name "
+                         "of a logger to set to DEBUG, and no logger is named 'tru'. Fix: hydra.verbose=true, or "
+                         "a logger's name (hydra.verbose=highwaylab)",
     # pass 41, row 59: before, "... or the environment variable HIGHWAYLAB_DATA_DIR (its default)", which was
     # set, to the right folder: the fix is to leave the ~ out
     "~data.data_dir": "data.data_dir is not set (null), as ~data.data_dir or data.data_dir=null makes it, so "

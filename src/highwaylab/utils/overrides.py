@@ -699,6 +699,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             raise OverrideError(problem)
         if problem := _out_of_float_range(override.input_line):
             raise OverrideError(problem)
+        if problem := _verbose_typo(override):
+            raise OverrideError(problem)
         if problem := _follows_top_level(override.key_or_group, override.input_line, overrides, config_dir,
                                          config_name):
             raise OverrideError(problem)
@@ -1294,6 +1296,22 @@ def _split_list(overrides: list[str], i: int) -> str | None:
 
 
 FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+(?![\w.])")
+
+
+def _verbose_typo(override: Any) -> str | None:
+    """The message for ``hydra.verbose=<a slip of true or false>`` (``tru``): Hydra reads any other
+    string as the name of a logger to set to DEBUG, so the run went on without a word and without its
+    debug lines (breaking pass 41, row 46); ``None`` otherwise (true, false, a logger's name)."""
+    value = override.value()
+    if override.key_or_group != "hydra.verbose" or not isinstance(value, str) or override.is_sweep_override():
+        return None
+    meant = did_you_mean(value.lower(), ["true", "false"], prefix="")
+    if not meant and value.lower() not in ("yes", "no", "on", "off"):
+        return None
+    fix = "false" if "false" in meant or value.lower() in ("no", "off") else "true"
+    return (f"{override.input_line}: Hydra reads a hydra.verbose that is not true or false as the name of a "
+            f"logger to set to DEBUG, and no logger is named '{value}'. Fix: hydra.verbose={fix}, or a "
+            f"logger's name (hydra.verbose=highwaylab)")
 
 
 def _out_of_float_range(override: str) -> str | None:
