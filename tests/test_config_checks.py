@@ -57,10 +57,6 @@ BAD = {
     "~model": "the model group is missing",
     "run_name=../up": "run_name",
     "data.data_dir=null": "data.data_dir is not set (null)",
-    # pass 41, row 46: before, the run went on without its debug lines and without a word
-    "hydra.verbose=tru": "hydra.verbose=tru: Hydra reads a hydra.verbose that is not true or false as the name "
-                         "of a logger to set to DEBUG, and no logger is named 'tru'. Fix: hydra.verbose=true, or "
-                         "a logger's name (hydra.verbose=highwaylab)",
     # pass 41, row 59: before, "... or the environment variable HIGHWAYLAB_DATA_DIR (its default)", which was
     # set, to the right folder: the fix is to leave the ~ out
     "~data.data_dir": "data.data_dir is not set (null), as ~data.data_dir or data.data_dir=null makes it, so "
@@ -706,6 +702,10 @@ COMMAND_LINES = {
     # quotes", the command that had failed
     "depth=010": "depth=010: Hydra reads a number with a leading zero as a string. Fix: depth=10",
     "seed=007": "seed=007: Hydra reads a number with a leading zero as a string. Fix: seed=7",
+    # pass 41, row 46: before, the run went on without its debug lines and without a word
+    "hydra.verbose=tru": "hydra.verbose=tru: Hydra reads a hydra.verbose that is not true or false as the "
+                         "name of a logger to set to DEBUG, and no logger is named 'tru'. Fix: "
+                         "hydra.verbose=true, or a logger's name (hydra.verbose=highwaylab)",
     # pass 40, row 6: before, "quote it, e.g. \"model.activation='Sigmoid()'\"", which was then refused
     "model.activation=Sigmoid()": "model.activation=Sigmoid(): an activation is given by its name, not "
                                   "called. Fix: model.activation=sigmoid (its options: relu, rrelu,",
