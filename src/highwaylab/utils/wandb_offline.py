@@ -121,10 +121,8 @@ def find_run_segments(path: str | Path) -> list[Path]:
     if len(runs) > 1:  # pass 40, row 74: before, "4 W&B runs", counting the 3 segments of one run as 3
         named = ", ".join(name.removeprefix("run-").removesuffix(".wandb")
                           + (f" in {n} segments" if n > 1 else "") for (name, _), n in runs.items())
-        raise SeveralRunsError(f"{path}: {len(runs)} W&B runs in this folder ({named}), pass one of them "
-                               f"(one offline-run-* folder of a run reads all its segments)", files)
-    if len(files) == 1 and files[0].parent.parent.name == "wandb":  # one segment's folder or file, given:
-        files = sorted(files[0].parent.parent.glob(f"*run-*/{files[0].name}"))  # the run's every segment
+        raise SeveralRunsError(f"{path}: {len(runs)} W&B runs in this folder ({named}), pass one of them",
+                               files)
     return sorted(files, key=lambda f: f.parent.name)  # offline-run-<date>_<time>-<id>: in time order
 
 
