@@ -745,12 +745,10 @@ def join_sweep_group(cfg: DictConfig, output_dir: Path) -> str | None:
     sweep = output_dir.resolve().parent
     if wandb_cfg is None or wandb_cfg.get("group") or not (sweep / "multirun.yaml").is_file():
         return None
-    from highwaylab.analysis.sweep_report import recorded_logger
+    from highwaylab.analysis.sweep_report import recorded_group
 
-    recorded = (recorded_logger(job, "wandb") for job in sorted(sweep.iterdir())
-                if job.is_dir() and job != output_dir.resolve())
-    groups = (r.get("group") for r in recorded if isinstance(r, dict))
-    group = next((g for g in groups if isinstance(g, str) and g and "${" not in g), f"sweep-{sweep.name}")
+    others = [job for job in sorted(sweep.iterdir()) if job.is_dir() and job != output_dir.resolve()]
+    group = recorded_group(others) or f"sweep-{sweep.name}"
     with open_dict(cfg):
         wandb_cfg.group = group
     if rank_zero_only.rank == 0:

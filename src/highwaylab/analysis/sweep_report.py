@@ -220,7 +220,7 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
         launched = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
     except Exception:  # no record, or a sweep this cannot expand (glob over groups): lines only
         return notes
-    group = _recorded_group(folders)
+    group = recorded_group(folders)
     live = running_job(sweep_dir)
     for number, overrides in enumerate(launched):
         if str(number) not in numbers:
@@ -267,7 +267,7 @@ def missing_job_command(sweep_dir: Path, number: int, overrides: list[str], grou
     return "python train.py " + " ".join(words)
 
 
-def _recorded_group(folders: list[Path]) -> str | None:
+def recorded_group(folders: list[Path]) -> str | None:
     """The W&B group that the sweep's jobs in ``folders`` recorded (``None`` without a W&B logger)."""
     for folder in folders:
         wandb_cfg = recorded_logger(folder, "wandb")
