@@ -1027,7 +1027,10 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
 @pytest.mark.parametrize(("overrides", "message"), [
     (["~model"], "the model group is missing (removed by ~model?): a run needs one; choose one of "
                  "those python train.py --help lists, or leave ~model out"),
-    (["optim.optimizer.momentum=2"], "optim.optimizer.momentum=2 is outside [0, 1)"),
+    (["optim.optimizer.momentum=2"], "optim.optimizer.momentum=2 is outside [0, 1): the velocity would grow"),
+    # pass 42, row 8: before, a negative momentum was said to make the velocity grow
+    (["optim.optimizer.momentum=-0.5"], "optim.optimizer.momentum=-0.5 is outside [0, 1): each step would "
+                                        "subtract a share of the last one's velocity"),
     (["callbacks=analysis", "callbacks.gate_stats.every_n_steps=abc"],
      "callbacks.gate_stats.every_n_steps='abc' must be an integer >= 0"),
     (["callbacks.last_checkpoint.filename=../../escaped"],

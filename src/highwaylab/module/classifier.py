@@ -361,8 +361,10 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, int
                 raise ConfigError(f"{group}.{key}={value!r} must be finite{hint}.")
         momentum = part.keywords.get("momentum")
         if group == "optim.optimizer" and isinstance(momentum, numbers.Real) and not 0 <= momentum < 1:
-            raise ConfigError(f"optim.optimizer.momentum={momentum!r} is outside [0, 1): the velocity would "
-                              f"grow by that factor every step and the run diverge. Fix: e.g. "
+            why = ("the velocity would grow by that factor every step and the run diverge" if momentum >= 1
+                   else "each step would subtract a share of the last one's velocity, so that the updates "
+                        "alternate in direction in place of adding up (pass 42, row 8)")
+            raise ConfigError(f"optim.optimizer.momentum={momentum!r} is outside [0, 1): {why}. Fix: e.g. "
                               f"optim.optimizer.momentum=0.9 (0: none)")
         gamma = part.keywords.get("gamma")
         if group == "optim.scheduler" and gamma is not None and not isinstance(gamma, Tensor) \
