@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -551,15 +552,22 @@ def test_a_checkpoint_with_nan_weights_or_of_another_model_in_the_run_is_named_b
     first = next(k for k in state["state_dict"] if k.startswith("net.") and k.endswith("weight"))
     state["state_dict"][first][0, 0] = float("nan")
     torch.save(state, last)
-    with pytest.raises(ResumeError, match=rf"^ckpt_path={last} holds non-finite weights \(NaN/inf in "
+    with pytest.raises(ResumeError, match=rf"^resume={run}: {last} holds non-finite weights \(NaN/inf in "
                                           rf"{re.escape(first)}\): it was saved after its run diverged"):
         argv(f"resume={run}", "trainer.max_epochs=3")
     del state["state_dict"][first]
     torch.save(state, last)
-    with pytest.raises(ResumeError, match=rf"^ckpt_path={last} was saved from another model: 1 missing, 0 "
-                                          r"unexpected and 0 reshaped weights .* It is not the checkpoint "
-                                          r"this run wrote"):
+    # pass 42, row 29: before, "ckpt_path=<last> ..." for a resume=, and only "put the run's own last.ckpt
+    # back", though the run's epoch checkpoints hold its model
+    with pytest.raises(ResumeError) as err:
         argv(f"resume={run}", "trainer.max_epochs=3")
+    text = str(err.value)
+    assert text.startswith(f"resume={run}: {last} was saved from another model: 1 missing, 0 unexpected and "
+                           f"0 reshaped weights (first: {first}). It is not the checkpoint this run wrote")
+    best = sorted((run / "checkpoints").glob("epoch_*.ckpt"))[-1]
+    assert f"; or resume from the run's {best.name}, which holds its model: python train.py " in text
+    fix = shlex.split(text.split(", which holds its model: ", 1)[1].split("; or start a new run")[0])
+    assert fix[-2:] == [f"ckpt_path={best}", f"hydra.run.dir={run}"] and "trainer.max_epochs=3" in fix
 
 
 @pytest.mark.slow

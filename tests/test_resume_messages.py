@@ -226,6 +226,92 @@ def test_a_run_whose_record_disagrees_with_itself_names_the_record(tmp_path):
 
 
 
+def test_a_hand_edited_config_record_is_named_with_the_value_the_run_ran_with(tmp_path):
+    # pass 42, row 51: before, "the run's recorded overrides ... do not give the config it ran with: it
+    # ran with depth=3", and the fix rewrote the unedited overrides.yaml to the edited depth; the resume
+    # was then refused for a checkpoint "saved from another model"
+    run = make_run(tmp_path / "edited")  # depth=4
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    config = run / ".hydra" / "config.yaml"
+    (run / "config_resolved.yaml").write_text("depth: 4\nwidth: 16\n")  # as the run ran
+    edited = config.read_text().replace("depth: 4\n", "depth: 3\n")
+    assert edited != config.read_text()
+    config.write_text(edited)
+    assert message(f"resume={run}") == (
+        f"resume={run}: {config} (Hydra's record of the config the run ran with) gives depth=3, but the run "
+        f"ran with depth=4 (its overrides.yaml and config_resolved.yaml): that file was edited since the "
+        f"run. Fix: set depth to 4 again in {config}")
+    config.write_text(edited.replace("depth: 3\n", "depth: 4\n"))  # the fix
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    # config_resolved.yaml edited too: the overrides are the odd one out, as before
+    config.write_text(edited)
+    (run / "config_resolved.yaml").write_text((run / "config_resolved.yaml").read_text().replace(
+        "depth: 4\n", "depth: 3\n"))
+    assert "the run's recorded overrides" in message(f"resume={run}")
+
+
+def ran_with(run: Path, overrides: list[str]) -> None:
+    """``run``'s ``config_resolved.yaml`` for ``overrides``: the values it ran with (of the keys that
+    name its model and data)."""
+    cfg = compose_cfg(overrides, run)
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump({
+        k: OmegaConf.to_container(cfg[k], resolve=True) if OmegaConf.is_config(cfg[k]) else cfg[k]
+        for k in ("depth", "width", "model", "data", "optim")}))
+
+
+def test_a_record_copied_from_another_run_is_named_not_the_runs_own_checkpoint(tmp_path):
+    # pass 42, rows 52 and 64: before, "last.ckpt was saved from another model ... It is not the checkpoint
+    # this run wrote ... put the run's own last.ckpt back", of the run's own last.ckpt, when the record
+    # (.hydra/) was another run's (copied back from the wrong run) or edited whole
+    run = make_run(tmp_path / "run")  # the record: depth=4, width=16
+    three = [o if o != "depth=4" else "depth=3" for o in OWN]
+    ran_with(run, three)  # the run ran at depth 3, and its checkpoint holds that model
+    from highwaylab.models import FCBackbone
+
+    net = FCBackbone("highway", depth=3, width=16, input_shape=(1, 28, 28), num_classes=10)
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False,
+                    weights={f"net.{k}": v for k, v in net.state_dict().items()})
+    assert message(f"resume={run}", "trainer.max_epochs=6") == (
+        f"resume={run}: the run's record (.hydra/overrides.yaml and config.yaml) gives depth=4, but the run "
+        f"ran with depth=3 (its config_resolved.yaml, and its last.ckpt holds that model): the record was "
+        f"edited, or copied from another run. Fix: put the run's own record back (as it ran: depth=3), or "
+        f"start a new run")
+    # a checkpoint of a third model is the checkpoint's fault, as before
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False,
+                    weights={f"net.{k}": v for k, v in FCBackbone(
+                        "highway", depth=5, width=16, input_shape=(1, 28, 28), num_classes=10
+                    ).state_dict().items()})
+    assert "was saved from another model" in message(f"resume={run}", "trainer.max_epochs=6")
+    # the record put back: the resume goes on
+    shutil.rmtree(run / ".hydra")
+    make_run(run, three)
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False,
+                    weights={f"net.{k}": v for k, v in net.state_dict().items()})
+    assert argv(f"resume={run}", "trainer.max_epochs=6")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+def test_a_record_edited_to_another_learning_rate_is_named_with_the_one_the_run_ran_with(tmp_path):
+    # pass 42, rows 70-71: before, "lr=0.01, but the checkpoint's optimiser has lr=0.1 ... Fix: give
+    # optim.optimizer.lr=0.1", and that fix was refused: "cannot apply ... changes optim.optimizer.lr (0.01
+    # -> 0.1)"; the record (both files) had been edited, and no message named it
+    run = make_run(tmp_path / "run", [*OWN, "optim.optimizer.lr=0.01"])
+    ran_with(run, OWN)  # the default rate, 0.1
+    last = fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    state = torch.load(last, weights_only=False)
+    state["optimizer_states"] = [{"state": {}, "param_groups": [{"lr": 0.1, "initial_lr": 0.1, "params": []}]}]
+    torch.save(state, last)
+    expected = (f"resume={run}: the run's record (.hydra/overrides.yaml and config.yaml) gives "
+                f"optim.optimizer.lr=0.01, but the run ran with optim.optimizer.lr=0.1 (its config_resolved.yaml"
+                f"{{}}): the record was edited, or copied from another run. Fix: put the run's own record back (as "
+                f"it ran: optim.optimizer.lr=0.1), or start a new run")
+    assert message(f"resume={run}", "trainer.max_epochs=6") == expected.format(
+        ", as its checkpoint's optimiser")
+    assert message(f"resume={run}", "trainer.max_epochs=6", "optim.optimizer.lr=0.1") == expected.format("")
+    shutil.rmtree(run / ".hydra")
+    make_run(run)  # the fix: the record as the run ran
+    assert argv(f"resume={run}", "trainer.max_epochs=6")[-1] == f"ckpt_path={last}"
+
+
 def test_a_resumed_run_whose_record_disagrees_with_itself_names_its_latest_record(tmp_path):
     # pass 28, rows f26, f28: before, "Fix: give depth=4 again in <run>/.hydra/overrides.yaml", a file that
     # resume= does not read for a resumed run (it reads the latest .hydra/resumed_*/overrides.yaml)
@@ -239,6 +325,16 @@ def test_a_resumed_run_whose_record_disagrees_with_itself_names_its_latest_recor
         f"as it is now) give depth=100, but its .hydra/config.yaml, the config its checkpoint was trained "
         f"with, has depth=4 (was the record or conf/ edited?). Fix: give depth=4 again in "
         f"{resumed}/overrides.yaml")
+    # the first record's config.yaml edited (pass 42, row 51), the overrides as the run ran: that file named
+    (resumed / "overrides.yaml").write_text(yaml.safe_dump(OWN))
+    (run / "config_resolved.yaml").write_text("depth: 4\nwidth: 16\n")
+    config = run / ".hydra" / "config.yaml"
+    config.write_text(config.read_text().replace("depth: 4\n", "depth: 3\n"))
+    assert message(f"resume={run}") == (
+        f"resume={run}: {config} (Hydra's record of the config the run ran with) gives depth=3, but the run "
+        f"ran with depth=4 (its overrides.yaml and config_resolved.yaml): that file was edited since the "
+        f"run. Fix: set depth to 4 again in {config}")
+
 
 def test_odd_run_folders_get_a_fix_that_works(tmp_path):
     # before: a folder at last.ckpt was "missing (deleted?)", and the suggested command trained an

@@ -628,15 +628,17 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
 
 
 def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.Tensor],
-                     prefix: str = "", fix: str | None = None) -> None:
+                     prefix: str = "", fix: str | None = None, name: str | None = None) -> None:
     """Check that the weights of ``checkpoint`` (read from ``path``) fit ``expected`` (a module's
     ``state_dict()``): the same names and shapes, of the keys that start with ``prefix`` (``"net."``:
     the backbone's only), and that the backbone's weights are finite. ``fix``: the advice for
-    another model's checkpoint (default: resume with the model of the run that wrote it).
+    another model's checkpoint (default: resume with the model of the run that wrote it); ``name``:
+    what the user gave, for the message (default ``ckpt_path=<path>``).
 
     Raises:
         ConfigError: the checkpoint was saved from another model, or holds NaN/inf weights.
     """
+    name = name or f"ckpt_path={path}"
     state = {k: v for k, v in checkpoint["state_dict"].items() if k.startswith(prefix)}
     expected = {k: v for k, v in expected.items() if k.startswith(prefix)}
     missing = sorted(set(expected) - set(state))
@@ -647,13 +649,13 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
         fix = fix or ("Resume with the model, depth and width (conv models: model.stages) of the run that "
                       "wrote it (its .hydra/config.yaml lists them).")
         raise ConfigError(
-            f"ckpt_path={path} was saved from another model: {len(missing)} missing, {len(unexpected)} "
+            f"{name} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). {fix}")
     bad = next((k for k, v in state.items() if k.startswith("net.") and v.is_floating_point()
                 and not bool(torch.isfinite(v).all())), None)
     if bad is not None:  # before: "val/loss is nan in the sanity check ... lower optim.optimizer.lr"
         raise ConfigError(
-            f"ckpt_path={path} holds non-finite weights (NaN/inf in {bad}): it was saved after its run "
+            f"{name} holds non-finite weights (NaN/inf in {bad}): it was saved after its run "
             f"diverged, or the file is damaged, and no training step can continue from it. Fix: continue "
             f"from an earlier checkpoint of the run (its checkpoints/epoch_XXX.ckpt, by ckpt_path=), or "
             f"start a new run (e.g. with a lower optim.optimizer.lr)")

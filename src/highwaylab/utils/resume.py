@@ -214,7 +214,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
-            _check_run_weights(cfg, ckpt, checkpoint)  # NaN weights, or a checkpoint copied in
+            _check_run_weights(cfg, ckpt, checkpoint, run, merged)  # NaN weights, or a checkpoint copied in
         log.debug(f"resume={run}: {' '.join(merged + where)}")
         return [argv[0], *flags, *merged, *where]
 
@@ -782,6 +782,7 @@ def check_record_agrees(run: Path, base: DictConfig,
     walk("", ran, composed)
     if not fixes:
         return
+    config_edited(run, record / "config.yaml", fixes, composed)
     shown = ", ".join(f"{k}={_short(v)}" for k, v in fixes[:4]) + (
         f" and {len(fixes) - 4} more" if len(fixes) > 4 else "")
     keys = [k for k, _ in fixes]
@@ -798,6 +799,31 @@ def check_record_agrees(run: Path, base: DictConfig,
                       f"file{write}")
 
 
+def config_edited(run: Path, config: Path, fixes: list[tuple[str, Any]], composed: dict) -> None:
+    """Raises ResumeError when the keys in which the record's ``config`` (``.hydra/config.yaml``) and
+    the config its overrides compose (``composed``) differ, ``fixes`` (``(key, value in config)``), are
+    all ones where the run's ``config_resolved.yaml`` (the values it ran with) agrees with its
+    overrides: then ``config.yaml`` is the file that was edited, and the fix is to set it back (breaking
+    pass 42, row 51: before, the fix rewrote the overrides to the edited value, and the resume was then
+    refused for a checkpoint "saved from another model")."""
+    edited = []
+    for key, value in fixes:
+        node: Any = composed
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        used = _ran_with(run, key)
+        if used is None or used != node or used == value:
+            return
+        edited.append((key, value, used))
+    more = f" and {len(edited) - 4} more" if len(edited) > 4 else ""
+    given = ", ".join(f"{k}={_short(v)}" for k, v, _ in edited[:4]) + more
+    used = ", ".join(f"{k}={_short(u)}" for k, _, u in edited[:4]) + more
+    back = ", ".join(f"{k} to {_short(u)}" for k, _, u in edited[:4]) + more
+    raise ResumeError(f"resume={run}: {config} (Hydra's record of the config the run ran with) gives "
+                      f"{given}, but the run ran with {used} (its overrides.yaml and config_resolved.yaml): "
+                      f"that file was edited since the run. Fix: set {back} again in {config}")
+
+
 def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
                 compose: Callable[[list[str]], DictConfig | None] | None = None) -> None:
     """Raises ResumeError if the extra overrides change what a checkpoint is bound to (``BOUND``):
@@ -811,6 +837,10 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             override = next((o for o in extra if (one := compose([o])) is not None
                              and any(d[0] == path for d in _differences(base, one))), None)
         override = override or " ".join(extra)
+        if (used := _ran_with(run, path)) is not None and used == new and old != used:
+            # the record changed since the run, and this gives back what it ran with (pass 42, row 71)
+            raise _record_changed(run, f"{path}={_short(old)}", f"{path}={_short(used)}",
+                                  "its config_resolved.yaml")
         raise ResumeError(
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
@@ -847,6 +877,22 @@ def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Pa
                 f"resume={run}: the run's override {override} resolves to {key}={_short(now)} now, but the "
                 f"run used {key}={_short(used)} (its config_resolved.yaml), and its checkpoint is of that. "
                 f"Fix: set the environment as when the run started, then resume again")
+
+
+#: keys whose value in ``config_resolved.yaml`` is the one the run built, not the one it was given
+#: (:func:`highwaylab.train.record_values_used`)
+REWRITTEN = ("model.width", "model.match_params", "model.gate_bias", "trainer.precision")
+
+
+def _ran_with(run: Path, key: str) -> Any:
+    """The plain value (not a dict or list) that the run ran with for ``key`` as given (its
+    ``config_resolved.yaml``); ``None`` if missing, or for a key that records the value built
+    (``REWRITTEN``; a conv net's ``depth`` and ``width``)."""
+    conv = _recorded_value(run, "model.stages") is not None
+    if key in REWRITTEN or (conv and key in ("depth", "width")):
+        return None
+    value = _recorded_value(run, key)
+    return None if isinstance(value, dict | list) else value
 
 
 def _recorded_value(run: Path, key: str) -> Any:
@@ -991,6 +1037,9 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             if _same_activation(key, old, new):
                 continue
             if old != new and old is not None and resume:  # the run's own record disagrees with itself
+                # config.yaml edited (pass 42, row 51: before, the fix rewrote the overrides to its value)
+                config_edited(run, run / RECORD / "config.yaml", [(key, old)],
+                              OmegaConf.to_container(cfg, resolve=False))
                 record_file = overrides_record(run)  # a resumed run's: its latest resumed_* record
                 raise ResumeError(
                     f"{name}: the run's overrides ({record_file.relative_to(run)}, with conf/ as it is now) "
@@ -1016,6 +1065,12 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             f"keeps its schedule (optim=sgd decays by epoch and extends)")
     if (changed := optimizer_change(cfg, checkpoint)) is not None:  # pass 38, rows 27 and 57: before,
         key, old, new = changed  # ckpt_path= with lr=0.001 trained at the checkpoint's 0.1, recorded 0.001
+        used = _recorded_value(run, key) if resume and run is not None else None
+        if isinstance(used, int | float) and not isinstance(used, bool) and isinstance(old, int | float) \
+                and abs(used - old) <= 1e-9 * max(abs(used), abs(old)):  # the record, not the run, changed
+            # (pass 42, rows 70-71: before, "give lr=0.1 (the checkpoint's)", which check_bound then refused)
+            raise _record_changed(run, f"{key}={_short(new)}", f"{key}={_short(used)}",
+                                  "its config_resolved.yaml, as its checkpoint's optimiser")
         raise ResumeError(
             f"{name}: {key}={_short(new)}, but the checkpoint's optimiser has {key.split('.')[-1]}="
             f"{_short(old)}, and Lightning restores the checkpoint's optimiser state: the run would train "
@@ -1475,21 +1530,80 @@ def _check_weights(cfg: DictConfig, ckpt_path: str, checkpoint: dict) -> None:
         raise ResumeError(str(err)) from None
 
 
-def _check_run_weights(cfg: DictConfig, ckpt: Path, checkpoint: dict) -> None:
-    """Raises ResumeError when the checkpoint that ``resume=`` continues from does not hold the
+def _check_run_weights(cfg: DictConfig, ckpt: Path, checkpoint: dict, run: Path,
+                       overrides: list[str]) -> None:
+    """Raises ResumeError when the checkpoint that ``resume=<run>`` continues from does not hold the
     run's own model (``cfg``: the run's record and the extra overrides), or holds NaN/inf weights
-    (:func:`highwaylab.train.check_checkpoint`, the backbone built on the meta device)."""
+    (:func:`highwaylab.train.check_checkpoint`, the backbone built on the meta device). For another
+    model's, the fix offers the run's latest other checkpoint that holds its model, continued with
+    ``overrides`` (breaking pass 42, row 29: before, only "put the run's own last.ckpt back")."""
     from highwaylab.train import backbone_weights, check_checkpoint
 
     expected = backbone_weights(cfg)
     if expected is None:
         return
+    name = f"resume={run}: {ckpt}"
+
+    def fits(path: Path) -> bool:
+        import torch
+
+        try:
+            check_checkpoint(torch.load(path, map_location="cpu", weights_only=True), str(path), expected,
+                             prefix="net.")
+            return True
+        except Exception:  # damaged, or another model's too: not offered
+            return False
+
     try:
-        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", fix=(
-            f"It is not the checkpoint this run wrote (its record, .hydra/, is the model above): replaced "
-            f"or copied in? Fix: put the run's own {ckpt.name} back, or start a new run"))
+        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", name=name)
     except ConfigError as err:
-        raise ResumeError(str(err)) from None
+        if "another model" not in str(err):
+            raise ResumeError(str(err)) from None
+        record_not_the_runs(run, cfg, ckpt, checkpoint)
+        others = [p for p in _checkpoints(ckpt.parent) if p.name != ckpt.name]
+        other = next((p for p in reversed(others) if fits(p)), None)
+        instead = (f"; or resume from the run's {other.name}, which holds its model: "
+                   f"{continue_command(run, other, overrides)}" if other is not None else "")
+        fix = (f"It is not the checkpoint this run wrote (its record, .hydra/, is the model above): replaced "
+               f"or copied in? Fix: put the run's own {ckpt.name} back{instead}; or start a new run")
+        try:
+            check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", fix=fix, name=name)
+        except ConfigError as err2:
+            raise ResumeError(str(err2)) from None
+
+
+def record_not_the_runs(run: Path, cfg: DictConfig, ckpt: Path, checkpoint: dict) -> None:
+    """Raises ResumeError when ``checkpoint`` (``ckpt``), which does not hold the model of the run's
+    record (``cfg``), holds the model that the run ran with (its latest ``config_resolved*.yaml``): the
+    record, not the checkpoint, is then what changed, edited or copied from another run (breaking pass
+    42, rows 52 and 64: before, "It is not the checkpoint this run wrote ... put the run's own
+    last.ckpt back", of the run's own checkpoint)."""
+    from highwaylab.train import backbone_weights, check_checkpoint
+
+    records = sorted(run.glob("config_resolved.resumed_*.yaml"))
+    latest = records[-1] if records else run / "config_resolved.yaml"
+    try:
+        ran = OmegaConf.load(latest)
+        expected = backbone_weights(ran) if isinstance(ran, DictConfig) else None
+        if expected is None:
+            return
+        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.")
+    except Exception:  # no readable record of what it ran with, or the checkpoint fits neither
+        return
+    changed = [(k, _select(cfg, k), _select(ran, k)) for k in IDENTITY]
+    changed = [(k, a, b) for k, a, b in changed if a != b and b is not None and not _same_activation(k, a, b)]
+    given = ", ".join(f"{k}={_short(a)}" for k, a, _ in changed[:4]) or "another model"
+    used = ", ".join(f"{k}={_short(b)}" for k, _, b in changed[:4]) or "the model"
+    raise _record_changed(run, given, used, f"its {latest.name}, and its {ckpt.name} holds that model")
+
+
+def _record_changed(run: Path, given: str, used: str, evidence: str) -> ResumeError:
+    """The error for a run whose record (``.hydra/``) gives ``given`` (``key=value, ...``) where the run
+    ran with ``used``, as ``evidence`` (its ``config_resolved.yaml`` and its checkpoint) shows."""
+    return ResumeError(f"resume={run}: the run's record ({RECORD}/overrides.yaml and config.yaml) gives "
+                       f"{given}, but the run ran with {used} ({evidence}): the record was edited, or "
+                       f"copied from another run. Fix: put the run's own record back (as it ran: {used}), or "
+                       f"start a new run")
 
 
 def _checkpoints(folder: Path) -> list[Path]:
