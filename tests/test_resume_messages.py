@@ -298,12 +298,13 @@ def test_a_record_edited_to_another_learning_rate_is_named_with_the_one_the_run_
     ran_with(run, OWN)  # the default rate, 0.1
     last = fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
     state = torch.load(last, weights_only=False)
-    state["optimizer_states"] = [{"state": {}, "param_groups": [{"lr": 0.1, "initial_lr": 0.1, "params": []}]}]
+    group = {"lr": 0.1, "initial_lr": 0.1, "params": []}
+    state["optimizer_states"] = [{"state": {}, "param_groups": [group]}]
     torch.save(state, last)
     expected = (f"resume={run}: the run's record (.hydra/overrides.yaml and config.yaml) gives "
-                f"optim.optimizer.lr=0.01, but the run ran with optim.optimizer.lr=0.1 (its config_resolved.yaml"
-                f"{{}}): the record was edited, or copied from another run. Fix: put the run's own record back (as "
-                f"it ran: optim.optimizer.lr=0.1), or start a new run")
+                f"optim.optimizer.lr=0.01, but the run ran with optim.optimizer.lr=0.1 (its "
+                f"config_resolved.yaml{{}}): the record was edited, or copied from another run. Fix: put the "
+                f"run's own record back (as it ran: optim.optimizer.lr=0.1), or start a new run")
     assert message(f"resume={run}", "trainer.max_epochs=6") == expected.format(
         ", as its checkpoint's optimiser")
     assert message(f"resume={run}", "trainer.max_epochs=6", "optim.optimizer.lr=0.1") == expected.format("")
