@@ -23,6 +23,8 @@ from highwaylab.utils.wandb_offline import (
 
 from .conftest import ROOT, subprocess_env
 
+PROG = "python -m highwaylab.utils.wandb_offline"
+
 STEP = "trainer/global_step"
 EPOCHS, BATCHES = 2, 20
 TINY_RUN = ["trainer=cpu", "depth=6", "width=16", f"trainer.max_epochs={EPOCHS}",
@@ -40,7 +42,8 @@ def cli(*args, timeout: int = 120) -> subprocess.CompletedProcess:
 def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    # the tool's name first, as argparse's own errors (pass 42, row 44: before, a bare "error: ")
+    assert len(lines) == 1 and lines[0].startswith(f"{PROG}: error: "), proc.stderr
     assert "Traceback" not in proc.stderr
     for word in words:
         assert word in lines[0], (word, lines[0])
@@ -173,6 +176,23 @@ def test_bad_paths_exit_2_with_one_line_naming_the_path(tmp_path):
                               f"it is inside the offline run {run}. Fix: give that folder")
 
 
+@pytest.mark.parametrize(("loggers", "said"), [
+    ({"csv": {"save_dir": "x"}},
+     ": the run logged with logger=csv, not to W&B; its history is in its CSV log, "
+     "csv/version_*/metrics.csv"),
+    (None, ": the run logged to no logger (logger=none)"),
+    ({"wandb": {"offline": True}},
+     ": the run logged to W&B, but its offline run folder (wandb/offline-run-*) is gone: removed by wandb "
+     "sync --clean after an upload (its history is then in W&B), or moved")])
+def test_a_run_folder_without_a_wandb_run_says_what_the_run_logged_with(tmp_path, loggers, said):
+    # pass 42, row 44: before, "no W&B run here" alone, for a logger=csv run (its history in its CSV log)
+    (tmp_path / "config_resolved.yaml").write_text(json.dumps({"depth": 3, "logger": loggers}))
+    with pytest.raises(NoRunError) as err:
+        summarize(tmp_path)
+    no_run = "no W&B run here (no run-*.wandb file in this folder or below)"
+    assert str(err.value) == f"{tmp_path}: {no_run}{said}"
+
+
 # ---------------------------------------------------------------------------------------------
 # a real run of train.py
 # ---------------------------------------------------------------------------------------------
@@ -253,8 +273,8 @@ def test_cli_refuses_a_step_key_that_no_row_has(run_dir):
     # before: exit 0, a column titled "nope" and every key shown as without a step
     proc = cli(run_dir, "--step-key", "nope")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.strip() == (f"error: --step-key nope: no row of the run has it; its step-like keys: "
-                                   f"epoch, {STEP} (default {STEP})")
+    assert proc.stderr.strip() == (f"{PROG}: error: --step-key nope: no row of the run has it; its step-like "
+                                   f"keys: epoch, {STEP} (default {STEP})")
     assert cli(run_dir, "--step-key", "epoch").returncode == 0
 
 
@@ -358,8 +378,9 @@ def test_a_resumed_runs_damaged_segment_is_named_in_its_warning(run_dir, tmp_pat
     (damaged := first / next(segment.glob("run-*.wandb")).name).write_bytes(data[:len(data) // 2])
     proc = cli(copy)
     assert proc.returncode == 0, proc.stderr
-    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
-    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {damaged}: "), proc.stderr
+    prefix = "python -m highwaylab.utils.wandb_offline: warning: "
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith(prefix)]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{prefix}{damaged}: "), proc.stderr
     assert "incomplete" in warnings[0]
     assert any(line.startswith(f"note     {damaged}: ") for line in proc.stdout.splitlines()), proc.stdout
     # new-user pass 32: before, "file     <the last segment>", as if it were the only one read

@@ -54,6 +54,7 @@ from typing import Any
 
 from highwaylab.errors import HighwaylabError
 
+PROG = "python -m highwaylab.utils.wandb_offline"
 STEP_KEY = "trainer/global_step"
 """Lightning's x-axis: WandbLogger logs it with every row, ``define_metric`` makes it the step."""
 KEY_BUDGET = 40
@@ -103,8 +104,30 @@ def find_run_files(path: str | Path) -> list[Path]:
         if above is not None:  # pass 36, row 47: a run's logs/ or files/ folder, its run file above
             raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below); it "
                              f"is inside the offline run {above}. Fix: give that folder")
-        raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below)")
+        raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below)"
+                         f"{_what_it_logged(path)}")
     return sorted(found.values())
+
+
+def _what_it_logged(run: Path) -> str:
+    """For a run folder without a W&B run file, what its record (``config_resolved.yaml``) says it
+    logged with (breaking pass 42, row 44: before, no word of a ``logger=csv`` run's CSV history, nor of
+    a W&B run whose offline folder was removed); "" for another folder."""
+    import yaml
+
+    try:
+        loggers = yaml.safe_load((run / "config_resolved.yaml").read_text())["logger"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return ""
+    if not isinstance(loggers, dict) or not loggers:
+        return ": the run logged to no logger (logger=none)"
+    if "wandb" in loggers:
+        return (": the run logged to W&B, but its offline run folder (wandb/offline-run-*) is gone: removed "
+                "by wandb sync --clean after an upload (its history is then in W&B), or moved")
+    where = {"csv": "its CSV log, csv/version_*/metrics.csv",
+             "tensorboard": "its TensorBoard log, tensorboard/"}
+    found = ", ".join(where.get(name, f"logger.{name}") for name in loggers)
+    return f": the run logged with logger={','.join(loggers)}, not to W&B; its history is in {found}"
 
 
 def find_run_segments(path: str | Path) -> list[Path]:
@@ -541,7 +564,7 @@ def format_summary(summary: RunSummary) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m highwaylab.utils.wandb_offline",
+        prog=PROG,
         description="Summarize the history keys of an offline W&B run: for each metric and media key, "
                     "its kind, its rows, and the range of trainer/global_step and _step over them. "
                     "Reads the .wandb file with wandb's own reader (wandb leet inspect).",
@@ -560,23 +583,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = summarize(args.run, step_key=args.step_key)
     except SeveralRunsError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         if args.json:
             print(json.dumps({"runs": [str(r) for r in err.runs]}, indent=2))
         else:
             print("\n".join(str(r) for r in err.runs))
         return 2
     except RunReadError as err:
-        print(f"error: {_one_line(str(err))}", file=sys.stderr)
+        print(f"{PROG}: error: {_one_line(str(err))}", file=sys.stderr)
         return 2
     known = args.step_key in summary.keys or args.step_key == "_step"  # W&B's row counter: every row
     if args.step_key != STEP_KEY and summary.rows and not known:
         scalars = [k for k in summary.keys_of_kind("scalar") if "step" in k or k == "epoch"]
-        print(f"error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
+        print(f"{PROG}: error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
               f"{', '.join(scalars[:6] or list(summary.keys)[:6])} (default {STEP_KEY})", file=sys.stderr)
         return 2
     for note in summary.notes:  # each names its segment's file
-        print(f"warning: {note}", file=sys.stderr)
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
     print(json.dumps(summary.to_dict(), indent=2) if args.json else format_summary(summary))
     return 0
 
