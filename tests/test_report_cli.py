@@ -193,6 +193,36 @@ def test_a_curve_that_stops_before_the_jobs_training_did_is_named(tmp_path):
         f"(logger=none?), so its training loss is not on the curve (the table gives the job's final loss)"]
 
 
+def test_a_curve_that_starts_after_the_jobs_training_did_and_a_removed_wandb_folder_are_named(tmp_path):
+    # pass 42, rows 48 and 50: before, a job whose W&B offline folder was removed (wandb sync --clean) "logged
+    # no training loss to W&B", and once resumed its curve began at the resumed part, without a word
+    sweep = tmp_path / "sweep"
+    late = write_job(sweep, 0, FIXED, 0.5, 0.9)  # its CSV log: per-batch losses at steps 49 and 99
+    whole = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    other = write_job(sweep, 2, [*FIXED[:1], "depth=5", *FIXED[2:]], 0.4, 0.8)  # began from a checkpoint
+    gone = write_job(sweep, 3, [*FIXED[:1], "depth=6", *FIXED[2:]], 0.4, 0.8, csv_log=False)
+    (gone / "config_resolved.yaml").write_text("logger:\n  wandb:\n    offline: true\n")
+    (gone / "wandb").mkdir()  # what wandb sync --clean leaves: the folder, without its offline-run-*
+    (other / "config_resolved.yaml").write_text("ckpt_path: /elsewhere/last.ckpt\n")
+    for job in (late, whole, other):  # 2 epochs of 50 steps; log_every_n_steps: 50
+        metrics = json.loads((job / "metrics.json").read_text())
+        (job / "metrics.json").write_text(json.dumps(metrics | {"global_step": 100, "batches_per_epoch": 50}))
+    for job in (late, other):  # the first epoch's rows gone
+        log = job / "csv" / "version_0" / "metrics.csv"
+        log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
+                               if ",49," not in line))
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [line for line in proc.stderr.splitlines() if "loss_curves.png" in line] == [
+        f"python -m highwaylab.report: warning: loss_curves.png has no curve of {gone.name}: it logged to "
+        f"W&B, but its offline run folder (wandb/offline-run-*) is gone: removed by wandb sync --clean after "
+        f"an upload (the curve is then in W&B), or moved",
+        f"python -m highwaylab.report: warning: loss_curves.png: the curve of {late.name} starts at step 99, "
+        f"but the job trained from step 0: its training loss before that is in none of its W&B run folders "
+        f"or CSV logs here (a W&B folder removed by wandb sync --clean after its upload, or moved?), so that "
+        f"part is not on the curve"]
+
+
 def test_a_job_that_failed_on_a_seed_that_is_no_integer_is_listed_not_a_traceback(tmp_path):
     # pass 41, row 66 (major): before, -m 'seed=0,x' (job 1 failed: seed='x' refused) made the report end
     # in a traceback, int('x') of the job's recorded seed

@@ -37,11 +37,13 @@ from highwaylab.analysis.sweep_report import (
     aggregate,
     collect_jobs,
     curve_cut_short,
+    curve_starts_late,
     curves_figure,
     depth_figure,
     markdown_table,
     recorded_wandb,
     table_rows,
+    wandb_folder_gone,
 )
 from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
@@ -154,7 +156,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     finished = [job for job in jobs if job.status == "ok"]
     # the jobs without a curve that had no W&B file either (a damaged one is named by its own warning:
     # pass 34, re-check of pass 33, row 29)
-    without = [job.folder.name for job in finished if not job.curve
+    gone = [job.folder.name for job in finished if not job.curve and wandb_folder_gone(job.folder)]
+    without = [job.folder.name for job in finished if not job.curve and job.folder.name not in gone
                and not any(job.folder.glob("wandb/*run-*/run-*.wandb"))]
     if finished and len(without) == len(finished):
         print(f"{parser.prog}: warning: loss_curves.png has no curve: no job logged its training loss to "
@@ -163,9 +166,16 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         print(f"{parser.prog}: warning: loss_curves.png has no curve of {', '.join(without)}: "
               f"{'it' if len(without) == 1 else 'they'} logged no training loss to W&B or to a CSV logger "
               f"(logger=none, or tensorboard only)", file=sys.stderr)
+    if gone:  # pass 42, row 48: before, "it logged no training loss to W&B", of a job that had
+        one = len(gone) == 1
+        print(f"{parser.prog}: warning: loss_curves.png has no curve of {', '.join(gone)}: "
+              f"{'it' if one else 'they'} logged to W&B, but {'its' if one else 'their'} offline run folder "
+              f"(wandb/offline-run-*) is gone: removed by wandb sync --clean after an upload (the curve is "
+              f"then in W&B), or moved", file=sys.stderr)
     for job in finished:  # pass 39, row 53: before, a job resumed with logger=none: its curve stopped
-        if (short := curve_cut_short(job)) is not None:  # where W&B stopped, without a word
-            print(f"{parser.prog}: warning: {short}", file=sys.stderr)
+        for note in (curve_starts_late(job), curve_cut_short(job)):  # where W&B stopped, without a word
+            if note is not None:
+                print(f"{parser.prog}: warning: {note}", file=sys.stderr)
     figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
     try:
         for name, fig in figures.items():

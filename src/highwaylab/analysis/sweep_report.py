@@ -347,6 +347,54 @@ def curve_cut_short(job: Job) -> str | None:
             f"training loss is not on the curve (the table gives the job's final loss)")
 
 
+def curve_starts_late(job: Job) -> str | None:
+    """The warning for a finished job whose loss curve starts after its training did: the history of
+    its first part is in none of its W&B run folders or CSV logs (a W&B offline folder removed by
+    ``wandb sync --clean`` after its upload, or moved), so that ``loss_curves.png`` shows its later part
+    alone (breaking pass 42, row 50: before, without a word); ``None`` otherwise, and for a job that
+    began from another run's checkpoint (``ckpt_path`` in its first record: it starts at that step).
+
+    Where the curve must start: at the first per-batch loss (step ``n - 1``,
+    ``trainer.log_every_n_steps`` ``n``) or at the first epoch's mean (its last step,
+    ``trainer.limit_train_batches - 1`` of the job's first record, else metrics.json's
+    ``batches_per_epoch - 1``), whichever is first; one step of slack."""
+    batches = job.metrics.get("batches_per_epoch")
+    if not job.curve or not isinstance(batches, int) or _first_record(job.folder, "ckpt_path"):
+        return None
+    limit = _first_record(job.folder, "trainer.limit_train_batches")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        batches = limit
+    first = min(s for s, _ in job.curve)
+    if first <= min(_log_every_n_steps(job.folder), batches):
+        return None
+    return (f"loss_curves.png: the curve of {job.folder.name} starts at step {first}, but the job trained "
+            f"from step 0: its training loss before that is in none of its W&B run folders or CSV logs here "
+            f"(a W&B folder removed by wandb sync --clean after its upload, or moved?), so that part is not "
+            f"on the curve")
+
+
+def wandb_folder_gone(folder: Path) -> bool:
+    """Whether the job ran with a W&B logger (its recorded config) and holds no W&B run file: its
+    offline run folder was removed (``wandb sync --clean``, after an upload) or moved (breaking pass 42,
+    row 48: before, such a job "logged no training loss to W&B")."""
+    return isinstance(recorded_logger(folder, "wandb"), dict) and not any(
+        folder.glob("wandb/*run-*/run-*.wandb"))
+
+
+def _first_record(folder: Path, key: str) -> object:
+    """The value of the dotted ``key`` in the job's first record of the values it ran with
+    (``config_resolved.yaml``, else ``.hydra/config.yaml``); ``None`` when neither holds it."""
+    for record in ("config_resolved.yaml", ".hydra/config.yaml"):
+        try:
+            node = yaml.safe_load((folder / record).read_text())
+            for part in key.split("."):
+                node = node[part]
+            return node
+        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            continue
+    return None
+
+
 def _log_every_n_steps(folder: Path) -> int:
     """The job's ``trainer.log_every_n_steps`` (its ``config_resolved.yaml``, else its
     ``.hydra/config.yaml``); Lightning's default, 50, when neither holds a number."""
