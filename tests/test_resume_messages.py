@@ -1206,3 +1206,27 @@ def test_a_multiruns_folder_given_to_resume_names_its_jobs(tmp_path):
     assert message(f"resume={sweep}") == (
         f"resume={sweep} is the folder of a multirun, whose jobs (0_a, 1_b) are runs of their own: resume= "
         f"continues one of them. Fix: e.g. resume={sweep}/0_a")
+
+
+def test_a_resume_that_validates_on_another_part_of_the_set_says_so(tmp_path):
+    # pass 42, row 54: before, resume=<run> trainer.limit_val_batches=null (the run had validated on 2
+    # batches) chose its best checkpoint against val/acc over 256 examples without a word
+    from highwaylab.train import val_set_change
+
+    run = make_run(tmp_path / "run", [*OWN, "trainer.limit_val_batches=2"])
+    OmegaConf.save(OmegaConf.create({"trainer": {"limit_val_batches": 2}}), run / "config_resolved.yaml")
+    checkpoint = {"global_step": 6}
+    whole = compose_cfg([*OWN, "trainer.limit_val_batches=null"], run)
+    assert val_set_change(whole, run, checkpoint) == (
+        "highwaylab: trainer.limit_val_batches=null: the run validated with trainer.limit_val_batches=2 up "
+        "to step 6 (its config_resolved.yaml), so its val/acc_best and best checkpoint compare val/acc over "
+        "two parts of the validation set from here. To keep one, resume with trainer.limit_val_batches=2")
+    assert val_set_change(compose_cfg([*OWN, "trainer.limit_val_batches=2"], run), run, checkpoint) is None
+    # the latest record counts; null and 1.0 are both the whole set
+    OmegaConf.save(OmegaConf.create({"trainer": {"limit_val_batches": None}}),
+                   run / "config_resolved.resumed_2026-12-03_10-00-00.yaml")
+    assert val_set_change(compose_cfg([*OWN, "trainer.limit_val_batches=1.0"], run), run, checkpoint) is None
+    assert "validated with trainer.limit_val_batches=null up to step 6 (its config_resolved.resumed_" in (
+        val_set_change(compose_cfg([*OWN, "trainer.limit_val_batches=0.5"], run), run, checkpoint))
+    # a new run from another run's checkpoint: no record in its folder, no warning
+    assert val_set_change(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None

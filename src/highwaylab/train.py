@@ -129,9 +129,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     record_values_used(cfg, net, trainer, datamodule)  # before the config is written and logged
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
-    if checkpoint is not None and rank_zero_only.rank == 0 and (
-            changed := precision_change(cfg, output_dir, checkpoint)) is not None:
-        log.warning(changed)
+    if checkpoint is not None and rank_zero_only.rank == 0:
+        for change in (precision_change, val_set_change):
+            if (changed := change(cfg, output_dir, checkpoint)) is not None:
+                log.warning(changed)
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
         resolved = output_dir / f"config_resolved.resumed_{resume_stamp()}.yaml"
     if rank_zero_only.rank == 0:  # once per run, not once per DDP process
@@ -421,12 +422,7 @@ def precision_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str
     ``config_resolved.resumed_*.yaml``) in ``output_dir``: ``metrics.json`` and the W&B config hold one
     precision, this resume's. ``None`` without a record, or with the same precision.
     """
-    records = sorted(output_dir.glob("config_resolved.resumed_*.yaml"))
-    latest = records[-1] if records else output_dir / "config_resolved.yaml"
-    try:
-        before = OmegaConf.select(OmegaConf.load(latest), "trainer.precision")
-    except (OSError, ValueError, yaml.YAMLError, OmegaConfBaseException):  # no record (a new run from
-        return None  # another run's checkpoint), or a damaged one
+    before, latest = _latest_record(output_dir, "trainer.precision")
     now = cfg.trainer.get("precision")
     if before is None or now is None or str(before) == str(now):
         return None
@@ -435,6 +431,37 @@ def precision_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str
     return (f"highwaylab: trainer.precision={now}: the run trained up to step {steps} at {before} (its "
             f"{latest.name}) and continues at {now}; metrics.json and the W&B config give {now}, this "
             f"resume's. To keep one precision, resume with trainer.precision={before}")
+
+
+def val_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
+    """A warning when this resume validates on another part of the validation set
+    (``trainer.limit_val_batches``; null is the whole set, as 1.0) than the run's latest record in
+    ``output_dir``: ``val/acc_best`` and the best checkpoint then compare ``val/acc`` over two sets
+    (breaking pass 42, row 54: before, without a word, while ``data.split_seed``, which changes the set
+    too, is refused). ``None`` without a record, or with the same limit."""
+    before, latest = _latest_record(output_dir, "trainer.limit_val_batches", missing="?")
+    now = cfg.trainer.get("limit_val_batches")
+    if before == "?" or (1.0 if before is None else before) == (1.0 if now is None else now):
+        return None
+    steps = checkpoint.get("global_step", "?")
+    return (f"highwaylab: trainer.limit_val_batches={'null' if now is None else now}: the run validated with "
+            f"trainer.limit_val_batches={'null' if before is None else before} up to step {steps} (its "
+            f"{latest.name}), so its val/acc_best and best checkpoint compare val/acc over two parts of the "
+            f"validation set from here. To keep one, resume with trainer.limit_val_batches="
+            f"{'null' if before is None else before}")
+
+
+def _latest_record(output_dir: Path, key: str, missing: Any = None) -> tuple[Any, Path]:
+    """The value of the dotted ``key`` in the run's latest record of the values it ran with in
+    ``output_dir`` (its latest ``config_resolved.resumed_*.yaml``, else ``config_resolved.yaml``), and
+    that file; ``missing`` without a readable record (a new run from another run's checkpoint, or a
+    damaged record) or the key."""
+    records = sorted(output_dir.glob("config_resolved.resumed_*.yaml"))
+    latest = records[-1] if records else output_dir / "config_resolved.yaml"
+    try:
+        return OmegaConf.select(OmegaConf.load(latest), key, default=missing), latest
+    except (OSError, ValueError, yaml.YAMLError, OmegaConfBaseException):
+        return missing, latest
 
 
 def resume_stamp() -> str:
