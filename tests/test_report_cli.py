@@ -889,11 +889,23 @@ def test_a_killed_job_that_saved_its_state_gets_the_resume_fix(tmp_path):
     (sweep / "summary.jsonl").write_text(lines[0] + "\n")  # SIGKILL: the job never wrote its line
     (killed / "checkpoints").mkdir()
     (killed / "checkpoints" / "last.ckpt").write_bytes(b"its state")
-    jobs = collect_jobs(sweep)
-    line = (f"- {killed.name}: incomplete: no metrics.json: the job did not finish (still running, or "
-            f"killed?); it saved its state: once it is not running, continue it with python train.py "
-            f"resume={killed}")
-    assert line in markdown_table(table_rows(aggregate(jobs)), jobs, aggregate(jobs)).splitlines()
+    with pytest.warns(UserWarning) as caught:  # pass 42, row 62: a warning line names it too
+        jobs = collect_jobs(sweep)
+    said = (f"no metrics.json: the job did not finish (still running, or killed?); it saved its state: once "
+            f"it is not running, continue it with python train.py resume={killed}")
+    assert [str(w.message) for w in caught] == [f"{killed.name}: {said}"]
+    assert f"- {killed.name}: incomplete: {said}" in markdown_table(
+        table_rows(aggregate(jobs)), jobs, aggregate(jobs)).splitlines()
+    # pass 42, row 62: killed before its first checkpoint: before, no fix, and no warning line
+    shutil.rmtree(killed / "checkpoints")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    fix = f"rm -r {killed} (it holds no checkpoint), then python train.py {' '.join(FIXED[:1])} depth=4 "
+    (warning,) = [line for line in proc.stderr.splitlines() if killed.name in line]
+    assert warning.startswith(f"python -m highwaylab.report: warning: {killed.name}: no metrics.json: "
+                              f"the job did not finish (still running, or killed?); once it is not running, "
+                              f"start it again: {fix}")
+    assert warning.endswith(f" hydra.run.dir={killed}")
 
 
 def test_a_loss_cell_that_is_not_a_number_is_left_out_with_a_warning(tmp_path):

@@ -84,7 +84,8 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             cfg = OmegaConf.load(config)
             choices = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra.runtime.choices
             given = folder / ".hydra" / "overrides.yaml"  # absent only in jobs not written by Hydra
-            overrides = parse_overrides((yaml.safe_load(given.read_text()) or []) if given.is_file() else [])
+            lines = (yaml.safe_load(given.read_text()) or []) if given.is_file() else []
+            overrides = parse_overrides(lines)
         except Exception as err:  # a damaged record: the job cannot be placed on the plot
             warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
                           stacklevel=2)
@@ -114,6 +115,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             if (folder / "checkpoints" / "last.ckpt").is_file():  # pass 32, row 27: before, no fix
                 error += (f"; it saved its state: once it is not running, continue it with python train.py "
                           f"{override_arg('resume', folder)}")
+            else:  # pass 42, row 62: before, no fix and no warning line, of a job killed (SIGKILL: no
+                from highwaylab.utils.resume import start_job_again  # summary line) before its checkpoint
+
+                error += f"; once it is not running, start it again: {start_job_again(folder, lines)}"
+            warnings.warn(f"{folder.name}: {error}", stacklevel=2)
         status = "ok" if metrics else (recorded or "incomplete")
         depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, _whole(cfg.get("seed")), status, metrics,
