@@ -1230,3 +1230,17 @@ def test_a_resume_that_validates_on_another_part_of_the_set_says_so(tmp_path):
         val_set_change(compose_cfg([*OWN, "trainer.limit_val_batches=0.5"], run), run, checkpoint))
     # a new run from another run's checkpoint: no record in its folder, no warning
     assert val_set_change(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None
+
+
+def test_a_finished_run_whose_metrics_json_was_edited_is_tested_again_by_resume(tmp_path):
+    # pass 43, row 16: before, the report's fix for a metrics.json with test/acc NaN ("python train.py
+    # resume=<job> tests it again") was refused: "the run has finished ... metrics.json already holds its
+    # result"
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=20, mid_epoch=False)
+    result = {"global_step": 20, "depth": 4, "train/loss": 0.5, "test/acc": 0.9}
+    (run / "metrics.json").write_text(json.dumps(result))
+    assert "the run has finished" in message(f"resume={run}")
+    for edited in (float("nan"), "abc"):
+        (run / "metrics.json").write_text(json.dumps(result | {"test/acc": edited}))
+        assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

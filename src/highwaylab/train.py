@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -64,7 +64,14 @@ from highwaylab.utils.numerics import configure_denormals
 from highwaylab.utils.output_folder import check_checkpoint_fits, training_starting
 from highwaylab.utils.quiet import quiet_known_notices, quiet_own_checkpoint_folder, quiet_srun_hint
 from highwaylab.utils.ranks import further_rank
-from highwaylab.utils.resume import check_resume, continue_wandb_steps, run_metrics, run_of, saved_dirpath
+from highwaylab.utils.resume import (
+    check_resume,
+    continue_wandb_steps,
+    latest_resolved,
+    run_metrics,
+    run_of,
+    saved_dirpath,
+)
 from highwaylab.utils.run_folder import remember as remember_run_folder
 from highwaylab.utils.shell_args import override_arg
 from highwaylab.utils.slurm import requeued_checkpoint, restart_count, slurm_job_id
@@ -456,8 +463,7 @@ def _latest_record(output_dir: Path, key: str, missing: Any = None) -> tuple[Any
     ``output_dir`` (its latest ``config_resolved.resumed_*.yaml``, else ``config_resolved.yaml``), and
     that file; ``missing`` without a readable record (a new run from another run's checkpoint, or a
     damaged record) or the key."""
-    records = sorted(output_dir.glob("config_resolved.resumed_*.yaml"))
-    latest = records[-1] if records else output_dir / "config_resolved.yaml"
+    latest = latest_resolved(output_dir)
     try:
         return OmegaConf.select(OmegaConf.load(latest), key, default=missing), latest
     except (OSError, ValueError, yaml.YAMLError, OmegaConfBaseException):
@@ -655,11 +661,13 @@ def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) 
 
 
 def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.Tensor],
-                     prefix: str = "", fix: str | None = None, name: str | None = None) -> None:
+                     prefix: str = "", fix: str | Callable[[], str] | None = None,
+                     name: str | None = None) -> None:
     """Check that the weights of ``checkpoint`` (read from ``path``) fit ``expected`` (a module's
     ``state_dict()``): the same names and shapes, of the keys that start with ``prefix`` (``"net."``:
     the backbone's only), and that the backbone's weights are finite. ``fix``: the advice for
-    another model's checkpoint (default: resume with the model of the run that wrote it); ``name``:
+    another model's checkpoint (default: resume with the model of the run that wrote it; a callable is
+    called for it, only then); ``name``:
     what the user gave, for the message (default ``ckpt_path=<path>``).
 
     Raises:
@@ -673,8 +681,9 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
     reshaped = sorted(k for k in set(state) & set(expected) if state[k].shape != expected[k].shape)
     if missing or unexpected or reshaped:
         first = (missing or unexpected or reshaped)[0]
-        fix = fix or ("Resume with the model, depth and width (conv models: model.stages) of the run that "
-                      "wrote it (its .hydra/config.yaml lists them).")
+        default = ("Resume with the model, depth and width (conv models: model.stages) of the run that "
+                   "wrote it (its .hydra/config.yaml lists them).")
+        fix = fix() if callable(fix) else fix or default
         raise ConfigError(
             f"{name} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). {fix}")

@@ -40,6 +40,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
+from highwaylab.utils.resume import metrics_problem  # noqa: E402
 from highwaylab.utils.shell_args import hydra_value, override_arg  # noqa: E402
 from highwaylab.utils.sweep import read_summary  # noqa: E402
 from highwaylab.utils.wandb_offline import RunReadError, read_segment  # noqa: E402
@@ -99,7 +100,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
                               stacklevel=2)
                 error += f". {_rewrite(folder)}"  # pass 39, row 23: before, not on its line under the table
-            if (problem := _metrics_problem(metrics)) is not None:  # an edited or foreign file
+            if (problem := metrics_problem(metrics)) is not None:  # an edited or foreign file
                 metrics, error = {}, f"metrics.json {problem}. {_rewrite(folder)}"
         elif (folder / "metrics.json").exists():  # a folder (pass 31, row 59: "missing (deleted?)")
             error = "its metrics.json is not a file (a folder?)"
@@ -173,21 +174,6 @@ def recorded_logger(folder: Path, name: str) -> object:
             return yaml.safe_load((folder / record).read_text())["logger"][name]
         except (OSError, yaml.YAMLError, KeyError, TypeError):
             continue
-    return None
-
-
-def _metrics_problem(metrics: object) -> str | None:
-    """Why a job's ``metrics.json`` cannot be plotted: not a JSON object, or a value the report
-    reads (``depth``, ``train/loss``, ``test/acc``) that is not a number (``null``: a NaN the job
-    wrote, is one); ``None`` if it can."""
-    if not isinstance(metrics, dict):
-        return f"is not a JSON object (a {type(metrics).__name__})"
-    for key in ("depth", LOSS, ACC):
-        value = metrics.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            return f"has {key}={value!r}, not a number"
-        if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN, by hand (pass 34, row 47:
-            return f"has {key}={value}, not a finite number (edited? train.py writes null)"  # a traceback)
     return None
 
 

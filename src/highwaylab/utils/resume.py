@@ -1066,8 +1066,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     if (changed := optimizer_change(cfg, checkpoint)) is not None:  # pass 38, rows 27 and 57: before,
         key, old, new = changed  # ckpt_path= with lr=0.001 trained at the checkpoint's 0.1, recorded 0.001
         used = _recorded_value(run, key) if resume and run is not None else None
-        if isinstance(used, int | float) and not isinstance(used, bool) and isinstance(old, int | float) \
-                and abs(used - old) <= 1e-9 * max(abs(used), abs(old)):  # the record, not the run, changed
+        if used is not None and _same_value(old, used):  # the record, not the run, changed
             # (pass 42, rows 70-71: before, "give lr=0.1 (the checkpoint's)", which check_bound then refused)
             raise _record_changed(run, f"{key}={_short(new)}", f"{key}={_short(used)}",
                                   "its config_resolved.yaml, as its checkpoint's optimiser")
@@ -1280,8 +1279,7 @@ def scheduler_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] 
             old = sorted(m for m, count in old.items() for _ in range(count))
         if isinstance(new, list):
             new = sorted(new)
-        if old != new and not (isinstance(old, int | float) and isinstance(new, int | float)
-                               and abs(old - new) <= 1e-12 * max(abs(old), abs(new))):
+        if not _same_value(old, new):
             return f"optim.scheduler.{arg}", old, new
     return None
 
@@ -1306,13 +1304,17 @@ def optimizer_change(cfg: DictConfig, checkpoint: dict) -> tuple[str, Any, Any] 
         old, new = group[saved], _select(cfg, f"optim.optimizer.{arg}")
         if isinstance(old, tuple | list) and isinstance(new, list | tuple):
             old, new = list(old), list(new)
-        if isinstance(old, bool) or isinstance(new, bool) or not isinstance(old, int | float):
-            same = old == new
-        else:
-            same = isinstance(new, int | float) and abs(old - new) <= 1e-9 * max(abs(old), abs(new))
-        if not same:
+        if not _same_value(old, new):
             return f"optim.optimizer.{arg}", old, new
     return None
+
+
+def _same_value(old: Any, new: Any) -> bool:
+    """Whether an optimiser's or scheduler's argument ``old`` (a checkpoint's) and ``new`` agree: numbers
+    to a relative 1e-9, anything else (booleans, ``betas``, milestones) exactly."""
+    if isinstance(old, bool) or isinstance(new, bool) or not isinstance(old, int | float):
+        return old == new
+    return isinstance(new, int | float) and abs(old - new) <= 1e-9 * max(abs(old), abs(new))
 
 
 def check_run(cfg: DictConfig) -> None:
@@ -1554,22 +1556,20 @@ def _check_run_weights(cfg: DictConfig, ckpt: Path, checkpoint: dict, run: Path,
         except Exception:  # damaged, or another model's too: not offered
             return False
 
-    try:
-        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", name=name)
-    except ConfigError as err:
-        if "another model" not in str(err):
-            raise ResumeError(str(err)) from None
+    def fix() -> str:  # for another model's: first, is the record the run's? (rows 52, 64)
         record_not_the_runs(run, cfg, ckpt, checkpoint)
         others = [p for p in _checkpoints(ckpt.parent) if p.name != ckpt.name]
         other = next((p for p in reversed(others) if fits(p)), None)
         instead = (f"; or resume from the run's {other.name}, which holds its model: "
                    f"{continue_command(run, other, overrides)}" if other is not None else "")
-        fix = (f"It is not the checkpoint this run wrote (its record, .hydra/, is the model above): replaced "
-               f"or copied in? Fix: put the run's own {ckpt.name} back{instead}; or start a new run")
-        try:
-            check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", fix=fix, name=name)
-        except ConfigError as err2:
-            raise ResumeError(str(err2)) from None
+        return (f"It is not the checkpoint this run wrote (its record, .hydra/, is the model above): "
+                f"replaced or copied in? Fix: put the run's own {ckpt.name} back{instead}; or start a new "
+                f"run")
+
+    try:
+        check_checkpoint(checkpoint, str(ckpt), expected, prefix="net.", fix=fix, name=name)
+    except ConfigError as err:
+        raise ResumeError(str(err)) from None
 
 
 def record_not_the_runs(run: Path, cfg: DictConfig, ckpt: Path, checkpoint: dict) -> None:
@@ -1580,8 +1580,7 @@ def record_not_the_runs(run: Path, cfg: DictConfig, ckpt: Path, checkpoint: dict
     last.ckpt back", of the run's own checkpoint)."""
     from highwaylab.train import backbone_weights, check_checkpoint
 
-    records = sorted(run.glob("config_resolved.resumed_*.yaml"))
-    latest = records[-1] if records else run / "config_resolved.yaml"
+    latest = latest_resolved(run)
     try:
         ran = OmegaConf.load(latest)
         expected = backbone_weights(ran) if isinstance(ran, DictConfig) else None
@@ -1595,6 +1594,13 @@ def record_not_the_runs(run: Path, cfg: DictConfig, ckpt: Path, checkpoint: dict
     given = ", ".join(f"{k}={_short(a)}" for k, a, _ in changed[:4]) or "another model"
     used = ", ".join(f"{k}={_short(b)}" for k, _, b in changed[:4]) or "the model"
     raise _record_changed(run, given, used, f"its {latest.name}, and its {ckpt.name} holds that model")
+
+
+def latest_resolved(run: Path) -> Path:
+    """The run's latest record of the values it ran with: its latest
+    ``config_resolved.resumed_<date>_<time>.yaml``, else ``config_resolved.yaml`` (which may not exist)."""
+    records = sorted(run.glob("config_resolved.resumed_*.yaml"))
+    return records[-1] if records else run / "config_resolved.yaml"
 
 
 def _record_changed(run: Path, given: str, used: str, evidence: str) -> ResumeError:
@@ -1725,12 +1731,29 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     if run is None:
         return True
     metrics = run_metrics(run)
-    if metrics is None:
-        return False  # missing or unreadable: completing the run writes it again
+    if metrics is None or metrics_problem(metrics) is not None:
+        return False  # missing, unreadable or edited: completing the run writes it again
     if test and "test/acc" not in metrics:
         return False  # trained with test=false: test=true completes it
     written = metrics.get("global_step")
     return written is None or written == step
+
+
+def metrics_problem(metrics: object) -> str | None:
+    """Why a run's ``metrics.json`` (loaded: ``metrics``) is not its result: not a JSON object, or a
+    value the report reads (``depth``, ``train/loss``, ``test/acc``) that is not a number (``null``, a
+    NaN the run wrote, is one), an edited or foreign file; ``None`` if it is. A resume of such a run
+    tests it again and writes the file (breaking pass 43, row 16: before, resume= called the run
+    finished, and the report's fix, that resume, was refused)."""
+    if not isinstance(metrics, dict):
+        return f"is not a JSON object (a {type(metrics).__name__})"
+    for key in ("depth", "train/loss", "test/acc"):
+        value = metrics.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            return f"has {key}={value!r}, not a number"
+        if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN, by hand (pass 34, row 47:
+            return f"has {key}={value}, not a finite number (edited? train.py writes null)"  # a traceback)
+    return None
 
 
 def run_of(ckpt: Path) -> Path | None:
