@@ -1038,3 +1038,27 @@ def test_a_job_resumed_with_another_logger_keeps_both_parts_of_its_curve(tmp_pat
     curve = loss_curve(job)
     assert [step for step, _ in curve] == [2, 5]  # the epoch means of epochs 0 (CSV) and 1 (W&B)
     assert curve[0][1] == pytest.approx(csv_part)
+
+
+@pytest.mark.parametrize("seeds", [2, 1])
+def test_a_sweep_run_with_test_false_is_reported_without_its_accuracy(tmp_path, seeds):
+    # pass 43, rows 40 and 41: before, a traceback in statistics.stdev (2 seeds) or in matplotlib's log
+    # axis (1 seed), and no report, for jobs whose metrics.json has no test/acc
+    sweep = tmp_path / "sweep"
+    jobs = [write_job(sweep, n, [*FIXED, f"seed={n}", "test=false"], 0.5 + n / 10, 0.9)
+            for n in range(seeds)]
+    for job in jobs:
+        metrics = json.loads((job / "metrics.json").read_text())
+        del metrics["test/acc"]
+        (job / "metrics.json").write_text(json.dumps(metrics))
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    which = "every finished job" if seeds > 1 else "the finished job"
+    note = (f"{which} ran without its test (test=false), so the table and depth.png have no test accuracy "
+            f"for {'them' if seeds > 1 else 'it'} (-); test one with python train.py resume={jobs[0]} "
+            f"test=true")
+    assert f"python -m highwaylab.report: warning: {note}" in proc.stderr.splitlines()
+    table = (sweep / "report" / "table.md").read_text()
+    loss = "0.55 ± 0.071" if seeds > 1 else "0.5"
+    assert f"| highway | 3 | {seeds} | {loss} | - |" in table.splitlines() and f"- {note}" in table
+    assert (sweep / "report" / "depth.png").stat().st_size > 0

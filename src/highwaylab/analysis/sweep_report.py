@@ -528,8 +528,12 @@ class Point:
 
     @staticmethod
     def spread(values: list[float]) -> float:
-        """The sample standard deviation (n - 1) of ``values``; 0 for fewer than two."""
-        return statistics.stdev(values) if len(values) > 1 else 0.0
+        """The sample standard deviation (n - 1) of ``values``; 0 for fewer than two; NaN when one is NaN
+        (a job that wrote no such value: ``test=false`` has no ``test/acc``; pass 43, row 40: before,
+        ``statistics.stdev`` ended the report in a traceback)."""
+        if len(values) < 2:
+            return 0.0
+        return statistics.stdev(values) if all(math.isfinite(v) for v in values) else math.nan
 
     def repeats_note(self) -> str | None:
         """One line naming the seeds of this point that more than one job ran, or None."""
@@ -566,9 +570,25 @@ def aggregate(jobs: list[Job]) -> list[Point]:
         if point.repeats:
             warnings.warn(point.repeats_note(), stacklevel=2)
         points.append(point)
-    if (note := partial_test_note(jobs)) is not None:
-        warnings.warn(note, stacklevel=2)
+    for note in (partial_test_note(jobs), untested_note(jobs)):
+        if note is not None:
+            warnings.warn(note, stacklevel=2)
     return points
+
+
+def untested_note(jobs: list[Job]) -> str | None:
+    """One line for the finished jobs that ran without their test (``test=false``: no ``test/acc`` in
+    their metrics.json), whose accuracy the table and ``depth.png`` leave empty (breaking pass 43, rows
+    40 and 41: before, a traceback); ``None`` if none."""
+    untested = [j.folder for j in jobs if j.status == "ok" and ACC not in j.metrics]
+    if not untested:
+        return None
+    finished = sum(j.status == "ok" for j in jobs)
+    which = ("the finished job" if finished == 1 else "every finished job" if len(untested) == finished
+             else f"{len(untested)} of {finished} finished jobs")
+    return (f"{which} ran without its test (test=false), so the table and depth.png have no test accuracy "
+            f"for {'it' if len(untested) == 1 else 'them'} (-); test one with python train.py "
+            f"{override_arg('resume', untested[0])} test=true")
 
 
 # the test sets of MNIST, Fashion-MNIST, CIFAR-10 and CIFAR-100 each hold 10,000 examples
@@ -656,7 +676,13 @@ def depth_figure(points: list[Point]) -> Figure:
     _plain_log_labels(ax_loss.yaxis)
     ax_loss.set_ylabel("final training loss (nats, mean over the last epoch)")
     ax_acc.set_ylabel("test accuracy (%)")
-    for ax in (ax_loss, ax_acc):
+    panels = [ax_loss, ax_acc]
+    if points and not any(math.isfinite(v) for p in points for v in p.acc):  # test=false: no accuracy
+        ax_acc.clear()  # (pass 43, row 41: before, a log x-axis over no data, and a traceback)
+        ax_acc.text(0.5, 0.5, "no test accuracy:\nthe jobs ran with test=false", ha="center", va="center")
+        ax_acc.set_axis_off()
+        panels = [ax_loss]
+    for ax in panels:
         ax.set_xlabel("depth (layers)")
         ax.set_xscale("log")
         ax.set_xticks(sorted({p.depth for p in points}), [str(d) for d in sorted({p.depth for p in points})])
@@ -763,14 +789,16 @@ def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None
              "|" + "---|" * (5 + len(swept))]
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
         loss = _spread(r["train_loss_mean"], r["train_loss_std"], r["seeds"], ".4g", ".2g")
-        acc = _spread(100 * r["test_acc_mean"], 100 * r["test_acc_std"], r["seeds"], ".2f")
+        acc = (_spread(100 * r["test_acc_mean"], 100 * r["test_acc_std"], r["seeds"], ".2f")
+               if math.isfinite(r["test_acc_mean"]) else "-")  # test=false: not tested
         lines.append(" | ".join([f"| {r['model']}", str(r["depth"]), *(str(r[k]) for k in swept),
                                  str(r["seeds"]), loss, acc]) + " |")
     for note in (p.repeats_note() for p in points or []):
         if note:
             lines.append(f"\n- repeated seeds: {note}")
-    if (partial := partial_test_note(jobs)) is not None:
-        lines.append(f"\n- {partial}")
+    for note in (partial_test_note(jobs), untested_note(jobs)):
+        if note is not None:
+            lines.append(f"\n- {note}")
     for job in (j for j in jobs if j.status != "ok"):
         lines.append(f"\n- {job.folder.name}: {job.status}" + (f": {job.error}" if job.error else ""))
     return "\n".join(lines) + "\n"
