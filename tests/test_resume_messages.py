@@ -348,6 +348,17 @@ def test_odd_run_folders_get_a_fix_that_works(tmp_path):
         f"resume={run}: {run}/checkpoints/last.ckpt is a folder, not a checkpoint, and the run writes its "
         f"state there. Fix: move it away (mv {run}/checkpoints/last.ckpt <elsewhere>), then resume (resume= "
         f"then names the run's latest other checkpoint)")
+    # pass 43, row 37: a folder at a top-k checkpoint's name, holding a file: before, the resume went on,
+    # and Lightning's top-k cleanup removed the folder and the file without a word
+    (run / "checkpoints" / "last.ckpt").rmdir()
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    (run / "checkpoints" / "epoch_000.ckpt").unlink()
+    (run / "checkpoints" / "epoch_000.ckpt").mkdir()
+    (run / "checkpoints" / "epoch_000.ckpt" / "notes.txt").write_text("mine")
+    assert message(f"resume={run}", "trainer.max_epochs=6") == (
+        f"resume={run}: {run}/checkpoints/epoch_000.ckpt is a folder, not a checkpoint, and Lightning "
+        f"removes a checkpoint it replaces with all it holds. Fix: move it away (mv "
+        f"{run}/checkpoints/epoch_000.ckpt <elsewhere>), then resume")
     fast = make_run(tmp_path / "fast", [*OWN, "debug=fast"])
     (fast / "metrics.json").write_text("{}")
     assert message(f"resume={fast}").startswith(

@@ -338,6 +338,12 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         raise ResumeError(f"resume={value}: {last} is a folder, not a checkpoint, and the run "
                           f"writes its state there. Fix: move it away (mv {where} <elsewhere>), then resume "
                           f"(resume= then names the run's latest other checkpoint)")
+    folders = sorted(p for p in last.parent.glob("*.ckpt") if p.is_dir()) if last.parent.is_dir() else []
+    if folders:  # pass 43, row 37: before, Lightning's top-k cleanup removed it, and what it held, unsaid
+        where = shlex.quote(str(folders[0]))
+        raise ResumeError(f"resume={value}: {folders[0]} is a folder, not a checkpoint, and Lightning "
+                          f"removes a checkpoint it replaces with all it holds. Fix: move it away (mv "
+                          f"{where} <elsewhere>), then resume")
     if not last.is_file():
         others = _checkpoints(path / LAST_CKPT.parent)
         if others:  # last.ckpt was deleted (or moved): the run did save
