@@ -1046,6 +1046,13 @@ def test_a_run_copied_without_its_hidden_record_is_told_to_copy_it_back(tmp_path
         f"resume={copy} holds a run's files (checkpoints, metrics.json, train.log) but not its record, the "
         f"hidden .hydra/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back (cp -r "
         f"<the original run>/.hydra {copy}/), then resume again")
+    # pass 43, row 36: a file in place of .hydra/: before, "is not a run folder ... give the run's folder"
+    (copy / ".hydra").write_text("x\n")
+    assert message(f"resume={copy}", "trainer.max_epochs=5") == (
+        f"resume={copy} holds a run's files (checkpoints, metrics.json, train.log), but its record "
+        f"{copy}/.hydra is a file, not the folder train.py writes. Fix: move it away (mv {copy}/.hydra "
+        f"<elsewhere>) and copy the run's record back (cp -r <the original run>/.hydra {copy}/), then resume "
+        f"again")
 
 
 def test_a_multirun_over_several_run_folders_is_told_to_resume_each(tmp_path):

@@ -314,7 +314,14 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         parent = next((p for p in path.parents if (p / RECORD / "overrides.yaml").is_file()), None)
         held = [name for name in ("checkpoints", "metrics.json", "config_resolved.yaml", "train.log")
                 if (path / name).exists()]
-        if parent is None and not (path / RECORD).exists() and len(held) >= 2:  # pass 33, row 7: before,
+        record = path / RECORD
+        if parent is None and record.exists() and not record.is_dir() and len(held) >= 2:  # pass 43, row 36
+            raise ResumeError(  # before: "is not a run folder", of a run whose record is a file
+                f"resume={value} holds a run's files ({', '.join(held)}), but its record {record} is a file, "
+                f"not the folder train.py writes. Fix: move it away (mv {shlex.quote(str(record))} "
+                f"<elsewhere>) and copy the run's record back (cp -r <the original run>/{RECORD} "
+                f"{shlex.quote(str(path))}/), then resume again")
+        if parent is None and not record.exists() and len(held) >= 2:  # pass 33, row 7: before,
             raise ResumeError(  # "is not a run folder ... give the run's folder", which it was
                 f"resume={value} holds a run's files ({', '.join(held)}) but not its record, the hidden "
                 f"{RECORD}/ folder (copied without it? cp -r <run>/* leaves it out). Fix: copy it back "
