@@ -501,6 +501,16 @@ def test_a_run_that_failed_before_its_first_checkpoint_is_named_with_its_error(t
         f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing): it "
         f"ended before its first checkpoint, with this error in its train.log: \"{error}\". Start it "
         f"again, with the fix that names, if any: python train.py {' '.join(OWN)}")
+    # pass 43, row 30: the run's interrupt saved its state, and last.ckpt was deleted since: before, "it
+    # ended before its first checkpoint", quoting the line that says it saved one
+    with (run / "train.log").open("a") as log:
+        log.write("[2026-12-03 11:44:29,485][highwaylab][ERROR] - highwaylab: interrupted by SIGINT in epoch "
+                  "0 at step 164: its state at step 164 is saved in /elsewhere/checkpoints/last.ckpt; resume "
+                  "with: python train.py resume=/elsewhere.\n")
+    assert message(f"resume={run}") == (
+        f"resume={run}: checkpoints/last.ckpt is missing (deleted?): the run saved its state at step 164 "
+        f"when it was interrupted (its train.log says so), and holds no other checkpoint. Fix: put the "
+        f"checkpoint back, or start the run again: python train.py {' '.join(OWN)}")
 
 
 def test_a_damaged_only_checkpoint_says_so_and_gives_the_command_that_starts_the_run_again(tmp_path):

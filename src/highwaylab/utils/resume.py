@@ -407,6 +407,12 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             again = start_job_again(path, merge_overrides(run_overrides(path), list(extra)))  # row 60:
             # before, a command without hydra.run.dir, which ran the job outside its sweep)
         failure = last_error_line(path)  # pass 37, row 40: before, "start it again" with the same
+        saved = re.search(r"(?:state at step|state, of step|checkpoint is \S+, of step) (\d+)", failure or "")
+        if saved is not None:  # its interrupt saved a checkpoint, since gone (pass 43, row 30: before, "it
+            raise ResumeError(  # ended before its first checkpoint", quoting the line that said it saved one)
+                f"resume={value}: {shown} is missing (deleted?): the run saved its state at step "
+                f"{saved[1]} when it was interrupted (its train.log says so), and holds no other checkpoint. "
+                f"Fix: put the checkpoint back, or start the run again: {again}")
         if failure is not None:  # learning rate that had made the loss NaN at step 1
             raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                               f"missing): it ended before its first checkpoint, with this error in its "
