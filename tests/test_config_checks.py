@@ -28,6 +28,12 @@ BAD = {
                               "cannot be every layer's activation. Choose one of the parameter-free",
     "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he",
     "model.gate_bias=abc": "model.gate_bias='abc' is invalid",
+    # pass 43, row 1: before, null ran as auto (b_T = -1 at depth 3), without a word
+    "model.gate_bias=null": "model.gate_bias=null: a highway layer's gate bias b_T is a number or auto, and "
+                            "null would mean auto without a word. Fix: model.gate_bias=auto for the "
+                            "depth-aware default, or a number (model.gate_bias=0: no bias; the paper's -1 to "
+                            "-3)",
+    "model=conv_highway model.gate_bias=null": "model.gate_bias=null: a highway layer's gate bias",
     "model=plain +model.gate_bias=-2": "model.gate_bias is for highway models, not 'plain'",
     "+model.norm=layernorm": "model.norm is not an option of model.block='highway'",
     "+model.foo=1": "model.foo is not an option of model.block='highway'",

@@ -377,6 +377,12 @@ def check_model_config(model: DictConfig, input_shape: Sequence[int] | None = No
     if missing:  # ~model.depth: before, check_fc()'s TypeError traceback
         raise ConfigError(f"model.{missing[0]} is missing (removed by ~model.{missing[0]}?): the backbone "
                           f"needs it. Fix: leave ~model.{missing[0]} out, or give model.{missing[0]}=<value>")
+    if block == "highway" and "gate_bias" in values and values["gate_bias"] is None:
+        # pass 43, row 1: before, null was taken as auto, without a word, by a user who may mean 0
+        raise ConfigError("model.gate_bias=null: a highway layer's gate bias b_T is a number or auto, and "
+                          "null would mean auto without a word. Fix: model.gate_bias=auto for the "
+                          "depth-aware default, or a number (model.gate_bias=0: no bias; the paper's -1 to "
+                          "-3)")
     if check is check_fc:
         for key in ("depth", "width"):
             if key in model and not OmegaConf.is_interpolation(model, key):
