@@ -487,6 +487,27 @@ def test_a_full_disk_is_refused_before_the_run(tmp_path):
             check_output_folder(tmp_path / "small" / "run2", "hydra.run.dir")
 
 
+@pytest.mark.slow
+def test_a_disk_that_fills_under_the_csv_log_is_one_line_with_the_fix(tmp_path, data_dir):
+    # pass 43, row 50: before, the CSV logger's write on the full disk ended the run in four chained
+    # tracebacks, with no highwaylab line and no fix
+    with mounted("-t", "tmpfs", "-o", "size=60m", "tmpfs", target=tmp_path / "small"):  # a run needs 50 MB
+        fill = ["+callbacks.fill._target_=tests.signal_at.FillDiskAt", "+callbacks.fill.step=2",
+                "logger=csv", "+logger.csv.flush_logs_every_n_steps=1", "trainer.log_every_n_steps=1",
+                "trainer.limit_train_batches=20"]  # the CSV log is written at every step, from step 3 on full
+        given = ("logger=", "trainer.limit_train_batches=", "~callbacks")
+        tiny = [o for o in TINY if not o.startswith(given)]
+        tiny.append("callbacks=minimal")  # no figure files, whose full disk is a warning of its own
+        proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *tiny, *fill,
+                               f"hydra.run.dir={tmp_path}/small/run"], capture_output=True, text=True,
+                              timeout=300, env=subprocess_env(), cwd=tmp_path)
+        line = one_line(proc)
+        assert line == (f"could not write a file of the run in {tmp_path}/small/run (No space left on "
+                        f"device): the disk at {tmp_path}/small has 0 bytes free of 60.0 MiB; it saved no "
+                        f"checkpoint yet. Free space on that disk, or set paths.log_dir to another one, then "
+                        f"start it again")
+
+
 def test_a_small_file_size_limit_is_refused(tmp_path):
     code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**19, 2**19)); "
             "from highwaylab.utils.output_folder import check_output_folder as c; "

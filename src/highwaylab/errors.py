@@ -65,6 +65,13 @@ class RunFolderGone(HighwaylabError, OSError):
     the folder, the file and what is left to do."""
 
 
+class DiskFull(HighwaylabError, OSError):
+    """A file of the run (a logger's, the console's) could not be written because its disk is full
+    or the quota is used up. Raised by the task wrapper (:func:`highwaylab.utils.task.disk_full`)
+    from the ``OSError`` it found; the message names the disk, the run's latest checkpoint and the
+    fix."""
+
+
 class CheckpointMissingError(HighwaylabError, FileNotFoundError):
     """A checkpoint that the run needs is gone (deleted or moved during the run): the best one,
     which the test runs on. The message names the file and the ways to finish the run."""

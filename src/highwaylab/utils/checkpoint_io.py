@@ -97,7 +97,7 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
     code = err.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
         reason = err.strerror or str(err)
-        disk = _disk(folder)
+        disk = disk_of(folder)
         if code == errno.EDQUOT:
             return (f"could not write the checkpoint {path} ({reason}): your disk quota there is used up "
                     f"({disk}); {kept}. Free space within your quota (`quota -s` shows it), or set "
@@ -203,7 +203,7 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def _disk(folder: Path) -> str:
+def disk_of(folder: Path) -> str:
     """``the disk at <mount point> has <free> free of <total>``, for the nearest existing folder."""
     folder = _nearest_existing(folder)
     try:

@@ -4,6 +4,7 @@ always closes the loggers."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import logging
@@ -15,9 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from highwaylab.errors import HighwaylabError, RunFolderGone, RunInterrupted
+from highwaylab.errors import DiskFull, HighwaylabError, RunFolderGone, RunInterrupted
 from highwaylab.utils import interrupt
 from highwaylab.utils.run_folder import gone
+from highwaylab.utils.shell_args import override_arg
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -64,6 +66,31 @@ def run_folder_gone(err: BaseException, run: str | os.PathLike | None) -> RunFol
                 f"you moved it, resume it from its new place: python train.py resume=<its new folder>")
         err = err.__cause__ or err.__context__
     return None
+
+
+def disk_full(err: BaseException, run: str | os.PathLike | None) -> DiskFull | None:
+    """A :class:`DiskFull` for ``err`` when an ``OSError`` in its chain of causes is a full disk or a
+    used-up quota (``ENOSPC``, ``EDQUOT``) met by a write that has no line of its own (the CSV logger's
+    ``metrics.csv``; a checkpoint's has: :func:`highwaylab.utils.checkpoint_io.write_failure`), with
+    the run's latest checkpoint, ``None`` otherwise (breaking pass 43, row 50: before, four chained
+    tracebacks and no fix)."""
+    from highwaylab.utils.checkpoint_io import disk_of
+
+    while err is not None and not (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)):
+        err = err.__cause__ or err.__context__
+    if err is None or isinstance(err, HighwaylabError):
+        return None
+    name = getattr(err, "filename", None)
+    what = f"{name}" if name else (f"a file of the run in {run}" if run else "a file of the run")
+    where = Path(name).parent if name else Path(run) if run else Path.cwd()
+    found = sorted(Path(run, "checkpoints").glob("*.ckpt"), key=lambda p: p.stat().st_mtime) if run else []
+    if found:
+        then = f"its latest checkpoint, {found[-1]}, is kept. Free space, then resume: python train.py " \
+               f"{override_arg('resume', run)}"
+    else:
+        then = "it saved no checkpoint yet. Free space on that disk, or set paths.log_dir to another one, " \
+               "then start it again"
+    return DiskFull(f"could not write {what} ({err.strerror or err}): {disk_of(where)}; {then}")
 
 
 def full_key(err: BaseException) -> str | None:
@@ -158,6 +185,8 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
                 gone = run_folder_gone(err, _output_dir(cfg))
                 if gone is not None:  # a deleted run folder: one line, not the logger's traceback
                     raise gone from err
+                if (full := disk_full(err, _output_dir(cfg))) is not None:  # a logger's file, on a full disk
+                    raise full from err
                 if user_error(err) is None:  # user errors are reported by the entry point
                     log.error(f"The run failed: {err!r}")
                 raise
