@@ -444,8 +444,8 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     assert (f"warning: {deleted.name}: its metrics.json is not a file (a folder?); not in the table. Fix: "
             f"move it away (mv {deleted}/metrics.json <elsewhere>), then: python train.py resume={deleted} "
             f"tests it again and writes its metrics.json") in proc.stderr
-    assert f"- {running.name}: incomplete: no metrics.json: the job did not finish (still running, or " \
-           "killed?)" in proc.stdout
+    assert f"- {running.name}: incomplete: no metrics.json: the job did not finish, and no process runs it " \
+           "(killed?)" in proc.stdout
     assert "| highway | 3 | 1 |" in proc.stdout  # the finished job is still shown
 
 
@@ -891,8 +891,8 @@ def test_a_killed_job_that_saved_its_state_gets_the_resume_fix(tmp_path):
     (killed / "checkpoints" / "last.ckpt").write_bytes(b"its state")
     with pytest.warns(UserWarning) as caught:  # pass 42, row 62: a warning line names it too
         jobs = collect_jobs(sweep)
-    said = (f"no metrics.json: the job did not finish (still running, or killed?); it saved its state: once "
-            f"it is not running, continue it with python train.py resume={killed}")
+    said = (f"no metrics.json: the job did not finish, and no process runs it (killed?); it saved its state: "
+            f"continue it with python train.py resume={killed}")
     assert [str(w.message) for w in caught] == [f"{killed.name}: {said}"]
     assert f"- {killed.name}: incomplete: {said}" in markdown_table(
         table_rows(aggregate(jobs)), jobs, aggregate(jobs)).splitlines()
@@ -903,9 +903,19 @@ def test_a_killed_job_that_saved_its_state_gets_the_resume_fix(tmp_path):
     fix = f"rm -r {killed} (it holds no checkpoint), then python train.py {' '.join(FIXED[:1])} depth=4 "
     (warning,) = [line for line in proc.stderr.splitlines() if killed.name in line]
     assert warning.startswith(f"python -m highwaylab.report: warning: {killed.name}: no metrics.json: "
-                              f"the job did not finish (still running, or killed?); once it is not running, "
-                              f"start it again: {fix}")
+                              f"the job did not finish, and no process runs it (killed?); start it again: "
+                              f"{fix}")
     assert warning.endswith(f" hydra.run.dir={killed}")
+    # pass 43, row 57: a job the sweep is still training (it holds its run lock) gets no rm -r
+    from highwaylab.utils.run_lock import holding
+
+    (killed / ".hydra").mkdir(exist_ok=True)
+    with holding(killed):
+        proc = report(sweep, "--no-wandb", "--out", tmp_path / "live", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"- {killed.name}: incomplete: no metrics.json yet: the job is still running (process " \
+           f"{os.getpid()} holds it); report again when it ends" in proc.stdout.splitlines()
+    assert "rm -r" not in proc.stdout + proc.stderr
 
 
 def test_a_loss_cell_that_is_not_a_number_is_left_out_with_a_warning(tmp_path):

@@ -111,15 +111,19 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             error = "its metrics.json is missing (deleted?), though summary.jsonl records the job as ok"
             warnings.warn(f"{folder.name}: {error}; not in the table. {_rewrite(folder)}", stacklevel=2)
             error += f". {_rewrite(folder)}"
-        elif folder.name not in summary:
-            error = error or "no metrics.json: the job did not finish (still running, or killed?)"
+        elif folder.name not in summary and (pid := _holder(folder)) is not None:
+            # pass 43, row 57: before, the fix for a killed job (rm -r) was given for the job being trained
+            error = (f"no metrics.json yet: the job is still running (process {pid or '?'} holds it); report "
+                     f"again when it ends")
+        elif folder.name not in summary:  # no process runs it: killed (SIGKILL, the OOM killer)
+            error = error or "no metrics.json: the job did not finish, and no process runs it (killed?)"
             if (folder / "checkpoints" / "last.ckpt").is_file():  # pass 32, row 27: before, no fix
-                error += (f"; it saved its state: once it is not running, continue it with python train.py "
-                          f"{override_arg('resume', folder)}")
-            else:  # pass 42, row 62: before, no fix and no warning line, of a job killed (SIGKILL: no
-                from highwaylab.utils.resume import start_job_again  # summary line) before its checkpoint
+                resume = override_arg("resume", folder)
+                error += f"; it saved its state: continue it with python train.py {resume}"
+            else:  # pass 42, row 62: before, no fix and no warning line, before its first checkpoint
+                from highwaylab.utils.resume import start_job_again
 
-                error += f"; once it is not running, start it again: {start_job_again(folder, lines)}"
+                error += f"; start it again: {start_job_again(folder, lines)}"
             warnings.warn(f"{folder.name}: {error}", stacklevel=2)
         status = "ok" if metrics else (recorded or "incomplete")
         depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
@@ -229,18 +233,23 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
     return notes
 
 
-def running_job(sweep_dir: Path) -> tuple[str, int] | None:
-    """``(job folder name, process id)`` of a job of the sweep whose run is still running (it holds
-    its run lock: :mod:`highwaylab.utils.run_lock`; process id 0 when unknown), or ``None``."""
+def _holder(folder: Path) -> int | None:
+    """The process id that holds the run lock of the job in ``folder`` (0 when unknown:
+    :mod:`highwaylab.utils.run_lock`), or ``None`` when no live process holds it."""
     from highwaylab.errors import ConfigError
     from highwaylab.utils.run_lock import holder
 
+    try:
+        return holder(folder)
+    except ConfigError:  # something else than a file at its lock path: not a live run
+        return None
+
+
+def running_job(sweep_dir: Path) -> tuple[str, int] | None:
+    """``(job folder name, process id)`` of a job of the sweep whose run is still running (it holds
+    its run lock: :mod:`highwaylab.utils.run_lock`; process id 0 when unknown), or ``None``."""
     for folder in sorted(p for p in sweep_dir.iterdir() if p.is_dir()):
-        try:
-            pid = holder(folder)
-        except ConfigError:  # something else than a file at its lock path: not a live run
-            continue
-        if pid is not None:
+        if (pid := _holder(folder)) is not None:
             return folder.name, pid
     return None
 
