@@ -1072,3 +1072,15 @@ def test_a_sweep_run_with_test_false_is_reported_without_its_accuracy(tmp_path, 
     loss = "0.55 ± 0.071" if seeds > 1 else "0.5"
     assert f"| highway | 3 | {seeds} | {loss} | - |" in table.splitlines() and f"- {note}" in table
     assert (sweep / "report" / "depth.png").stat().st_size > 0
+
+
+def test_the_loss_curves_come_from_a_csv_log_of_another_name(tmp_path):
+    # pass 43, row 58: before, logger.csv.name=myexp (the log in <job>/myexp/version_0/) gave "no job
+    # logged its training loss", and no curve
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
+    (job / "csv").rename(job / "myexp")
+    (job / "config_resolved.yaml").write_text(f"logger:\n  csv:\n    save_dir: {job}\n    name: myexp\n")
+    assert collect_jobs(sweep)[0].curve == [(49, 2.25), (99, 1.5)]
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr

@@ -20,6 +20,7 @@ group is reported in one warning line (and under the table) naming the seed and 
 from __future__ import annotations
 
 import csv
+import glob
 import json
 import math
 import os
@@ -454,16 +455,20 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
 
 
 def _csv_rows(folder: Path) -> list[dict[str, str]]:
-    """The rows of the CSV logger's files in ``folder`` (``csv/version_*/metrics.csv``, in version
-    order), with its ``step`` column as ``trainer/global_step`` and the keys without the logger's
-    prefix (``logger.csv.prefix=pre``: Lightning writes ``pre-train/loss``); [] without one, or
-    unreadable."""
+    """The rows of the CSV logger's files in ``folder`` (``<name>/version_*/metrics.csv``, in version
+    order; ``<name>`` is ``logger.csv.name`` as the job recorded it, ``csv`` by default: breaking pass
+    43, row 58, before, another name lost every curve), with its ``step`` column as
+    ``trainer/global_step`` and the keys without the logger's prefix (``logger.csv.prefix=pre``:
+    Lightning writes ``pre-train/loss``); [] without one, or unreadable."""
     def version(path: Path) -> int:
         number = path.parent.name.removeprefix("version_")
         return int(number) if number.isdigit() else 1 << 30
 
     prefix, rows = _csv_prefix(folder), []
-    paths = sorted(folder.glob("csv/version_*/metrics.csv"), key=version) or _csv_elsewhere(folder)
+    node = recorded_logger(folder, "csv")
+    name = str(node.get("name") or "") if isinstance(node, dict) and node.get("name") is not None else "csv"
+    pattern = f"{glob.escape(name)}/version_*/metrics.csv" if name else "version_*/metrics.csv"
+    paths = sorted(folder.glob(pattern), key=version) or _csv_elsewhere(folder)
     for path in paths:
         try:
             with path.open(newline="") as f:
