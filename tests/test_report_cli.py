@@ -1084,3 +1084,32 @@ def test_the_loss_curves_come_from_a_csv_log_of_another_name(tmp_path):
     assert collect_jobs(sweep)[0].curve == [(49, 2.25), (99, 1.5)]
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr
+
+
+def test_the_loss_curve_of_a_job_whose_wandb_save_dir_was_elsewhere_is_read_there(tmp_path, monkeypatch):
+    # pass 43, row 59: before, logger.wandb.save_dir=<a shared folder> gave "they logged to W&B, but their
+    # offline run folder is gone", and no curve, though each job's metrics.json names its run
+    import time
+
+    import wandb
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    shared = tmp_path / "wbsave"
+    for run_id in ("other001", "shared01"):  # another job's run in the same folder is not read
+        run = wandb.init(project="p", id=run_id, dir=str(shared), mode="offline")
+        for step in range(0, 100, 50):
+            loss = 2.0 - step / 100 + (run_id == "other001")
+            run.log({"train/loss_step": loss, "trainer/global_step": step})
+        run.finish()
+    [file] = shared.glob("wandb/offline-run-*/run-shared01.wandb")
+    deadline = time.monotonic() + 60  # wandb-core may still be writing it
+    while time.monotonic() < deadline and file.stat().st_size < 300:
+        time.sleep(0.5)
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9, csv_log=False)
+    metrics = json.loads((job / "metrics.json").read_text())
+    (job / "metrics.json").write_text(json.dumps(metrics | {"wandb_run_path": "highwaylab/shared01"}))
+    (job / "config_resolved.yaml").write_text(f"logger:\n  wandb:\n    save_dir: {shared}\n")
+    assert collect_jobs(sweep)[0].curve == [(0, 2.0), (50, 1.5)]
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr

@@ -44,6 +44,7 @@ from highwaylab.analysis.sweep_report import (
     recorded_wandb,
     table_rows,
     wandb_folder_gone,
+    wandb_run_files,
 )
 from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
@@ -158,7 +159,7 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     # pass 34, re-check of pass 33, row 29)
     gone = [job.folder.name for job in finished if not job.curve and wandb_folder_gone(job.folder)]
     without = [job.folder.name for job in finished if not job.curve and job.folder.name not in gone
-               and not any(job.folder.glob("wandb/*run-*/run-*.wandb"))]
+               and not wandb_run_files(job.folder)]
     if finished and len(without) == len(finished):
         print(f"{parser.prog}: warning: loss_curves.png has no curve: no job logged its training loss to "
               f"W&B or to a CSV logger (logger=none, or tensorboard only)", file=sys.stderr)

@@ -379,8 +379,26 @@ def wandb_folder_gone(folder: Path) -> bool:
     """Whether the job ran with a W&B logger (its recorded config) and holds no W&B run file: its
     offline run folder was removed (``wandb sync --clean``, after an upload) or moved (breaking pass 42,
     row 48: before, such a job "logged no training loss to W&B")."""
-    return isinstance(recorded_logger(folder, "wandb"), dict) and not any(
-        folder.glob("wandb/*run-*/run-*.wandb"))
+    return isinstance(recorded_logger(folder, "wandb"), dict) and not wandb_run_files(folder)
+
+
+def wandb_run_files(folder: Path) -> list[Path]:
+    """The ``run-<id>.wandb`` files of the job in ``folder`` (one per segment of a resumed run): in its
+    ``wandb/``, else, for a job whose ``logger.wandb.save_dir`` was another folder (shared by the
+    sweep's jobs), those of its own run there (the id in its metrics.json's ``wandb_run_path``;
+    breaking pass 43, row 59: before, "its offline run folder is gone"); sorted."""
+    own = sorted(folder.glob("wandb/*run-*/run-*.wandb"))
+    node = recorded_logger(folder, "wandb")
+    if own or not isinstance(node, dict) or not node.get("save_dir"):
+        return own
+    try:
+        run_path = json.loads((folder / "metrics.json").read_text()).get("wandb_run_path")
+    except (OSError, ValueError, AttributeError):
+        return own
+    run_id = str(run_path).rsplit("/", 1)[-1] if run_path else ""
+    if not run_id or not run_id.isalnum():
+        return own
+    return sorted(Path(str(node["save_dir"])).glob(f"wandb/*run-*-{run_id}/run-{run_id}.wandb"))
 
 
 def _first_record(folder: Path, key: str) -> object:
@@ -418,7 +436,7 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
     to log it, the per-epoch ``train/loss``."""
     per_step, per_epoch = {}, {}
     rows = []
-    for run_file in sorted(folder.glob("wandb/*run-*/run-*.wandb")):
+    for run_file in wandb_run_files(folder):
         try:
             found, notes = read_segment(run_file)
         except RunReadError as err:
