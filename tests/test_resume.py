@@ -116,9 +116,18 @@ def test_a_relative_resume_folder_is_found_under_highwaylab_root_from_another_fo
     assert argv(f"resume={finished.name}", "trainer.max_epochs=4")[-2:] == [
         f"hydra.run.dir={finished}", f"ckpt_path={finished}/checkpoints/last.ckpt"]
     with pytest.raises(ResumeError, match=re.escape(
-            f"resume=nowhere: no such folder; give the folder of a run, e.g. "
+            f"resume=nowhere: no such folder (looked for in the current folder, {tmp_path}, and in "
+            f"HIGHWAYLAB_ROOT, {finished.parent}: train.py's folder unless set); give the folder of a run, "
+            f"e.g. "
             f"resume={finished.parent}/outputs/runs/<date>_<time>_<run_name>_<hex>")):
         argv("resume=nowhere")
+    # pass 43, row 60: a run made under another HIGHWAYLAB_ROOT, resumed from a shell without it: before,
+    # "no such folder", without where it had looked
+    monkeypatch.delenv("HIGHWAYLAB_ROOT")
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={finished.name}: no such folder (looked for in the current folder, {tmp_path}; "
+            f"HIGHWAYLAB_ROOT, the other folder a relative resume= is read from, is not set); give")):
+        argv(f"resume={finished.name}")
 
 
 @pytest.mark.slow

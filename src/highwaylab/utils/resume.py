@@ -303,6 +303,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         if trimmed != value and found:
             raise ResumeError(f"resume={value}: no such folder; did you mean resume={trimmed} (without the "
                               f"final {value[len(trimmed):]!r}, the end of the sentence it was copied from)?")
+        if not path.is_absolute():  # where it looked (pass 43, row 60: a run made under another root)
+            env = os.environ.get("HIGHWAYLAB_ROOT")
+            here = f" (looked for in the current folder, {Path.cwd()}"
+            looked = (f"{here}, and in HIGHWAYLAB_ROOT, {root.resolve()}: train.py's folder unless set)" if env
+                      else f"{here}; HIGHWAYLAB_ROOT, the other folder a relative resume= is read from, is "
+                      f"not set)")
+            raise ResumeError(f"resume={value}: no such folder{looked}; give the folder of a run, {example}")
         raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
     path = path.resolve()
     for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml", "train.log"):
