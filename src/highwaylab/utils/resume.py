@@ -306,9 +306,9 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         if not path.is_absolute():  # where it looked (pass 43, row 60: a run made under another root)
             env = os.environ.get("HIGHWAYLAB_ROOT")
             here = f" (looked for in the current folder, {Path.cwd()}"
-            looked = (f"{here}, and in HIGHWAYLAB_ROOT, {root.resolve()}: train.py's folder unless set)" if env
-                      else f"{here}; HIGHWAYLAB_ROOT, the other folder a relative resume= is read from, is "
-                      f"not set)")
+            looked = (f"{here}, and in HIGHWAYLAB_ROOT, {root.resolve()}: train.py's folder unless set)"
+                      if env else f"{here}; HIGHWAYLAB_ROOT, the other folder a relative resume= is read "
+                      f"from, is not set)")
             raise ResumeError(f"resume={value}: no such folder{looked}; give the folder of a run, {example}")
         raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
     path = path.resolve()
