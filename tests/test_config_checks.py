@@ -875,6 +875,10 @@ COMMAND_LINES = {
     # breaking pass 21, row 14: before, Hydra's "Additional config directory ... not found", with no fix
     "-cd /nonexistent/highwaylab_cfg depth=3": "--config-dir /nonexistent/highwaylab_cfg: no such folder. "
                                                "Fix: give the folder that holds your config groups",
+    # pass 43, row 17: before, Hydra's "Cannot find primary config 'trian'" and 5 more lines, with no fix
+    "--config-name=trian depth=3": f"--config-name=trian: there is no trian.yaml in {ROOT}/conf (its "
+                                   "configs: train). Fix: --config-name=train, or leave --config-name out "
+                                   "for the main config, train.yaml",
     # pass 23, row 45: before, "warning: depth is given twice ...: the last one, +depth=5, is used", then
     # Hydra's three lines refusing it ("Could not append to config")
     "depth=3 +depth=5": "+depth=5: depth is already set (depth=3 on this command line), and '+' adds only a "
@@ -1097,8 +1101,8 @@ def test_a_byte_that_is_not_utf8_gets_a_quoted_example_that_the_shell_types_back
     assert typed == f"hydra.run.dir='{tmp_path}/run_".encode() + b"\xff_d03'"
 
 
-@pytest.mark.parametrize("line", ["model=plain depth=10", "-m depth=3,0,4", "-m model=plain,highway",
-                                  "hparams_search=mnist_tpe", "--help", "--cfg job",
+@pytest.mark.parametrize("line", ["model=plain depth=10", "--config-name=train depth=3", "-m depth=3,0,4",
+                                  "-m model=plain,highway", "hparams_search=mnist_tpe", "--help", "--cfg job",
                                   "hparams_search=mnist_random hydra/sweeper/sampler=tpe",
                                   "optim.scheduler=null",
                                   "~callbacks.rich_progress_bar ~optim.scheduler.gamma",

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import math
 import os
 import re
@@ -117,6 +118,16 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         raise OverrideError(f"--config-dir {args.config_dir}: no such folder. Fix: give the folder that "
                             f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "
                             f"--config-dir out")
+    if args.config_name and not args.config_path:  # pass 43, row 17: before, Hydra's 6 lines
+        folders = [Path(config_dir)] + ([Path(args.config_dir).expanduser()] if args.config_dir else [])
+        name = str(args.config_name).removesuffix(".yaml")
+        if not any((folder / f"{name}.yaml").is_file() for folder in folders):
+            mains = sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
+            near = (difflib.get_close_matches(name, mains, n=1) or [config_name])[0]
+            where = " or ".join(str(f) for f in folders)
+            raise OverrideError(f"--config-name={args.config_name}: there is no {name}.yaml in {where} "
+                                f"(its configs: {', '.join(mains) or 'none'}). Fix: --config-name={near}, or "
+                                f"leave --config-name out for the main config, {config_name}.yaml")
     if any(getattr(args, name, None) for name in NOT_A_RUN):
         return
     check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
