@@ -1272,3 +1272,30 @@ def test_a_finished_run_whose_metrics_json_was_edited_is_tested_again_by_resume(
     for edited in (float("nan"), "abc"):
         (run / "metrics.json").write_text(json.dumps(result | {"test/acc": edited}))
         assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+def test_a_checkpoint_with_the_state_of_callbacks_this_run_lacks_is_one_info_line(tmp_path):
+    # pass 43, row 26: before, a new run from a callbacks=default run's checkpoint with callbacks=minimal
+    # logged Lightning's raw "callbacks used to create the checkpoint need to be provided ... Please add
+    # the following callbacks: ['GateStatsMonitor', 'LayerGradNormMonitor']", which it did not need
+    import warnings
+
+    import lightning as L
+    from lightning.pytorch.callbacks import ModelCheckpoint
+    from lightning.pytorch.trainer.call import _call_callbacks_on_load_checkpoint
+
+    from highwaylab.train import unused_callback_states
+
+    kept = ModelCheckpoint(dirpath=tmp_path, monitor="val/acc", mode="max")
+    trainer = L.Trainer(callbacks=[kept], logger=False, enable_progress_bar=False, default_root_dir=tmp_path)
+    checkpoint = {"pytorch-lightning_version": "2.6.6", "callbacks": {
+        "GateStatsMonitor": {}, "LayerGradNormMonitor": {}, kept.state_key: {}}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert unused_callback_states(checkpoint, trainer) == (
+            "the checkpoint holds the state of callbacks that this run does not use (GateStatsMonitor, "
+            "LayerGradNormMonitor): it is left out, and the run goes on without them")
+        _call_callbacks_on_load_checkpoint(trainer, checkpoint)  # Lightning's own check, as at fit
+    assert not [w for w in caught if "callbacks used to create the checkpoint" in str(w.message)]
+    del checkpoint["callbacks"]["GateStatsMonitor"], checkpoint["callbacks"]["LayerGradNormMonitor"]
+    assert unused_callback_states(checkpoint, trainer) is None

@@ -130,6 +130,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         module.earlier_logger_versions = dict(checkpoint.get("logger_versions") or {})  # its own run's
         module.earlier_wandb_group = checkpoint.get("wandb_group")
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
+    if checkpoint is not None and rank_zero_only.rank == 0 and (
+            unused := unused_callback_states(checkpoint, trainer)) is not None:
+        log.info(unused)
     net = module.backbone
     if (limit_warning := check_checkpoint_fits(module)) is not None and rank_zero_only.rank == 0:
         log.warning(limit_warning)  # a checkpoint too big for ulimit -f: refused above, before training
@@ -438,6 +441,24 @@ def precision_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str
     return (f"highwaylab: trainer.precision={now}: the run trained up to step {steps} at {before} (its "
             f"{latest.name}) and continues at {now}; metrics.json and the W&B config give {now}, this "
             f"resume's. To keep one precision, resume with trainer.precision={before}")
+
+
+def unused_callback_states(checkpoint: dict, trainer: L.Trainer) -> str | None:
+    """One line naming the callbacks whose state the checkpoint holds and this run has not (a run with
+    ``callbacks=minimal`` from one with ``callbacks=default``): their state is left out, and the run
+    goes on without them. Lightning's own warning for it ("callbacks used to create the checkpoint need
+    to be provided ... Please add the following callbacks") is silenced: it asks for something this run
+    does not need (breaking pass 43, row 26). ``None`` when every state has its callback."""
+    states = checkpoint.get("callbacks")
+    if not isinstance(states, dict):
+        return None
+    used = {cb.state_key for cb in trainer.callbacks}
+    missing = sorted({str(k).split("{", 1)[0] for k in states if k not in used})  # ModelCheckpoint{..}
+    if not missing:
+        return None
+    warnings.filterwarnings("ignore", message=r"Be aware that when using `ckpt_path`, callbacks used")
+    return (f"the checkpoint holds the state of callbacks that this run does not use ({', '.join(missing)}): "
+            f"it is left out, and the run goes on without them")
 
 
 def val_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
