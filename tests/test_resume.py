@@ -24,7 +24,7 @@ import yaml
 
 from highwaylab.errors import HighwaylabError
 from highwaylab.utils.resume import ResumeError, check_run, rewrite_argv
-from highwaylab.utils.wandb_offline import read_records
+from highwaylab.utils.wandb_offline import read_history, read_records
 
 from .conftest import ROOT, TINY, compose_cfg, subprocess_env
 
@@ -191,6 +191,32 @@ def test_a_new_run_from_another_runs_checkpoint_gets_a_new_wandb_run(finished, t
     resumed = json.loads((new / "metrics.json").read_text())
     assert resumed["global_step"] == 40 and resumed["wandb_run_path"] == metrics["wandb_run_path"]
     assert len(list((new / ".hydra").glob("resumed_*"))) == 1
+
+@pytest.mark.slow
+def test_a_renamed_wandb_segment_is_read_and_named_with_the_mv_that_names_it_back(tmp_path, data_dir):
+    # pass 43, row 29: before, "holds none of its earlier offline segments (deleted, e.g. after wandb
+    # sync?): this segment's _step starts at 0 again", of a segment folder the user had renamed
+    run = tmp_path / "run"
+    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)  # not a copy
+    assert first.returncode == 0, first.stderr[-3000:]
+    (segment,) = (run / "wandb").glob("offline-run-*")
+    run_id = segment.name.rsplit("-", 1)[1]
+    rows = len(read_history(next(segment.glob("run-*.wandb"))))
+    tidy = segment.rename(run / "wandb" / "my-first-run")
+    proc = train_py([f"resume={run}", "trainer.max_epochs=2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (run / "train.log").read_text()
+    assert "holds none of its earlier offline segments" not in log
+    line = next(x for x in log.splitlines() if "was renamed" in x)
+    assert line.split("highwaylab: ", 1)[1].startswith(
+        f"W&B run {run_id}'s earlier segment {tidy} was renamed: wandb sync {run}/wandb/offline-run-* leaves "
+        f"it out, so W&B would miss its rows. Fix: mv {tidy} {run}/wandb/offline-run-")
+    (new,) = (run / "wandb").glob("offline-run-*")
+    steps = [int(row["_step"]) for row in read_history(next(new.glob("run-*.wandb")))]
+    assert rows and steps and min(steps) >= rows  # _step goes on after the renamed segment's rows
+    subprocess.run(line.split("Fix: ", 1)[1], shell=True, check=True)  # the fix, as printed
+    assert sorted(p.name.rsplit("-", 1)[1] for p in (run / "wandb").glob("offline-run-*")) == [run_id] * 2
+
 
 @pytest.mark.slow
 def test_a_finished_run_resumed_without_extending_it_is_refused_and_keeps_every_file(finished, tmp_path):

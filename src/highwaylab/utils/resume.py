@@ -1431,7 +1431,26 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | 
     # skipped (pass 32, row 1: before, "W&B's _step cannot continue after <it>" on every later resume)
     earlier = [p for p in sorted(this.parent.glob(f"offline-run-*-{run.id}"))
                if p != this and any(p.glob("run-*.wandb"))]
-    if run.id == resumed_id and not [p for p in this.parent.glob("offline-run-*") if p != this]:
+    # a segment folder renamed by the user (pass 43, row 29: before, "holds none of its earlier offline
+    # segments (deleted ...?)"): read, in the order of its file's time, and named, for wandb sync misses it
+    own_file = f"run-{run.id}.wandb"
+    renamed = sorted(p for p in this.parent.iterdir() if p.is_dir() and not p.is_symlink()  # not latest-run
+                     and (p / own_file).is_file() and not p.name.startswith(("offline-run-", "run-")))
+    if renamed:
+        import time
+
+        def written(p: Path) -> float:
+            return min(f.stat().st_mtime for f in p.glob("run-*.wandb"))
+
+        earlier = sorted([*earlier, *renamed], key=written)
+        first = renamed[0]
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.localtime(written(first)))
+        back = this.parent / f"offline-run-{stamp}-{run.id}"
+        log.warning(f"highwaylab: W&B run {run.id}'s earlier segment {first} was renamed: wandb sync "
+                    f"{this.parent}/offline-run-* leaves it out, so W&B would miss its rows. Fix: mv "
+                    f"{shlex.quote(str(first))} {shlex.quote(str(back))}")
+    others = [p for p in this.parent.glob("offline-run-*") if p != this]
+    if run.id == resumed_id and not renamed and not others:
         log.warning(f"highwaylab: W&B run {run.id} continues, but {this.parent} holds none of its earlier "
                     f"offline segments (deleted, e.g. after wandb sync?): this segment's _step starts at 0 "
                     f"again, and synced it would overlap the earlier rows of _step; the charts' x-axis, "
