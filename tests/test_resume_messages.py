@@ -1169,6 +1169,15 @@ def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path
     with caplog.at_level("WARNING"):  # with its W&B logger: continued, without a warning
         assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) == "abc123"
     assert caplog.messages == []
+    # pass 43, row 42: the run trained without W&B, and this resume has it: before, its new W&B run began
+    # at step 430 without a word
+    cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(run)}})
+    with caplog.at_level("WARNING"):
+        assert continue_wandb_run(cfg, {"global_step": 430}, str(run / "checkpoints" / "last.ckpt")) is None
+    assert caplog.messages == [
+        "highwaylab: the run trained steps 0 to 430 without a W&B logger (its checkpoint records no W&B "
+        "run), so the W&B run it starts now begins at step 430: the earlier steps are only in its "
+        "metrics.json, train.log and the loggers it had then"]
 
 
 def test_a_new_run_from_a_copied_runs_checkpoint_is_told_it_is_another_runs(tmp_path, caplog):

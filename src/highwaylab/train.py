@@ -840,6 +840,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
                     f"continue the W&B run, resume with logger=wandb")
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
+    step = checkpoint.get("global_step")
+    if not run_id and isinstance(step, int) and step > 0 and own in Path(path).resolve().parents \
+            and rank_zero_only.rank == 0:  # pass 43, row 42: before, its W&B run began there unsaid
+        log.warning(f"highwaylab: the run trained steps 0 to {step} without a W&B logger (its checkpoint "
+                    f"records no W&B run), so the W&B run it starts now begins at step {step}: the earlier "
+                    f"steps are only in its metrics.json, train.log and the loggers it had then")
     if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
         # (before the copy's check, pass 35b, row 12: that said "this run" of the folder it copies)
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
