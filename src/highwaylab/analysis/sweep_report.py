@@ -172,12 +172,21 @@ def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
 
 
 def recorded_logger(folder: Path, name: str) -> object:
-    """The ``logger.<name>`` node a job recorded: of its ``config_resolved.yaml`` (the values used),
-    else of its ``.hydra/config.yaml``; ``None`` when neither can be read or holds it."""
+    """The ``logger.<name>`` node a job recorded (:func:`recorded_value`)."""
+    return recorded_value(folder, f"logger.{name}")
+
+
+def recorded_value(folder: Path, key: str) -> object:
+    """The value of the dotted ``key`` that the job in ``folder`` recorded: of its
+    ``config_resolved.yaml`` (the values used), else of its ``.hydra/config.yaml``; ``None`` when
+    neither can be read or holds it."""
     for record in ("config_resolved.yaml", ".hydra/config.yaml"):
         try:
-            return yaml.safe_load((folder / record).read_text())["logger"][name]
-        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            node = yaml.safe_load((folder / record).read_text())
+            for part in key.split("."):
+                node = node[part]
+            return node
+        except (OSError, yaml.YAMLError, KeyError, TypeError, IndexError):
             continue
     return None
 
@@ -361,9 +370,9 @@ def curve_starts_late(job: Job) -> str | None:
     ``trainer.limit_train_batches - 1`` of the job's first record, else metrics.json's
     ``batches_per_epoch - 1``), whichever is first; one step of slack."""
     batches = job.metrics.get("batches_per_epoch")
-    if not job.curve or not isinstance(batches, int) or _first_record(job.folder, "ckpt_path"):
+    if not job.curve or not isinstance(batches, int) or recorded_value(job.folder, "ckpt_path"):
         return None
-    limit = _first_record(job.folder, "trainer.limit_train_batches")
+    limit = recorded_value(job.folder, "trainer.limit_train_batches")
     if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
         batches = limit
     first = min(s for s, _ in job.curve)
@@ -401,31 +410,11 @@ def wandb_run_files(folder: Path) -> list[Path]:
     return sorted(Path(str(node["save_dir"])).glob(f"wandb/*run-*-{run_id}/run-{run_id}.wandb"))
 
 
-def _first_record(folder: Path, key: str) -> object:
-    """The value of the dotted ``key`` in the job's first record of the values it ran with
-    (``config_resolved.yaml``, else ``.hydra/config.yaml``); ``None`` when neither holds it."""
-    for record in ("config_resolved.yaml", ".hydra/config.yaml"):
-        try:
-            node = yaml.safe_load((folder / record).read_text())
-            for part in key.split("."):
-                node = node[part]
-            return node
-        except (OSError, yaml.YAMLError, KeyError, TypeError):
-            continue
-    return None
-
-
 def _log_every_n_steps(folder: Path) -> int:
-    """The job's ``trainer.log_every_n_steps`` (its ``config_resolved.yaml``, else its
-    ``.hydra/config.yaml``); Lightning's default, 50, when neither holds a number."""
-    for record in ("config_resolved.yaml", ".hydra/config.yaml"):
-        try:
-            value = yaml.safe_load((folder / record).read_text())["trainer"]["log_every_n_steps"]
-        except (OSError, yaml.YAMLError, KeyError, TypeError):
-            continue
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 50
+    """The job's ``trainer.log_every_n_steps`` (:func:`recorded_value`); Lightning's default, 50,
+    when it records no positive integer."""
+    value = recorded_value(folder, "trainer.log_every_n_steps")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 50
 
 
 def loss_curve(folder: Path) -> list[tuple[int, float]]:

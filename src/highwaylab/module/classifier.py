@@ -19,7 +19,7 @@ from torchmetrics.classification import MulticlassAccuracy
 from highwaylab.config_checks import NUMERIC_ARGS
 from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
-from highwaylab.trainer_checks import CHOICE_KEYS
+from highwaylab.trainer_checks import CHOICE_KEYS, min_steps_unreachable
 from highwaylab.utils.loggers import cli_text
 
 
@@ -179,6 +179,8 @@ class ClassifierModule(LightningModule):
 
     def on_train_start(self) -> None:
         self._step_loss, self._evaluated = None, None
+        if (unreachable := min_steps_unreachable(self.trainer)) is not None:
+            raise ConfigError(unreachable)
 
     def on_before_optimizer_step(self, optimizer: torch.optim.Optimizer) -> None:
         """Raise :class:`NonFiniteError` when this step's training loss (any of its accumulated
