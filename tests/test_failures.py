@@ -1053,8 +1053,6 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
     (["+trainer.min_steps=10"], "trainer.min_steps=10 is more than the 4 steps that trainer.max_epochs=1 "
                                 "allows (4 an epoch), and max_epochs wins: the run would stop at step 4. "
                                 "Fix: trainer.max_epochs=3, or a lower trainer.min_steps"),
-    (["+trainer.min_steps=10", "trainer.max_epochs=5", "trainer.max_steps=6"],
-     "trainer.min_steps=10 is more than trainer.max_steps=6, which wins"),
     # pass 42, row 8: before, a negative momentum was said to make the velocity grow
     (["optim.optimizer.momentum=-0.5"], "optim.optimizer.momentum=-0.5 is outside [0, 1): each step would "
                                         "subtract a share of the last one's velocity"),

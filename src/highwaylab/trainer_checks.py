@@ -352,21 +352,18 @@ def check_slurm_tasks(cfg: DictConfig, environ: dict[str, str] | None = None) ->
 
 
 def min_steps_unreachable(trainer: Any) -> str | None:
-    """The error for a ``trainer.min_steps`` above the steps that ``trainer.max_epochs`` (or
-    ``trainer.max_steps``) lets the run take, which Lightning lets win without a word: the run
-    would stop short of it (breaking pass 44, row 22: before, ``+trainer.min_steps=10`` with 3
-    steps an epoch and ``max_epochs=1`` ended at step 3). ``trainer``: a fit that knows the batches
-    of an epoch (``on_train_start``); ``None`` when it is reachable, or not set."""
+    """The error for a ``trainer.min_steps`` above the steps that ``trainer.max_epochs`` lets the run
+    take, which Lightning lets win without a word: the run would stop short of it (breaking pass 44,
+    row 22: before, ``+trainer.min_steps=10`` with 3 steps an epoch and ``max_epochs=1`` ended at step
+    3). ``trainer``: a fit that knows the batches of an epoch (``on_train_start``); ``None`` when it
+    is reachable, or not set."""
     min_steps = getattr(trainer, "min_steps", None)
     if not isinstance(min_steps, int) or min_steps <= 0:
         return None
     reach = trainer.estimated_stepping_batches  # optimizer steps: max_steps, or max_epochs' batches
     if not math.isfinite(reach) or min_steps <= reach:
         return None
-    reach = int(reach)
-    if trainer.max_steps is not None and 0 <= trainer.max_steps == reach:
-        return (f"trainer.min_steps={min_steps} is more than trainer.max_steps={trainer.max_steps}, which "
-                f"wins: raise trainer.max_steps or lower trainer.min_steps")
+    reach = int(reach)  # not max_steps: one below min_steps is refused before (check_schedule)
     per_epoch = max(1, reach // max(1, trainer.max_epochs))
     return (f"trainer.min_steps={min_steps} is more than the {reach} steps that trainer.max_epochs="
             f"{trainer.max_epochs} allows ({per_epoch} an epoch), and max_epochs wins: the run would stop at "
