@@ -336,6 +336,19 @@ def test_a_checkpoint_folder_of_another_run_is_refused_before_training(tmp_path)
         f"callbacks.last_checkpoint.dirpath out (the run's folder's checkpoints/)")
     check_checkpoint_dirs(cfg.callbacks, tmp_path / "run", ckpt_path=str(other / "last.ckpt"))  # continues it
     assert (other / "last.ckpt").read_bytes() == b"its state"
+    # pass 44, row 26: a run whose best checkpoints went to a folder of their own, resumed in its folder:
+    # before, "already holds checkpoints ... of another run", of its own best checkpoint
+    best = tmp_path / "best"
+    best.mkdir()
+    (best / "epoch_000.ckpt").write_bytes(b"its best")
+    run = tmp_path / "run"
+    cfg = compose_cfg([*TINY, f"callbacks.model_checkpoint.dirpath={best}"], run)
+    resumed = str(run / "checkpoints" / "last.ckpt")
+    with pytest.raises(CheckpointFolderError, match="of another run"):  # no record of it: another run's
+        check_checkpoint_dirs(cfg.callbacks, run, ckpt_path=resumed)
+    run.mkdir(exist_ok=True)
+    (run / "config_resolved.yaml").write_text(f"callbacks:\n  model_checkpoint:\n    dirpath: {best}\n")
+    check_checkpoint_dirs(cfg.callbacks, run, ckpt_path=resumed)  # the run's own: accepted
 
 
 def test_writable_checkpoint_folders_pass_and_nothing_is_made(tmp_path):

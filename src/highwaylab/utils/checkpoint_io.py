@@ -217,6 +217,23 @@ class CheckpointFolderError(ConfigError):
     """A checkpoint callback's folder cannot take files; the message names its ``dirpath`` key."""
 
 
+def _own_dirpath(run_dir: Path | None, ckpt_path: str, name: str, folder: Path) -> bool:
+    """Whether a resume in the run's own folder ``run_dir`` (``ckpt_path`` inside it) finds
+    ``folder`` as the ``callbacks.<name>.dirpath`` that the run recorded (its ``config_resolved.yaml``):
+    the run's own best checkpoints, not another run's (breaking pass 44, row 26: before, a run with
+    its own ``dirpath`` could not be resumed)."""
+    if run_dir is None or not Path(ckpt_path).absolute().is_relative_to(Path(run_dir).absolute()):
+        return False
+    import yaml
+
+    try:
+        recorded = yaml.safe_load((Path(run_dir) / "config_resolved.yaml").read_text())
+        recorded = recorded["callbacks"][name]["dirpath"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return False
+    return isinstance(recorded, str) and Path(os.path.expanduser(recorded)).absolute() == folder.absolute()
+
+
 def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None,
                           ckpt_path: str | None = None) -> None:
     """Check, before training, that each checkpoint callback's ``dirpath`` (``callbacks.<name>.dirpath``,
@@ -228,7 +245,8 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
 
     A ``dirpath`` outside ``run_dir`` (the run's folder) that already holds checkpoints is another
     run's, whose ``last.ckpt`` and best checkpoints this run would overwrite, unless this run
-    continues from a checkpoint there (``ckpt_path``).
+    continues from a checkpoint there (``ckpt_path``), or resumes in its own folder, whose run wrote
+    its checkpoints there (:func:`_own_dirpath`).
 
     Raises:
         CheckpointFolderError: naming ``callbacks.<name>.dirpath``, the folder, the cause and the fix.
@@ -245,7 +263,8 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
         folder = Path(os.path.expanduser(str(value)))
         key = f"callbacks.{name}.dirpath"
         outside = run_dir is not None and not folder.absolute().is_relative_to(Path(run_dir).absolute())
-        continued = ckpt_path and Path(ckpt_path).absolute().parent == folder.absolute()
+        continued = ckpt_path and (Path(ckpt_path).absolute().parent == folder.absolute()
+                                   or _own_dirpath(run_dir, ckpt_path, name, folder))
         found = sorted(p.name for p in folder.glob("*.ckpt")) if folder.is_dir() else []
         if outside and found and not continued:
             raise CheckpointFolderError(f"{key}={value} already holds checkpoints ({', '.join(found[:3])}"
