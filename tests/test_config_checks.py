@@ -4,6 +4,7 @@ and ``train.py``'s cheap paths (a config error, ``--help``, ``--cfg job``) load 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -1340,7 +1341,11 @@ def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_pat
     assert f"(a file is in the way: {tmp_path / 'afile'}). Fix: move that file away" in str(excinfo.value)
     with pytest.raises(OutputFolderError) as excinfo:
         check_output_folder("~/x/runs/r", "hydra.run.dir")
-    assert "Hydra does not expand ~" in str(excinfo.value) and "paths.log_dir=$HOME/x" in str(excinfo.value)
+    # pass 44, row 40: before, the fix named paths.log_dir alone, which does not give the folder asked for
+    assert str(excinfo.value) == (
+        f"hydra.run.dir=~/x/runs/r: Hydra does not expand ~, so the run would go to a folder named '~' in "
+        f"{os.getcwd()}. Fix: write the folder in full: hydra.run.dir=$HOME/x/runs/r (or, for the run "
+        f"folders under paths.log_dir, paths.log_dir=$HOME/x)")
     # pass 26, row 81: before, hydra.run.dir=/dev/null got "a file is in the way ... move that file away"
     with pytest.raises(OutputFolderError) as excinfo:
         check_output_folder("/dev/null", "hydra.run.dir")

@@ -67,8 +67,9 @@ def check_output_folder(folder: str | Path, key: str) -> None:
     if str(folder).startswith("~"):  # quoted: '~/x' reaches here as it is
         log_dir = str(folder)[1:].split("/runs/")[0].split("/multiruns/")[0]
         raise OutputFolderError(f"{key}={folder}: Hydra does not expand ~, so the run would go to a folder "
-                                f"named '~' in {Path.cwd()}. Fix: write the folder in full, e.g. "
-                                f"paths.log_dir=$HOME{log_dir}")
+                                f"named '~' in {Path.cwd()}. Fix: write the folder in full: "
+                                f"{key}=$HOME{str(folder)[1:]} (or, for the run folders under "  # pass 44,
+                                f"paths.log_dir, paths.log_dir=$HOME{log_dir})")  # row 40: log_dir alone
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
