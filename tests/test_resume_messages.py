@@ -1308,3 +1308,18 @@ def test_a_checkpoint_with_the_state_of_callbacks_this_run_lacks_is_one_info_lin
     assert not [w for w in caught if "callbacks used to create the checkpoint" in str(w.message)]
     del checkpoint["callbacks"]["GateStatsMonitor"], checkpoint["callbacks"]["LayerGradNormMonitor"]
     assert unused_callback_states(checkpoint, trainer) is None
+
+
+def test_a_run_its_time_limit_stopped_is_continued_with_more_time(tmp_path):
+    # pass 44, row 49: before, "the run has finished ... To train it further, start a new run", also with a
+    # larger trainer.max_time; Lightning's timer goes on from the time the checkpoint counted
+    own = [*OWN, "+trainer.max_time=00:00:00:04", "trainer.min_epochs=0"]
+    run = make_run(tmp_path / "run", own)
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=0, step=120, mid_epoch=True, batches=120)
+    (run / "metrics.json").write_text(json.dumps({"global_step": 120}))
+    assert message(f"resume={run}").endswith(
+        f"To train it further, give it more time: python train.py resume={run} trainer.max_time=00:00:00:08")
+    for more in ("trainer.max_time=00:00:00:08", "~trainer.max_time"):
+        assert argv(f"resume={run}", more)[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    assert message(f"resume={run}", "trainer.max_time=00:00:00:03").endswith(  # less time: refused
+        "trainer.max_time=00:00:00:08")

@@ -1123,11 +1123,15 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                 f"twice, so the run would train an epoch too few and stop saying max_epochs was reached. "
                 f"Fix: limit it by epochs alone: python train.py {where}{given} trainer.max_steps=-1")
         if resume and run is not None and _result_at(run, steps) and not _extended(run, cfg, name):
+            limit = _seconds(_own_value(run, "trainer.max_time", name))
+            further = "start a new run" if limit is None else (  # pass 44, row 49: its timer goes on
+                f"give it more time: python train.py {override_arg('resume', run)} trainer.max_time="
+                f"{_as_max_time(2 * limit)}")
             raise ResumeError(  # before: an early-stopped run trained on, its metrics.json replaced
                 f"{name}: the run has finished: it stopped {progress.describe()}, before "
                 f"trainer.max_epochs={max_epochs} (early stopping or a time limit ended it), and its "
                 f"metrics.json holds its result of that checkpoint; resuming it would train on past its "
-                f"own stop and write over that result. To train it further, start a new run")
+                f"own stop and write over that result. To train it further, {further}")
         check_epoch_position(cfg, checkpoint, name, run if resume else None, ckpt_path)
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
@@ -1760,12 +1764,38 @@ def _result_at(run: Path, step: int) -> bool:
 
 def _extended(run: Path, cfg: DictConfig, name: str) -> bool:
     """Whether ``cfg`` trains longer than the run's own record (``trainer.max_epochs`` or
-    ``trainer.max_steps`` raised by the resume's extra overrides)."""
+    ``trainer.max_steps`` raised by the resume's extra overrides, or a ``trainer.max_time`` that
+    ended the run raised or removed: Lightning's timer goes on from the time the checkpoint counted;
+    breaking pass 44, row 49: before, such a run could not be continued)."""
     for key in ("trainer.max_epochs", "trainer.max_steps"):
         own, new = _own_value(run, key, name), _select(cfg, key)
         if isinstance(own, int) and isinstance(new, int) and new != own:
             return True
-    return False
+    own, new = _seconds(_own_value(run, "trainer.max_time", name)), _select(cfg, "trainer.max_time")
+    return own is not None and (new is None or (_seconds(new) or 0) > own)
+
+
+def _as_max_time(seconds: int) -> str:
+    """``seconds`` as ``trainer.max_time``'s ``DD:HH:MM:SS``."""
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    return f"{days:02d}:{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+def _seconds(max_time: Any) -> int | None:
+    """``trainer.max_time`` (``DD:HH:MM:SS``, or a mapping of ``days``, ``hours``, ``minutes``,
+    ``seconds``) in seconds; ``None`` when unset or not one of those."""
+    if isinstance(max_time, str) and re.fullmatch(r"\d+:\d+:\d+:\d+", max_time.strip()):
+        days, hours, minutes, seconds = (int(p) for p in max_time.strip().split(":"))
+        return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    if isinstance(max_time, dict | DictConfig):
+        units = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
+        try:
+            return int(sum(float(max_time.get(u, 0) or 0) * s for u, s in units.items()))
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def _tested(run: Path | None, step: int, test: bool = False) -> bool:
