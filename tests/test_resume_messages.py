@@ -1178,6 +1178,20 @@ def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path
         "highwaylab: the run trained steps 0 to 430 without a W&B logger (its checkpoint records no W&B "
         "run), so the W&B run it starts now begins at step 430: the earlier steps are only in its "
         "metrics.json, train.log and the loggers it had then"]
+    # pass 44, row 51: the W&B run continued in another project: before, a second run there on sync
+    from highwaylab.errors import ConfigError
+
+    (run / "config_resolved.yaml").write_text("logger:\n  wandb:\n    project: highwaylab\n")
+    cfg = OmegaConf.create({"logger": {"wandb": {"id": None, "project": "other"}},
+                            "paths": {"output_dir": str(run)}})
+    with pytest.raises(ConfigError) as err:
+        continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt"))
+    assert str(err.value) == (
+        "logger.wandb.project=other: the run's W&B run abc123 is in project highwaylab, and a resume "
+        "continues it; in another project its steps from here would be a second run, apart from the first. "
+        "Fix: leave logger.wandb.project out (or start a new run in that project)")
+    cfg.logger.wandb.project = "highwaylab"
+    assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) == "abc123"
 
 
 def test_a_new_run_from_a_copied_runs_checkpoint_is_told_it_is_another_runs(tmp_path, caplog):

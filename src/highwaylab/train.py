@@ -868,6 +868,14 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
                     f"{', '.join(sorted({str(c.parent) for c in copies}))})")
         return None
     if run_id:
+        before = _recorded_project(own)
+        if before is not None and wandb_cfg.get("project") and str(wandb_cfg.project) != before:
+            # pass 44, row 51: before, the run's next segment went to another project under the same id,
+            # which wandb sync makes into a second run there
+            raise ConfigError(f"logger.wandb.project={wandb_cfg.project}: the run's W&B run {run_id} is in "
+                              f"project {before}, and a resume continues it; in another project its steps "
+                              f"from here would be a second run, apart from the first. Fix: leave "
+                              f"logger.wandb.project out (or start a new run in that project)")
         with open_dict(cfg):
             wandb_cfg.id = run_id
             wandb_cfg.resume = "allow"
@@ -876,6 +884,16 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         group = f"group {wandb_cfg.group}" if wandb_cfg.get("group") else "no group"
         log.info(f"Continuing W&B run {run_id} ({group}) of {path}")
     return run_id
+
+
+def _recorded_project(run: Path) -> str | None:
+    """The W&B project that the run in ``run`` logged to (its latest ``config_resolved*.yaml``), or
+    ``None`` when none is recorded."""
+    try:
+        project = OmegaConf.select(OmegaConf.load(latest_resolved(run)), "logger.wandb.project")
+    except (OSError, ValueError, yaml.YAMLError, OmegaConfBaseException):
+        return None
+    return str(project) if project else None
 
 
 def _floats(metrics: dict) -> dict[str, float]:
