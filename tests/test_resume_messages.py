@@ -1337,3 +1337,19 @@ def test_a_run_its_time_limit_stopped_is_continued_with_more_time(tmp_path):
         assert argv(f"resume={run}", more)[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
     assert message(f"resume={run}", "trainer.max_time=00:00:00:03").endswith(  # less time: refused
         "trainer.max_time=00:00:00:08")
+
+
+def test_a_moved_run_whose_dirpath_was_written_in_full_is_told_the_new_one(tmp_path):
+    # pass 44, row 56: before, the moved run's new best checkpoint went to a new folder at its old place
+    old = tmp_path / "x1"
+    run = make_run(tmp_path / "x1m", [*OWN, f"callbacks.model_checkpoint.dirpath={old}/checkpoints"])
+    (run / "config_resolved.yaml").write_text(f"paths:\n  output_dir: {old}\n")  # where it ran
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    assert message(f"resume={run}", "trainer.max_epochs=6") == (
+        f"resume={run}: callbacks.model_checkpoint.dirpath={old}/checkpoints is inside the run's folder as "
+        f"it was, {old}, and the run is now in {run}: its checkpoints would go to a new folder at the old "
+        f"place, outside the run. Fix: python train.py resume={run} trainer.max_epochs=6 "
+        f"callbacks.model_checkpoint.dirpath={run}/checkpoints")
+    new = f"callbacks.model_checkpoint.dirpath={run}/checkpoints"
+    fix = argv(f"resume={run}", "trainer.max_epochs=6", new)
+    assert fix[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"

@@ -198,6 +198,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         ckpt = last_checkpoint_path(run)
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
+        check_dirpaths_moved(run, merged, extra)  # a dirpath written in full, into the run's old place
         own_searched = _searched(own, extra_dir)  # for composing here: Hydra adds --config-dir itself
         check_extra_overrides(own_searched, extra, config_dir, config_name)  # a typo: before the ckpt's read
         base_cfg = _compose(config_dir, config_name, own_searched)
@@ -759,6 +760,29 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
 #: keys of a run's recorded config that its overrides need not give back: where it resumed from and ran, and
 #: what a search's sweeper optimises (``hparams_search=`` is left out of a resumed trial's overrides)
 NOT_RECORDED = ("ckpt_path", "resume", "paths.output_dir", "optimized_metric")
+
+
+def check_dirpaths_moved(run: Path, overrides: list[str], extra: list[str]) -> None:
+    """Raises ResumeError when one of ``overrides`` (the run's and the resume's) sets a checkpoint
+    callback's ``dirpath`` in full to a folder inside the run's folder as it was when it ran (its
+    ``config_resolved.yaml``'s ``paths.output_dir``), and the run has been moved since: its checkpoints
+    would go to a new folder at the old place, outside the run (breaking pass 44, row 56: before,
+    without a word; the default dirpath follows the run by itself)."""
+    was = _recorded_value(run, "paths.output_dir")
+    if not isinstance(was, str) or Path(was).resolve() == run.resolve():
+        return
+    for override in overrides:
+        key, value = _key_value(override)
+        key = key.lstrip("+")
+        if not re.fullmatch(r"callbacks\.\w+\.dirpath", key) or not value or not Path(value).is_absolute():
+            continue
+        if Path(value).resolve().is_relative_to(Path(was).resolve()):
+            now = run / Path(value).resolve().relative_to(Path(was).resolve())
+            given = [o for o in extra if _key_value(o)[0].lstrip("+") != key]
+            raise ResumeError(f"resume={run}: {key}={value} is inside the run's folder as it was, {was}, and "
+                              f"the run is now in {run}: its checkpoints would go to a new folder at the old "
+                              f"place, outside the run. Fix: "
+                              f"{_command([f'resume={_quote(run)}', *given, f'{key}={_quote(now)}'])}")
 
 
 def check_record_agrees(run: Path, base: DictConfig,
