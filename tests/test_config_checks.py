@@ -29,6 +29,10 @@ BAD = {
                               "cannot be every layer's activation. Choose one of the parameter-free",
     "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he",
     "model.gate_bias=abc": "model.gate_bias='abc' is invalid",
+    # pass 44, rows 59 and 61: before, the checkpoints went to the folder where the command was typed
+    "callbacks.model_checkpoint.dirpath=''": "callbacks.model_checkpoint.dirpath='' is empty, so the "
+                                             "checkpoints would go to the folder where the command is typed",
+    "callbacks.last_checkpoint.dirpath=''": "callbacks.last_checkpoint.dirpath='' is empty",
     # pass 43, row 1: before, null ran as auto (b_T = -1 at depth 3), without a word
     "model.gate_bias=null": "model.gate_bias=null: a highway layer's gate bias b_T is a number or auto, and "
                             "null would mean auto without a word. Fix: model.gate_bias=auto for the "

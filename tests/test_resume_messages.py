@@ -899,6 +899,10 @@ def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_p
                    f"+logger.csv.save_dir={tmp_path}/csvrel"]
     swept = argv("-m", "seed=0,1", "logger=csv", "logger.csv.save_dir=a,b", "hydra.job.chdir=true")
     assert swept[-2:] == ["logger.csv.save_dir=a,b", "hydra.job.chdir=true"]  # a sweep's values: as given
+    # pass 44, row 57: a relative checkpoint dirpath too (before: kept relative in the run's overrides, and
+    # read again from the folder where each resume was typed)
+    assert argv(*OWN, "callbacks.model_checkpoint.dirpath=bestck")[-1] == (
+        f"callbacks.model_checkpoint.dirpath={tmp_path}/bestck")
 
 
 def test_an_extra_override_of_a_key_the_run_added_keeps_its_plus(tmp_path):

@@ -339,6 +339,12 @@ def check_checkpoint_files(callbacks: DictConfig | None) -> None:
     same folder (the latest overwrites the best, and the test runs on the last epoch's weights), or
     ``save_last=true`` (two writers of ``last.ckpt``: Lightning writes ``last-v1.ckpt``)."""
     nodes = {name: node for name, node in (callbacks or {}).items() if OmegaConf.is_dict(node)}
+    for name, node in nodes.items():  # pass 44, rows 59 and 61: before, the checkpoints went to the
+        dirpath = node.get("dirpath") if "dirpath" in node else None  # folder where the command was typed
+        if isinstance(dirpath, str) and not dirpath.strip():
+            raise ConfigError(f"callbacks.{name}.dirpath='{dirpath}' is empty, so the checkpoints would go "
+                              f"to the folder where the command is typed, outside the run. Fix: leave that "
+                              f"override out (the default is the run's checkpoints/), or give a folder")
     best = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".ModelCheckpoint")}
     latest = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".LatestCheckpoint")}
     for name, node in best.items():

@@ -253,11 +253,14 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     return absolute_paths(argv, overrides)
 
 
-SAVE_DIR = re.compile(r"logger\.\w+\.save_dir")
+# a logger's folder, and a checkpoint callback's (pass 44, row 57: a relative dirpath, kept as written in the
+# run's overrides, was read again from the folder where each resume was typed)
+SAVE_DIR = re.compile(r"logger\.\w+\.save_dir|callbacks\.\w+\.dirpath")
 
 
 def absolute_paths(argv: list[str], overrides: list[str]) -> list[str]:
-    """``argv`` with a relative ``ckpt_path=`` and ``logger.<name>.save_dir=`` made absolute, from the
+    """``argv`` with a relative ``ckpt_path=``, ``logger.<name>.save_dir=`` and
+    ``callbacks.<name>.dirpath=`` made absolute, from the
     folder where the command was typed, so that a run under ``hydra.job.chdir=true`` (in its own
     folder) finds the checkpoint and writes its logs where a run without it does (breaking pass 30,
     row 41: "ckpt_path=... does not exist"; pass 31, row 61: the logs went inside the run folder,
