@@ -77,8 +77,10 @@ def disk_full(err: BaseException, run: str | os.PathLike | None) -> DiskFull | N
     from highwaylab.utils.checkpoint_io import disk_of
 
     while err is not None and not (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)):
+        if isinstance(err, HighwaylabError):  # a write with a line of its own (the checkpoint's)
+            return None
         err = err.__cause__ or err.__context__
-    if err is None or isinstance(err, HighwaylabError):
+    if err is None:
         return None
     name = getattr(err, "filename", None)
     what = f"{name}" if name else (f"a file of the run in {run}" if run else "a file of the run")
