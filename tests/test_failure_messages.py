@@ -786,3 +786,28 @@ def test_a_protected_checkpoint_folder_of_the_run_is_named_without_a_key_never_s
         f"the run's checkpoint folder {folder}: no checkpoint can be written there: its folder {folder} "
         f"cannot be written (operation not permitted) (a protected folder? lsattr -d shows an immutable "
         f"one). Fix: make {folder} writable, then run the same command again")
+
+
+def test_a_second_ctrl_c_after_an_interrupted_run_stopped_is_not_called_a_start_up_interrupt(no_hydra_run):
+    # pass 45, row 49: Ctrl-C twice; the second one came after the run's handlers had given train.py's
+    # start-up handler back, and the run ended with "interrupted by SIGINT during start-up: nothing was
+    # saved" after its true line (its state saved in last.ckpt)
+    from highwaylab.utils import interrupt
+
+    called = []
+
+    def start_up(signum, frame):
+        called.append(signum)
+
+    start_up.start_up_only = True
+    before = signal.signal(signal.SIGINT, start_up)
+    try:
+        with pytest.raises(RunInterrupted), interrupt.signals_interrupt():
+            interrupt._on_signal(signal.SIGINT, None)  # no trainer: stops at once, the signal noted
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, while the process ends
+        assert called == []
+    finally:
+        signal.signal(signal.SIGINT, before)
+    with interrupt.signals_interrupt():  # a run that was not interrupted gives the start-up handler back
+        pass
+    assert signal.getsignal(signal.SIGINT) is before

@@ -195,8 +195,18 @@ def signals_interrupt() -> Iterator[None]:
                 # CPU second on, must not kill it first by the default action
                 signal.signal(signum, signal.SIG_IGN)
                 continue
+            if _state.signum is not None and getattr(handler, "start_up_only", False):
+                # the run stops, its state saved, with a line of its own still to come: a signal now (a
+                # second Ctrl-C) must not end it with the start-up line "nothing was saved" (pass 45, 49)
+                signal.signal(signum, _stopping)
+                continue
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         _state.trainer, _state.signum, _state.pending = outer
+
+
+def _stopping(signum: int, frame: Any) -> None:
+    """The handler after an interrupted run's own handlers: the run has stopped (its state saved, as
+    its last line will say) and the process is ending, so a further signal is ignored."""
 
 
 def end_start_up_handlers() -> None:
