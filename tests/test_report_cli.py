@@ -47,7 +47,8 @@ def write_job(sweep: Path, num: int, overrides: list[str], loss: float | None, a
     choices = "".join(f"      {k}: {'null' if v is None else v}\n"
                       for k, v in (CHOICES | {"model": model}).items())
     (job / ".hydra" / "hydra.yaml").write_text(
-        f"hydra:\n  runtime:\n    choices:\n{choices}  verbose: false\n")
+        f"hydra:\n  runtime:\n    choices:\n{choices}  overrides:\n    task: {json.dumps(overrides)}\n"
+        "  verbose: false\n")
     (job / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in overrides))
     metrics = {}
     if loss is not None:
@@ -1113,3 +1114,44 @@ def test_the_loss_curve_of_a_job_whose_wandb_save_dir_was_elsewhere_is_read_ther
     assert collect_jobs(sweep)[0].curve == [(0, 2.0), (50, 1.5)]
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr
+
+
+def test_a_job_whose_overrides_yaml_was_deleted_is_labelled_by_its_hydra_yaml(tmp_path):
+    # pass 45, row 55: before, a job whose .hydra/overrides.yaml was deleted had every swept column read
+    # "(default)" and split the sweep into two rows; hydra.yaml's hydra.overrides.task holds the same list
+    from highwaylab.analysis.sweep_report import collect_jobs, swept_keys, swept_value
+
+    sweep = tmp_path / "sweep"
+    for num, seed in enumerate((0, 1)):
+        write_job(sweep, num, ["logger=csv", "trainer.max_epochs=1", f"seed={seed}"], 2.0 + num, 0.5)
+    (next(sweep.glob("0_*")) / ".hydra" / "overrides.yaml").unlink()
+    jobs = collect_jobs(sweep)
+    assert [job.overrides for job in jobs] == [{"logger": "csv", "trainer.max_epochs": "1", "seed": str(s)}
+                                               for s in (0, 1)]
+    assert swept_keys(jobs) == []  # the same logger and max_epochs: one row of two seeds
+    assert [swept_value(job, "trainer.max_epochs") for job in jobs] == ["1", "1"]
+
+
+def test_a_metrics_json_copied_from_another_job_is_not_counted_as_this_jobs_seed(tmp_path):
+    # pass 45, row 56: before, job 0's metrics.json replaced by job 1's was averaged as a second seed (a
+    # spread of 0) though its best_ckpt names job 1's folder
+    from highwaylab.analysis.sweep_report import collect_jobs
+
+    sweep = tmp_path / "sweep"
+    jobs = [write_job(sweep, num, [f"seed={num}"], 2.0 + num, 0.25 * (num + 1)) for num in (0, 1)]
+    for job in jobs:
+        metrics = json.loads((job / "metrics.json").read_text())
+        metrics["best_ckpt"] = str(tmp_path / "old" / job.name / "checkpoints" / "epoch_000.ckpt")  # a copy
+        (job / "metrics.json").write_text(json.dumps(metrics))
+    assert [job.status for job in collect_jobs(sweep)] == ["ok", "ok"]  # a copied sweep's own files
+    shutil.copy(jobs[1] / "metrics.json", jobs[0] / "metrics.json")
+    first, second = collect_jobs(sweep)
+    best = tmp_path / "old" / jobs[1].name / "checkpoints" / "epoch_000.ckpt"
+    assert (first.status, first.metrics, second.status) == ("incomplete", {}, "ok")
+    assert first.error == (f"metrics.json is another job's: its best_ckpt is {best}, in job 1's folder "
+                           f"(copied?). Fix: python train.py resume={jobs[0]} tests it again and writes its "
+                           f"metrics.json")
+    from highwaylab.utils.resume import _tested
+
+    assert not _tested(jobs[0], 3)  # so the fix's resume tests it, not refuses it as finished
+    assert _tested(jobs[1], 3)

@@ -84,9 +84,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         folder = config.parent.parent
         try:
             cfg = OmegaConf.load(config)
-            choices = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra.runtime.choices
-            given = folder / ".hydra" / "overrides.yaml"  # absent only in jobs not written by Hydra
-            lines = (yaml.safe_load(given.read_text()) or []) if given.is_file() else []
+            hydra_record = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra
+            choices = hydra_record.runtime.choices
+            given = folder / ".hydra" / "overrides.yaml"  # deleted (pass 45, row 55: before, the job's
+            lines = (yaml.safe_load(given.read_text()) or []) if given.is_file() else \
+                OmegaConf.to_object(hydra_record.overrides.task)  # columns read "(default)"): hydra.yaml's
             overrides = parse_overrides(lines)
         except Exception as err:  # a damaged record: the job cannot be placed on the plot
             warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
@@ -101,7 +103,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
                               stacklevel=2)
                 error += f". {_rewrite(folder)}"  # pass 39, row 23: before, not on its line under the table
-            if (problem := metrics_problem(metrics)) is not None:  # an edited or foreign file
+            if (problem := metrics_problem(metrics, folder)) is not None:  # an edited or foreign file
                 metrics, error = {}, f"metrics.json {problem}. {_rewrite(folder)}"
         elif (folder / "metrics.json").exists():  # a folder (pass 31, row 59: "missing (deleted?)")
             error = "its metrics.json is not a file (a folder?)"

@@ -1833,7 +1833,7 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     if run is None:
         return True
     metrics = run_metrics(run)
-    if metrics is None or metrics_problem(metrics) is not None:
+    if metrics is None or metrics_problem(metrics, run) is not None:
         return False  # missing, unreadable or edited: completing the run writes it again
     if test and "test/acc" not in metrics:
         return False  # trained with test=false: test=true completes it
@@ -1841,14 +1841,22 @@ def _tested(run: Path | None, step: int, test: bool = False) -> bool:
     return written is None or written == step
 
 
-def metrics_problem(metrics: object) -> str | None:
-    """Why a run's ``metrics.json`` (loaded: ``metrics``) is not its result: not a JSON object, or a
-    value the report reads (``depth``, ``train/loss``, ``test/acc``) that is not a number (``null``, a
-    NaN the run wrote, is one), an edited or foreign file; ``None`` if it is. A resume of such a run
-    tests it again and writes the file (breaking pass 43, row 16: before, resume= called the run
-    finished, and the report's fix, that resume, was refused)."""
+def metrics_problem(metrics: object, folder: Path | None = None) -> str | None:
+    """Why a run's ``metrics.json`` (loaded: ``metrics``; of the run in ``folder``, where given) is not
+    its result: not a JSON object, a value the report reads (``depth``, ``train/loss``, ``test/acc``)
+    that is not a number (``null``, a NaN the run wrote, is one), an edited or foreign file; or, of a
+    multirun's job, a file whose ``best_ckpt`` is in another job's folder (``<n>_<name>``, another
+    ``n``: copied from that job; breaking pass 45, row 56: the report averaged it as a second seed);
+    ``None`` if it is. A resume of such a run tests it again and writes the file (breaking pass 43,
+    row 16: before, resume= called the run finished, and the report's fix, that resume, was refused)."""
     if not isinstance(metrics, dict):
         return f"is not a JSON object (a {type(metrics).__name__})"
+    best = metrics.get("best_ckpt")
+    if folder is not None and isinstance(best, str) and best:
+        other = Path(best).parent.parent.name  # <run>/checkpoints/<file>
+        ours, theirs = (re.match(r"(\d+)_", name) for name in (Path(folder).name, other))
+        if ours and theirs and ours.group(1) != theirs.group(1):
+            return f"is another job's: its best_ckpt is {best}, in job {theirs.group(1)}'s folder (copied?)"
     for key in ("depth", "train/loss", "test/acc"):
         value = metrics.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
