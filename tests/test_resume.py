@@ -216,6 +216,29 @@ def test_a_renamed_wandb_segment_is_read_and_named_with_the_mv_that_names_it_bac
     assert rows and steps and min(steps) >= rows  # _step goes on after the renamed segment's rows
     subprocess.run(line.split("Fix: ", 1)[1], shell=True, check=True)  # the fix, as printed
     assert sorted(p.name.rsplit("-", 1)[1] for p in (run / "wandb").glob("offline-run-*")) == [run_id] * 2
+    assert "were lost when its process was killed" not in log  # its rows reach the checkpoint's step
+
+
+@pytest.mark.slow
+def test_a_wandb_segment_that_a_sigkill_left_without_its_rows_is_named_with_the_gap(tmp_path, data_dir):
+    # pass 45, row 45 (major): a SIGKILL after a finished, checkpointed epoch left the W&B segment's file
+    # with its header alone (W&B keeps rows in memory until a 32 KiB block is full); the resume said
+    # nothing, and the synced run's charts silently started at the next epoch
+    run = tmp_path / "run"
+    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    (file,) = (run / "wandb").glob("offline-run-*/run-*.wandb")
+    run_id = file.parent.name.rsplit("-", 1)[1]
+    with file.open("r+b") as f:
+        f.truncate(7)  # as the killed process left it: W&B's header, no record
+    proc = train_py([f"resume={run}", "trainer.max_epochs=2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(x for x in (run / "train.log").read_text().splitlines() if "were lost" in x)
+    assert line.split("highwaylab: ", 1)[1] == (
+        f"W&B run {run_id}'s earlier offline segments hold no history row, but the checkpoint it resumes "
+        f"from is at step 10: the rows of steps 0..10 were lost when its process was killed (SIGKILL, the "
+        f"OOM killer) before W&B wrote them to disk, so its charts have a gap there; the run's train.log "
+        f"holds those epochs' lines")
 
 
 @pytest.mark.slow

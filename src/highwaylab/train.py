@@ -182,8 +182,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             raise
     # _step after the earlier segments of the W&B run the checkpoint records (a copy gets a new run)
     versions = (checkpoint or {}).get("logger_versions") or {}
-    continue_wandb_steps(loggers, resumed_id=versions.get("WandbLogger"))
     resumed_step = checkpoint.get("global_step") if checkpoint is not None else None
+    continue_wandb_steps(loggers, resumed_id=versions.get("WandbLogger"), resumed_step=resumed_step,
+                         every=trainer.log_every_n_steps)
     del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 
     fit_start = time.time()

@@ -1430,7 +1430,8 @@ def finished_epochs(checkpoint: dict) -> int:
 # during the run
 # ---------------------------------------------------------------------------------------------
 
-def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | None:
+def continue_wandb_steps(loggers: list, resumed_id: str | None = None, resumed_step: int | None = None,
+                         every: int = 50) -> int | None:
     """Continue W&B's ``_step`` axis after the earlier offline segments of a resumed run.
 
     Offline, a resumed W&B run (the same id) starts a new folder ``wandb/offline-run-*-<id>`` whose
@@ -1442,7 +1443,11 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | 
     A resumed run that continues the checkpoint's W&B run (``resumed_id``, the id the checkpoint
     records, is this run's) and whose ``wandb/`` holds no earlier segment at all (deleted, e.g.
     after ``wandb sync``) is warned about: this segment's ``_step`` starts at 0 again. A resumed copy
-    of a run, which gets a new W&B run, has no earlier rows to overlap: no word.
+    of a run, which gets a new W&B run, has no earlier rows to overlap: no word. So is one whose
+    earlier segments end more than ``every`` (``trainer.log_every_n_steps``) steps of
+    ``trainer/global_step`` before its checkpoint's ``resumed_step``: its killed process (SIGKILL, the
+    OOM killer) never wrote those rows, which W&B keeps in memory until a block is full (breaking pass
+    45, row 45: a finished, checkpointed epoch was missing from W&B, and nothing said so).
 
     Returns:
         The first ``_step`` of this segment, or ``None`` when nothing was done.
@@ -1487,7 +1492,7 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | 
                     f"again, and synced it would overlap the earlier rows of _step; the charts' x-axis, "
                     f"trainer/global_step, continues")
         return None
-    last = -1
+    last = logged_to = -1
     for folder in earlier:
         try:
             records = []
@@ -1504,8 +1509,18 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None) -> int | 
                     step = record["history"].get("item", {}).get("_step", step)
                     if step is not None:
                         last = max(last, int(step))
+                    global_step = record["history"].get("item", {}).get("trainer/global_step")
+                    if isinstance(global_step, int | float):
+                        logged_to = max(logged_to, int(global_step))
         except (RunReadError, ValueError, TypeError) as err:
             log.warning(f"W&B's _step cannot continue after {folder}: {err}")
+    if run.id == resumed_id and earlier and resumed_step is not None and resumed_step - logged_to > every:
+        held = f"up to trainer/global_step {logged_to} only" if logged_to >= 0 else "no history row"
+        log.warning(f"highwaylab: W&B run {run.id}'s earlier offline segments hold {held}, but the "
+                    f"checkpoint it resumes from is at step {resumed_step}: the rows of steps "
+                    f"{logged_to + 1}..{resumed_step} were lost when its process was killed (SIGKILL, the "
+                    f"OOM killer) before W&B wrote them to disk, so its charts have a gap there; the "
+                    f"run's train.log holds those epochs' lines")
     if last < 0 or run.step > last:
         return None
     run.log({}, step=last + 1, commit=False)
