@@ -151,6 +151,7 @@ def test_any_torch_activation_by_name():
     assert get_activation("relu") is nn.ReLU
     assert get_activation("GELU") is nn.GELU
     assert get_activation("leaky_relu") is nn.LeakyReLU
+    assert get_activation("nn.Tanh") is get_activation("torch.nn.Tanh") is nn.Tanh  # pass 45, row 1
     net = FCBackbone("highway", depth=3, width=4, input_shape=5, num_classes=2, activation="silu")
     assert isinstance(net.layers[0].act, nn.SiLU)
 

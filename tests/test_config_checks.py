@@ -1490,7 +1490,7 @@ def test_a_removed_activation_names_the_run_by_the_backbones_default(tmp_path):
     assert cfg.run_name == "mnist-highway-d100-relu-sgd-s0"
 
 
-@pytest.mark.parametrize("spelling", ["Relu", "ReLU", "relu", "torch.nn.ReLU"])
+@pytest.mark.parametrize("spelling", ["Relu", "ReLU", "relu", "torch.nn.ReLU", "nn.ReLU"])  # pass 45, row 1
 def test_one_activation_in_any_spelling_names_and_tags_the_run_alike(spelling, tmp_path):
     # pass 25, rows 5 and 34: before, model.activation=Relu named and tagged the run "Relu", and its
     # resume with relu was refused as a change of the model

@@ -57,6 +57,12 @@ def check_positive_int(key: str, value: Any, hint: str) -> None:
         raise ConfigError(f"{key}={value!r} is invalid: it must be a positive integer ({hint}).")
 
 
+def _spelling(name: Any) -> str:
+    """``name`` lower case, without '_' and a ``torch.nn.`` or ``nn.`` prefix (breaking pass 45, row 1:
+    ``nn.Tanh`` was "not a torch.nn activation" while ``torch.nn.Tanh`` ran)."""
+    return str(name).lower().replace("_", "").removeprefix("torch.").removeprefix("nn.")
+
+
 def activation_name(name: Any) -> str:
     """The torch.nn class name of the activation ``name`` ("relu" -> "ReLU", "leaky_relu" ->
     "LeakyReLU").
@@ -64,7 +70,7 @@ def activation_name(name: Any) -> str:
     Raises:
         ConfigError: not an element-wise torch.nn activation; the message lists them.
     """
-    key = str(name).lower().replace("_", "").removeprefix("torch.nn.")
+    key = _spelling(name)
     if key not in _BY_KEY:
         what = (f": that torch.nn module {NOT_ELEMENTWISE[key]}, so it cannot be every layer's activation"
                 if key in NOT_ELEMENTWISE else " is not a torch.nn activation")
@@ -75,10 +81,10 @@ def activation_name(name: Any) -> str:
 
 def activation_key(name: Any) -> str:
     """The one spelling of the activation ``name`` for run names, tags and the comparison of a
-    resumed run's settings: lower case, without '_' or ``torch.nn.`` (``Relu``, ``ReLU`` and
+    resumed run's settings: lower case, without '_', ``torch.nn.`` or ``nn.`` (``Relu``, ``ReLU`` and
     ``relu`` all give ``relu``; ``leaky_relu``: ``leakyrelu``), as :func:`activation_name` reads
     it. A name that is no activation is returned as given (its check names it)."""
-    key = str(name).lower().replace("_", "").removeprefix("torch.nn.")
+    key = _spelling(name)
     return key if key in _BY_KEY else str(name)
 
 
