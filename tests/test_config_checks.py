@@ -1447,6 +1447,20 @@ def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accel
     check_trainer_hardware(cfg.trainer, platform="win32", devices_glob=(str(tmp_path / "none"),))
 
 
+@pytest.mark.parametrize("precision", ["transformer-engine", "transformer-engine-float16"])
+def test_transformer_engine_precision_without_its_package_is_one_line_naming_the_key(precision, tmp_path):
+    # pass 45, row 16: before, "trainer: ModuleNotFoundError: Requirement 'transformer_engine>=0.11.0' not
+    # met. HINT: Try running pip install ...", naming only "trainer"
+    proc = subprocess.run([sys.executable, "train.py", f"trainer.precision={precision}",
+                           f"hydra.run.dir={tmp_path}/run"], capture_output=True, text=True, cwd=ROOT,
+                          env=subprocess_env(), timeout=120)
+    assert proc.returncode == 1 and not (tmp_path / "run").exists()
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"highwaylab: trainer.precision={precision} needs NVIDIA's Transformer Engine (the "
+        f"transformer_engine package, for CUDA GPUs), which is not installed here. Fix: "
+        f"trainer.precision=bf16-mixed, or leave it out (32-true)")
+
+
 @pytest.mark.parametrize("precision", ["32", "16-mixed", "bf16-mixed", "64-true", "bf16", "16"])
 def test_lightnings_precisions_pass_the_check(precision, tmp_path):
     validate(compose_cfg([f"trainer.precision={precision}"], tmp_path))

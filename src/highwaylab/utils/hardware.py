@@ -37,7 +37,8 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
         devices_glob: the device files of which one must exist on Linux for ``gpu``/``cuda``.
 
     Raises:
-        ConfigError: an unknown precision or accelerator, ``tpu`` without ``torch_xla``, ``mps``
+        ConfigError: an unknown precision or accelerator, ``transformer-engine`` without
+            ``transformer_engine``, ``tpu`` without ``torch_xla``, ``mps``
             off macOS, ``gpu``/``cuda`` on a Linux machine without a GPU device file.
     """
     precision: Any = trainer.get("precision")
@@ -45,6 +46,12 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
                                       or str(precision) in PRECISIONS and isinstance(precision, str)):
         raise ConfigError(f"trainer.precision={precision!r} is not one of Lightning's precisions: "
                           f"{', '.join(PRECISIONS[:6])} (or 32, 16, 64, bf16). Fix: e.g. "
+                          f"trainer.precision=bf16-mixed, or leave it out (32-true)")
+    engine = str(precision).startswith("transformer-engine")
+    if engine and importlib.util.find_spec("transformer_engine") is None:
+        # pass 45, row 16: before, Lightning's "Requirement ... not met" under the key "trainer"
+        raise ConfigError(f"trainer.precision={precision} needs NVIDIA's Transformer Engine (the "
+                          f"transformer_engine package, for CUDA GPUs), which is not installed here. Fix: "
                           f"trainer.precision=bf16-mixed, or leave it out (32-true)")
     accelerator = trainer.get("accelerator")
     if not isinstance(accelerator, str):
