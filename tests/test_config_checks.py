@@ -1447,6 +1447,19 @@ def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accel
     check_trainer_hardware(cfg.trainer, platform="win32", devices_glob=(str(tmp_path / "none"),))
 
 
+def test_a_plugin_lightning_refuses_is_named_by_its_key(tmp_path):
+    # pass 45, row 53: before, "trainer: Found invalid type for plugin foo. ... Fix: check the trainer.*
+    # values named above", with no key named, above or anywhere
+    proc = subprocess.run([sys.executable, "train.py", *TINY, "+trainer.plugins=[foo]",
+                           f"hydra.run.dir={tmp_path}/run"], capture_output=True, text=True, cwd=ROOT,
+                          env=subprocess_env(), timeout=300)
+    assert proc.returncode == 1 and not (tmp_path / "run").exists()
+    assert proc.stdout.strip().splitlines()[-1].split("] - ", 1)[1] == (
+        "highwaylab: trainer.plugins: Found invalid type for plugin foo. Expected one of: Precision, "
+        "CheckpointIO, ClusterEnvironment, or LayerSync. Fix: correct or remove that setting (python "
+        "train.py --cfg job shows the config)")
+
+
 @pytest.mark.parametrize("precision", ["transformer-engine", "transformer-engine-float16"])
 def test_transformer_engine_precision_without_its_package_is_one_line_naming_the_key(precision, tmp_path):
     # pass 45, row 16: before, "trainer: ModuleNotFoundError: Requirement 'transformer_engine>=0.11.0' not

@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 import time
 import warnings
@@ -378,7 +379,8 @@ def build(cfg: DictConfig) -> Built:
         if str(cfg.trainer.get("accelerator")) in ("gpu", "cuda") and not torch.cuda.is_available():
             raise ConfigError(f"trainer: {err.__cause__} Fix: on a machine without a GPU use trainer=cpu, "
                               "or trainer=ddp_cpu for 2 CPU processes.") from err
-        raise ConfigError(f"trainer: {err.__cause__} Fix: check the trainer.* values named above.") from err
+        raise ConfigError(f"{_named_setting(cfg.trainer, str(err.__cause__))}: {err.__cause__} Fix: correct "
+                          f"or remove that setting (python train.py --cfg job shows the config)") from err
     environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
     if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(
@@ -388,6 +390,22 @@ def build(cfg: DictConfig) -> Built:
             "through a launcher that starts the ranks itself: hydra/launcher=slurm.")
 
     return Built(datamodule, module, loggers, trainer)
+
+
+def _named_setting(trainer: DictConfig, message: str) -> str:
+    """The ``trainer.<key>`` that Lightning's ``message`` speaks of: a key whose name (or its singular,
+    ``plugin`` for ``plugins``) is a word of it; ``trainer`` if none is (breaking pass 45, row 53: before,
+    "Fix: check the trainer.* values named above" for a message that named no key)."""
+    words = set(re.findall(r"[a-z_]+", message.lower()))
+    named = [str(key) for key in trainer if str(key) in words or str(key).removesuffix("s") in words]
+
+    def value_named(key: str) -> bool:  # its value is quoted too: the one meant ("plugin foo")
+        value = trainer.get(key)
+        values = list(value) if OmegaConf.is_list(value) else [value]
+        return any(str(v) not in ("", "None") and str(v) in message for v in values)
+
+    named.sort(key=lambda key: not value_named(key))
+    return f"trainer.{named[0]}" if named else "trainer"
 
 
 def check_best_checkpoint(best: str, trainer: L.Trainer) -> None:
