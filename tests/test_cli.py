@@ -196,3 +196,27 @@ def test_the_tools_stop_on_ctrl_c_in_one_line_from_their_first_import():
     for module in ("highwaylab/workspace.py", "highwaylab/utils/wandb_offline.py", "highwaylab/probe.py"):
         source = (ROOT / "src" / module).read_text()
         assert source.index("stop_on_sigint(") < source.index("\nimport argparse")  # before the imports
+
+
+@pytest.mark.parametrize("args, line", [
+    (["highwaylab.probe", "--depth", "5", "--plot", ""],
+     "python -m highwaylab.probe: error: argument --plot: '' is empty: give a file name, e.g. --plot "
+     "outputs/probe/grad_norms.png"),
+    (["highwaylab.report", ""],
+     "python -m highwaylab.report: error: argument sweep_dir: '' is empty: give the multirun folder, e.g. "
+     "outputs/multiruns/<date>_<time>_<hex>"),
+    (["highwaylab.utils.wandb_offline", " "],
+     "python -m highwaylab.utils.wandb_offline: error: argument run: ' ' is empty: give a run folder, e.g. "
+     "outputs/runs/<run>"),
+    (["highwaylab.workspace", "--out", ""],
+     "python -m highwaylab.workspace: error: argument --out: '' is empty: give a file name, e.g. --out "
+     "wandb_workspace.json (or -: print it)"),
+])
+def test_an_empty_path_argument_is_refused_not_read_as_the_current_folder(args, line, tmp_path):
+    # pass 45, row 26: before, --plot '' was refused as "--plot . is a folder", a value never typed; and
+    # report '' (an unset shell variable) reported the current folder, writing report/ into it
+    (tmp_path / "0_job" / ".hydra").mkdir(parents=True)  # a folder a report of '.' would read
+    proc = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=tmp_path,
+                          env=subprocess_env(), timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0_job"]  # nothing written where it ran

@@ -25,3 +25,19 @@ def stop_on_sigint(prog: str, outcome: str) -> None:
         os._exit(130)
 
     signal.signal(signal.SIGINT, interrupted)
+
+
+def non_empty(example: str, kind: type = str) -> object:
+    """An argparse ``type`` that refuses an empty (or blank) argument, ``''`` from an unset shell
+    variable, with ``<arg>: '' is empty: give <example>``: read as is, ``Path('')`` is ``.``, the
+    current folder, which a tool would read or write instead (breaking pass 45, row 26: ``--plot ''``
+    was quoted as ``--plot .``; ``report ''`` reported the current folder)."""
+    import argparse
+
+    def checked(text: str) -> object:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{text!r} is empty: give {example}")
+        return kind(text)
+
+    checked.__name__ = kind.__name__  # argparse names the type in its own messages
+    return checked

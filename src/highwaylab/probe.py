@@ -21,6 +21,7 @@ from pathlib import Path
 
 from highwaylab.analysis.plots import layer_lines
 from highwaylab.analysis.probe import PUBLISHED, Stack, input_grad_norms, table
+from highwaylab.cli import non_empty
 from highwaylab.config_checks import MAX_SEED
 from highwaylab.models.fc_blocks import ACTIVATIONS
 from highwaylab.utils.out_paths import tilde_problem
@@ -39,7 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layers", default=None, help="layers to tabulate, e.g. 30,20,10,1")
-    parser.add_argument("--plot", type=Path, default=Path("outputs/probe/grad_norms.png"))
+    plot = Path("outputs/probe/grad_norms.png")
+    parser.add_argument("--plot", type=non_empty(f"a file name, e.g. --plot {plot}", Path), default=plot)
     args = parser.parse_args(argv)
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:

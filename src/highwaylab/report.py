@@ -46,6 +46,7 @@ from highwaylab.analysis.sweep_report import (
     wandb_folder_gone,
     wandb_run_files,
 )
+from highwaylab.cli import non_empty
 from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
 SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what a multirun folder is
@@ -53,7 +54,8 @@ SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(prog="python -m highwaylab.report", description=__doc__.split("\n")[0])
-    parser.add_argument("sweep_dir", type=Path, help=f"the multirun folder, e.g. {SWEEP_EXAMPLE}")
+    parser.add_argument("sweep_dir", type=non_empty(f"the multirun folder, e.g. {SWEEP_EXAMPLE}", Path),
+                        help=f"the multirun folder, e.g. {SWEEP_EXAMPLE}")
     parser.add_argument("--out", default=None, help="output folder (default: <sweep_dir>/report)")
     parser.add_argument("--project", default=None, help="W&B project of the report run (default: the "
                         "jobs' logger.wandb.project, else highwaylab)")

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from highwaylab.cli import non_empty
 from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
 
 if TYPE_CHECKING:  # wandb_workspaces imports wandb: imported only when a workspace is built
@@ -185,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
     parser.add_argument("--out", metavar="FILE",
+                        type=non_empty("a file name, e.g. --out wandb_workspace.json (or -: print it)"),
                         help="write the layout as JSON to FILE (-: print it) instead of saving it to W&B "
                              "(no network)")
     parser.add_argument("--offline", action="store_true",

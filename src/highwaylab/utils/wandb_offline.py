@@ -52,6 +52,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from highwaylab.cli import non_empty
 from highwaylab.errors import HighwaylabError
 
 PROG = "python -m highwaylab.utils.wandb_offline"
@@ -570,7 +571,8 @@ def _parser() -> argparse.ArgumentParser:
                     "Reads the .wandb file with wandb's own reader (wandb leet inspect).",
         epilog="Exit status: 0, or 2 for bad input (no run at the path, several runs, an empty or "
                "corrupt file), with one line on stderr.")
-    parser.add_argument("run", help="a run folder (outputs/runs/<run>), its wandb/ folder, the "
+    parser.add_argument("run", type=non_empty("a run folder, e.g. outputs/runs/<run>"),
+                        help="a run folder (outputs/runs/<run>), its wandb/ folder, the "
                                     "offline-run-* folder, or the run-<id>.wandb file")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--step-key", default=STEP_KEY, metavar="KEY",
