@@ -977,3 +977,25 @@ def test_another_runs_checkpoint_copied_in_is_refused_after_that_runs_folder_is_
         f"own last.ckpt; or start a new run from its weights: python train.py <overrides> "
         f"ckpt_path={y}/checkpoints/last.ckpt")
     assert json.loads((y / "metrics.json").read_text())["epochs"] == 1  # nothing of y's changed
+
+
+@pytest.mark.slow
+def test_resume_of_an_older_checkpoint_says_the_run_goes_on_from_last_and_how_to_start_from_it(finished):
+    # pass 45, row 42: before, resume=<run>/checkpoints/epoch_000.ckpt got the fix resume=<run> alone, which
+    # goes on from last.ckpt, a later state than the one named, without a word
+    (older, *_) = sorted((finished / "checkpoints").glob("epoch_*.ckpt"))
+    with pytest.raises(ResumeError) as err:
+        argv(f"resume={older}", "trainer.max_epochs=4")
+    assert str(err.value) == (
+        f"resume={older} is a checkpoint: resume= takes the run's folder, resume={finished}, which goes on "
+        f"from its latest state ({finished}/checkpoints/last.ckpt), not from {older.name}. To train on from "
+        f"{older.name} itself, start a new run from it (the run stays as it is): python train.py trainer=cpu "
+        f"depth=4 width=16 trainer.limit_train_batches=10 trainer.limit_val_batches=4 "
+        f"trainer.limit_test_batches=4 trainer.log_every_n_steps=5 '~callbacks.rich_progress_bar' "
+        f"'~callbacks.model_summary' paths.log_dir={finished.parent}/outputs trainer.max_epochs=4 "
+        f"ckpt_path={older}")
+    proc = train_py(shlex.split(str(err.value).rsplit(": python train.py ", 1)[1]) + [
+        f"hydra.run.dir={finished.parent}/from_older", "logger=none"], finished.parent)  # the fix, as given
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    resumed = json.loads((finished.parent / "from_older" / "metrics.json").read_text())
+    assert resumed["resumed_from_step"] == torch.load(older, weights_only=False)["global_step"]

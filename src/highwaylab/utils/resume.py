@@ -294,8 +294,9 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         path = root / path  # resume=outputs/runs/<run>, started from another folder than the checkout
     example = f"e.g. resume={root.resolve() / 'outputs' / 'runs'}/<date>_<time>_<run_name>_<hex>"
     if path.is_file() and path.suffix == ".ckpt":
+        run = run_of(path) or path.parent.parent
         raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
-                          f"resume={run_of(path) or path.parent.parent}")
+                          f"resume={run}{_not_from_this(path, run, extra)}")
     if path.is_file():  # a file of a run (tab completion: resume=<run>/metrics.json; pass 33, row 34)
         run = next((p for p in path.resolve().parents if (p / RECORD / "overrides.yaml").is_file()), None)
         if run is not None:
@@ -1723,6 +1724,27 @@ def _checkpoints_under(run: Path) -> list[Path]:
     found = (p for p in run.rglob("*.ckpt") if p.is_file() and "wandb" not in p.relative_to(run).parts
              and not nested(p))
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+
+
+def _not_from_this(ckpt: Path, run: Path, extra: list[str] | tuple[str, ...] = ()) -> str:
+    """For ``resume=<a checkpoint>`` other than the run's ``last.ckpt``: that ``resume=<run>`` goes on
+    from ``last.ckpt``, and the command that trains on from this checkpoint instead, a new run with the
+    run's own overrides, those given with ``resume=`` (``extra``) over them, and ``ckpt_path=``
+    (breaking pass 45, row 42: before, the fix silently went on from another state than the one named);
+    ``""`` for ``last.ckpt``."""
+    last = run / "checkpoints" / "last.ckpt"
+    if ckpt.name == last.name or not last.is_file():
+        return ""
+    try:
+        recorded = yaml.safe_load((run / RECORD / "overrides.yaml").read_text()) or []
+    except (OSError, ValueError):
+        recorded = []
+    given = [o for o in extra if _key_value(o)[0] != "resume"]
+    dropped = {"resume", "ckpt_path", "hydra.run.dir", "hydra.sweep.dir", *(_key_value(o)[0] for o in given)}
+    kept = [o for o in recorded if isinstance(o, str) and _key_value(o)[0] not in dropped]
+    start = _command([*kept, *given, f"ckpt_path={hydra_value(str(ckpt.resolve()))}"])
+    return (f", which goes on from its latest state ({last}), not from {ckpt.name}. To train on from "
+            f"{ckpt.name} itself, start a new run from it (the run stays as it is): {start}")
 
 
 def start_job_again(job: Path, overrides: list[str]) -> str:
