@@ -736,6 +736,24 @@ def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_c
 
 
 @pytest.mark.slow
+def test_a_copy_resumed_with_wandb_disabled_is_not_promised_a_new_wandb_run(tmp_path, data_dir):
+    # pass 45, row 43: before, "<copy> is a copy of the run in <run> ...: this run gets a new W&B run",
+    # then "WANDB_MODE=disabled: no W&B run (logger.wandb left out)"
+    run, copy = tmp_path / "run", tmp_path / "copy"
+    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    shutil.copytree(run, copy)
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={copy}", "trainer.max_epochs=2"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          env=subprocess_env(WANDB_MODE="disabled"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    output = proc.stdout + proc.stderr
+    assert "WANDB_MODE=disabled: no W&B run (logger.wandb left out)" in output
+    assert "W&B run" not in output.replace("no W&B run (logger.wandb left out)", "")
+    assert json.loads((copy / "metrics.json").read_text())["wandb_run_path"] is None
+
+
+@pytest.mark.slow
 def test_extending_a_cosine_annealed_run_is_refused_naming_t_max(tmp_path, data_dir):
     # before: resume=<adamw run> trainer.max_epochs=4 exited 0; the checkpoint's CosineAnnealingLR kept
     # T_max=2, so train/lr went 0.001, 0.0005, 0.0, 0.0005 (epoch 2 learnt nothing), while the record

@@ -847,6 +847,9 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     checkpoint, or the run gets a new W&B run.
     """
     wandb_cfg = (cfg.get("logger") or {}).get("wandb")
+    if wandb_cfg is not None and "disabled" in (os.environ.get("WANDB_MODE"), wandb_cfg.get("mode")):
+        return None  # no W&B run at all, as its own line says (pass 45, row 43: before, "this run gets a
+        # new W&B run" of a copy, then "WANDB_MODE=disabled: no W&B run")
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     own = Path(cfg.paths.output_dir).resolve()
     if wandb_cfg is None and run_id and own in Path(path).resolve().parents and rank_zero_only.rank == 0:
