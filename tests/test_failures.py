@@ -279,6 +279,30 @@ def test_wandb_mode_offline_over_an_online_logger_is_one_warning_and_recorded(tm
     assert cfg.logger.wandb.offline is True  # what the record (config_resolved.yaml) then holds
 
 
+def test_wandb_tags_given_to_the_logger_say_they_replace_the_runs_own(tmp_path, caplog):
+    # pass 45, row 44: before, logger.wandb.tags=[mine] (Lightning's WandbLogger argument) ran, and the W&B
+    # run silently lost every tag README says each run carries (data:, model:, depth:, ...)
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    wandb = [o for o in TINY if o != "logger=none"] + ["logger=wandb"]
+    for shown, keep in (("[mine]", "to add tags and keep them, give tags=[mine] instead of "
+                                   "logger.wandb.tags"),
+                        ("null", "to keep them, leave logger.wandb.tags out")):
+        caplog.clear()
+        cfg = compose_cfg([*wandb, f"logger.wandb.tags={shown}"], tmp_path)
+        with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+            without_disabled_wandb(cfg.logger)
+        assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+            f"logger.wandb.tags={shown} replaces the run's own W&B tags (data:, model:, depth:, activation:, "
+            f"optim:, seed:), by which W&B filters a sweep's runs; {keep}"]
+    caplog.clear()
+    cfg = compose_cfg([*wandb, "tags=[mine]"], tmp_path)  # the top-level tags: added to the run's own
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(cfg.logger)
+    assert [r for r in caplog.records if r.name == "highwaylab.utils.loggers"] == []
+    assert "mine" in list(cfg.logger.wandb.tags) and "model:highway" in list(cfg.logger.wandb.tags)
+
+
 def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path, monkeypatch, caplog):
     # breaking pass 17, row 31: before, W&B grouped the run as envgroup while config_resolved.yaml said
     # group: null, and WANDB_TAGS was dropped without a word

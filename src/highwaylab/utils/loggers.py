@@ -194,6 +194,14 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             logging.getLogger(__name__).warning(
                 f"{variable}={value} is set in the environment, but W&B ignores it: the run's {what} "
                 f"({node}.{key}, {source}) takes its place; {fix}{value}")
+    for name in names:  # pass 45, row 44: before, logger.wandb.tags=[mine] dropped the run's own tags unsaid
+        raw = OmegaConf.to_container(group[name], resolve=False).get("tags", "${run_tags:}")
+        if not (isinstance(raw, str) and raw.replace(" ", "") == "${run_tags:}"):
+            keep = (f"to add tags and keep them, give tags={_shown(raw)} instead of logger.{name}.tags" if raw
+                    else f"to keep them, leave logger.{name}.tags out")
+            logging.getLogger(__name__).warning(
+                f"logger.{name}.tags={_shown(raw)} replaces the run's own W&B tags (data:, model:, depth:, "
+                f"activation:, optim:, seed:), by which W&B filters a sweep's runs; {keep}")
     for name in names:  # pass 35, row 44: before, +logger.wandb.dir was dropped without a word
         if group[name].get("dir") is not None and group[name].get("save_dir") is not None:
             logging.getLogger(__name__).warning(
