@@ -740,6 +740,13 @@ COMMAND_LINES = {
                                   "'colorlog'. Its options here: default, disabled, none, stdout. An option "
                                   "of a Hydra plugin needs that plugin installed (colorlog: pip install "
                                   "hydra-colorlog)",
+    # pass 45, row 57: before, Hydra's 12 lines ("Could not find 'hydra/launcher/joblib'", its options, ...)
+    "-m hydra/launcher=joblib seed=0,1": "hydra/launcher=joblib: Hydra's hydra/launcher has no option "
+                                         "'joblib'. Its options here: basic, slurm, slurm_cpu, "
+                                         "submitit_local, submitit_slurm. An option of a Hydra plugin needs "
+                                         "that plugin installed (joblib: pip install hydra-joblib-launcher)",
+    "model=foo": "model=foo: model has no option 'foo'. Its options: conv_highway, conv_plain, "
+                 "conv_residual, highway, plain, residual",
     # pass 30, row 60 (major): before, a depth-5 net ran as mnist-highway-d3-relu-sgd-s0, tagged depth:3
     "model.depth=5": "model.depth=5: model.depth follows the top-level depth (model.depth: ${depth}), which "
                      "also names the run and its W&B tags; set here, the net and its name would disagree. "

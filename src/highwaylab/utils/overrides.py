@@ -938,6 +938,18 @@ def _flow(value: Any) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
+# the pip packages of Hydra's plugins, by group and option (an option of one that is not installed)
+PLUGIN_PACKAGES = {
+    "hydra/launcher": {"joblib": "hydra-joblib-launcher", "ray": "hydra-ray-launcher",
+                       "rq": "hydra-rq-launcher", "submitit_local": "hydra-submitit-launcher",
+                       "submitit_slurm": "hydra-submitit-launcher"},
+    "hydra/sweeper": {"optuna": "hydra-optuna-sweeper", "ax": "hydra-ax-sweeper",
+                      "nevergrad": "hydra-nevergrad-sweeper"},
+    "hydra/job_logging": {"colorlog": "hydra-colorlog"},
+    "hydra/hydra_logging": {"colorlog": "hydra-colorlog"},
+}
+
+
 def _explain(err: Exception, overrides: list[str], single: list[str | None], config_dir: str | Path,
              config_name: str) -> str | None:
     """The one-line message for a composition error ``err``, or ``None`` to leave it to Hydra."""
@@ -956,23 +968,28 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         options = sorted(p.stem for p in (Path(config_dir) / group).glob("*.yaml")
                          if not p.stem.startswith("_"))
         given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
-        if group.startswith("hydra/") and not options and err.options and given and culprit is None:
-            # pass 38, row 28: before, Hydra's 12 lines for hydra/job_logging=colorlog, a plugin's option
-            meant = did_you_mean(name, sorted(err.options), prefix=f"{group}=")
-            plugin = ("" if meant else " An option of a Hydra plugin needs that plugin installed (colorlog: "
-                      "pip install hydra-colorlog)")
+        if group.startswith("hydra/") and err.options and given and culprit is None:
+            # pass 38, row 28: before, Hydra's 12 lines for hydra/job_logging=colorlog, a plugin's option;
+            # pass 45, row 57: hydra/launcher=joblib too (Hydra's own and the plugins' options, and ours)
+            found = sorted({*err.options, *options})
+            meant = did_you_mean(name, found, prefix=f"{group}=")
+            package = PLUGIN_PACKAGES.get(group, {}).get(name)
+            example = (f"{name}: pip install {package}" if package else "e.g. colorlog: pip install "
+                       "hydra-colorlog" if group.endswith("logging") else "e.g. joblib: pip install "
+                       "hydra-joblib-launcher")
+            plugin = "" if meant else f" An option of a Hydra plugin needs that plugin installed ({example})"
             return (f"{given}: Hydra's {group} has no option '{name}'{meant or '.'} Its options here: "
-                    f"{', '.join(sorted(err.options))}.{plugin}")
+                    f"{', '.join(found)}.{plugin}")
         if not options:
             return None
-        if culprit is None:  # a single option: Hydra lists the options in 12 lines; a slip of case or
+        if culprit is None:  # a single option: Hydra's 12 lines listed the options (pass 45, row 57: one
             given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
-            folded = [o for o in options if o.lower() == name.lower()]  # a typo gets its fix in one line
+            folded = [o for o in options if o.lower() == name.lower()]  # line, as every refusal); a slip
             meant = f"; did you mean {group}={folded[0]}?" if folded else did_you_mean(name, options,
                                                                                       prefix=f"{group}=")
-            if given is None or not meant:  # (pass 32, note on row 22: model=Highway)
+            if given is None:  # of case or a typo gets its fix (pass 32, note on row 22: model=Highway)
                 return None
-            return f"{given}: {group} has no option '{name}'{meant} Its options: {', '.join(options)}"
+            return f"{given}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
         meant = did_you_mean(name, options, prefix=f"{group}=")
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
     cause = err.__cause__
