@@ -1043,6 +1043,21 @@ def test_a_thread_count_openmp_ignores_is_one_line(value):
         check_thread_count(fine)
 
 
+@pytest.mark.parametrize("line", ["+hydra.job.env_set.OMP_NUM_THREADS=abc",
+                                  "-m seed=0,1 +hydra.job.env_set.OMP_NUM_THREADS=abc"])
+def test_a_thread_count_openmp_ignores_in_the_jobs_env_set_is_one_line(line, tmp_path):
+    # pass 45, row 58: before, the job printed libgomp's "Invalid value for environment variable
+    # OMP_NUM_THREADS" and trained on every core, though the same value in the shell is refused
+    assert command_line_error(line, tmp_path) == (
+        "hydra.job.env_set.OMP_NUM_THREADS='abc' is not a positive number of threads, so OpenMP ignores it "
+        "and torch would use every core. Fix: +hydra.job.env_set.OMP_NUM_THREADS=1 (one thread, for a busy "
+        "machine) or another count, or leave it out")
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", "+hydra.job.env_set.OMP_NUM_THREADS=2", f"paths.log_dir={tmp_path}/logs"],
+                       ROOT / "conf")  # a count OpenMP takes
+
+
 def test_a_sweep_beside_resume_is_one_line(tmp_path):
     # pass 26, row 31: before, Hydra's five "Ambiguous value" lines 7.5 s in, advising --multirun, which
     # resume= refuses in turn

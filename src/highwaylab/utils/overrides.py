@@ -171,6 +171,9 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
                             f"others included. Fix: leave none out (logger=[{others}])")
     multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
     _env_set_folder(cfg, list(args.overrides), multirun)  # env_set applies after Hydra chose the folder
+    threads = OmegaConf.select(cfg, "hydra.job.env_set.OMP_NUM_THREADS", throw_on_resolution_failure=False)
+    if threads is not None:  # pass 45, row 58: before, libgomp's line alone, and every core used
+        check_thread_count({"OMP_NUM_THREADS": str(threads)}, "hydra.job.env_set.OMP_NUM_THREADS")
     basic = "BasicSweeper" in str(cfg.hydra.sweeper.get("_target_"))
     for override in parsed:  # Hydra's basic sweeper raises a traceback for these
         if multirun and basic and override.is_interval_sweep():
@@ -431,17 +434,20 @@ def check_warning_filters(options: list[str] | None = None, environ: dict[str, s
                             f"(error::<module>.<WarningClass>)")
 
 
-def check_thread_count(environ: dict[str, str] | None = None) -> None:
+def check_thread_count(environ: dict[str, str] | None = None, key: str = "OMP_NUM_THREADS") -> None:
     """Raises OverrideError for an ``OMP_NUM_THREADS`` that OpenMP does not take (a positive integer,
     or a comma-separated list of them for nested levels): libgomp prints "Invalid value for
     environment variable OMP_NUM_THREADS" and torch then uses every core, against what was asked
-    (the README's advice for a busy machine is ``OMP_NUM_THREADS=1``)."""
+    (the README's advice for a busy machine is ``OMP_NUM_THREADS=1``). ``key``: where it was set, the
+    shell's variable or ``hydra.job.env_set.OMP_NUM_THREADS`` (the job's)."""
     value = (os.environ if environ is None else environ).get("OMP_NUM_THREADS")
     if not (value or "").strip() or re.fullmatch(r"\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*", value):
         return  # unset, or empty (OMP_NUM_THREADS=$UNSET in a script): OpenMP's own default
-    raise OverrideError(f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores "
-                        f"it and torch would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy "
-                        f"machine) or another count, or unset it")
+    fix = ("OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or unset it"
+           if key == "OMP_NUM_THREADS" else f"+{key}=1 (one thread, for a busy machine) or another count, "
+           f"or leave it out")
+    raise OverrideError(f"{key}={value!r} is not a positive number of threads, so OpenMP ignores it and "
+                        f"torch would use every core. Fix: {fix}")
 
 
 def _null_group(override: Any, overrides: list[str], config_dir: str | Path, config_name: str) -> str | None:
