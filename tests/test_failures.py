@@ -187,6 +187,30 @@ def test_a_misspelt_optimized_metric_is_one_warning_in_a_single_run(tmp_path):
     assert unknown_optimized_metric(compose_cfg(["optimized_metric=null"], tmp_path)) is None
 
 
+def test_a_step_schedule_that_never_decays_within_the_run_is_one_warning(tmp_path):
+    # pass 45, row 64: before, optim=sgd_step (milestones [100, 150]) in a 5-epoch run trained at a constant
+    # 0.05 without a word, while a cosine T_max below max_epochs is refused for the like reason
+    from highwaylab.trainer_checks import undecayed_lr_warning
+
+    assert undecayed_lr_warning(compose_cfg(["optim=sgd_step"], tmp_path)) == (
+        "highwaylab: optim.scheduler.milestones=[100,150] lie at or past trainer.max_epochs=5: the learning "
+        "rate never decays in this run (it stays 0.05). Fix: decay within the run, e.g. "
+        "'optim.scheduler.milestones=[2,3]', or train past it (trainer.max_epochs=151 or more)")
+    assert undecayed_lr_warning(compose_cfg(["optim=sgd_step", "trainer.max_epochs=1"], tmp_path)) == (
+        "highwaylab: optim.scheduler.milestones=[100,150] lie at or past trainer.max_epochs=1: the learning "
+        "rate never decays in this run (it stays 0.05). Fix: train past it (trainer.max_epochs=151 or more)")
+    step = ["optim=sgd_step", "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR",
+            "~optim.scheduler.milestones", "+optim.scheduler.step_size=30", "trainer.max_epochs=8"]
+    assert undecayed_lr_warning(compose_cfg(step, tmp_path)) == (
+        "highwaylab: optim.scheduler.step_size=30 lies at or past trainer.max_epochs=8: the learning rate "
+        "never decays in this run (it stays 0.05). Fix: decay within the run, e.g. "
+        "optim.scheduler.step_size=4, or train past it (trainer.max_epochs=31 or more)")
+    for fine in (["optim=sgd_step", "trainer.max_epochs=101"], ["optim=sgd_step", "trainer.max_epochs=5",
+                 "optim.scheduler.milestones=[2,3]"], ["optim=sgd"], ["optim=adamw"],
+                 ["optim=sgd_step", "optim.scheduler_interval=step"]):
+        assert undecayed_lr_warning(compose_cfg(fine, tmp_path)) is None, fine
+
+
 def test_a_learning_rate_that_decays_to_nothing_before_the_last_epoch_is_one_warning(tmp_path):
     # pass 35a, row 58: before, the default gamma 0.6 over 30 epochs ran its last 7 epochs at under 1e-5 of
     # the first learning rate (3.7e-7 of it in the last), without a word

@@ -47,7 +47,7 @@ from highwaylab.callbacks.media import check_figures_folder
 from highwaylab.config_checks import validate, zero_rate_warning
 from highwaylab.errors import CheckpointMissingError, ConfigError, MetricsWriteError
 from highwaylab.models.carry import check_carry
-from highwaylab.trainer_checks import check_devices_here, decayed_lr_warning
+from highwaylab.trainer_checks import check_devices_here, decayed_lr_warning, undecayed_lr_warning
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
@@ -119,6 +119,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.warning(unknown)
     if rank_zero_only.rank == 0 and (decayed := decayed_lr_warning(cfg)) is not None:
         log.warning(decayed)  # the default gamma 0.6 over 30 epochs and more
+    if rank_zero_only.rank == 0 and (undecayed := undecayed_lr_warning(cfg)) is not None:
+        log.warning(undecayed)  # optim=sgd_step's milestones [100, 150] in a short run
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)

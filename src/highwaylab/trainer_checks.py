@@ -203,6 +203,43 @@ def decayed_lr_warning(cfg: DictConfig) -> str | None:
             f"e.g. optim.scheduler.gamma={slower:.3f} (1% of the start in the last epoch)")
 
 
+def undecayed_lr_warning(cfg: DictConfig) -> str | None:
+    """The warning for a step schedule stepped once an epoch (``MultiStepLR``'s
+    ``optim.scheduler.milestones``, ``StepLR``'s ``step_size``) whose first decay comes at or after
+    ``trainer.max_epochs``: the run trains at its first learning rate throughout (breaking pass 45, row
+    64: ``optim=sgd_step``, milestones [100, 150], in a 5-epoch run, without a word; a cosine ``T_max``
+    below ``max_epochs`` is refused for the like reason). ``None`` otherwise, or without an epoch limit."""
+    optim = cfg.get("optim") or {}
+    scheduler = optim.get("scheduler") or {}
+    epochs = cfg.trainer.get("max_epochs")
+    target = str(scheduler.get("_target_", ""))
+    if (optim.get("scheduler_interval", "epoch") != "epoch" or isinstance(epochs, bool)
+            or not isinstance(epochs, int) or epochs < 1):
+        return None
+    within = sorted({e for e in (epochs // 2, 3 * epochs // 4) if 1 <= e < epochs})  # half, 3/4 of the way
+    if target.endswith("MultiStepLR"):
+        milestones = scheduler.get("milestones")
+        values = list(milestones) if OmegaConf.is_list(milestones) or isinstance(milestones, list) else []
+        if not values or not all(isinstance(m, int) and not isinstance(m, bool) for m in values) \
+                or min(values) < epochs:
+            return None
+        key, given, past, verb = "milestones", f"[{','.join(map(str, values))}]", max(values) + 1, "lie"
+        fix = f"'optim.scheduler.milestones=[{','.join(map(str, within))}]'" if within else None
+    elif target.endswith(".StepLR"):
+        step = scheduler.get("step_size")
+        if isinstance(step, bool) or not isinstance(step, int) or step < epochs:
+            return None
+        key, given, past, verb = "step_size", str(step), step + 1, "lies"
+        fix = f"optim.scheduler.step_size={within[0]}" if within else None
+    else:
+        return None
+    lr = OmegaConf.select(cfg, "optim.optimizer.lr", default=None)
+    return (f"highwaylab: optim.scheduler.{key}={given} {verb} at or past trainer.max_epochs={epochs}: the "
+            f"learning rate never decays in this run (it stays {lr}). Fix: "
+            + (f"decay within the run, e.g. {fix}, or " if fix else "")
+            + f"train past it (trainer.max_epochs={past} or more)")
+
+
 def check_start_method(trainer: DictConfig) -> None:
     """Raises ConfigError for a strategy that starts its processes by spawning or forking: a name
     (``trainer.strategy=ddp_spawn``, ``ddp_fork``, ``ddp_notebook``, their ``_find_unused_parameters_*``
