@@ -1017,3 +1017,42 @@ def test_resume_of_an_older_checkpoint_says_the_run_goes_on_from_last_and_how_to
     assert proc.returncode == 0, proc.stderr[-3000:]
     resumed = json.loads((finished.parent / "from_older" / "metrics.json").read_text())
     assert resumed["resumed_from_step"] == torch.load(older, weights_only=False)["global_step"]
+
+
+@pytest.mark.slow
+def test_an_edited_config_resolved_yaml_is_named_not_ignored(finished, tmp_path):
+    # pass 45, row 37: before, a learning rate edited in config_resolved.yaml was ignored without a word: the
+    # run went on with the record's 0.1, and kept the edited file (0.01) as its record
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    resolved = run / "config_resolved.yaml"
+    text = resolved.read_text()
+    assert text.count("lr: 0.1\n") == 2  # optim.optimizer and module.optimizer, which follows it
+    resolved.write_text(text.replace("lr: 0.1\n", "lr: 0.01\n"))  # as sed -i 's/lr: 0.1$/lr: 0.01/' does
+    with pytest.raises(ResumeError) as err:
+        argv(f"resume={run}", "trainer.max_epochs=3")
+    assert str(err.value) == (
+        f"resume={run}: its config_resolved.yaml gives optim.optimizer.lr=0.01, but the run ran with "
+        f"optim.optimizer.lr=0.1 (Hydra's record, .hydra/config.yaml, and its overrides): "
+        f"config_resolved.yaml was edited since the run, and the resume would go on with "
+        f"optim.optimizer.lr=0.1, keeping the edited file as the run's record. Fix: set optim.optimizer.lr "
+        f"to 0.1 again in {resolved}")
+    resolved.write_text(text)  # the fix
+    assert argv(f"resume={run}", "trainer.max_epochs=3")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+@pytest.mark.slow
+def test_a_conv_run_given_an_unused_depth_can_be_resumed(tmp_path, data_dir):
+    # found while fixing pass 45, row 37: a conv net's depth follows model.stages, so depth=8 is unused (a
+    # warning says so) and the run builds depth 12; its resume was refused, "the checkpoint was written by a
+    # run with depth=8 (its .hydra/config.yaml), and this run has depth=12"
+    run = tmp_path / "run"
+    first = train_py(["model=conv_residual", "depth=8", "trainer.max_epochs=1",
+                      "trainer.limit_train_batches=2", "trainer.limit_val_batches=1",
+                      "trainer.limit_test_batches=1", "callbacks=minimal", "logger=none",
+                      f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    again = train_py([f"resume={run}", "trainer.max_epochs=2"], tmp_path)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert (metrics["depth"], metrics["epochs"], metrics["resumed_from_step"]) == (12, 2, 2)

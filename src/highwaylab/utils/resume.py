@@ -207,6 +207,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
+        check_resolved_record(run)  # an edited config_resolved.yaml: the run's record, which it would keep
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -853,6 +854,51 @@ def check_record_agrees(run: Path, base: DictConfig,
                       f"file{write}")
 
 
+# the keys of config_resolved.yaml compared with Hydra's record on resume (check_resolved_record): the
+# model, the optimiser and the data the run trained with; none of them is rewritten when the run starts,
+# but for REWRITTEN
+RESOLVED_COMPARED = ("seed", "depth", "width", "model", "optim", "data.dataset", "data.batch_size")
+
+
+def check_resolved_record(run: Path) -> None:
+    """Raises ResumeError when the run's ``config_resolved.yaml`` (the settings it ran with, as its
+    first start wrote them) differs from Hydra's record of that start (``.hydra/config.yaml``) in a
+    value written there as it is (no interpolation) under ``RESOLVED_COMPARED``: the file was edited
+    since, and a resume would run with the record's value and keep the edited file as the run's
+    record (breaking pass 45, row 37: an edited learning rate there was ignored without a word)."""
+    try:
+        ran = OmegaConf.to_container(OmegaConf.load(run / RECORD / "config.yaml"), resolve=False)
+        resolved = OmegaConf.to_container(OmegaConf.load(run / "config_resolved.yaml"), resolve=False)
+    except Exception:  # noqa: BLE001 -- a missing or unreadable file: named by the checks that read it
+        return
+    if not isinstance(ran, dict) or not isinstance(resolved, dict):
+        return
+    model = ran.get("model") if isinstance(ran.get("model"), dict) else {}
+    conv = isinstance(model.get("stages"), list)
+    edited: list[tuple[str, Any, Any]] = []
+
+    def walk(key: str, a: Any, b: Any) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k, v in a.items():
+                if k in b:
+                    walk(f"{key}.{k}" if key else str(k), v, b[k])
+        elif (a != b and any(_covers(top, key) for top in RESOLVED_COMPARED) and key not in REWRITTEN
+              and not (conv and key in ("depth", "width")) and "${" not in str(a)):
+            edited.append((key, b, a))
+
+    walk("", ran, resolved)
+    if not edited:
+        return
+    more = f" and {len(edited) - 4} more" if len(edited) > 4 else ""
+    given = ", ".join(f"{k}={_short(v)}" for k, v, _ in edited[:4]) + more
+    used = ", ".join(f"{k}={_short(u)}" for k, _, u in edited[:4]) + more
+    back = ", ".join(f"{k} to {_short(u)}" for k, _, u in edited[:4]) + more
+    raise ResumeError(f"resume={run}: its config_resolved.yaml gives {given}, but the run ran with {used} "
+                      f"(Hydra's record, {RECORD}/config.yaml, and its overrides): config_resolved.yaml was "
+                      f"edited since the run, and the resume would go on with {used}, keeping the edited "
+                      f"file as the run's record. Fix: set {back} again in {run / 'config_resolved.yaml'}")
+
+
 def config_edited(run: Path, config: Path, fixes: list[tuple[str, Any]], composed: dict) -> None:
     """Raises ResumeError when the keys in which the record's ``config`` (``.hydra/config.yaml``) and
     the config its overrides compose (``composed``) differ, ``fixes`` (``(key, value in config)``), are
@@ -1086,7 +1132,11 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     run = run_of(Path(ckpt_path))
     if run is not None:
         record = _load_config(run / RECORD / "config.yaml", name)
+        conv = _select(record, "model.stages") is not None
         for key in IDENTITY:
+            if conv and key in ("depth", "width"):
+                continue  # a conv net's: built from model.stages (compared as that); an unused depth=8 given
+                # to it is in the record, its built depth in cfg (before, such a run could not be resumed)
             old, new = _select(record, key), _select(cfg, key)
             if _same_activation(key, old, new):
                 continue
