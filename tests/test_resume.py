@@ -1056,3 +1056,29 @@ def test_a_conv_run_given_an_unused_depth_can_be_resumed(tmp_path, data_dir):
     assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
     metrics = json.loads((run / "metrics.json").read_text())
     assert (metrics["depth"], metrics["epochs"], metrics["resumed_from_step"]) == (12, 2, 2)
+
+
+@pytest.mark.slow
+def test_a_copy_whose_latest_run_link_became_a_folder_is_named_and_counted_once(finished, tmp_path):
+    # pass 45, row 61: a run copied with its links followed (cp -rL, a zip; shutil.copytree too) has a real
+    # wandb/latest-run folder, a second copy of its segment: before, its resume left it and W&B's stray
+    # latest-run.<pid> link without a word, and wandb_offline counted "<id> in 2 segments" of one segment
+    from highwaylab.utils.wandb_offline import SeveralRunsError, find_run_segments
+
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-rL", str(finished), str(copy)], check=True)
+    latest = copy / "wandb" / "latest-run"
+    assert latest.is_dir() and not latest.is_symlink()
+    (segment,) = (copy / "wandb").glob("offline-run-*")
+    assert find_run_segments(copy) == [next(segment.glob("run-*.wandb"))]  # once, not twice
+    proc = train_py([f"resume={copy}", "trainer.max_epochs=3"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (link,) = (p for p in (copy / "wandb").glob("latest-run.*") if p.is_symlink())
+    line = next(x for x in (copy / "train.log").read_text().splitlines() if "latest-run is a folder" in x)
+    assert line.split("] - ", 1)[1] == (
+        f"highwaylab: {latest} is a folder, not W&B's link to the latest segment (the run was copied with "
+        f"its links followed: cp -rL, a zip?): it repeats a segment, and W&B linked this one beside it, as "
+        f"{link.name}. Fix: rm -r {latest} {link}")
+    with pytest.raises(SeveralRunsError) as err:  # the copy's own W&B run beside the original's segment
+        find_run_segments(copy)
+    assert " in 2 segments" not in str(err.value) and str(err.value).startswith(f"{copy}: 2 W&B runs")

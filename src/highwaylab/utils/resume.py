@@ -1522,7 +1522,18 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None, resumed_s
     # segments (deleted ...?)"): read, in the order of its file's time, and named, for wandb sync misses it
     own_file = f"run-{run.id}.wandb"
     renamed = sorted(p for p in this.parent.iterdir() if p.is_dir() and not p.is_symlink()  # not latest-run
-                     and (p / own_file).is_file() and not p.name.startswith(("offline-run-", "run-")))
+                     and (p / own_file).is_file()
+                     and not p.name.startswith(("offline-run-", "run-", "latest-run")))
+    copied = this.parent / "latest-run"
+    real = copied.is_dir() and not copied.is_symlink()
+    files = {f.name for f in copied.glob("run-*.wandb")} if real else set()
+    if files and any((p / name).is_file() for p in this.parent.glob("offline-run-*") for name in files):
+        # pass 45, row 61: a run copied with its links followed (cp -rL): latest-run repeats a segment
+        links = sorted(p for p in this.parent.glob("latest-run.*") if p.is_symlink())  # W&B's, beside it
+        log.warning(f"highwaylab: {copied} is a folder, not W&B's link to the latest segment (the run was "
+                    f"copied with its links followed: cp -rL, a zip?): it repeats a segment, and W&B "
+                    f"linked this one beside it{f', as {links[0].name}' if links else ''}. Fix: rm -r "
+                    f"{' '.join(shlex.quote(str(p)) for p in [copied, *links])}")
     if renamed:
         import time
 

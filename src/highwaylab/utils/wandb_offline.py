@@ -100,6 +100,11 @@ def find_run_files(path: str | Path) -> list[Path]:
     for file in sorted(path.rglob("run-*.wandb")):  # `**` does not enter the latest-run link
         if file.is_file():
             found.setdefault(file.resolve(), file)
+    # a latest-run that is a folder (a copy that followed links: cp -rL, a zip) repeats a segment: left out
+    # where another one holds its file (pass 45, row 61: before, "35smke5l in 2 segments" of one)
+    named = Counter(file.name for file in found.values())
+    found = {key: file for key, file in found.items()
+             if not (named[file.name] > 1 and file.parent.name.startswith("latest-run"))}
     if not found:
         above = next((p for p in path.resolve().parents if list(p.glob("run-*.wandb"))), None)
         if above is not None:  # pass 36, row 47: a run's logs/ or files/ folder, its run file above
