@@ -221,8 +221,10 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     assert not re.search(r"━+ \d+/\d+", text)  # a bar and its count (the tables use ━ too)
     for notice in AVOIDED:
         assert notice not in text, notice
-    assert "Total FLOPs:" in text and "CONFIG" in text  # the summary, with FLOPs; the config once
-    assert "│ FCBackbone " in text and "FCBackb…" not in text  # before: cut at rich's 80 columns in a file
+    assert "Total Flops" in text and "CONFIG" in text  # the summary, with FLOPs; the config once
+    assert "| FCBackbone " in text and "FCBackb…" not in text  # before: cut at rich's 80 columns in a file
+    # new-user pass: before, rich's box-drawn summary and test tables (┏━┃│), their lines padded to 160
+    assert not re.search("[┏┃│└━]", text) and "DataLoader 0" not in text
     assert text.count("\nmodel:\n") == 1 and "├──" not in text  # plain YAML in a file, not rich's tree
     assert f"  output_dir: {tmp_path}/run\n" in text  # a path whole on its line, not wrapped at 80 columns
     # the same lines in the run's own log file

@@ -219,7 +219,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if cfg.get("test"):
         check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}{why}")
-        trainer.test(module, datamodule=datamodule, ckpt_path=best or None)
+        # on a terminal, Lightning's table of the test metrics; in a log file (> run.log) the Metrics: line
+        trainer.test(module, datamodule=datamodule, ckpt_path=best or None, verbose=sys.stdout.isatty())
         test_metrics = _floats(trainer.callback_metrics)
         note_partial_sets(module, datamodule, trainer)
     if best and not Path(best).is_file() and trainer.is_global_zero:  # test=false: never read (pass 40,
@@ -359,6 +360,11 @@ def build(cfg: DictConfig) -> Built:
         # a progress bar only on a terminal: in a log file it is noise (EpochLogger says how it goes)
         callbacks = [cb for cb in callbacks if not isinstance(cb, ProgressBar)]
         given["enable_progress_bar"] = False  # else Lightning adds its own bar
+    if not sys.stdout.isatty():  # a log file: Lightning's plain summary table, not rich's box drawing
+        from lightning.pytorch.callbacks import ModelSummary, RichModelSummary
+
+        callbacks = [ModelSummary(max_depth=cb._max_depth) if isinstance(cb, RichModelSummary) else cb
+                     for cb in callbacks]
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         import rich  # a file has no width: rich's 80 columns cut the model summary's names (FCBackb…)
 
