@@ -41,7 +41,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
-from highwaylab.utils.resume import metrics_problem  # noqa: E402
+from highwaylab.utils.resume import metrics_problem, recorded_at  # noqa: E402
 from highwaylab.utils.shell_args import hydra_value, override_arg  # noqa: E402
 from highwaylab.utils.sweep import read_summary  # noqa: E402
 from highwaylab.utils.wandb_offline import RunReadError, read_segment  # noqa: E402
@@ -182,14 +182,10 @@ def recorded_value(folder: Path, key: str) -> object:
     """The value of the dotted ``key`` that the job in ``folder`` recorded: of its
     ``config_resolved.yaml`` (the values used), else of its ``.hydra/config.yaml``; ``None`` when
     neither can be read or holds it."""
+    absent = object()
     for record in ("config_resolved.yaml", ".hydra/config.yaml"):
-        try:
-            node = yaml.safe_load((folder / record).read_text())
-            for part in key.split("."):
-                node = node[part]
-            return node
-        except (OSError, yaml.YAMLError, KeyError, TypeError, IndexError):
-            continue
+        if (value := recorded_at(folder / record, key, absent)) is not absent:
+            return value
     return None
 
 

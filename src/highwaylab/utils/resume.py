@@ -207,7 +207,6 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
-        check_resolved_record(run)  # an edited config_resolved.yaml: the run's record, which it would keep
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -217,6 +216,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
             _check_run_weights(cfg, ckpt, checkpoint, run, merged)  # NaN weights, or a checkpoint copied in
+        check_resolved_record(run)  # last: .hydra/ agrees with the checkpoint; config_resolved.yaml edited
         log.debug(f"resume={run}: {' '.join(merged + where)}")
         return [argv[0], *flags, *merged, *where]
 
@@ -863,9 +863,10 @@ RESOLVED_COMPARED = ("seed", "depth", "width", "model", "optim", "data.dataset",
 def check_resolved_record(run: Path) -> None:
     """Raises ResumeError when the run's ``config_resolved.yaml`` (the settings it ran with, as its
     first start wrote them) differs from Hydra's record of that start (``.hydra/config.yaml``) in a
-    value written there as it is (no interpolation) under ``RESOLVED_COMPARED``: the file was edited
-    since, and a resume would run with the record's value and keep the edited file as the run's
-    record (breaking pass 45, row 37: an edited learning rate there was ignored without a word)."""
+    value written there as it is (no interpolation) under ``RESOLVED_COMPARED``: called after the
+    checks that compare Hydra's record with the checkpoint (which name an edited ``.hydra/``), the file
+    was edited since, and a resume would run with the record's value and keep the edited file as the
+    run's record (breaking pass 45, row 37: an edited learning rate there was ignored without a word)."""
     try:
         ran = OmegaConf.to_container(OmegaConf.load(run / RECORD / "config.yaml"), resolve=False)
         resolved = OmegaConf.to_container(OmegaConf.load(run / "config_resolved.yaml"), resolve=False)
@@ -995,16 +996,23 @@ def _ran_with(run: Path, key: str) -> Any:
     return None if isinstance(value, dict | list) else value
 
 
-def _recorded_value(run: Path, key: str) -> Any:
-    """The value of the dotted ``key`` in the run's ``config_resolved.yaml`` (as it ran); ``None``
-    if the file or the key is missing."""
+def recorded_at(record: Path, key: str, missing: Any = None) -> Any:
+    """The value of the dotted ``key`` in the YAML file ``record`` (a run's ``config_resolved*.yaml``
+    or ``.hydra/config.yaml``); ``missing`` if the file cannot be read or lacks the key. The one
+    reader of a run's recorded values for resume, train and the report."""
     try:
-        node: Any = yaml.safe_load((run / "config_resolved.yaml").read_text()) or {}
+        node: Any = yaml.safe_load(Path(record).read_text()) or {}
         for part in key.split("."):
             node = node[part]
         return node
     except (OSError, yaml.YAMLError, KeyError, TypeError, IndexError):
-        return None
+        return missing
+
+
+def _recorded_value(run: Path, key: str) -> Any:
+    """The value of the dotted ``key`` in the run's ``config_resolved.yaml`` (as it ran); ``None``
+    if the file or the key is missing."""
+    return recorded_at(run / "config_resolved.yaml", key)
 
 
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
