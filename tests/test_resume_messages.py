@@ -1287,6 +1287,44 @@ def test_a_resume_that_validates_on_another_part_of_the_set_says_so(tmp_path):
     assert val_set_change(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None
 
 
+def test_a_sweep_beside_resume_of_a_key_the_run_set_names_the_runs_own_value(tmp_path):
+    # pass 46, rows 54-55 (major): before, resume=<job> 'trainer.limit_train_batches=3,4' (a sweep's values
+    # pasted) got "Fix: give one value (trainer.limit_train_batches=3)", the list's first, while the job had
+    # run with 4: the fix changed its epoch size mid-run without a word
+    from highwaylab.utils.overrides import OverrideError, check_command_line
+
+    run = make_run(tmp_path / "1_job", [*OWN, "trainer.limit_train_batches=4"])
+    with pytest.raises(OverrideError) as err:
+        check_command_line(["train.py", f"resume={run}", "trainer.max_epochs=6",
+                            "trainer.limit_train_batches=3,4"], CONF)
+    assert str(err.value) == (
+        "trainer.limit_train_batches=3,4: a list of values is a sweep, and resume= continues one run, which "
+        "ran with trainer.limit_train_batches=4. Fix: leave trainer.limit_train_batches out (resume= keeps "
+        "the run's own value)")
+    with pytest.raises(OverrideError) as err:  # a key that extends the run: one value, as before
+        check_command_line(["train.py", f"resume={run}", "trainer.max_epochs=6,7"], CONF)
+    assert str(err.value) == ("trainer.max_epochs=6,7: a list of values is a sweep, and resume= continues "
+                              "one run. Fix: give one value (trainer.max_epochs=6)")
+
+
+def test_a_resume_that_trains_on_another_number_of_batches_per_epoch_says_so(tmp_path):
+    # pass 46, row 55 (major): before, resume=<run> trainer.limit_train_batches=3 of a run that had trained
+    # 4 batches per epoch trained its later epochs on 3 without a word, filed by the report under 4
+    from highwaylab.train import train_set_change
+
+    run = make_run(tmp_path / "run", [*OWN, "trainer.limit_train_batches=4"])
+    OmegaConf.save(OmegaConf.create({"trainer": {"limit_train_batches": 4}}), run / "config_resolved.yaml")
+    checkpoint = {"global_step": 4}
+    assert train_set_change(compose_cfg([*OWN, "trainer.limit_train_batches=3"], run), run, checkpoint) == (
+        "highwaylab: trainer.limit_train_batches=3: the run trained with trainer.limit_train_batches=4 up to "
+        "step 4 (its config_resolved.yaml), so its epochs from here have another number of batches (the "
+        "report files the run under its own overrides). To keep one, resume with "
+        "trainer.limit_train_batches=4")
+    same = compose_cfg([*OWN, "trainer.limit_train_batches=4"], run)
+    assert train_set_change(same, run, checkpoint) is None
+    assert train_set_change(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None  # no record
+
+
 def test_a_finished_run_whose_metrics_json_was_edited_is_tested_again_by_resume(tmp_path):
     # pass 43, row 16: before, the report's fix for a metrics.json with test/acc NaN ("python train.py
     # resume=<job> tests it again") was refused: "the run has finished ... metrics.json already holds its

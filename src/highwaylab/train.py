@@ -143,7 +143,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if checkpoint is not None and rank_zero_only.rank == 0:
-        for change in (precision_change, val_set_change):
+        for change in (precision_change, train_set_change, val_set_change):
             if (changed := change(cfg, output_dir, checkpoint)) is not None:
                 log.warning(changed)
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
@@ -504,6 +504,23 @@ def val_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str |
             f"{latest.name}), so its val/acc_best and best checkpoint compare val/acc over two parts of the "
             f"validation set from here. To keep one, resume with trainer.limit_val_batches="
             f"{'null' if before is None else before}")
+
+
+def train_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
+    """A warning when this resume trains on another number of batches per epoch
+    (``trainer.limit_train_batches``; null is the whole set, as 1.0) than the run's latest record in
+    ``output_dir``: its epochs from here have another size, while its first record (which the report
+    files the run under) names the earlier one (breaking pass 46, row 55: before, without a word, after
+    a refusal's fix had named the wrong value). ``None`` without a record, or with the same limit."""
+    before, latest = _latest_record(output_dir, "trainer.limit_train_batches", missing="?")
+    now = cfg.trainer.get("limit_train_batches")
+    if before == "?" or (1.0 if before is None else before) == (1.0 if now is None else now):
+        return None
+    shown = "null" if before is None else before
+    return (f"highwaylab: trainer.limit_train_batches={'null' if now is None else now}: the run trained with "
+            f"trainer.limit_train_batches={shown} up to step {checkpoint.get('global_step', '?')} (its "
+            f"{latest.name}), so its epochs from here have another number of batches (the report files the "
+            f"run under its own overrides). To keep one, resume with trainer.limit_train_batches={shown}")
 
 
 def _latest_record(output_dir: Path, key: str, missing: Any = None) -> tuple[Any, Path]:

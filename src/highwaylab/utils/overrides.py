@@ -228,10 +228,34 @@ def _resume_sweep(overrides: list[str]) -> None:
         if override.is_sweep_override():
             if (path := _one_path(override)) is not None:
                 raise OverrideError(path)
+            extends = override.key_or_group in ("trainer.max_epochs", "trainer.max_steps", "trainer.max_time")
+            if not extends and (own := _runs_own(overrides, override.key_or_group)) is not None:
+                # pass 46, rows 54-55: before, "give one value (<the list's first>)", not the run's own
+                raise OverrideError(f"{override.input_line}: a list of values is a sweep, and resume= "
+                                    f"continues one run, which ran with {own}. Fix: leave "
+                                    f"{override.key_or_group} out (resume= keeps the run's own value)")
             first = _first_value(override)
             one = f" ({first})" if first else ""
             raise OverrideError(f"{override.input_line}: a list of values is a sweep, and resume= continues "
                                 f"one run. Fix: give one value{one}")
+
+
+def _runs_own(overrides: list[str], key: str) -> str | None:
+    """The override of ``key`` that the run named by ``resume=`` among ``overrides`` was started with
+    (its latest record's ``overrides.yaml``), or ``None``: none, or no such run."""
+    import yaml
+
+    from highwaylab.utils.resume import overrides_record
+
+    value = next((o.split("=", 1)[1] for o in overrides if _key(o) == "resume" and "=" in o), None)
+    root = Path(os.environ.get("HIGHWAYLAB_ROOT") or ".")  # where resume= also looks (resume_folder)
+    run = next((p for p in (Path(value or "").expanduser(), root / (value or "")) if value
+                and (p / ".hydra" / "overrides.yaml").is_file()), None)
+    try:
+        lines = yaml.safe_load(overrides_record(run).read_text()) if run is not None else None
+    except Exception:  # noqa: BLE001 -- an unreadable record: its refusal comes from resume.py
+        return None
+    return next((o.lstrip("+") for o in lines or [] if isinstance(o, str) and _key(o) == key), None)
 
 
 def _option_file_names(overrides: list[str], extra_dir: str | None, config_dir: str | Path) -> None:
