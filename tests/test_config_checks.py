@@ -858,6 +858,11 @@ COMMAND_LINES = {
     "-m seed=0 seed=1": "seed is given twice (seed=0, seed=1): Hydra would use only the last and drop the "
                         "others without a word. Fix: one override per key; for a sweep over both, write "
                         "seed=0,1 with -m",
+    # pass 46, row 50: before, "write trainer.limit_train_batches=3,3,4", which runs 3 twice
+    "-m trainer.limit_train_batches=3 trainer.limit_train_batches=3,4":
+        "trainer.limit_train_batches is given twice (trainer.limit_train_batches=3, "
+        "trainer.limit_train_batches=3,4): Hydra would use only the last and drop the others without a word. "
+        "Fix: one override per key; for a sweep over both, write trainer.limit_train_batches=3,4 with -m",
     "-m +seed=0 ++seed=1 seed=2": "seed is given 3 times (+seed=0, ++seed=1, seed=2): Hydra would use only "
                                   "the last",
     "-m model=plain depth=3 model=highway": "model is given twice (model=plain, model=highway)",

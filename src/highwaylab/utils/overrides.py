@@ -660,8 +660,13 @@ def _given_once(overrides: list[str], multirun: bool = True) -> str | None:
         values = [line.split("=", 1)[1] for line in lines]
         if not key.startswith(("hydra.", "hydra/", "resume")) and not any("(" in v for v in values):
             prefix = lines[-1].split(key, 1)[0]  # +, ++ or nothing
+            swept: list[str] = []  # each value once (pass 46, row 50: before, 3 and 3,4 gave the sweep 3,3,4)
+            for value in values:
+                for one in ([value] if any(c in value for c in "[{'\"") else value.split(",")):
+                    if one not in swept:
+                        swept.append(one)
             fix = (f"one override per key; for a sweep over {'both' if len(lines) == 2 else 'all'}, write "
-                   f"{prefix}{key}={','.join(values)} with -m")
+                   f"{prefix}{key}={','.join(swept)} with -m")
         if not multirun:
             warnings.append(f"highwaylab: warning: {key} is given {times} ({', '.join(lines)}): the last "
                             f"one, {lines[-1]}, is used")
