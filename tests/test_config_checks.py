@@ -219,6 +219,12 @@ BAD = {
     "width=${{oops}}": "width: its value does not resolve (Interpolation key 'oops' not found). Fix: set "
                        "what it names, or give width a plain value",
     "seed=${{oops}}": "seed: its value does not resolve (Interpolation key 'oops' not found)",
+    # pass 46, row 11: before, "run_name: its value does not resolve ... or give run_name a plain value"
+    # (run_name reads depth through a resolver, d${{net_depth:}}), which only moved the error to depth
+    "depth=${{oc.env:HIGHWAYLAB_NOPE_DEPTH}}":
+        "depth: its value does not resolve (KeyError raised while resolving interpolation: \"Environment "
+        "variable 'HIGHWAYLAB_NOPE_DEPTH' not found\"). Fix: set what it names (or give a default: "
+        "${{oc.env:NAME,<value>}}), or give depth a plain value",
     "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     # the new-user pass: before, answered after the imports, leaving a run folder

@@ -70,6 +70,8 @@ def validate(cfg: DictConfig) -> None:
         reason = str(err).splitlines()[0]
         hint = " (or give a default: ${oc.env:NAME,<value>})" if "Environment variable" in reason else ""
         key = _interpolated_from(cfg, err.full_key or _unresolvable(cfg) or "the config")
+        if (named := re.search(r"Environment variable '([^']+)' not found", reason)) is not None:
+            key = _reads_variable(cfg, named.group(1)) or key  # depth=${oc.env:DEPTH}, met in run_name
         raise ConfigError(f"{key}: its value does not resolve ({reason}). Fix: set what it names{hint}, or "
                           f"give {key} a plain value") from None
 
@@ -153,6 +155,29 @@ def _interpolated_from(cfg: DictConfig, key: str) -> str:
             return key
         key = failing
         seen.add(key)
+
+
+def _reads_variable(cfg: DictConfig, name: str) -> str | None:
+    """The dotted key whose value, as written, reads the environment variable ``name``
+    (``${oc.env:NAME}``; Hydra's own node left out): the key the user set, when a value that uses it
+    through a resolver (``run_name``: ``d${net_depth:}``) fails first (breaking pass 46, row 11: before,
+    ``run_name`` was named for ``depth=${oc.env:DEPTH}``); ``None`` if none does."""
+    pattern = re.compile(r"\$\{oc\.env:\s*" + re.escape(name) + r"\s*[,}]")
+
+    def walk(node: Any, prefix: str) -> str | None:
+        if isinstance(node, dict):
+            items = [(k, v) for k, v in node.items() if prefix or k != "hydra"]
+        elif isinstance(node, list):
+            items = list(enumerate(node))
+        else:
+            return prefix if isinstance(node, str) and pattern.search(node) else None
+        for k, v in items:
+            path = f"{prefix}[{k}]" if isinstance(node, list) else f"{prefix}{'.' if prefix else ''}{k}"
+            if (found := walk(v, path)) is not None:
+                return found
+        return None
+
+    return walk(OmegaConf.to_container(cfg, resolve=False), "")
 
 
 def _resolves(cfg: DictConfig, key: str) -> bool:
