@@ -205,10 +205,13 @@ def test_a_curve_that_starts_after_the_jobs_training_did_and_a_removed_wandb_fol
     (gone / "config_resolved.yaml").write_text("logger:\n  wandb:\n    offline: true\n")
     (gone / "wandb").mkdir()  # what wandb sync --clean leaves: the folder, without its offline-run-*
     (other / "config_resolved.yaml").write_text("ckpt_path: /elsewhere/last.ckpt\n")
-    for job in (late, whole, other):  # 2 epochs of 50 steps; log_every_n_steps: 50
+    # pass 46, row 25: its first epoch logged to TensorBoard alone, its second (a resume) to a CSV log
+    board = write_job(sweep, 4, [*FIXED[:1], "depth=7", *FIXED[2:]], 0.4, 0.8)
+    (board / "config_resolved.yaml").write_text("logger:\n  tensorboard:\n    save_dir: x\n")
+    for job in (late, whole, other, board):  # 2 epochs of 50 steps; log_every_n_steps: 50
         metrics = json.loads((job / "metrics.json").read_text())
         (job / "metrics.json").write_text(json.dumps(metrics | {"global_step": 100, "batches_per_epoch": 50}))
-    for job in (late, other):  # the first epoch's rows gone
+    for job in (late, other, board):  # the first epoch's rows gone
         log = job / "csv" / "version_0" / "metrics.csv"
         log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
                                if ",49," not in line))
@@ -221,7 +224,10 @@ def test_a_curve_that_starts_after_the_jobs_training_did_and_a_removed_wandb_fol
         f"python -m highwaylab.report: warning: loss_curves.png: the curve of {late.name} starts at step 99, "
         f"but the job trained from step 0: its training loss before that is in none of its W&B run folders "
         f"or CSV logs here (a W&B folder removed by wandb sync --clean after its upload, or moved?), so that "
-        f"part is not on the curve"]
+        f"part is not on the curve",
+        f"python -m highwaylab.report: warning: loss_curves.png: the curve of {board.name} starts at step "
+        f"99, but the job trained from step 0: its first part was trained with logger=tensorboard (its "
+        f"config_resolved.yaml), which the report does not read, so that part is not on the curve"]
 
 
 def test_a_job_that_failed_on_a_seed_that_is_no_integer_is_listed_not_a_traceback(tmp_path):

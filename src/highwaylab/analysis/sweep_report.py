@@ -376,10 +376,17 @@ def curve_starts_late(job: Job) -> str | None:
     first = min(s for s, _ in job.curve)
     if first <= min(_log_every_n_steps(job.folder), batches):
         return None
+    loggers = recorded_value(job.folder, "logger")  # its first start's (config_resolved.yaml)
+    if isinstance(loggers, dict) and not any(name in loggers for name in ("wandb", "csv")):
+        # pass 46, row 25: before, "a W&B folder removed ... or moved?" of a first part logged elsewhere
+        used = f"logger={','.join(loggers)}" if loggers else "logger=none"
+        why = (f"its first part was trained with {used} (its config_resolved.yaml), which the report does "
+               f"not read")
+    else:
+        why = ("its training loss before that is in none of its W&B run folders or CSV logs here (a W&B "
+               "folder removed by wandb sync --clean after its upload, or moved?)")
     return (f"loss_curves.png: the curve of {job.folder.name} starts at step {first}, but the job trained "
-            f"from step 0: its training loss before that is in none of its W&B run folders or CSV logs here "
-            f"(a W&B folder removed by wandb sync --clean after its upload, or moved?), so that part is not "
-            f"on the curve")
+            f"from step 0: {why}, so that part is not on the curve")
 
 
 def wandb_folder_gone(folder: Path) -> bool:
