@@ -406,3 +406,25 @@ def test_a_run_in_several_offline_segments_is_told_how_to_sync_them_all(tmp_path
         f"one run: wandb sync '{run / 'wandb'}'/offline-run-*-ab12cd34")
     shutil.rmtree(first)
     assert sync_line(run) is None  # one segment: W&B's own line is right
+
+
+def test_a_wandb_run_a_signal_closed_whose_run_finished_without_it_says_so(tmp_path):
+    # pass 46, row 37: before, "closed with exit code 130: not finished (interrupted by a signal: resume it)"
+    # of a run resumed with logger=none and finished; its resume was then refused as finished
+    from highwaylab.utils.wandb_offline import RunSummary, format_summary
+
+    run = tmp_path / "run"
+    segment = run / "wandb" / "offline-run-20261203_100000-u2s6jdy1"
+    segment.mkdir(parents=True)
+    summary = RunSummary(path=segment / "run-u2s6jdy1.wandb", run_id="u2s6jdy1", exit_code=130)
+
+    def state() -> str:
+        return next(line for line in format_summary(summary).splitlines() if line.startswith("state"))
+
+    assert state() == "state    closed with exit code 130: not finished (interrupted by a signal: resume it)"
+    (run / "metrics.json").write_text(json.dumps({"global_step": 300, "wandb_run_path": None}))
+    assert state() == (f"state    closed with exit code 130 (interrupted by a signal); the run went on "
+                       f"without this W&B run and finished: its metrics.json (step 300) is in {run}")
+    # a result this W&B run logged (interrupted in a later extension): resume it, as before
+    (run / "metrics.json").write_text(json.dumps({"global_step": 300, "wandb_run_path": "me/p/u2s6jdy1"}))
+    assert state().endswith("(interrupted by a signal: resume it)")

@@ -514,10 +514,29 @@ def _range(lo: Any, hi: Any) -> str:
     return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
+def _finished_after(summary: RunSummary) -> str | None:
+    """For a W&B run whose last segment a signal closed: what the run folder that holds it
+    (``<run>/wandb/offline-run-*/run-<id>.wandb``) says when the run went on without this W&B run and
+    finished (its ``metrics.json`` names no W&B run, or another one; breaking pass 46, row 37: before,
+    "interrupted by a signal: resume it", a resume that is refused as finished); ``None`` otherwise."""
+    run = Path(summary.path).parent.parent.parent
+    try:
+        metrics = json.loads((run / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(metrics, dict) or str(metrics.get("wandb_run_path") or "").endswith(
+            f"/{summary.run_id}"):
+        return None
+    return (f"the run went on without this W&B run and finished: its metrics.json (step "
+            f"{metrics.get('global_step', '?')}) is in {run}")
+
+
 def format_summary(summary: RunSummary) -> str:
     """The text that the command line prints."""
     if summary.finished and summary.exit_code == 0:
         state = "finished, exit code 0"
+    elif summary.finished and summary.exit_code in (129, 130, 143) and (after := _finished_after(summary)):
+        state = f"closed with exit code {summary.exit_code} (interrupted by a signal); {after}"
     elif summary.finished and summary.exit_code in (129, 130, 143):  # before: "finished, exit code 130"
         state = (f"closed with exit code {summary.exit_code}: not finished "
                  f"(interrupted by a signal: resume it)")
