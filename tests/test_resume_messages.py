@@ -1325,6 +1325,27 @@ def test_a_resume_that_trains_on_another_number_of_batches_per_epoch_says_so(tmp
     assert train_set_change(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None  # no record
 
 
+def test_a_resume_that_leaves_out_a_logger_the_run_had_says_its_log_stops(tmp_path):
+    # pass 46, row 68: before, resume=<run> logger=csv of a 'logger=[csv,tensorboard]' run left its
+    # TensorBoard log at the checkpoint's step without a word (a dropped W&B logger is named elsewhere)
+    from highwaylab.train import dropped_loggers
+
+    both = [*OWN[:-1], "logger=[csv,tensorboard]"]
+    run = make_run(tmp_path / "run", both)
+    OmegaConf.save(compose_cfg(both, run), run / "config_resolved.yaml")
+    checkpoint = {"global_step": 85}
+    assert dropped_loggers(compose_cfg([*OWN[:-1], "logger=csv"], run), run, checkpoint) == (
+        "highwaylab: the run logged with logger.tensorboard up to step 85 (its config_resolved.yaml), and "
+        "this resume has logger=csv: that log gets none of the steps trained now. To keep it, resume with "
+        "logger=[csv,tensorboard]")
+    assert dropped_loggers(compose_cfg(OWN, run), run, checkpoint) == (  # logger=none
+        "highwaylab: the run logged with logger.csv, logger.tensorboard up to step 85 (its "
+        "config_resolved.yaml), and this resume has no logger: those logs get none of the steps trained now. "
+        "To keep them, resume with logger=[csv,tensorboard]")
+    assert dropped_loggers(compose_cfg(both, run), run, checkpoint) is None
+    assert dropped_loggers(compose_cfg(OWN, tmp_path), tmp_path / "new", checkpoint) is None  # no record
+
+
 def test_a_finished_run_whose_metrics_json_was_edited_is_tested_again_by_resume(tmp_path):
     # pass 43, row 16: before, the report's fix for a metrics.json with test/acc NaN ("python train.py
     # resume=<job> tests it again") was refused: "the run has finished ... metrics.json already holds its

@@ -143,7 +143,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if checkpoint is not None and rank_zero_only.rank == 0:
-        for change in (precision_change, train_set_change, val_set_change):
+        for change in (precision_change, train_set_change, val_set_change, dropped_loggers):
             if (changed := change(cfg, output_dir, checkpoint)) is not None:
                 log.warning(changed)
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
@@ -504,6 +504,28 @@ def val_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str |
             f"{latest.name}), so its val/acc_best and best checkpoint compare val/acc over two parts of the "
             f"validation set from here. To keep one, resume with trainer.limit_val_batches="
             f"{'null' if before is None else before}")
+
+
+def dropped_loggers(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
+    """A warning when this resume leaves out a logger other than W&B's (``continue_wandb_run`` names
+    that one) that the run's latest record in ``output_dir`` logged with: its log stops at the
+    checkpoint's step (breaking pass 46, row 68: before, a TensorBoard log stopped without a word).
+    ``None`` without a record, or with every logger kept."""
+    before, latest = _latest_record(output_dir, "logger", missing=None)
+    now = cfg.get("logger") or {}
+    if not OmegaConf.is_dict(before):
+        return None
+    gone = [str(name) for name in before if name != "wandb" and name not in now]
+    if not gone:
+        return None
+    kept = [str(name) for name in now]
+    again = f"logger=[{','.join([*kept, *gone])}]" if kept else f"logger={gone[0]}" if len(gone) == 1 \
+        else f"logger=[{','.join(gone)}]"
+    return (f"highwaylab: the run logged with logger.{', logger.'.join(gone)} up to step "
+            f"{checkpoint.get('global_step', '?')} (its {latest.name}), and this resume has "
+            f"{'logger=' + ','.join(kept) if kept else 'no logger'}: "
+            f"{'that log gets' if len(gone) == 1 else 'those logs get'} none of the steps trained now. To "
+            f"keep {'it' if len(gone) == 1 else 'them'}, resume with {again}")
 
 
 def train_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
