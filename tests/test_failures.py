@@ -1103,6 +1103,11 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
     (["+trainer.min_steps=10"], "trainer.min_steps=10 is more than the 4 steps that trainer.max_epochs=1 "
                                 "allows (4 an epoch), and max_epochs wins: the run would stop at step 4. "
                                 "Fix: trainer.max_epochs=3, or a lower trainer.min_steps"),
+    # pass 46, row 69 (major): before, 1000 with 4 batches an epoch trained one step an epoch at 1/250 of
+    # the rate, near chance, without a word
+    (["+trainer.accumulate_grad_batches=1000"], "trainer.accumulate_grad_batches=1000 is more than the 4 "
+     "batches of an epoch: Lightning divides each batch's loss by 1000 and steps at the epoch's end, so "
+     "every step would be 250 times too small. Fix: trainer.accumulate_grad_batches=4 or less"),
     # pass 42, row 8: before, a negative momentum was said to make the velocity grow
     (["optim.optimizer.momentum=-0.5"], "optim.optimizer.momentum=-0.5 is outside [0, 1): each step would "
                                         "subtract a share of the last one's velocity"),

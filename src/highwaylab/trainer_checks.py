@@ -406,3 +406,21 @@ def min_steps_unreachable(trainer: Any) -> str | None:
             f"{trainer.max_epochs} allows ({per_epoch} an epoch), and max_epochs wins: the run would stop at "
             f"step {reach}. Fix: trainer.max_epochs={math.ceil(min_steps / per_epoch)}, or a lower "
             f"trainer.min_steps")
+
+
+def accumulation_past_epoch(trainer: Any) -> str | None:
+    """The error for a ``trainer.accumulate_grad_batches`` above the batches of an epoch: Lightning
+    divides each batch's loss by it and steps the optimiser at the epoch's end, so every step carries
+    ``batches / accumulate_grad_batches`` of an averaged gradient (breaking pass 46, row 69: 1000 with 3
+    batches an epoch trained at 1/333 of the rate, near chance, without a word). ``trainer``: a fit
+    that knows the batches of an epoch (``on_train_start``); ``None`` when it fits in an epoch."""
+    accumulate = getattr(trainer, "accumulate_grad_batches", 1)
+    batches = getattr(trainer, "num_training_batches", None)
+    if not isinstance(accumulate, int) or not isinstance(batches, int | float) or not math.isfinite(batches) \
+            or accumulate <= batches:
+        return None
+    batches = int(batches)
+    return (f"trainer.accumulate_grad_batches={accumulate} is more than the {batches} batches of an epoch: "
+            f"Lightning divides each batch's loss by {accumulate} and steps at the epoch's end, so every "
+            f"step would be {accumulate / batches:.3g} times too small. Fix: trainer.accumulate_grad_batches="
+            f"{batches} or less")

@@ -19,7 +19,7 @@ from torchmetrics.classification import MulticlassAccuracy
 from highwaylab.config_checks import NUMERIC_ARGS
 from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
-from highwaylab.trainer_checks import CHOICE_KEYS, min_steps_unreachable
+from highwaylab.trainer_checks import CHOICE_KEYS, accumulation_past_epoch, min_steps_unreachable
 from highwaylab.utils.loggers import cli_text
 
 
@@ -179,8 +179,9 @@ class ClassifierModule(LightningModule):
 
     def on_train_start(self) -> None:
         self._step_loss, self._evaluated = None, None
-        if (unreachable := min_steps_unreachable(self.trainer)) is not None:
-            raise ConfigError(unreachable)
+        for check in (min_steps_unreachable, accumulation_past_epoch):
+            if (problem := check(self.trainer)) is not None:
+                raise ConfigError(problem)
 
     def on_before_optimizer_step(self, optimizer: torch.optim.Optimizer) -> None:
         """Raise :class:`NonFiniteError` when this step's training loss (any of its accumulated
