@@ -1082,3 +1082,18 @@ def test_a_copy_whose_latest_run_link_became_a_folder_is_named_and_counted_once(
     with pytest.raises(SeveralRunsError) as err:  # the copy's own W&B run beside the original's segment
         find_run_segments(copy)
     assert " in 2 segments" not in str(err.value) and str(err.value).startswith(f"{copy}: 2 W&B runs")
+
+
+@pytest.mark.slow
+def test_a_folder_in_place_of_config_resolved_yaml_is_refused_with_the_mv(finished, tmp_path):
+    # pass 46, row 39: before, the resume trained on and left the run's main record a folder, without a word
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "config_resolved.yaml").unlink()
+    (run / "config_resolved.yaml").mkdir()
+    with pytest.raises(ResumeError) as err:
+        argv(f"resume={run}", "trainer.max_epochs=3")
+    assert str(err.value) == (
+        f"resume={run}: its config_resolved.yaml is a folder, not the record of the settings the run ran "
+        f"with. Fix: move it away (mv {run}/config_resolved.yaml <elsewhere>), then resume: the resume "
+        f"writes the record again")

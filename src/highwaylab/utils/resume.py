@@ -867,9 +867,14 @@ def check_resolved_record(run: Path) -> None:
     checks that compare Hydra's record with the checkpoint (which name an edited ``.hydra/``), the file
     was edited since, and a resume would run with the record's value and keep the edited file as the
     run's record (breaking pass 45, row 37: an edited learning rate there was ignored without a word)."""
+    record = run / "config_resolved.yaml"
+    if record.exists() and not record.is_file():  # pass 46, row 39: before, the resume left it a folder
+        raise ResumeError(f"resume={run}: its config_resolved.yaml is a folder, not the record of the "
+                          f"settings the run ran with. Fix: move it away (mv {shlex.quote(str(record))} "
+                          f"<elsewhere>), then resume: the resume writes the record again")
     try:
         ran = OmegaConf.to_container(OmegaConf.load(run / RECORD / "config.yaml"), resolve=False)
-        resolved = OmegaConf.to_container(OmegaConf.load(run / "config_resolved.yaml"), resolve=False)
+        resolved = OmegaConf.to_container(OmegaConf.load(record), resolve=False)
     except Exception:  # noqa: BLE001 -- a missing or unreadable file: named by the checks that read it
         return
     if not isinstance(ran, dict) or not isinstance(resolved, dict):
