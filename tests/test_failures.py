@@ -187,6 +187,20 @@ def test_a_misspelt_optimized_metric_is_one_warning_in_a_single_run(tmp_path):
     assert unknown_optimized_metric(compose_cfg(["optimized_metric=null"], tmp_path)) is None
 
 
+def test_a_validation_set_of_a_few_examples_is_one_warning(tmp_path):
+    # pass 46, row 67: before, data.val_size=1 ran without a word, its best checkpoint chosen by one example
+    from highwaylab.trainer_checks import small_val_set_warning
+
+    assert small_val_set_warning(compose_cfg(["data.val_size=1"], tmp_path)) == (
+        "highwaylab: data.val_size=1: val/acc, which chooses the best checkpoint (the one tested) and gives "
+        "val/acc_best, is over 1 example, in steps of 100%, so that choice is mostly noise. Fix: "
+        "data.val_size=5000 (the default), or at least a few hundred")
+    assert "is over 50 examples, in steps of 2%" in small_val_set_warning(compose_cfg(["data.val_size=50"],
+                                                                                     tmp_path))
+    assert small_val_set_warning(compose_cfg(["data.val_size=100"], tmp_path)) is None
+    assert small_val_set_warning(compose_cfg([], tmp_path)) is None  # 5000
+
+
 def test_a_step_schedule_that_never_decays_within_the_run_is_one_warning(tmp_path):
     # pass 45, row 64: before, optim=sgd_step (milestones [100, 150]) in a 5-epoch run trained at a constant
     # 0.05 without a word, while a cosine T_max below max_epochs is refused for the like reason

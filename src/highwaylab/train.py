@@ -47,7 +47,12 @@ from highwaylab.callbacks.media import check_figures_folder
 from highwaylab.config_checks import validate, zero_rate_warning
 from highwaylab.errors import CheckpointMissingError, ConfigError, MetricsWriteError
 from highwaylab.models.carry import check_carry
-from highwaylab.trainer_checks import check_devices_here, decayed_lr_warning, undecayed_lr_warning
+from highwaylab.trainer_checks import (
+    check_devices_here,
+    decayed_lr_warning,
+    small_val_set_warning,
+    undecayed_lr_warning,
+)
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
 from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
 from highwaylab.utils.clock import startup_seconds
@@ -119,8 +124,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.warning(unknown)
     if rank_zero_only.rank == 0 and (decayed := decayed_lr_warning(cfg)) is not None:
         log.warning(decayed)  # the default gamma 0.6 over 30 epochs and more
-    if rank_zero_only.rank == 0 and (undecayed := undecayed_lr_warning(cfg)) is not None:
-        log.warning(undecayed)  # optim=sgd_step's milestones [100, 150] in a short run
+    for warning in (undecayed_lr_warning, small_val_set_warning):  # sgd_step in a short run; val_size=1
+        if rank_zero_only.rank == 0 and (line := warning(cfg)) is not None:
+            log.warning(line)
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
     if checkpoint is not None:
         continue_wandb_run(cfg, checkpoint, ckpt_path)

@@ -203,6 +203,23 @@ def decayed_lr_warning(cfg: DictConfig) -> str | None:
             f"e.g. optim.scheduler.gamma={slower:.3f} (1% of the start in the last epoch)")
 
 
+SMALL_VAL_SET = 100  # below it, one example moves val/acc by more than 1%
+
+
+def small_val_set_warning(cfg: DictConfig) -> str | None:
+    """The warning for a validation set of fewer than ``SMALL_VAL_SET`` examples (``data.val_size``):
+    ``val/acc``, which chooses the best checkpoint that is tested, and ``val/acc_best``, moves in steps
+    of more than 1% (breaking pass 46, row 67: ``data.val_size=1`` ran without a word, its best
+    checkpoint chosen by one example). ``None`` otherwise."""
+    size = OmegaConf.select(cfg, "data.val_size", default=None)
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 < size < SMALL_VAL_SET:
+        return None
+    return (f"highwaylab: data.val_size={size}: val/acc, which chooses the best checkpoint (the one tested) "
+            f"and gives val/acc_best, is over {size} example{'s' if size > 1 else ''}, in steps of "
+            f"{100 / size:.3g}%, so that choice is mostly noise. Fix: data.val_size=5000 (the default), or "
+            f"at least a few hundred")
+
+
 def undecayed_lr_warning(cfg: DictConfig) -> str | None:
     """The warning for a step schedule stepped once an epoch (``MultiStepLR``'s
     ``optim.scheduler.milestones``, ``StepLR``'s ``step_size``) whose first decay comes at or after
