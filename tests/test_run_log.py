@@ -501,3 +501,20 @@ def test_a_console_that_cannot_encode_a_character_writes_it_escaped_and_the_run_
     assert "Traceback" not in output and "Logging error" not in output
     assert "run_name: \\u03b4\\u03bf\\u03ba\\u03b9\\u03bc\\u03ae" in output
     assert "run_name: δοκιμή" in (run / "config_resolved.yaml").read_text(encoding="utf-8")
+
+
+def test_a_resumed_fits_first_line_says_where_it_resumes():
+    # new-user pass: before, a resume mid-epoch logged "Training starts: epochs 0..1, 300 batches per epoch",
+    # a fresh start's line, and its first epoch line covered the 110 batches left without a word
+    from types import SimpleNamespace
+
+    from highwaylab.callbacks.epoch_log import _resumed_at
+
+    def trainer(step, done, epoch=0):
+        progress = SimpleNamespace(current=SimpleNamespace(completed=done))
+        return SimpleNamespace(global_step=step, current_epoch=epoch, num_training_batches=300,
+                               fit_loop=SimpleNamespace(epoch_loop=SimpleNamespace(batch_progress=progress)))
+
+    assert _resumed_at(trainer(0, 0)) == ""
+    assert _resumed_at(trainer(190, 190)) == " at step 190 (resumed: 190 of epoch 0's 300 batches done)"
+    assert _resumed_at(trainer(300, 0, epoch=1)) == " at step 300 (resumed)"  # at an epoch's end

@@ -100,7 +100,8 @@ class EpochLogger(L.Callback):
         parts = [f"{trainer.num_training_batches} batches per epoch"]
         if trainer.max_epochs is not None and trainer.max_epochs > 0:
             parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
-        log.info(f"Training starts: {', '.join(parts)}; first batch {startup:.1f} s after {since} ({what})")
+        log.info(f"Training starts{_resumed_at(trainer)}: {', '.join(parts)}; first batch {startup:.1f} s "
+                 f"after {since} ({what})")
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._epoch_start = self._last_line if self._last_line is not None else time.perf_counter()
@@ -166,3 +167,20 @@ def _max_steps_reached(trainer: L.Trainer) -> bool:
 def _number(value: float) -> str:
     """4 decimals; tiny values, NaN and infinity in 3 significant digits (``2.5e-05``, ``nan``)."""
     return f"{value:.4f}" if value == 0 or (math.isfinite(value) and abs(value) >= 1e-3) else f"{value:.3g}"
+
+
+def _resumed_at(trainer: L.Trainer) -> str:
+    """`` at step S (resumed[: B of epoch E's N batches done])`` for a fit that starts from a
+    checkpoint, ``""`` for one from step 0 (new-user pass: before, a resumed run's first line read as a
+    fresh start's, and its first epoch line covered only the batches left without a word)."""
+    step = trainer.global_step
+    if not step:
+        return ""
+    try:
+        done = int(trainer.fit_loop.epoch_loop.batch_progress.current.completed)
+    except (AttributeError, TypeError, ValueError):
+        done = 0
+    total = trainer.num_training_batches
+    inside = 0 < done < total if isinstance(total, int) else done > 0
+    return (f" at step {step} (resumed" + (f": {done} of epoch {trainer.current_epoch}'s {total} batches done"
+                                            if inside else "") + ")")
