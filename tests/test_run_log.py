@@ -237,7 +237,7 @@ def test_a_run_logged_to_a_file_has_one_line_per_epoch_no_progress_bar_and_no_av
     assert shown["train/lr"] == 0.06 and shown["test/acc"] == float(f"{metrics['test/acc']:.4g}")
     assert shown["global_step"] == metrics["global_step"] == 40
     assert text.strip().splitlines()[-1].endswith(
-        f"Finished: {tmp_path}/run holds the run's metrics.json, checkpoints/ and train.log")
+        f"Finished: {tmp_path}/run holds the run's metrics.json, checkpoints/, figures/ and train.log")
 
 
 # a one-epoch run of a small net with the CSV logger and the minimal callbacks (add the batch limits)

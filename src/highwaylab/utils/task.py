@@ -129,7 +129,8 @@ def finished_line(output_dir: str | None) -> None:
     if output_dir is None or further_rank() or not (Path(output_dir) / "metrics.json").is_file():
         return
     folder = Path(output_dir)
-    held = [name for name in ("metrics.json", "checkpoints/", "train.log") if (folder / name).exists()]
+    held = [name for name in ("metrics.json", "checkpoints/", "figures/", "csv/", "tensorboard/", "train.log")
+            if (folder / name).exists()]  # new-user pass: before, figures/ and the loggers' folders unnamed
     if (sync := sync_line(folder)) is not None:
         log.info(sync)
     log.info(f"Finished: {output_dir} holds the run's {', '.join(held[:-1])} and {held[-1]}"
