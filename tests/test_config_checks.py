@@ -1523,6 +1523,7 @@ def test_help_shows_the_commands_of_a_run_and_each_is_a_valid_command_line(tmp_p
                 if line.strip().startswith("python train.py ")]
     assert ["model=highway", "depth=100"] in examples and len(examples) == 5
     assert "== Configuration groups ==" in proc.stdout and "model: conv_highway, conv_plain" in proc.stdout
+    assert "-m hydra/launcher=slurm (or slurm_cpu" in proc.stdout  # new-user pass: no hydra/ group listed
     for example in examples:
         if not any("<" in arg for arg in example):  # resume=outputs/runs/<run folder>: a placeholder
             check_command_line(["train.py", *example, f"paths.log_dir={tmp_path}"], ROOT / "conf")
