@@ -715,14 +715,20 @@ def test_a_resume_with_another_logger_or_precision_is_named_and_the_wandb_run_co
     assert json.loads((run / "metrics.json").read_text())["global_step"] == 30
 
 
-@pytest.mark.slow
-def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_copy(tmp_path, data_dir):
-    # pass 23, row 26: before, a resumed copy (which gets a new W&B run) was also told that "W&B run <new
-    # id> continues, but ... holds none of its earlier offline segments ... would overlap", which is false
+def one_epoch_run_and_its_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """A finished one-epoch W&B run in ``tmp_path/run``, and its copy in ``tmp_path/copy``."""
     run, copy = tmp_path / "run", tmp_path / "copy"
     first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
     shutil.copytree(run, copy)
+    return run, copy
+
+
+@pytest.mark.slow
+def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_copy(tmp_path, data_dir):
+    # pass 23, row 26: before, a resumed copy (which gets a new W&B run) was also told that "W&B run <new
+    # id> continues, but ... holds none of its earlier offline segments ... would overlap", which is false
+    run, copy = one_epoch_run_and_its_copy(tmp_path)
     shutil.rmtree(copy / "wandb")
     again = train_py([f"resume={copy}", "trainer.max_epochs=2"], tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -739,10 +745,7 @@ def test_missing_wandb_segments_are_named_for_the_run_that_continues_not_for_a_c
 def test_a_copy_resumed_with_wandb_disabled_is_not_promised_a_new_wandb_run(tmp_path, data_dir):
     # pass 45, row 43: before, "<copy> is a copy of the run in <run> ...: this run gets a new W&B run",
     # then "WANDB_MODE=disabled: no W&B run (logger.wandb left out)"
-    run, copy = tmp_path / "run", tmp_path / "copy"
-    first = train_py([*RUN, "trainer.max_epochs=1", f"hydra.run.dir={run}"], tmp_path)
-    assert first.returncode == 0, first.stderr[-3000:]
-    shutil.copytree(run, copy)
+    run, copy = one_epoch_run_and_its_copy(tmp_path)
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={copy}", "trainer.max_epochs=2"],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
                           env=subprocess_env(WANDB_MODE="disabled"))

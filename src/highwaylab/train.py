@@ -500,16 +500,23 @@ def val_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str |
     ``output_dir``: ``val/acc_best`` and the best checkpoint then compare ``val/acc`` over two sets
     (breaking pass 42, row 54: before, without a word, while ``data.split_seed``, which changes the set
     too, is refused). ``None`` without a record, or with the same limit."""
-    before, latest = _latest_record(output_dir, "trainer.limit_val_batches", missing="?")
-    now = cfg.trainer.get("limit_val_batches")
+    return _limit_change(cfg, output_dir, checkpoint, "val", "validated", "its val/acc_best and best "
+                         "checkpoint compare val/acc over two parts of the validation set from here")
+
+
+def _limit_change(cfg: DictConfig, output_dir: Path, checkpoint: dict, stage: str, did: str,
+                  meaning: str) -> str | None:
+    """The warning of :func:`val_set_change` and :func:`train_set_change`: this resume's
+    ``trainer.limit_<stage>_batches`` against the run's latest record (null and 1.0: the whole set)."""
+    key = f"trainer.limit_{stage}_batches"
+    before, latest = _latest_record(output_dir, key, missing="?")
+    now = cfg.trainer.get(f"limit_{stage}_batches")
     if before == "?" or (1.0 if before is None else before) == (1.0 if now is None else now):
         return None
-    steps = checkpoint.get("global_step", "?")
-    return (f"highwaylab: trainer.limit_val_batches={'null' if now is None else now}: the run validated with "
-            f"trainer.limit_val_batches={'null' if before is None else before} up to step {steps} (its "
-            f"{latest.name}), so its val/acc_best and best checkpoint compare val/acc over two parts of the "
-            f"validation set from here. To keep one, resume with trainer.limit_val_batches="
-            f"{'null' if before is None else before}")
+    shown = "null" if before is None else before
+    step = checkpoint.get("global_step", "?")
+    return (f"highwaylab: {key}={'null' if now is None else now}: the run {did} with {key}={shown} up to "
+            f"step {step} (its {latest.name}), so {meaning}. To keep one, resume with {key}={shown}")
 
 
 def dropped_loggers(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
@@ -540,15 +547,8 @@ def train_set_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str
     ``output_dir``: its epochs from here have another size, while its first record (which the report
     files the run under) names the earlier one (breaking pass 46, row 55: before, without a word, after
     a refusal's fix had named the wrong value). ``None`` without a record, or with the same limit."""
-    before, latest = _latest_record(output_dir, "trainer.limit_train_batches", missing="?")
-    now = cfg.trainer.get("limit_train_batches")
-    if before == "?" or (1.0 if before is None else before) == (1.0 if now is None else now):
-        return None
-    shown = "null" if before is None else before
-    return (f"highwaylab: trainer.limit_train_batches={'null' if now is None else now}: the run trained with "
-            f"trainer.limit_train_batches={shown} up to step {checkpoint.get('global_step', '?')} (its "
-            f"{latest.name}), so its epochs from here have another number of batches (the report files the "
-            f"run under its own overrides). To keep one, resume with trainer.limit_train_batches={shown}")
+    return _limit_change(cfg, output_dir, checkpoint, "train", "trained", "its epochs from here have "
+                         "another number of batches (the report files the run under its own overrides)")
 
 
 def _latest_record(output_dir: Path, key: str, missing: Any = None) -> tuple[Any, Path]:

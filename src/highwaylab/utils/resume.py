@@ -895,14 +895,20 @@ def check_resolved_record(run: Path) -> None:
     walk("", ran, resolved)
     if not edited:
         return
-    more = f" and {len(edited) - 4} more" if len(edited) > 4 else ""
-    given = ", ".join(f"{k}={_short(v)}" for k, v, _ in edited[:4]) + more
-    used = ", ".join(f"{k}={_short(u)}" for k, _, u in edited[:4]) + more
-    back = ", ".join(f"{k} to {_short(u)}" for k, _, u in edited[:4]) + more
+    given, used, back = _edited_lists(edited)
     raise ResumeError(f"resume={run}: its config_resolved.yaml gives {given}, but the run ran with {used} "
                       f"(Hydra's record, {RECORD}/config.yaml, and its overrides): config_resolved.yaml was "
                       f"edited since the run, and the resume would go on with {used}, keeping the edited "
                       f"file as the run's record. Fix: set {back} again in {run / 'config_resolved.yaml'}")
+
+
+def _edited_lists(edited: list[tuple[str, Any, Any]]) -> tuple[str, str, str]:
+    """For ``(key, value in the edited file, value the run ran with)`` triples, the first four as
+    ``key=value``, ``key=used`` and ``key to used`` lists (``and N more``)."""
+    more = f" and {len(edited) - 4} more" if len(edited) > 4 else ""
+    return (", ".join(f"{k}={_short(v)}" for k, v, _ in edited[:4]) + more,
+            ", ".join(f"{k}={_short(u)}" for k, _, u in edited[:4]) + more,
+            ", ".join(f"{k} to {_short(u)}" for k, _, u in edited[:4]) + more)
 
 
 def config_edited(run: Path, config: Path, fixes: list[tuple[str, Any]], composed: dict) -> None:
@@ -921,10 +927,7 @@ def config_edited(run: Path, config: Path, fixes: list[tuple[str, Any]], compose
         if used is None or used != node or used == value:
             return
         edited.append((key, value, used))
-    more = f" and {len(edited) - 4} more" if len(edited) > 4 else ""
-    given = ", ".join(f"{k}={_short(v)}" for k, v, _ in edited[:4]) + more
-    used = ", ".join(f"{k}={_short(u)}" for k, _, u in edited[:4]) + more
-    back = ", ".join(f"{k} to {_short(u)}" for k, _, u in edited[:4]) + more
+    given, used, back = _edited_lists(edited)
     raise ResumeError(f"resume={run}: {config} (Hydra's record of the config the run ran with) gives "
                       f"{given}, but the run ran with {used} (its overrides.yaml and config_resolved.yaml): "
                       f"that file was edited since the run. Fix: set {back} again in {config}")
