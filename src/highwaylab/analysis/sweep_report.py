@@ -87,8 +87,9 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             hydra_record = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra
             choices = hydra_record.runtime.choices
             given = folder / ".hydra" / "overrides.yaml"  # deleted (pass 45, row 55: before, the job's
+            task = OmegaConf.select(hydra_record, "overrides.task")  # columns read "(default)"): hydra.yaml's
             lines = (yaml.safe_load(given.read_text()) or []) if given.is_file() else \
-                OmegaConf.to_object(hydra_record.overrides.task)  # columns read "(default)"): hydra.yaml's
+                OmegaConf.to_object(task) if OmegaConf.is_list(task) else []  # none: Hydra did not write it
             overrides = parse_overrides(lines)
         except Exception as err:  # a damaged record: the job cannot be placed on the plot
             warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
