@@ -519,12 +519,11 @@ def _finished_after(summary: RunSummary) -> str | None:
     (``<run>/wandb/offline-run-*/run-<id>.wandb``) says when the run went on without this W&B run and
     finished (its ``metrics.json`` names no W&B run, or another one; breaking pass 46, row 37: before,
     "interrupted by a signal: resume it", a resume that is refused as finished); ``None`` otherwise."""
+    from highwaylab.utils.resume import run_metrics  # only for a run a signal closed
+
     run = Path(summary.path).parent.parent.parent
-    try:
-        metrics = json.loads((run / "metrics.json").read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(metrics, dict) or str(metrics.get("wandb_run_path") or "").endswith(
+    metrics = run_metrics(run)
+    if metrics is None or str(metrics.get("wandb_run_path") or "").endswith(
             f"/{summary.run_id}"):
         return None
     return (f"the run went on without this W&B run and finished: its metrics.json (step "
