@@ -1717,3 +1717,17 @@ def test_a_protected_log_or_record_of_a_run_folder_is_one_line(name, message, tm
     with protected(run / name), pytest.raises(OutputFolderError) as excinfo:
         check_output_folder(run, "hydra.run.dir")
     assert str(excinfo.value) == f"hydra.run.dir={run}: " + message.format(path=run / name)
+
+
+@pytest.mark.parametrize("given, by", [
+    ("callbacks.lr_monitor.logging_interval=batch", "logger=none"),
+    ("+callbacks.lr_monitor.logging_interval=batch", "logger=none"),
+    ("optim.scheduler.gamma=0.5", "debug=overfit"),
+])
+def test_a_setting_of_a_node_that_a_group_option_switches_off_names_that_option(given, by, tmp_path):
+    # pass 48, rows 1-2: before, "callbacks.lr_monitor has no key 'logging_interval' ... write +...", and
+    # the '+' form was then refused as "callbacks.lr_monitor has no _target_"
+    node = given.lstrip("+").split("=")[0].rsplit(".", 1)[0]
+    assert command_line_error(f"{by} {given}", tmp_path) == (
+        f"{given}: {node} is off (null) with {by}, which switches it off, so its settings would be "
+        f"ignored. Fix: leave {given} out, or drop {by}")

@@ -776,9 +776,46 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                           config_name)) is not None:
                 raise OverrideError(optuna)
             _check_typed_field(cfg, override.key_or_group)
+    for override in parsed:  # +callbacks.lr_monitor.x=1 with logger=none: a node without _target_
+        if override.is_add() and "." in override.key_or_group and not override.key_or_group.startswith(
+                "hydra."):
+            if (off := _switched_off(override.key_or_group, override.input_line, single, config_dir,
+                                     config_name)) is not None:
+                raise OverrideError(off)
     _removed_but_used(parsed, cfg, config_dir)
     _top_level_additions(parsed, single, config_dir, config_name)
     return cfg
+
+
+def _switched_off(key: str, given: str, single: list[str | None], config_dir: str | Path,
+                  config_name: str) -> str | None:
+    """The message for a setting under a node that an option of a config group sets to ``null``
+    (``logger=none`` switches ``callbacks.lr_monitor`` off, ``debug=overfit`` the scheduler):
+    ``callbacks.lr_monitor.logging_interval=batch`` there was refused as a key the node lacks, and the
+    ``+`` that message offered as a node without ``_target_`` (pass 48, rows 1-2). ``None`` when no
+    node above ``key`` is null without ``given``."""
+    rest = [o for o in single if o is not None and o != given]
+    cfg, _ = _compose(config_dir, config_name, rest)
+    if cfg is None:
+        return None
+    parts, nulled = key.split("."), None
+    for n in range(1, len(parts)):  # the highest node above the key that is null
+        node = OmegaConf.select(cfg, ".".join(parts[:n]), default="<absent>")
+        if node is None:
+            nulled = ".".join(parts[:n])
+        if not OmegaConf.is_dict(node):
+            break
+    if nulled is None:
+        return None
+    groups = [o for o in rest if "=" in o and not o.startswith(("+", "~")) and "." not in _key(o)
+              and (Path(config_dir) / _key(o)).is_dir()]
+    by = next((o for o in groups if OmegaConf.is_dict(OmegaConf.select(
+        _compose(config_dir, config_name, [r for r in rest if r != o])[0] or {}, nulled))), None)
+    if by is None:
+        return (f"{given}: {nulled} is off (null) in this config, so its settings would be ignored. Fix: "
+                f"leave {given} out")
+    return (f"{given}: {nulled} is off (null) with {by}, which switches it off, so its settings would be "
+            f"ignored. Fix: leave {given} out, or drop {by}")
 
 
 def _shared_part(override: Any, config_dir: str | Path) -> str | None:
@@ -1065,6 +1102,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return (f"{given}: the config has no key '{missing_key}': '{_key(removed)}' was removed by {removed} "
                 f"on this command line. Fix: drop {removed} ({given} alone changes that key)")
     parent, _, name = missing_key.rpartition(".")
+    if (off := _switched_off(missing_key, single[index], single, config_dir, config_name)) is not None:
+        return off.replace(single[index], given, 1)
     rest = [o for i, o in enumerate(single) if o is not None and i != index]
     cfg, _ = _compose(config_dir, config_name, rest)
     node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
