@@ -121,6 +121,17 @@ BAD = {
         "callbacks.model_checkpoint.monitor=train/loss with mode=max "
         "would keep the worst epoch as the best. Fix: callbacks.model_checkpoint.mode=min",
     "callbacks.model_checkpoint.mode=maximum": "callbacks.model_checkpoint.mode='maximum' must be min or max",
+    # pass 47, row 36 (major): before, EarlyStopping (Lightning's default mode=min) on val/acc stopped the
+    # run as the accuracy rose, exit 0
+    "+callbacks.early_stopping._target_=lightning.pytorch.callbacks.EarlyStopping "
+    "+callbacks.early_stopping.monitor=val/acc":
+        "callbacks.early_stopping.monitor=val/acc without a mode: EarlyStopping's default is mode=min, which "
+        "takes a falling val/acc as the better (it would stop or keep on the worst epochs). Fix: "
+        "+callbacks.early_stopping.mode=max",
+    # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
+    "callbacks.model_summary.max_depth=-2":
+        "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "
+        "the top-level modules), e.g. callbacks.model_summary.max_depth=1",
     "+trainer.num_nodes=2":
         "trainer.num_nodes=2 needs a launcher that starts the processes of the other nodes",
     "model=residual model.norm=batchnorm":

@@ -258,6 +258,7 @@ def check_config(cfg: DictConfig) -> None:
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
+    check_summary_depth(cfg.get("callbacks"))
     check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
     check_best_checkpoint_saves(cfg.get("callbacks"))  # the best: chosen at validation, not mid-training
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
@@ -353,9 +354,30 @@ def check_monitors(callbacks: DictConfig | None) -> None:
             raise ConfigError(f"callbacks.{name}.mode={mode!r} must be min or max, e.g. "
                               f"callbacks.{name}.mode=max for val/acc")
         wanted = {"loss": "min", "acc": "max"}.get(str(monitor).rsplit("/", 1)[-1].split("_")[0])
+        target = str(node.get("_target_", "")) if OmegaConf.is_dict(node) else ""
+        if mode is None and monitor and wanted == "max" and "lightning" in target and target.endswith(
+                ("EarlyStopping", "ModelCheckpoint")):  # pass 47, row 36 (major): before, EarlyStopping on
+            plus = "" if "mode" in node else "+"  # val/acc stopped the run as the accuracy rose, exit 0
+            raise ConfigError(f"callbacks.{name}.monitor={monitor} without a mode: {target.rsplit('.', 1)[-1]}"
+                              f"'s default is mode=min, which takes a falling {monitor} as the better (it "
+                              f"would stop or keep on the worst epochs). Fix: {plus}callbacks.{name}.mode=max")
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
+
+
+def check_summary_depth(callbacks: DictConfig | None) -> None:
+    """Raises ConfigError for a Lightning model summary (``ModelSummary``, ``RichModelSummary``) whose
+    ``max_depth`` Lightning refuses (an integer >= -1), which it did with a traceback at the fit's start
+    (pass 48, row 4)."""
+    for name, node in (callbacks or {}).items():
+        if not OmegaConf.is_dict(node) or not str(node.get("_target_", "")).endswith("ModelSummary"):
+            continue
+        depth = node.get("max_depth", 1)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < -1:
+            raise ConfigError(f"callbacks.{name}.max_depth={depth!r} must be an integer >= -1 (-1: every "
+                              f"layer, 0: no summary, 1: the top-level modules), e.g. callbacks.{name}."
+                              f"max_depth=1")
 
 
 def check_checkpoint_files(callbacks: DictConfig | None) -> None:
