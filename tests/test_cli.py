@@ -222,3 +222,17 @@ def test_an_empty_path_argument_is_refused_not_read_as_the_current_folder(args, 
                           env=subprocess_env(), timeout=120)
     assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0_job"]  # nothing written where it ran
+
+
+@pytest.mark.parametrize("module, shown", [("highwaylab.train", "python train.py depth=3"),
+                                           ("highwaylab", "python train.py depth=3")])
+def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(module, shown, tmp_path):
+    # pass 47, rows 30-31 (major): before, python -m highwaylab.train depth=3 exited 0 having trained nothing
+    proc = subprocess.run([sys.executable, "-m", module, "depth=3"], capture_output=True, text=True,
+                          cwd=tmp_path, env=subprocess_env(), timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"highwaylab: python -m {module} is not a command: training runs through the checkout's train.py "
+        f"({shown}); the tools are python -m highwaylab.report <sweep>, python -m highwaylab.probe, "
+        f"python -m highwaylab.workspace, python -m highwaylab.utils.wandb_offline <run>"]
+    assert list(tmp_path.iterdir()) == []  # no run folder

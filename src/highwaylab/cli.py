@@ -41,3 +41,18 @@ def non_empty(example: str, kind: type = str) -> object:
 
     checked.__name__ = kind.__name__  # argparse names the type in its own messages
     return checked
+
+
+TOOLS = ("python -m highwaylab.report <sweep>", "python -m highwaylab.probe",
+         "python -m highwaylab.workspace", "python -m highwaylab.utils.wandb_offline <run>")
+
+
+def not_a_command(module: str) -> None:
+    """End a ``python -m <module>`` that is not a command (``highwaylab.train``, which defines
+    ``train(cfg)`` for ``train.py``; ``highwaylab``) with one line naming the commands, and exit
+    status 2. Before, ``python -m highwaylab.train depth=3`` imported and exited 0 having trained
+    nothing (pass 47, rows 30-31)."""
+    print(f"highwaylab: python -m {module} is not a command: training runs through the checkout's "
+          f"train.py (python train.py {' '.join(sys.argv[1:]) or 'model=highway depth=100'}); the tools "
+          f"are {', '.join(TOOLS)}", file=sys.stderr)
+    sys.exit(2)

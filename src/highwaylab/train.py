@@ -5,6 +5,11 @@ Called by the thin ``@hydra.main`` entry point ``train.py`` at the project root.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m highwaylab.train: before the imports of torch and Lightning
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.train")
+
 import datetime
 import inspect
 import json
