@@ -5,6 +5,7 @@ and ``train.py``'s cheap paths (a config error, ``--help``, ``--cfg job``) load 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -1742,3 +1743,26 @@ def test_a_setting_of_a_node_that_a_group_option_switches_off_names_that_option(
     assert command_line_error(f"{by} {given}", tmp_path) == (
         f"{given}: {node} is off (null) with {by}, which switches it off, so its settings would be "
         f"ignored. Fix: leave {given} out, or drop {by}")
+
+
+def test_a_config_dir_option_is_composed_with_and_listed_in_a_typos_options(tmp_path):
+    # pass 48, rows 23-24 (major): before, --config-dir <folder> model=mymodel was refused as "model has no
+    # option 'mymodel'" (the check composed without the user's folder)
+    from highwaylab.utils.overrides import check_command_line
+
+    (tmp_path / "mine" / "model").mkdir(parents=True)
+    shutil.copy(ROOT / "conf" / "model" / "highway.yaml", tmp_path / "mine" / "model" / "mymodel.yaml")
+    check_command_line(["train.py", "--config-dir", str(tmp_path / "mine"), "model=mymodel", "depth=3",
+                        f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+    assert command_line_error(f"--config-dir {tmp_path}/mine model=mymodle", tmp_path) == (
+        "model=mymodle: model has no option 'mymodle'; did you mean model=mymodel? Its options: conv_highway, "
+        "conv_plain, conv_residual, highway, mymodel, plain, residual")
+    assert command_line_error("model=mymodel", tmp_path).startswith("model=mymodel: model has no option")
+
+
+def test_a_config_path_that_is_no_folder_is_one_line(tmp_path):
+    # pass 48, row 25: before, Hydra's 3 lines ("Primary config directory not found")
+    assert command_line_error(f"--config-path {tmp_path}/none depth=3", tmp_path) == (
+        f"--config-path {tmp_path}/none: no such folder ({tmp_path}/none; a relative path is read from "
+        f"train.py's folder). Fix: give the folder that holds your main config (with --config-name), or "
+        f"--config-dir <folder> to add your config groups to highwaylab's")

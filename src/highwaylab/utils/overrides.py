@@ -84,7 +84,20 @@ class OverrideError(ConfigError):
     """An override of the command line that Hydra would misread or refuse unclearly."""
 
 
+# the --config-dir of the command line being checked (absolute), composed with as Hydra will: before,
+# --config-dir <folder> model=mymodel was refused as "model has no option 'mymodel'" (pass 48, rows 23-24)
+_CONFIG_DIRS: list[str] = []
+
+
 def check_command_line(argv: list[str], config_dir: str | Path, config_name: str = "train") -> None:
+    """:func:`_check_command_line`, composing with the command line's ``--config-dir`` while it runs."""
+    try:
+        _check_command_line(argv, config_dir, config_name)
+    finally:
+        _CONFIG_DIRS.clear()
+
+
+def _check_command_line(argv: list[str], config_dir: str | Path, config_name: str = "train") -> None:
     """Check ``train.py``'s command line ``argv`` before Hydra runs it: its overrides
     (:func:`check_overrides`) and, for a single run, the composed config
     (:func:`highwaylab.config_checks.validate`). ``resume=`` command lines are checked by
@@ -118,6 +131,14 @@ def check_command_line(argv: list[str], config_dir: str | Path, config_name: str
         raise OverrideError(f"--config-dir {args.config_dir}: no such folder. Fix: give the folder that "
                             f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "
                             f"--config-dir out")
+    _CONFIG_DIRS[:] = [str(Path(args.config_dir).expanduser().resolve())] if args.config_dir else []
+    if args.config_path and not str(args.config_path).startswith("pkg://") and not (
+            folder := Path(config_dir).resolve().parent / Path(args.config_path).expanduser()).is_dir():
+        # pass 48, row 25: before, Hydra's 3 lines ("Primary config directory not found")
+        raise OverrideError(f"--config-path {args.config_path}: no such folder ({folder}; a relative path is "
+                            f"read from train.py's folder). Fix: give the folder that holds your main config "
+                            f"(with --config-name), or --config-dir <folder> to add your config groups to "
+                            f"highwaylab's")
     if args.config_name and not args.config_path:  # pass 43, row 17: before, Hydra's 6 lines
         folders = [Path(config_dir)] + ([Path(args.config_dir).expanduser()] if args.config_dir else [])
         name = str(args.config_name).removesuffix(".yaml")
@@ -935,6 +956,10 @@ def _compose(config_dir: str | Path, config_name: str, overrides: list[str]) -> 
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
+    from highwaylab.utils.resume import _searched
+
+    for folder in _CONFIG_DIRS:
+        overrides = _searched(overrides, folder)
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(version_base="1.3", config_dir=str(Path(config_dir).resolve())):
@@ -1037,8 +1062,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         group, name = err.missing_cfg_file.rsplit("/", 1)
         culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
                         and o.split("=", 1)[-1].startswith("[")), None)
-        options = sorted(p.stem for p in (Path(config_dir) / group).glob("*.yaml")
-                         if not p.stem.startswith("_"))
+        options = sorted({p.stem for folder in (config_dir, *_CONFIG_DIRS)
+                          for p in (Path(folder) / group).glob("*.yaml") if not p.stem.startswith("_")})
         given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
         if group.startswith("hydra/") and err.options and given and culprit is None:
             # pass 38, row 28: before, Hydra's 12 lines for hydra/job_logging=colorlog, a plugin's option;
