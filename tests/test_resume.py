@@ -151,7 +151,8 @@ def test_a_run_extended_without_validation_tests_its_final_weights(finished, tmp
     # its final weights
     run = tmp_path / "run"
     shutil.copytree(finished, run)
-    best = Path(json.loads((run / "metrics.json").read_text())["best_ckpt"]).name
+    before = json.loads((run / "metrics.json").read_text())
+    best = Path(before["best_ckpt"]).name
     proc = train_py([f"resume={run}", "trainer.max_epochs=3", "trainer.limit_val_batches=0"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = (run / "train.log").read_text()
@@ -159,6 +160,8 @@ def test_a_run_extended_without_validation_tests_its_final_weights(finished, tmp
             f"best checkpoint, {best}, is of an epoch before them)") in log
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["best_ckpt"] is None and metrics["epochs"] == 3 and metrics["global_step"] == 30
+    # pass 48, rows 26 and 45: before, val/acc_best (a sweep's optimized_metric) was dropped from metrics.json
+    assert metrics["val/acc_best"] == before["val/acc_best"] and "val/acc" not in metrics
 
 @pytest.mark.slow
 def test_a_new_run_from_another_runs_checkpoint_gets_a_new_wandb_run(finished, tmp_path):

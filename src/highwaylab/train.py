@@ -214,6 +214,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
     # which the loggers, fed every trainer.log_every_n_steps, may never have seen
     fit_metrics = epoch_metrics(trainer)
+    kept = float(module.val_acc_best.max_value)  # restored from the checkpoint: a resume that trained
+    if "val/acc_best" not in fit_metrics and math.isfinite(kept):  # without validating keeps its best
+        fit_metrics["val/acc_best"] = kept  # (pass 48, rows 26 and 45: before, dropped, a sweep's NaN)
     fit_seconds = time.time() - fit_start
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
     why = ""
