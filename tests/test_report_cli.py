@@ -395,6 +395,12 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
         "job 3 (seed=3) did not run: the sweep stopped before it. Fix: run it on its own into this sweep's "
         "folder, where the report finds it: python train.py depth=3 seed=3 "
         f"'hydra.run.dir={sweep}/3_${{run_name}}'"]
+    # pass 48, row 38: a file standing at the job's folder was "missing (moved or deleted?)"
+    (sweep / "1_run-s1").write_text("not a folder")
+    assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
+        f"1_run-s1: a file, not the job's folder, stands at {sweep}/1_run-s1; summary.jsonl records the job as "
+        f"ok. Fix: move the file away (mv {sweep}/1_run-s1 <elsewhere>) and put the job's folder back")
+    (sweep / "1_run-s1").unlink()
     # pass 34, row 33: a folder that is there without its .hydra/config.yaml was "missing (moved or deleted?)"
     (sweep / "1_run-s1").mkdir()
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (

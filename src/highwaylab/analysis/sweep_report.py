@@ -205,6 +205,10 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
             notes.append(f"{name}: its record {name}/.hydra/config.yaml is missing (deleted?), so the report "
                          f"cannot place the job (model, depth, seed); summary.jsonl records it as "
                          f"{line['status']}. Fix: put the file back")  # missing", of a folder there)
+        elif (sweep_dir / name).exists():  # pass 48, row 38: before, "missing (moved or deleted?)"
+            notes.append(f"{name}: a file, not the job's folder, stands at {sweep_dir / name}; summary.jsonl "
+                         f"records the job as {line['status']}. Fix: move the file away (mv "
+                         f"{shlex.quote(str(sweep_dir / name))} <elsewhere>) and put the job's folder back")
         elif (renamed := next((p for p in sorted(present) if p.split("_", 1)[0] == name.split("_", 1)[0]),
                               None)) is not None:  # pass 38, row 37: before, "missing (moved or deleted?)"
             notes.append(f"{name}: not under that name; {renamed} holds job {name.split('_', 1)[0]} "  # of a
