@@ -12,6 +12,7 @@ import errno
 import json
 import logging
 import math
+import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -167,8 +168,10 @@ class SweepSummary(Callback):
         incomplete = (" is incomplete: some jobs could not be recorded (a full disk?); their folders hold "
                       f"their results, python -m highwaylab.report {sweep} lists them"
                       if summary_incomplete(sweep) else "")
+        compare = (f"; compare them with: python -m highwaylab.report {shlex.quote(str(sweep))}"
+                   if len(lines) > len(failed) and not incomplete else "")  # new-user pass 48, finding 11
         log.info(f"Sweep {sweep}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
-                 f"(summary.jsonl{incomplete})")
+                 f"(summary.jsonl{incomplete}){compare}")
         for line in failed:
             log.error(f"job {line['job']} ({' '.join(line['overrides'])}) {line['status']}: {line['error']}")
         if failed:
