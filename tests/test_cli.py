@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,9 @@ def test_train_py_writes_metrics_checkpoint_and_offline_wandb_run(tmp_path, data
     assert any(row.get("test/acc") == pytest.approx(metrics["test/acc"]) for row in history)
     run = next(r["run"] for r in read_records(run_dir / "wandb") if r.get("type") == "run")
     assert run["display_name"] == "mnist-highway-d3-relu-sgd-s7" and run["project"] == "highwaylab"
+    # new-user pass 48, finding 3: wandb_dir named the run's files/, where wandb sync finds "No runs to sync"
+    assert Path(metrics["wandb_dir"]).name == f"offline-run-{Path(metrics['wandb_dir']).name[12:27]}-{run['run_id']}"
+    assert Path(metrics["wandb_dir"]).parent == run_dir / "wandb"
     assert {"data:mnist", "model:highway", "depth:3", "activation:relu", "optim:sgd",
             "seed:7"} <= set(run["tags"])
     assert metrics["wandb_run_path"].split("/")[-2:] == ["highwaylab", run["run_id"]]

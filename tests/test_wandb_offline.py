@@ -404,6 +404,9 @@ def test_a_run_in_several_offline_segments_is_told_how_to_sync_them_all(tmp_path
     assert sync_line(run) == (
         f"W&B run ab12cd34 is in 2 offline segments (one per start of the run); upload them together, as "
         f"one run: wandb sync '{run / 'wandb'}'/offline-run-*-ab12cd34")
+    (run / "metrics.json").write_text(json.dumps({"wandb_run_path": "highwaylab/ab12cd34",  # as recorded
+                                                  "wandb_dir": str(latest)}))  # since new-user pass 48, 3
+    assert sync_line(run).endswith(f"wandb sync '{run / 'wandb'}'/offline-run-*-ab12cd34")
     shutil.rmtree(first)
     assert sync_line(run) is None  # one segment: W&B's own line is right
 

@@ -247,7 +247,7 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
                  "report/jobs": wandb.Table(columns=["job", "model", "depth", "seed", "status", "error"],
                                             data=[[j.folder.name, j.model, j.depth, j.seed, j.status,
                                                    j.error or ""] for j in jobs])})
-        print(f"W&B report run: {run.dir}")
+        print(f"W&B report run: {Path(run.dir).parent}")  # offline-run-*: what wandb sync takes, not files/
     finally:
         run.finish()
     for folder in earlier:

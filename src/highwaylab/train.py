@@ -264,7 +264,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "test_examples": module.test_examples,
         "best_ckpt": best or None,  # null: no best checkpoint was written, the final weights were tested
         "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
-        "wandb_dir": wandb_logger.experiment.dir if wandb_logger else None,
+        # the run's folder (offline-run-*), which wandb sync takes; not its files/ (new-user pass 48, 3)
+        "wandb_dir": str(Path(wandb_logger.experiment.dir).parent) if wandb_logger else None,
     }
     if trainer.is_global_zero:
         write_metrics(output_dir, metrics)

@@ -144,7 +144,8 @@ def sync_line(folder: Path) -> str | None:
     ``None`` for a run of one segment, an online run, or none."""
     try:
         metrics = json.loads((folder / "metrics.json").read_text())
-        run_dir = Path(metrics["wandb_dir"]).parent  # .../wandb/offline-run-<date>_<time>-<id>/files
+        run_dir = Path(metrics["wandb_dir"])  # .../wandb/offline-run-<date>_<time>-<id>
+        run_dir = run_dir.parent if run_dir.name == "files" else run_dir  # as recorded before new-user 48/3
         run_id = str(metrics["wandb_run_path"]).rsplit("/", 1)[-1]
     except (OSError, ValueError, KeyError, TypeError):
         return None
