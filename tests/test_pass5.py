@@ -213,19 +213,20 @@ def test_workspace_refuses_a_project_wandb_refuses_before_writing_the_layout(tmp
     assert not out.exists()  # before: a layout for project bad/name, exit status 0
 
 
-def test_workspace_names_wandb_project_when_the_bad_name_comes_from_it(tmp_path, capsys, monkeypatch):
+def test_workspace_goes_to_the_runs_project_whatever_wandb_project_says(tmp_path, capsys, monkeypatch):
+    # new-user pass 48, finding 1: before, the workspace took $WANDB_PROJECT, which the runs ignore (they
+    # log to logger.wandb.project, highwaylab), so it landed in a project without the runs
     out = tmp_path / "w.json"
     monkeypatch.setenv("WANDB_PROJECT", "a#b")
-    with pytest.raises(SystemExit) as exit_:
-        workspace_main(["--out", str(out)])
-    assert (exit_.value.code, capsys.readouterr().err) == (
-        2, "python -m highwaylab.workspace: error: WANDB_PROJECT='a#b' is refused by W&B (Invalid project "
-           "name 'a#b': cannot contain characters '/,\\\\,#,?,%,:', found '#'): pass e.g. --project "
-           "highwaylab, or change or unset WANDB_PROJECT\n")
-    assert not out.exists()
-    monkeypatch.setenv("WANDB_PROJECT", "")  # empty: the default project, as W&B's own fallback
     assert workspace_main(["--out", str(out)]) == 0
     assert json.loads(out.read_text())["project"] == "highwaylab"
+    with pytest.raises(SystemExit) as exit_:  # a bad --project is still refused before any work
+        workspace_main(["--out", str(tmp_path / "x.json"), "--project", "a#b"])
+    assert (exit_.value.code, capsys.readouterr().err) == (
+        2, "python -m highwaylab.workspace: error: --project 'a#b' is refused by W&B (Invalid project "
+           "name 'a#b': cannot contain characters '/,\\\\,#,?,%,:', found '#'): give a project name W&B "
+           "accepts, e.g. --project highwaylab\n")
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_project_names_at_w_and_bs_length_limit():

@@ -163,12 +163,8 @@ def project_name_error(project: str, given_as: str = "--project") -> str | None:
     Imports ``wandb`` (about 0.4 s). W&B does not check an entity name (its server does)."""
     from highwaylab.utils.loggers import _wandb_refusal
 
-    if given_as.startswith("--"):  # an option: --project NAME
-        shown = f"{given_as} {shlex.quote(project)}"
-        fix = "give a project name W&B accepts, e.g. --project highwaylab"
-    else:  # the default taken from the environment: WANDB_PROJECT=NAME
-        shown = f"{given_as}={shlex.quote(project)}"
-        fix = f"pass e.g. --project highwaylab, or change or unset {given_as}"
+    shown = f"{given_as} {shlex.quote(project)}"
+    fix = "give a project name W&B accepts, e.g. --project highwaylab"
     if not project.strip():
         return f"{shown} is empty: {fix}"
     reason = _wandb_refusal("project", project)
@@ -182,8 +178,9 @@ def _parser() -> argparse.ArgumentParser:
                     "Lesion) in a project, or write its layout to a JSON file.")
     parser.add_argument("--entity", default=os.environ.get("WANDB_ENTITY"),
                         help="W&B entity (user or team); default $WANDB_ENTITY")
-    parser.add_argument("--project", default=None,
-                        help="W&B project; default $WANDB_PROJECT, else highwaylab (conf/logger/wandb.yaml)")
+    parser.add_argument("--project", default="highwaylab",
+                        help="W&B project (default highwaylab, the runs' logger.wandb.project; the runs do not "
+                             "read $WANDB_PROJECT, so neither does this)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
     parser.add_argument("--out", metavar="FILE",
                         type=non_empty("a file name, e.g. --out wandb_workspace.json (or -: print it)"),
@@ -197,10 +194,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    given_as = "--project" if args.project is not None else "WANDB_PROJECT"
-    if args.project is None:
-        args.project = os.environ.get("WANDB_PROJECT") or "highwaylab"
-    refused = project_name_error(args.project, given_as)
+    # new-user pass 48, finding 1: before, $WANDB_PROJECT, which the runs ignore: a workspace without them
+    refused = project_name_error(args.project)
     if refused is not None:  # before any work: an argparse error, one line, exit status 2
         parser.exit(2, f"{parser.prog}: error: {refused}\n")
     if args.entity is not None and not args.entity.strip():
