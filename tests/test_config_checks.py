@@ -1755,8 +1755,8 @@ def test_a_config_dir_option_is_composed_with_and_listed_in_a_typos_options(tmp_
     check_command_line(["train.py", "--config-dir", str(tmp_path / "mine"), "model=mymodel", "depth=3",
                         f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
     assert command_line_error(f"--config-dir {tmp_path}/mine model=mymodle", tmp_path) == (
-        "model=mymodle: model has no option 'mymodle'; did you mean model=mymodel? Its options: conv_highway, "
-        "conv_plain, conv_residual, highway, mymodel, plain, residual")
+        "model=mymodle: model has no option 'mymodle'; did you mean model=mymodel? Its options: "
+        "conv_highway, conv_plain, conv_residual, highway, mymodel, plain, residual")
     assert command_line_error("model=mymodel", tmp_path).startswith("model=mymodel: model has no option")
 
 

@@ -398,8 +398,8 @@ def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
     # pass 48, row 38: a file standing at the job's folder was "missing (moved or deleted?)"
     (sweep / "1_run-s1").write_text("not a folder")
     assert absent_jobs(sweep, [sweep / "0_run-s0", sweep / "2_run-s2"])[0] == (
-        f"1_run-s1: a file, not the job's folder, stands at {sweep}/1_run-s1; summary.jsonl records the job as "
-        f"ok. Fix: move the file away (mv {sweep}/1_run-s1 <elsewhere>) and put the job's folder back")
+        f"1_run-s1: a file, not the job's folder, stands at {sweep}/1_run-s1; summary.jsonl records the job "
+        f"as ok. Fix: move the file away (mv {sweep}/1_run-s1 <elsewhere>) and put the job's folder back")
     (sweep / "1_run-s1").unlink()
     # pass 34, row 33: a folder that is there without its .hydra/config.yaml was "missing (moved or deleted?)"
     (sweep / "1_run-s1").mkdir()

@@ -85,7 +85,7 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path, data_dir):
     # every job ran; the sweep ends with the list of failed jobs and exit status 1, no traceback
     assert proc.returncode == 1
     assert (f"Sweep {tmp_path}/sweep: 1 of 2 jobs finished (summary.jsonl); compare them with: python -m "
-            f"highwaylab.report {tmp_path}/sweep") in proc.stderr + proc.stdout  # new-user pass 48, finding 11
+            f"highwaylab.report {tmp_path}/sweep") in proc.stderr + proc.stdout  # new-user pass 48, 11
     assert "job 0 (depth=0" in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
     summary = {line["job"]: line for line in read_summary(tmp_path / "sweep")}
     assert summary[0]["status"] == "failed"

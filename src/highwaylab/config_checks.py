@@ -358,9 +358,10 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is None and monitor and wanted == "max" and "lightning" in target and target.endswith(
                 ("EarlyStopping", "ModelCheckpoint")):  # pass 47, row 36 (major): before, EarlyStopping on
             plus = "" if "mode" in node else "+"  # val/acc stopped the run as the accuracy rose, exit 0
-            raise ConfigError(f"callbacks.{name}.monitor={monitor} without a mode: {target.rsplit('.', 1)[-1]}"
-                              f"'s default is mode=min, which takes a falling {monitor} as the better (it "
-                              f"would stop or keep on the worst epochs). Fix: {plus}callbacks.{name}.mode=max")
+            cls = target.rsplit(".", 1)[-1]
+            raise ConfigError(f"callbacks.{name}.monitor={monitor} without a mode: {cls}'s default is "
+                              f"mode=min, which takes a falling {monitor} as the better (it would stop or keep "
+                              f"on the worst epochs). Fix: {plus}callbacks.{name}.mode=max")
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")

@@ -179,8 +179,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--entity", default=os.environ.get("WANDB_ENTITY"),
                         help="W&B entity (user or team); default $WANDB_ENTITY")
     parser.add_argument("--project", default="highwaylab",
-                        help="W&B project (default highwaylab, the runs' logger.wandb.project; the runs do not "
-                             "read $WANDB_PROJECT, so neither does this)")
+                        help="W&B project (default highwaylab, the runs' logger.wandb.project; the runs "
+                             "do not read $WANDB_PROJECT, so neither does this)")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"workspace name (default {DEFAULT_NAME!r})")
     parser.add_argument("--out", metavar="FILE",
                         type=non_empty("a file name, e.g. --out wandb_workspace.json (or -: print it)"),
