@@ -360,8 +360,8 @@ def check_monitors(callbacks: DictConfig | None) -> None:
             plus = "" if "mode" in node else "+"  # val/acc stopped the run as the accuracy rose, exit 0
             cls = target.rsplit(".", 1)[-1]
             raise ConfigError(f"callbacks.{name}.monitor={monitor} without a mode: {cls}'s default is "
-                              f"mode=min, which takes a falling {monitor} as the better (it would stop or keep "
-                              f"on the worst epochs). Fix: {plus}callbacks.{name}.mode=max")
+                              f"mode=min, which takes a falling {monitor} as the better (it would stop or "
+                              f"keep on the worst epochs). Fix: {plus}callbacks.{name}.mode=max")
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
