@@ -483,8 +483,9 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     line = refused(train_py(["depth=5", f"hydra.run.dir={finished}"], tmp_path))
     assert line == (f"highwaylab: hydra.run.dir={finished} already holds another run (.hydra/, "
                     "checkpoints/, metrics.json, wandb/, config_resolved.yaml): a new run there would "
-                    "overwrite its record and mix up its checkpoints. Resume that run with: python train.py "
-                    f"resume={finished}; or give a new folder (or leave hydra.run.dir out: every run gets a "
+                    "overwrite its record and mix up its checkpoints. That run has finished (metrics.json, 2 "
+                    f"epochs); to train it further, extend it: python train.py resume={finished} "
+                    "trainer.max_epochs=4; or give a new folder (or leave hydra.run.dir out: every run gets a "
                     "folder of its own)")
     assert listing(finished) == before
     # resuming it in place the low-level way is not "another run"
@@ -1103,3 +1104,30 @@ def test_a_folder_in_place_of_config_resolved_yaml_is_refused_with_the_mv(finish
         f"resume={run}: its config_resolved.yaml is a folder, not the record of the settings the run ran "
         f"with. Fix: move it away (mv {run}/config_resolved.yaml <elsewhere>), then resume: the resume "
         f"writes the record again")
+
+
+@pytest.mark.parametrize("record, fix", [
+    ({"trainer": {"max_epochs": 3}, "optim": {"scheduler": {"milestones": [100]}}},
+     "That run has finished (metrics.json, 3 epochs); to train it further, extend it: python train.py "
+     "resume={run} trainer.max_epochs=5; or give a new folder"),
+    ({"trainer": {"max_epochs": 3}, "optim": {"scheduler": {"T_max": 3}}},
+     "That run has finished (metrics.json, 3 epochs), and its cosine schedule (optim.scheduler.T_max=3) ended "
+     "with it, so resume= cannot extend it. Fix: give a new folder"),
+    (None, "Resume that run with: python train.py resume={run}; or give a new folder"),
+])
+def test_a_new_run_into_a_finished_runs_folder_gets_the_fix_that_goes_on(record, fix, tmp_path):
+    # new-user pass 48, finding 2: before, a finished run's folder was answered with a plain resume=<run>,
+    # which is refused for a finished run ("nothing would be trained")
+    from highwaylab.utils.resume import check_folder_free
+
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    (run / "checkpoints").mkdir()
+    (run / "checkpoints" / "last.ckpt").write_bytes(b"x")
+    (run / ".hydra" / "config.yaml").write_text(yaml.safe_dump(record or {"trainer": {"max_epochs": 3}}))
+    if record is not None:
+        (run / "metrics.json").write_text(json.dumps({"epochs": 3, "global_step": 30}))
+    with pytest.raises(ResumeError) as refusal:
+        check_folder_free(run)
+    assert fix.format(run=run) + " (or leave hydra.run.dir out: every run gets a folder of its own)" in str(
+        refusal.value)

@@ -723,9 +723,7 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"run first: rm -r {shlex.quote(str(folder))}")
     if found:
         raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
-                          "run there would overwrite its record and mix up its checkpoints. Resume that "
-                          f"run with: python train.py {override_arg('resume', folder)}; or give a new "
-                          "folder (or leave hydra.run.dir out: every run gets a folder of its own)")
+                          f"run there would overwrite its record and mix up its checkpoints. {_go_on_with(folder)}")
     others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
     if others:
         shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
@@ -733,6 +731,28 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"writes its record (.hydra/), train.log, checkpoints/ and metrics.json into its "
                           f"folder, among those files. Give a new or empty folder (or leave hydra.run.dir "
                           f"out: every run gets a folder of its own)")
+
+
+def _go_on_with(run: Path) -> str:
+    """How to go on with the run in ``run``, for a new run pointed at its folder: resume it; or, once
+    it has its result (``metrics.json``), extend it by epochs, unless its cosine schedule ended with
+    it (``T_max`` = ``trainer.max_epochs``: :func:`check_resume` refuses that). Before, a finished run
+    was given a plain ``resume=``, which is refused for it (new-user pass 48, finding 2)."""
+    metrics, again = run_metrics(run), f"python train.py {override_arg('resume', run)}"
+    new = "give a new folder (or leave hydra.run.dir out: every run gets a folder of its own)"
+    epochs = metrics.get("epochs") if metrics else None
+    if not isinstance(epochs, int) or isinstance(epochs, bool):
+        return f"Resume that run with: {again}; or {new}"
+    try:
+        max_epochs = _own_value(run, "trainer.max_epochs", f"hydra.run.dir={run}")
+        t_max = _own_value(run, "optim.scheduler.T_max", f"hydra.run.dir={run}")
+    except ResumeError:  # a damaged record: resume= names it
+        return f"Resume that run with: {again}; or {new}"
+    done = f"That run has finished (metrics.json, {epochs} epoch{'' if epochs == 1 else 's'})"
+    if t_max is not None and t_max == max_epochs:
+        return (f"{done}, and its cosine schedule (optim.scheduler.T_max={t_max}) ended with it, so resume= "
+                f"cannot extend it. Fix: {new}")
+    return f"{done}; to train it further, extend it: {again} trainer.max_epochs={epochs + 2}; or {new}"
 
 
 def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
