@@ -483,10 +483,10 @@ def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(fin
     line = refused(train_py(["depth=5", f"hydra.run.dir={finished}"], tmp_path))
     assert line == (f"highwaylab: hydra.run.dir={finished} already holds another run (.hydra/, "
                     "checkpoints/, metrics.json, wandb/, config_resolved.yaml): a new run there would "
-                    "overwrite its record and mix up its checkpoints. That run has finished (metrics.json, 2 "
-                    f"epochs); to train it further, extend it: python train.py resume={finished} "
-                    "trainer.max_epochs=4; or give a new folder (or leave hydra.run.dir out: every run gets a "
-                    "folder of its own)")
+                    "overwrite its record and mix up its checkpoints. That run has finished (metrics.json, "
+                    f"2 epochs); to train it further, extend it: python train.py resume={finished} "
+                    "trainer.max_epochs=4; or give a new folder (or leave hydra.run.dir out: every run gets "
+                    "a folder of its own)")
     assert listing(finished) == before
     # resuming it in place the low-level way is not "another run"
     argv(f"ckpt_path={finished}/checkpoints/last.ckpt", f"hydra.run.dir={finished}", *RUN[1:3],
@@ -1111,8 +1111,8 @@ def test_a_folder_in_place_of_config_resolved_yaml_is_refused_with_the_mv(finish
      "That run has finished (metrics.json, 3 epochs); to train it further, extend it: python train.py "
      "resume={run} trainer.max_epochs=5; or give a new folder"),
     ({"trainer": {"max_epochs": 3}, "optim": {"scheduler": {"T_max": 3}}},
-     "That run has finished (metrics.json, 3 epochs), and its cosine schedule (optim.scheduler.T_max=3) ended "
-     "with it, so resume= cannot extend it. Fix: give a new folder"),
+     "That run has finished (metrics.json, 3 epochs), and its cosine schedule (optim.scheduler.T_max=3) "
+     "ended with it, so resume= cannot extend it. Fix: give a new folder"),
     (None, "Resume that run with: python train.py resume={run}; or give a new folder"),
 ])
 def test_a_new_run_into_a_finished_runs_folder_gets_the_fix_that_goes_on(record, fix, tmp_path):

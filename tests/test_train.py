@@ -135,3 +135,20 @@ def test_checkpoint_of_another_depth_is_refused_with_the_fix(tmp_path):
         in str(err.value)
     with pytest.raises(ConfigError, match="is a folder"):
         train(compose_cfg(TINY + [f"ckpt_path={tmp_path}"], tmp_path / "folder"))
+
+
+@pytest.mark.parametrize("stage, fraction, batches, least", [("val", 0.001, 3, 0.3334),
+                                                             ("test", 0.01, 79, 0.0127)])
+def test_a_limit_fraction_below_one_batch_is_one_line_naming_the_key(stage, fraction, batches, least,
+                                                                     tmp_path, data_dir):
+    # pass 47, row 20: before, Lightning's "Please increase the `limit_val_batches` argument. Try at least
+    # `limit_val_batches=0.025`", which names no config key
+    from highwaylab.errors import ConfigError
+
+    cfg = compose_cfg([*TINY, "data.val_size=300", f"trainer.limit_{stage}_batches={fraction}"], tmp_path)
+    with pytest.raises(ConfigError) as refusal:
+        train(cfg)
+    assert str(refusal.value) == (
+        f"trainer.limit_{stage}_batches={fraction} is a fraction of the {batches} {stage} batches below one "
+        f"batch, so none would run. Fix: trainer.limit_{stage}_batches={least:g} or more, or a number of "
+        f"batches (trainer.limit_{stage}_batches=1)")

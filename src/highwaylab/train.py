@@ -209,6 +209,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             training_starting()
         if isinstance(err, ValueError) and (error := val_check_error(trainer)) is not None:
             raise error from err
+        if (error := limit_error(err)) is not None:
+            raise error from None
         raise
     training_starting()  # the fit ended: the run's folder is kept, whatever comes next
     # epoch-level values only: a per-batch key (train/loss_step) holds the last batch's value here,
@@ -234,7 +236,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback
         log.info(f"Testing {'checkpoint ' + best if best else 'the final weights'}{why}")
         # on a terminal, Lightning's table of the test metrics; in a log file (> run.log) the Metrics: line
-        trainer.test(module, datamodule=datamodule, ckpt_path=best or None, verbose=sys.stdout.isatty())
+        try:
+            trainer.test(module, datamodule=datamodule, ckpt_path=best or None, verbose=sys.stdout.isatty())
+        except MisconfigurationException as err:
+            raise limit_error(err) or err from None
         test_metrics = _floats(trainer.callback_metrics)
         note_partial_sets(module, datamodule, trainer)
     if best and not Path(best).is_file() and trainer.is_global_zero:  # test=false: never read (pass 40,
@@ -692,6 +697,24 @@ def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
     meant = did_you_mean(unknown[0], list(params), prefix=f"{where}.") or "."
     return ConfigError(f"{where}.{unknown[0]} is not an argument of {node._target_}{meant} Fix: correct or "
                        f"remove it (+{where}.{unknown[0]}=... added it)")
+
+
+# Lightning's refusal of a fraction of batches that rounds to none (trainer.limit_val_batches=0.001)
+BELOW_ONE_BATCH = re.compile(r"You requested to check (\S+) of the `(\w+)_dataloader` but \S+ \* (\d+) < 1")
+
+
+def limit_error(err: BaseException) -> ConfigError | None:
+    """The one-line error for a ``trainer.limit_<stage>_batches`` fraction below one batch, which
+    Lightning refuses naming its own argument and a 16-digit least value (pass 47, row 20); ``None``
+    for any other error."""
+    found = BELOW_ONE_BATCH.search(str(err)) if isinstance(err, MisconfigurationException) else None
+    if found is None:
+        return None
+    fraction, stage, batches = found[1], found[2], int(found[3])
+    least = math.ceil(1e4 / batches) / 1e4  # rounded up to 4 decimals: still at least one batch
+    return ConfigError(f"trainer.limit_{stage}_batches={fraction} is a fraction of the {batches} {stage} "
+                       f"batches below one batch, so none would run. Fix: trainer.limit_{stage}_batches="
+                       f"{least:g} or more, or a number of batches (trainer.limit_{stage}_batches=1)")
 
 
 def val_check_error(trainer: L.Trainer) -> ConfigError | None:

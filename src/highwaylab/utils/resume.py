@@ -723,7 +723,8 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"run first: rm -r {shlex.quote(str(folder))}")
     if found:
         raise ResumeError(f"hydra.run.dir={folder} already holds another run ({', '.join(found)}): a new "
-                          f"run there would overwrite its record and mix up its checkpoints. {_go_on_with(folder)}")
+                          f"run there would overwrite its record and mix up its checkpoints. "
+                          f"{_go_on_with(folder)}")
     others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
     if others:
         shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
