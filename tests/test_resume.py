@@ -1131,3 +1131,19 @@ def test_a_new_run_into_a_finished_runs_folder_gets_the_fix_that_goes_on(record,
         check_folder_free(run)
     assert fix.format(run=run) + " (or leave hydra.run.dir out: every run gets a folder of its own)" in str(
         refusal.value)
+
+
+@pytest.mark.slow
+def test_a_resume_keeps_the_jobs_name_and_so_its_log_file(tmp_path, data_dir):
+    # pass 47, row 55: before, a resume dropped hydra.job.name=myjob: epoch 0 in myjob.log, epoch 1 in a new
+    # train.log; and the Finished: line named no log file
+    run = tmp_path / "run"
+    first = train_py([*RUN, "trainer.max_epochs=1", "hydra.job.name=myjob", f"hydra.run.dir={run}"], tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    proc = train_py([f"resume={run}", "trainer.max_epochs=2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (run / "myjob.log").read_text()
+    assert [m.group(1) for m in EPOCH_LINE.finditer(log)] == ["epoch 0/0", "epoch 1/1"]
+    assert not (run / "train.log").exists()
+    assert log.rstrip().endswith(f"Finished: {run} holds the run's metrics.json, checkpoints/, figures/ and "
+                                 f"myjob.log")

@@ -571,14 +571,19 @@ def run_overrides(run: Path) -> list[str]:
         raise ResumeError(f"{name}: {path} is not a list of overrides at line {_item_line(path, bad)} "
                           f"({overrides[bad]!r} is not key=value); resume= reads {what} from it. Fix: {fix}")
     hydra_yaml = record / "hydra.yaml"
-    if hydra_yaml.is_file() and "hydra.searchpath" not in {_key_value(o)[0] for o in overrides}:
+    kept = [o for o in overrides if _key_value(o)[0] not in (*WHERE, "hparams_search")]
+    # Hydra's own overrides that the run's files follow: its config folders, and the job's name, which
+    # names its log (hydra.job.name=myjob: myjob.log; pass 47, row 55: before, a resume dropped it, and
+    # the log went on in a new train.log)
+    carried = {"hydra.searchpath", "hydra.job.name"} - {_key_value(o)[0] for o in overrides}
+    if hydra_yaml.is_file() and carried:
         hydra_cfg = _load_yaml(hydra_yaml, name, "the run's Hydra settings",
                                "repair that line (Hydra wrote it), or start a new run")
         hydra_cfg = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
         hydra_overrides = hydra_cfg.get("overrides") if isinstance(hydra_cfg, dict) else None
         hydra_overrides = hydra_overrides.get("hydra") if isinstance(hydra_overrides, dict) else None
-        overrides += [str(o) for o in hydra_overrides or [] if _key_value(str(o))[0] == "hydra.searchpath"]
-    return [o for o in overrides if _key_value(o)[0] not in (*WHERE, "hparams_search")]
+        kept += [str(o) for o in hydra_overrides or [] if _key_value(str(o))[0] in carried]
+    return kept
 
 
 def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | None:

@@ -129,7 +129,10 @@ def finished_line(output_dir: str | None) -> None:
     if output_dir is None or further_rank() or not (Path(output_dir) / "metrics.json").is_file():
         return
     folder = Path(output_dir)
-    held = [name for name in ("metrics.json", "checkpoints/", "figures/", "csv/", "tensorboard/", "train.log")
+    from hydra.core.hydra_config import HydraConfig
+
+    log_file = f"{HydraConfig.get().job.name}.log" if HydraConfig.initialized() else "train.log"  # myjob.log
+    held = [name for name in ("metrics.json", "checkpoints/", "figures/", "csv/", "tensorboard/", log_file)
             if (folder / name).exists()]  # new-user pass: before, figures/ and the loggers' folders unnamed
     if (sync := sync_line(folder)) is not None:
         log.info(sync)
