@@ -1416,3 +1416,26 @@ def test_a_moved_run_whose_dirpath_was_written_in_full_is_told_the_new_one(tmp_p
     new = f"callbacks.model_checkpoint.dirpath={run}/checkpoints"
     fix = argv(f"resume={run}", "trainer.max_epochs=6", new)
     assert fix[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
+def test_a_data_folder_without_the_data_set_names_the_folder_the_run_used(tmp_path, data_dir, monkeypatch):
+    # pass 47, row 25: a relative HIGHWAYLAB_DATA_DIR typed in another folder (train.py makes it absolute
+    # there) gave "Data file missing: /shared/data/...", naming neither the run's folder nor why
+    from highwaylab.utils.resume import check_data_folder
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump({"data": {"data_dir": str(data_dir)}}))
+    cfg = OmegaConf.create({"data": {"dataset": "mnist", "data_dir": str(tmp_path / "elsewhere")}})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(tmp_path / "elsewhere"))
+    with pytest.raises(ResumeError) as refusal:
+        check_data_folder(run, cfg, ["trainer.max_epochs=3"])
+    assert str(refusal.value) == (
+        f"resume={run}: HIGHWAYLAB_DATA_DIR names {tmp_path}/elsewhere, which holds no MNIST/raw/ (a "
+        f"relative value is read against the folder the command is typed in, {tmp_path}); the run used "
+        f"{data_dir} (its config_resolved.yaml). Fix: HIGHWAYLAB_DATA_DIR={data_dir} python train.py resume={run} "
+        f"trainer.max_epochs=3")
+    check_data_folder(run, cfg, [f"data.data_dir={tmp_path}/elsewhere"])  # given: the data checks name it
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(data_dir))
+    check_data_folder(run, cfg, [])  # the run's own folder

@@ -204,6 +204,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         base_cfg = _compose(config_dir, config_name, own_searched)
         cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
+        check_data_folder(run, cfg, extra)  # a relative HIGHWAYLAB_DATA_DIR, typed in another folder
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -1050,6 +1051,30 @@ def _recorded_value(run: Path, key: str) -> Any:
 
 
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
+
+
+def check_data_folder(run: Path, cfg: DictConfig | None, extra: list[str]) -> None:
+    """Raises ResumeError when ``HIGHWAYLAB_DATA_DIR`` names a folder without the run's data set while
+    the run's own data folder (its ``config_resolved.yaml``) holds it: a relative value typed in
+    another folder (``train.py`` makes it absolute against the folder the command is typed in) gave
+    "Data file missing: /shared/data/...", naming neither the folder the run used nor why (pass 47,
+    row 25). A ``data.data_dir=`` given with the resume is left to the data checks."""
+    from highwaylab.data.files import LAYOUT, data_folder
+
+    given = os.environ.get("HIGHWAYLAB_DATA_DIR", "")
+    if cfg is None or not given.strip() or given.startswith("~") or any(
+            _key_value(o)[0].lstrip("+~") == "data.data_dir" for o in extra):
+        return
+    dataset, used = _select(cfg, "data.dataset"), recorded_at(latest_resolved(run), "data.data_dir")
+    here = Path(given).absolute()
+    if dataset not in LAYOUT or not isinstance(used, str) or not data_folder(used, dataset).is_dir() \
+            or data_folder(here, dataset).is_dir():
+        return
+    again = f"python train.py {override_arg('resume', run)}{''.join(' ' + shell_word(o) for o in extra)}"
+    raise ResumeError(f"resume={run}: HIGHWAYLAB_DATA_DIR names {here}, which holds no {LAYOUT[dataset][0]}/ "
+                      f"(a relative value is read against the folder the command is typed in, {Path.cwd()}); "
+                      f"the run used {used} (its config_resolved.yaml). Fix: HIGHWAYLAB_DATA_DIR="
+                      f"{shlex.quote(used)} {again}")
 
 
 def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, extra: list[str] = ()) -> None:
