@@ -1434,8 +1434,8 @@ def test_a_data_folder_without_the_data_set_names_the_folder_the_run_used(tmp_pa
     assert str(refusal.value) == (
         f"resume={run}: HIGHWAYLAB_DATA_DIR names {tmp_path}/elsewhere, which holds no MNIST/raw/ (a "
         f"relative value is read against the folder the command is typed in, {tmp_path}); the run used "
-        f"{data_dir} (its config_resolved.yaml). Fix: HIGHWAYLAB_DATA_DIR={data_dir} python train.py resume={run} "
-        f"trainer.max_epochs=3")
+        f"{data_dir} (its config_resolved.yaml). Fix: HIGHWAYLAB_DATA_DIR={data_dir} python train.py "
+        f"resume={run} trainer.max_epochs=3")
     check_data_folder(run, cfg, [f"data.data_dir={tmp_path}/elsewhere"])  # given: the data checks name it
     monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(data_dir))
     check_data_folder(run, cfg, [])  # the run's own folder
