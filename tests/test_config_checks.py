@@ -129,6 +129,14 @@ BAD = {
         "callbacks.early_stopping.monitor=val/acc without a mode: EarlyStopping's default is mode=min, which "
         "takes a falling val/acc as the better (it would stop or keep on the worst epochs). Fix: "
         "+callbacks.early_stopping.mode=max",
+    # pass 49, row 33b (major): before, train/lr fell to -0.75 and the loss rose to 1.6e8, exit 0
+    "optim=adamw +optim.scheduler.eta_min=-1":
+        "optim.scheduler.eta_min=-1 is negative, so the scheduler would make the learning rate negative "
+        "(gradient ascent: the loss rises). Fix: optim.scheduler.eta_min=0 or a small positive rate",
+    # pass 49, row 35: before, the example was an optimiser (torch.optim.SGD), refused as a scheduler
+    "optim.scheduler=StepLR":
+        "optim.scheduler='StepLR': a run needs a scheduler, or null, given by a _target_ (e.g. "
+        "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30)",
     # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
     "callbacks.model_summary.max_depth=-2":
         "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "

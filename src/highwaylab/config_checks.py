@@ -45,6 +45,8 @@ TRAINER_FROM_GROUPS = {
 BOOL_ARGS = frozenset({"nesterov", "amsgrad", "maximize", "foreach", "capturable", "differentiable", "fused",
                        "decoupled_weight_decay", "centered", "verbose", "three_phase", "cycle_momentum"})
 BOOL_OR_NULL_ARGS = frozenset({"foreach", "fused"})
+# scheduler arguments that are learning rates or factors of one: negative, the rate goes negative
+RATE_ARGS = frozenset({"eta_min", "base_lr", "max_lr", "start_factor", "end_factor", "factor"})
 OPTIM_EXAMPLES = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5.0e-4, "gamma": 0.6}  # for the messages
 
 
@@ -495,8 +497,10 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         if node is None and key == "optim.scheduler":
             continue
         if not OmegaConf.is_dict(node) or "_target_" not in node:
+            example = ("torch.optim.SGD" if key == "optim.optimizer" else  # pass 49, row 35: before, SGD
+                       "torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30")  # for a scheduler too
             raise ConfigError(f"{key}={node!r}: a run needs {what} given by a _target_ (e.g. "
-                              f"{key}._target_=torch.optim.SGD). Fix: choose an optim preset (optim=sgd, "
+                              f"{key}._target_={example}). Fix: choose an optim preset (optim=sgd, "
                               f"sgd_step or adamw) and change its arguments")
         if (problem := module_target(key, node.get("_target_"), what)) is not None:
             raise ConfigError(problem)
@@ -527,6 +531,12 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                 raise ConfigError(f"{key}.{name}={value!r} must be a number{hint}.")
             if not math.isfinite(value):
                 raise ConfigError(f"{key}.{name}={value!r} must be finite{hint}.")
+            # torch takes it (pass 49, row 33b, major: before, train/lr fell to -0.75, the loss rose to 1.6e8)
+            if key == "optim.scheduler" and name in RATE_ARGS and value < 0:
+                raise ConfigError(
+                    f"{key}.{name}={value!r} is negative, so the scheduler would make the learning rate "
+                    f"negative (gradient ascent: the loss rises). Fix: {key}.{name}=0 or a small positive "
+                    f"{'rate' if name in ('eta_min', 'base_lr', 'max_lr') else 'factor'}")
     trainer = cfg.get("trainer") or {}
     built = [f"{group}.{name}" for group in ("logger", "callbacks")
              for name, node in (cfg.get(group) or {}).items()
