@@ -137,6 +137,10 @@ BAD = {
     "optim.scheduler=StepLR":
         "optim.scheduler='StepLR': a run needs a scheduler, or null, given by a _target_ (e.g. "
         "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30)",
+    # pass 49, row 84 (major): before, a traceback per rank, and a run folder left that refused the fix
+    "trainer=ddp_cpu trainer.strategy.process_group_backend=nccl":
+        "trainer.strategy.process_group_backend=nccl is NCCL, for CUDA GPUs, and this run is on the CPU "
+        "(trainer.accelerator=cpu). Fix: trainer.strategy.process_group_backend=gloo (trainer=ddp_cpu's)",
     # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
     "callbacks.model_summary.max_depth=-2":
         "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "

@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from highwaylab.errors import ConfigError
 
@@ -54,9 +54,19 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
                           f"transformer_engine package, for CUDA GPUs), which is not installed here. Fix: "
                           f"trainer.precision=bf16-mixed, or leave it out (32-true)")
     accelerator = trainer.get("accelerator")
+    platform = sys.platform if platform is None else platform
+    strategy = trainer.get("strategy")
+    backend = strategy.get("process_group_backend") if OmegaConf.is_dict(strategy) else None
+    no_gpu = platform.startswith("linux") and not any(glob.glob(pattern) for pattern in devices_glob)
+    if isinstance(backend, str) and "nccl" in backend and (accelerator == "cpu" or no_gpu):
+        # pass 49, row 84 (major): before, a traceback per rank ("ProcessGroupNCCL is only supported with
+        # GPUs"), and a run folder left behind that refused the corrected command
+        where = "this run is on the CPU (trainer.accelerator=cpu)" if accelerator == "cpu" else (
+            f"this machine has no GPU (no {', '.join(devices_glob)})")
+        raise ConfigError(f"trainer.strategy.process_group_backend={backend} is NCCL, for CUDA GPUs, and "
+                          f"{where}. Fix: trainer.strategy.process_group_backend=gloo (trainer=ddp_cpu's)")
     if not isinstance(accelerator, str):
         return
-    platform = sys.platform if platform is None else platform
     if accelerator not in ACCELERATORS:
         raise ConfigError(f"trainer.accelerator={accelerator!r} is not one of {', '.join(ACCELERATORS)}. "
                           f"Fix: trainer=cpu, or trainer=gpu where CUDA is")
