@@ -684,6 +684,17 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 49, rows 93, 126, 123 (major): before, logging.config's two tracebacks and an empty run folder
+    "+hydra.job_logging.handlers.console.level=warning":
+        "+hydra.job_logging.handlers.console.level=warning is not a logging level: Python's are CRITICAL, "
+        "ERROR, WARNING, INFO, DEBUG (upper case). Fix: +hydra.job_logging.handlers.console.level=WARNING",
+    "-m depth=3,4 hydra.job_logging.root.level=loud":
+        "hydra.job_logging.root.level=loud is not a logging level: Python's are CRITICAL, ERROR, WARNING, "
+        "INFO, DEBUG (upper case). Fix: e.g. hydra.job_logging.root.level=WARNING",
+    "hydra.job_logging.handlers.file.filename=/proc/nope/train.log":
+        "hydra.job_logging.handlers.file.filename=/proc/nope/train.log: its folder /proc/nope does not "
+        "exist, so the log file cannot be opened. Fix: a file in a folder that exists (mkdir -p /proc/nope), or "
+        "leave it out (the run's folder)",
     # eighteenth pass: before, rc 0 after 1 epoch, and config_resolved.yaml listed max_epochs: 2
     "+max_epochs=2": "+max_epochs=2: adds a top-level key 'max_epochs' that nothing in the run reads (it "
                      "would be ignored, and recorded); did you mean trainer.max_epochs? Fix: correct the key",

@@ -166,6 +166,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     cfg = check_overrides(list(args.overrides), config_dir, config_name)
     if cfg is None:
         return  # Hydra refuses it
+    _check_logging(cfg, list(args.overrides))  # before Hydra configures it: logging.config's tracebacks
     if not args.multirun and cfg.hydra.mode != RunMode.MULTIRUN:  # hparams_search sets the mode
         from hydra.core.override_parser.overrides_parser import OverridesParser
 
@@ -232,6 +233,43 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
             validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
+
+
+def _check_logging(cfg: DictConfig, overrides: list[str]) -> None:
+    """Raises OverrideError for a level of ``hydra.job_logging`` or ``hydra.hydra_logging`` that
+    Python's logging does not know (``...console.level=warning``: its names are upper case), and for a
+    log file whose folder does not exist. Hydra hands them to ``logging.config.dictConfig``, which
+    refused them with two tracebacks, after the run's folder was made (pass 49, rows 93, 123, 126)."""
+    import logging
+
+    levels = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+    for part in ("job_logging", "hydra_logging"):
+        node = OmegaConf.select(cfg, f"hydra.{part}", default=None)
+        if not OmegaConf.is_dict(node):
+            continue
+        raw = OmegaConf.to_container(node, resolve=False)
+        places = [("root", raw.get("root"))] + [
+            (f"{kind}.{name}", entry) for kind in ("handlers", "loggers")
+            for name, entry in (raw.get(kind) or {}).items() if isinstance(raw.get(kind), dict)]
+        for where, entry in places:
+            if not isinstance(entry, dict):
+                continue
+            level, key = entry.get("level"), f"hydra.{part}.{where}.level"
+            if level is not None and not isinstance(logging.getLevelName(str(level)), int) \
+                    and not isinstance(level, int):  # getLevelName gives the number of a level's name
+                given = next((o.split("=", 1)[0] for o in overrides if _key(o) == key), key)
+                meant = (f"{given}={str(level).upper()}" if str(level).upper() in levels
+                         else f"e.g. {given}=WARNING")
+                raise OverrideError(f"{given}={level} is not a logging level: Python's are "
+                                    f"{', '.join(levels)} (upper case). Fix: {meant}")
+            filename = entry.get("filename")
+            if isinstance(filename, str) and "${" not in filename \
+                    and not Path(filename).expanduser().absolute().parent.is_dir():
+                folder = Path(filename).expanduser().absolute().parent
+                raise OverrideError(f"hydra.{part}.{where}.filename={filename}: its folder {folder} does "
+                                    f"not exist, so the log file cannot be opened. Fix: a file in a folder "
+                                    f"that exists (mkdir -p {shlex.quote(str(folder))}), or leave it out "
+                                    f"(the run's folder)")
 
 
 def _resume_sweep(overrides: list[str]) -> None:
