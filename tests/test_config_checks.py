@@ -693,8 +693,8 @@ COMMAND_LINES = {
         "INFO, DEBUG (upper case). Fix: e.g. hydra.job_logging.root.level=WARNING",
     "hydra.job_logging.handlers.file.filename=/proc/nope/train.log":
         "hydra.job_logging.handlers.file.filename=/proc/nope/train.log: its folder /proc/nope does not "
-        "exist, so the log file cannot be opened. Fix: a file in a folder that exists (mkdir -p /proc/nope), or "
-        "leave it out (the run's folder)",
+        "exist, so the log file cannot be opened. Fix: a file in a folder that exists (mkdir -p "
+        "/proc/nope), or leave it out (the run's folder)",
     # eighteenth pass: before, rc 0 after 1 epoch, and config_resolved.yaml listed max_epochs: 2
     "+max_epochs=2": "+max_epochs=2: adds a top-level key 'max_epochs' that nothing in the run reads (it "
                      "would be ignored, and recorded); did you mean trainer.max_epochs? Fix: correct the key",
