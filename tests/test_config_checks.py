@@ -1789,3 +1789,23 @@ def test_a_config_path_that_is_no_folder_is_one_line(tmp_path):
         f"--config-path {tmp_path}/none: no such folder ({tmp_path}/none; a relative path is read from "
         f"train.py's folder). Fix: give the folder that holds your main config (with --config-name), or "
         f"--config-dir <folder> to add your config groups to highwaylab's")
+
+
+@pytest.mark.parametrize("argv, message", [
+    # pass 49, rows 106-107 (major): before, "Fix: quote it, e.g. "model='residual width=30'"", which is then
+    # refused as no option of model
+    (["model=residual width=30"], "'model=residual width=30' is 2 overrides in one argument (quoted "
+                                  "together?). Fix: give them as separate words: model=residual width=30"),
+    (["depth=3 trainer.max_epochs=1"], "'depth=3 trainer.max_epochs=1' is 2 overrides in one argument"),
+    # pass 49, row 103: before, "model: an override needs a value"
+    (["model", "=", "residual"], "'model = residual': spaces around '=' split one override into several "
+                                 "words. Fix: model=residual"),
+    (["model", "=residual"], "'model =residual': spaces around '=' split one override into several words. "
+                             "Fix: model=residual"),
+])
+def test_overrides_split_or_joined_by_the_shell_are_named_with_the_words_to_give(argv, message, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as refusal:
+        check_command_line(["train.py", *argv, f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+    assert str(refusal.value).startswith(message)

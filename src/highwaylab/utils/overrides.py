@@ -71,7 +71,7 @@ from omegaconf.errors import (
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.hydra_utils import did_you_mean
-from highwaylab.utils.shell_args import override_arg
+from highwaylab.utils.shell_args import override_arg, shell_word
 
 # Hydra's config groups, which an override chooses with a slash (hydra/job_logging=disabled)
 # the run's config groups that choose one option (logger takes a list: logger=[wandb,csv])
@@ -787,7 +787,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             try:
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
-                raise OverrideError(_split_list(overrides, i) or _colon(overrides, i, config_dir, config_name)
+                raise OverrideError(_spaced_equals(overrides, i) or _split_list(overrides, i)
+                                    or _colon(overrides, i, config_dir, config_name)
                                     or _split_value(overrides, i, config_dir)
                                     or _unreadable(override)) from None
         return None
@@ -1564,11 +1565,30 @@ def _colon(overrides: list[str], i: int, config_dir: str | Path, config_name: st
             f"{fixed}")
 
 
+def _spaced_equals(overrides: list[str], i: int) -> str | None:
+    """The message for an override split by spaces around its '=' (``model = residual``, ``model
+    =residual``): three or two words, of which the first has no value (pass 49, row 103: before, only
+    "an override needs a value"); ``None`` otherwise."""
+    word, following = overrides[i], overrides[i + 1:i + 3]
+    if "=" in word or not following or not following[0].startswith("="):
+        return None
+    value = following[0][1:] or (following[1] if len(following) > 1 else "")
+    shown = " ".join(overrides[i:i + (2 if following[0][1:] or len(following) < 2 else 3)])
+    return (f"'{shown}': spaces around '=' split one override into several words. Fix: "
+            f"{shell_word(f'{word}={value}') if value else word + '=<value>'}")
+
+
 def _unreadable(override: str) -> str:
     key, equals, value = override.partition("=")
     if not equals:
         return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
                 f"+{key}=<value> to add one)")
+    words = override.split()
+    if len(words) > 1 and all(re.fullmatch(r"[+~]?[A-Za-z_][\w.@/-]*=\S*", w) for w in words):
+        # pass 49, rows 106-107 (major): 'model=residual width=30' (one argument, "$ARGS" quoted) was to be
+        # quoted as "model='residual width=30'", which is then no option of model
+        return (f"'{override}' is {len(words)} overrides in one argument (quoted together?). Fix: give them "
+                f"as separate words: {' '.join(shell_word(w) for w in words)}")
     if found := [c for c in override if c in LOOKALIKES]:
         fixed = "".join(LOOKALIKES.get(c, c) for c in override)
         return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "
