@@ -1128,6 +1128,18 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
             return f"{given}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
         meant = did_you_mean(name, options, prefix=f"{group}=")
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
+    deleted = re.fullmatch(r"Could not delete from config\. '(.+)' does not exist\.", str(err))
+    if deleted is not None:  # pass 49, row 92: before, Hydra's 3 lines for ~callbacks.carry_stripe
+        key = deleted[1]
+        given = next((o for o in overrides if o.startswith("~") and _key(o) == key), f"~{key}")
+        parent, _, name = key.rpartition(".")
+        rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
+        node = OmegaConf.select(rest, parent) if rest is not None and parent else rest
+        keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
+        meant = did_you_mean(name, keys, prefix=f"~{parent}." if parent else "~")
+        where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
+        return (f"{given}: {where}, so there is nothing to remove{meant or '.'} Fix: correct the key (python "
+                f"train.py --cfg job lists them), or leave {given} out")
     cause = err.__cause__
     missing_key = getattr(cause, "full_key", None)
     if isinstance(cause, ConfigTypeError) and missing_key:  # tags={a:1}: a mapping into a list
