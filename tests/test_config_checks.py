@@ -686,9 +686,9 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 COMMAND_LINES = {
     # pass 49, row 92: before, Hydra's 3 lines ("Could not delete from config"), no key suggested
     "~callbacks.carry_stripe":
-        "~callbacks.carry_stripe: callbacks has no key 'carry_stripe', so there is nothing to remove; did you "
-        "mean ~callbacks.carry_stripes? Fix: correct the key (python train.py --cfg job lists them), or leave "
-        "~callbacks.carry_stripe out",
+        "~callbacks.carry_stripe: callbacks has no key 'carry_stripe', so there is nothing to remove; did "
+        "you mean ~callbacks.carry_stripes? Fix: correct the key (python train.py --cfg job lists them), or "
+        "leave ~callbacks.carry_stripe out",
     # pass 49, rows 93, 126, 123 (major): before, logging.config's two tracebacks and an empty run folder
     "+hydra.job_logging.handlers.console.level=warning":
         "+hydra.job_logging.handlers.console.level=warning is not a logging level: Python's are CRITICAL, "
