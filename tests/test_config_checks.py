@@ -1814,3 +1814,14 @@ def test_overrides_split_or_joined_by_the_shell_are_named_with_the_words_to_give
     with pytest.raises(HighwaylabError) as refusal:
         check_command_line(["train.py", *argv, f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
     assert str(refusal.value).startswith(message)
+
+
+def test_an_unknown_wandb_mode_is_refused_before_torch(tmp_path, monkeypatch):
+    # pass 49, row 38: before, WANDB_MODE=offlne was met when the logger was built, 8 s and 13 lines in
+    monkeypatch.setenv("WANDB_MODE", "offlne")
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with pytest.raises(ConfigError) as refusal:
+        validate(cfg)
+    assert str(refusal.value) == ("WANDB_MODE='offlne' is not a W&B mode; set it to one of online, offline, "
+                                  "disabled (or unset it: logger.wandb.offline decides).")
+    validate(compose_cfg(TINY, tmp_path))  # no W&B logger: W&B reads no WANDB_MODE

@@ -342,6 +342,11 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
             check_wandb_entity(key, value)
         check_log_model(name, node)
     if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
+        mode = os.environ.get("WANDB_MODE")
+        if mode is not None and mode not in WANDB_MODES:  # pass 49, row 38: before, met at the logger's
+            raise WandbStartError(f"WANDB_MODE={mode!r} is not a W&B mode; set it to one of "  # build, 8 s
+                                  f"{', '.join(WANDB_MODES[:3])} (or unset it: logger.wandb.offline "
+                                  f"decides).")
         check_wandb_environment()
 
 
