@@ -233,3 +233,16 @@ def test_a_data_dir_inside_the_layout_is_pointed_at_the_folder_above(tmp_path, m
     assert str(err.value) == (
         f"Data file missing: {given}/MNIST/raw/train-images-idx3-ubyte. HIGHWAYLAB_DATA_DIR={given} is "
         f"{what}; it names the folder that holds MNIST/raw/. Fix: HIGHWAYLAB_DATA_DIR={tmp_path}")
+
+
+def test_a_data_folder_in_other_letter_case_is_named_with_the_mv(tmp_path):
+    # pass 49, row 18: before, "Data file missing: .../MNIST/raw/..." with the general advice, beside a mnist/
+    from highwaylab.data.files import check_data_files
+
+    (tmp_path / "mnist" / "raw").mkdir(parents=True)
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(tmp_path))
+    assert str(refusal.value) == (
+        f"Data file missing: {tmp_path}/MNIST/raw/train-images-idx3-ubyte. {tmp_path}/mnist is there, but "
+        f"the folder names are case-sensitive: the files are read from {tmp_path}/MNIST/raw. Fix: mv "
+        f"{tmp_path}/mnist {tmp_path}/MNIST")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import stat
 from pathlib import Path
 
@@ -117,6 +118,9 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
         fix = f"{key}={above}" if above is not None else f"give the folder that holds {folder}/"
         what = "the folder of the files themselves" if inner == len(parts) else f"{Path(*parts[:inner])}/"
         return (f"{key}={data_dir} is {what}; it names the folder that holds {folder}/. Fix: {fix}")
+    if (cased := _other_case(given, parts)) is not None:  # pass 49, row 18: mnist/ for MNIST/
+        return (f"{cased} is there, but the folder names are case-sensitive: the files are read from "
+                f"{given / folder}. Fix: mv {shlex.quote(str(cased))} {shlex.quote(str(given / parts[0]))}")
     if url is None:
         return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
@@ -126,6 +130,18 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
+
+
+def _other_case(given: Path, parts: tuple[str, ...]) -> Path | None:
+    """The folder under ``given`` whose name is the layout's first folder (``MNIST``) in other letter
+    case (``mnist``), when the right one is missing; ``None`` otherwise."""
+    if (given / parts[0]).exists() or not given.is_dir():
+        return None
+    try:
+        return next((p for p in sorted(given.iterdir()) if p.is_dir() and p.name.lower() == parts[0].lower()),
+                    None)
+    except OSError:  # an unreadable folder: the general advice
+        return None
 
 
 def check_data_files(dataset: str, data_dir: object) -> None:
