@@ -51,6 +51,19 @@ def test_the_partial_set_line_of_debug_fast_names_fast_dev_run(tmp_path, data_di
                      "(trainer.fast_dev_run); metrics.json's test_examples says so"]
 
 
+def test_the_partial_set_line_of_overfit_batches_names_it(tmp_path, data_dir, caplog):
+    # pass 49, row 99: the line named trainer.limit_val_batches (2 batches, 256 examples), but
+    # trainer.overfit_batches=1 had cut the validation to 128
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        metrics = train(compose_cfg([*TINY, "+trainer.overfit_batches=1"], tmp_path))
+    assert (metrics["val_examples"], metrics["test_examples"]) == (128, 256)
+    notes = [r.getMessage() for r in caplog.records if "examples (trainer." in r.getMessage()]
+    assert notes == ["val/loss and val/acc are over 128 of the 5,000 val examples (trainer.overfit_batches); "
+                     "metrics.json's val_examples says so",
+                     "test/loss and test/acc are over 256 of the 10,000 test examples "
+                     "(trainer.limit_test_batches); metrics.json's test_examples says so"]
+
+
 def test_a_last_epoch_cut_by_max_steps_says_how_much_of_it_ran(tmp_path, data_dir, caplog):
     # breaking pass 20, row 52: before, max_steps=6 with 4 batches an epoch recorded "epochs": 2 and
     # train/* of the 2-batch second epoch, with nothing to tell it from two whole epochs

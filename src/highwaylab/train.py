@@ -467,7 +467,11 @@ def note_partial_sets(module: Any, datamodule: Any, trainer: L.Trainer) -> None:
     said so, and a sweep's table compared them as if whole)."""
     for stage, key in (("val", "limit_val_batches"), ("test", "limit_test_batches")):
         counted, data = getattr(module, f"{stage}_examples"), getattr(datamodule, f"data_{stage}", None)
-        cause = "trainer.fast_dev_run" if getattr(trainer, "fast_dev_run", False) else f"trainer.{key}"
+        # trainer.overfit_batches sets the validation's limit too (pass 49, row 99: before, the line named
+        # trainer.limit_val_batches)
+        overfit = stage == "val" and getattr(trainer, "overfit_batches", 0)
+        cause = ("trainer.fast_dev_run" if getattr(trainer, "fast_dev_run", False) else
+                 "trainer.overfit_batches" if overfit else f"trainer.{key}")
         if counted is not None and data is not None and counted < len(data):
             log.info(f"{stage}/loss and {stage}/acc are over {counted:,} of the {len(data):,} {stage} "
                      f"examples ({cause}); metrics.json's {stage}_examples says so")
