@@ -1398,6 +1398,9 @@ def test_a_run_its_time_limit_stopped_is_continued_with_more_time(tmp_path):
         f"To train it further, give it more time: python train.py resume={run} trainer.max_time=00:00:00:08")
     for more in ("trainer.max_time=00:00:00:08", "~trainer.max_time"):
         assert argv(f"resume={run}", more)[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    # ~trainer.max_time drops the run's +trainer.max_time and goes no further: after it, Hydra refused it
+    # ("Could not delete from config"), and the run did not start
+    assert not [o for o in argv(f"resume={run}", "~trainer.max_time") if "max_time" in o]
     assert message(f"resume={run}", "trainer.max_time=00:00:00:03").endswith(  # less time: refused
         "trainer.max_time=00:00:00:08")
 

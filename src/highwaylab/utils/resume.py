@@ -645,10 +645,14 @@ def continue_command(run: Path, ckpt: Path | str, overrides: list[str] | None = 
 def merge_overrides(own: list[str], extra: list[str]) -> list[str]:
     """``own`` less the overrides whose key one in ``extra`` sets, then ``extra``. An extra override
     without a prefix that replaces an own one that added its key (``+trainer.max_time=...``) adds it
-    too (breaking pass 30, row 51: "trainer has no key 'max_time'", for a key the run has)."""
+    too (breaking pass 30, row 51: "trainer has no key 'max_time'", for a key the run has); an extra
+    ``~key`` of a key an own override added (``~trainer.max_time``) drops that override, and is itself
+    dropped: composed after it, it would remove a key the config no longer has (Hydra: "Could not
+    delete from config")."""
     replaced = {_key_value(o)[0] for o in extra}
     added = {_key_value(o)[0] for o in own if o.startswith("+") and not o.startswith("++")}
-    extra = [f"+{o}" if not o.startswith(("+", "~")) and _key_value(o)[0] in added else o for o in extra]
+    extra = [f"+{o}" if not o.startswith(("+", "~")) and _key_value(o)[0] in added else o for o in extra
+             if not (o.startswith("~") and _key_value(o)[0] in added)]
     return [o for o in own if _key_value(o)[0] not in replaced] + list(extra)
 
 
