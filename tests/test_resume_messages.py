@@ -1442,3 +1442,13 @@ def test_a_data_folder_without_the_data_set_names_the_folder_the_run_used(tmp_pa
     check_data_folder(run, cfg, [f"data.data_dir={tmp_path}/elsewhere"])  # given: the data checks name it
     monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(data_dir))
     check_data_folder(run, cfg, [])  # the run's own folder
+
+
+def test_a_run_folder_split_by_the_shell_at_a_space_is_named_with_the_quoted_command(tmp_path):
+    # pass 47, row 41: before, resume=<runs>/my run (unquoted) was "resume=<runs>/my: no such folder"
+    run = make_run(tmp_path / "my run", OWN)
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)
+    assert message(f"resume={tmp_path}/my", "run", "trainer.max_epochs=6") == (
+        f"resume={tmp_path}/my run: the shell split the run folder's name at a space ({run} is a folder). "
+        f"Fix: quote it: python train.py \"resume='{run}'\" trainer.max_epochs=6")
+    assert argv(f"resume='{run}'", "trainer.max_epochs=6")[-1] == f"ckpt_path='{run}/checkpoints/last.ckpt'"

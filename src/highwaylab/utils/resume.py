@@ -310,6 +310,15 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         if trimmed != value and found:
             raise ResumeError(f"resume={value}: no such folder; did you mean resume={trimmed} (without the "
                               f"final {value[len(trimmed):]!r}, the end of the sentence it was copied from)?")
+        fragments = [word for word in extra if "=" not in word and not word.startswith(("~", "+", "-"))]
+        for n in range(1, len(fragments) + 1):  # resume=<run> with a space in its name, unquoted (pass 47,
+            joined = " ".join([value, *fragments[:n]])  # row 41: before, "no such folder" of the first part)
+            if Path(joined).expanduser().is_dir() or (root / joined).is_dir():
+                rest = [o for o in extra if o not in fragments[:n]]
+                raise ResumeError(f"resume={value} {' '.join(fragments[:n])}: the shell split the run "
+                                  f"folder's name at a space ({joined} is a folder). Fix: quote it: python "
+                                  f"train.py {override_arg('resume', joined)}"
+                                  f"{''.join(' ' + shell_word(o) for o in rest)}")
         if not path.is_absolute():  # where it looked (pass 43, row 60: a run made under another root)
             env = os.environ.get("HIGHWAYLAB_ROOT")
             here = f" (looked for in the current folder, {Path.cwd()}"
