@@ -464,6 +464,13 @@ def test_a_deleted_last_checkpoint_names_the_latest_one_and_a_command_that_is_ac
         f"{' '.join(OWN)} data.num_workers=0 ckpt_path={epoch_2} hydra.run.dir={run}")
     fix = fix_command(text, "continue from it with: ")
     assert argv(*fix)[1:] == fix  # accepted: the run's own settings, its folder
+    # pass 47, row 32: a last.ckpt moved into a subfolder was "missing (deleted?)", and the fix went on from
+    # the older epoch_002.ckpt
+    fake_checkpoint(run / "checkpoints" / "old" / "last.ckpt", epochs=3, step=1300, mid_epoch=True)
+    assert message(f"resume={run}") == (
+        f"resume={run}: checkpoints/last.ckpt is missing, but {run}/checkpoints/old/last.ckpt is there "
+        f"(moved?). Fix: move it back (mv {run}/checkpoints/old/last.ckpt {run}/checkpoints/last.ckpt), then "
+        f"resume again")
 
 
 def test_a_run_without_any_checkpoint_is_started_again(tmp_path):

@@ -375,6 +375,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                           f"removes a checkpoint it replaces with all it holds. Fix: move it away (mv "
                           f"{where} <elsewhere>), then resume")
     if not last.is_file():
+        moved = sorted(p for p in path.rglob(last.name) if p.is_file() and RECORD not in p.parts)
+        if moved:  # pass 47, row 32: before, "missing (deleted?)", with a command from an older checkpoint
+            raise ResumeError(f"resume={value}: {shown} is missing, but {moved[0]} is there (moved?). Fix: "
+                              f"move it back (mv {shlex.quote(str(moved[0]))} {shlex.quote(str(last))}), "
+                              f"then resume again")
         others = _checkpoints(path / LAST_CKPT.parent)
         if others:  # last.ckpt was deleted (or moved): the run did save
             latest = others[-1]
