@@ -1459,3 +1459,14 @@ def test_a_run_folder_split_by_the_shell_at_a_space_is_named_with_the_quoted_com
         f"resume={tmp_path}/my run: the shell split the run folder's name at a space ({run} is a folder). "
         f"Fix: quote it: python train.py \"resume='{run}'\" trainer.max_epochs=6")
     assert argv(f"resume='{run}'", "trainer.max_epochs=6")[-1] == f"ckpt_path='{run}/checkpoints/last.ckpt'"
+
+
+def test_a_sweeps_job_that_never_started_points_to_the_report(tmp_path):
+    # pass 47, row 57: before, "resume=<sweep>/2_job: no such folder; give the folder of a run, e.g. ..."
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "multirun.yaml").write_text("hydra: {}\n")
+    assert message(f"resume={tmp_path}/sweep/2_job") == (
+        f"resume={tmp_path}/sweep/2_job: no such folder; {tmp_path}/sweep is a multirun whose jobs are its "
+        f"numbered folders, and this one never started (or was renamed): python -m highwaylab.report "
+        f"{tmp_path}/sweep lists its jobs, with the command that runs a job it never started into the "
+        f"sweep's folder")

@@ -310,6 +310,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         if trimmed != value and found:
             raise ResumeError(f"resume={value}: no such folder; did you mean resume={trimmed} (without the "
                               f"final {value[len(trimmed):]!r}, the end of the sentence it was copied from)?")
+        sweep = path.parent
+        if (sweep / "multirun.yaml").is_file():  # pass 47, row 57: before, "no such folder", of a sweep's job
+            # that never started
+            raise ResumeError(f"resume={value}: no such folder; {sweep} is a multirun whose jobs are its "
+                              f"numbered folders, and this one never started (or was renamed): python -m "
+                              f"highwaylab.report {shlex.quote(str(sweep))} lists its jobs, with the command "
+                              f"that runs a job it never started into the sweep's folder")
         fragments = [word for word in extra if "=" not in word and not word.startswith(("~", "+", "-"))]
         for n in range(1, len(fragments) + 1):  # resume=<run> with a space in its name, unquoted (pass 47,
             joined = " ".join([value, *fragments[:n]])  # row 41: before, "no such folder" of the first part)
