@@ -269,14 +269,21 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "test_examples": module.test_examples,
         "best_ckpt": best or None,  # null: no best checkpoint was written, the final weights were tested
         "wandb_run_path": wandb_logger.experiment.path if wandb_logger else None,
-        # the run's folder (offline-run-*), which wandb sync takes; not its files/ (new-user pass 48, 3)
-        "wandb_dir": str(Path(wandb_logger.experiment.dir).parent) if wandb_logger else None,
+        "wandb_dir": wandb_run_folder(wandb_logger),
     }
     if trainer.is_global_zero:
         write_metrics(output_dir, metrics)
         shown = {k: float(f"{v:.4g}") if isinstance(v, float) else v for k, v in metrics.items()}
         log.info(f"Metrics: {json.dumps(shown)} (to 4 significant digits; in full in metrics.json)")
     return metrics
+
+
+def wandb_run_folder(logger: WandbLogger | None) -> str | None:
+    """The W&B run's folder (``wandb/offline-run-*``), which ``wandb sync`` takes, not its ``files/``
+    (new-user pass 48, finding 3); ``None`` without a W&B logger, and on the ranks other than zero,
+    whose ``experiment`` is Lightning's placeholder (its ``dir`` is no path: pass 50, row 96)."""
+    files = getattr(logger.experiment, "dir", None) if logger is not None else None
+    return str(Path(files).parent) if isinstance(files, str) else None
 
 
 def write_metrics(output_dir: Path, metrics: dict) -> None:
