@@ -65,6 +65,16 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
             f"this machine has no GPU (no {', '.join(devices_glob)})")
         raise ConfigError(f"trainer.strategy.process_group_backend={backend} is NCCL, for CUDA GPUs, and "
                           f"{where}. Fix: trainer.strategy.process_group_backend=gloo (trainer=ddp_cpu's)")
+    timeout = strategy.get("timeout") if OmegaConf.is_dict(strategy) else None
+    if timeout is not None and not (OmegaConf.is_dict(timeout) and "_target_" in timeout):
+        # pass 50, row 97 (major): before, +trainer.strategy.timeout.minutes=60 alone gave a traceback per
+        # rank ("set_timeout(): incompatible function arguments")
+        target = "+trainer.strategy.timeout._target_=datetime.timedelta"
+        fix = (f"add {target} beside its fields" if OmegaConf.is_dict(timeout) else f"{target} "
+               f"+trainer.strategy.timeout.minutes=60, in place of trainer.strategy.timeout={timeout}")
+        shown = OmegaConf.to_container(timeout) if OmegaConf.is_dict(timeout) else timeout
+        raise ConfigError(f"trainer.strategy.timeout={shown} is not a datetime.timedelta, which the process "
+                          f"group takes. Fix: {fix}")
     if not isinstance(accelerator, str):
         return
     if accelerator not in ACCELERATORS:
