@@ -144,8 +144,8 @@ BAD = {
     # pass 50, row 97 (major): before, a traceback per rank ("set_timeout(): incompatible function
     # arguments")
     "trainer=ddp_cpu +trainer.strategy.timeout.minutes=60":
-        "trainer.strategy.timeout={{'minutes': 60}} is not a datetime.timedelta, which the process group takes. "
-        "Fix: add +trainer.strategy.timeout._target_=datetime.timedelta beside its fields",
+        "trainer.strategy.timeout={{'minutes': 60}} is not a datetime.timedelta, which the process group "
+        "takes. Fix: add +trainer.strategy.timeout._target_=datetime.timedelta beside its fields",
     # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
     "callbacks.model_summary.max_depth=-2":
         "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "
