@@ -1100,6 +1100,20 @@ def test_a_resume_from_an_older_state_than_the_run_reached_is_warned_about(tmp_p
     assert older_state(tmp_path / "new", {"global_step": 6}) is None  # a new run: no metrics.json yet
 
 
+@pytest.mark.parametrize("given", [["trainer.max_steps=20"],
+                                   ["trainer.max_steps=15", "trainer.max_epochs=6"]])
+def test_the_extension_of_a_run_finished_at_an_epochs_end_goes_on_by_epochs(given, tmp_path):
+    # pass 50, row 51 (major): before, resume=<finished run> trainer.max_steps=8 was told to extend it with
+    # "... trainer.max_steps=8 trainer.max_epochs=7", a step limit from an epoch's end, which is refused
+    run = make_run(tmp_path / "run")  # its own trainer.max_epochs=5: finished at step 15
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=15, mid_epoch=False)
+    (run / "metrics.json").write_text(json.dumps({"global_step": 15, "test/acc": 0.5}))
+    text = message(f"resume={run}", *given)
+    assert text.endswith(f"To train it further, extend it: python train.py resume={run} trainer.max_epochs=7 "
+                         f"trainer.max_steps=-1"), text
+    assert argv(*fix_command(text, "extend it: "))[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # accepted
+
+
 def test_the_fix_for_a_step_limit_below_the_checkpoint_keeps_the_other_overrides(tmp_path):
     # pass 34, row 29: before, `resume=<run> trainer.max_epochs=3 trainer.max_steps=4` was told "python
     # train.py resume=<run> trainer.max_steps=7", which dropped max_epochs=3 and was refused as finished

@@ -382,7 +382,9 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                           f"removes a checkpoint it replaces with all it holds. Fix: move it away (mv "
                           f"{where} <elsewhere>), then resume")
     if not last.is_file():
-        moved = sorted(p for p in path.rglob(last.name) if p.is_file() and RECORD not in p.parts)
+        moved = sorted(p for p in last.parent.rglob(last.name) if p.is_file() and not any(
+            (q / RECORD).is_dir() for q in p.parents[:len(p.relative_to(last.parent).parts) - 1])) \
+            if last.parent.is_dir() else []  # into a subfolder of checkpoints/ (not another run's, nested)
         if moved:  # pass 47, row 32: before, "missing (deleted?)", with a command from an older checkpoint
             raise ResumeError(f"resume={value}: {shown} is missing, but {moved[0]} is there (moved?). Fix: "
                               f"move it back (mv {shlex.quote(str(moved[0]))} {shlex.quote(str(last))}), "
@@ -1315,7 +1317,20 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                  f"metrics.json is written")
         return
     if at_end:
-        more = epochs + 2 if done_epochs else steps * 2
+        # the extension: more steps inside an epoch; from an epoch's end, more epochs, without a step limit
+        # (Lightning replays a finished epoch under one: refused above; pass 50, row 51: before, the fix kept
+        # the given trainer.max_steps, and the command it gave was refused)
+        limits = ("trainer.max_epochs", "trainer.max_steps")
+        if progress.mid_epoch:
+            key, more = "trainer.max_steps", steps * 2
+            extend = f"{key}={more}"
+        else:
+            key, more = "trainer.max_epochs", epochs + 2
+            extend = f"{key}={more}" + (" trainer.max_steps=-1" if max_steps != -1 else "")
+        if resume:
+            where = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
+            again = where + "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME
+                                    if _key_value(o)[0] not in limits)
         at = (f"the end of {epochs} epoch{'s' if epochs != 1 else ''} (step {steps})" if done_epochs
               else f"step {steps}")
         states = checkpoint.get("lr_schedulers") or [{}]
@@ -1327,15 +1342,17 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                       f"start a new run with more epochs")
         elif run is not None and resume:
             result = (f", and its metrics.json already holds its result. To train it further, extend it: "
-                      f"python train.py {again} {key}={more}")
+                      f"python train.py {again} {extend}")
         elif run is not None:  # pass 35b, row 11: before, only "extend it", of the run the checkpoint is in
             result = (f", and its metrics.json already holds its result. To train further from it: for a new "
                       f"run from its weights, give {key}={more} or more with this ckpt_path=; or extend that "
-                      f"run itself: python train.py {override_arg('resume', run)} {key}={more}")
+                      f"run itself: python train.py {override_arg('resume', run)} {extend}")
         else:  # a checkpoint outside a run folder: no record of its run, nor of its result
             result = f". To train it further, give {key}={more} or more with ckpt_path={ckpt_path}"
-        raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {key}={value}; "
-                          f"nothing would be trained{result}")
+        limit, limit_value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps",
+                                                                                       max_steps)
+        raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {limit}="
+                          f"{limit_value}; nothing would be trained{result}")
     need = epochs + 1 if done_epochs else steps + 1
     own = _own_value(run, key, name) if run is not None else None
     own_text = f", and the run's own {key} is {own}" if own is not None and own != value else ""
