@@ -1622,6 +1622,10 @@ def _unreadable(override: str) -> str:
         if inner.startswith(opening) and missing > 0:  # tags=[a,b: quoted, one tag '[a,b' (pass 30, row 59)
             return (f"{override}: the {what} is not closed (no '{closing}'). Fix: "
                     f"'{key}={inner}{closing * missing}'")
+        if inner.startswith(opening) and missing < 0 and inner.endswith(closing * -missing):
+            # tags=[a,b]]: quoted as the fix said, one tag '[a,b]]' (pass 50, row 89)
+            return (f"{override}: the {what} has {-missing} '{closing}' too many at its end. Fix: "
+                    f"'{key}={inner[:missing]}'")
     if inner.startswith("(") and inner.endswith(")"):  # depth=(3): quoted, it would be the string '(3)'
         inner = inner[1:-1].strip()
         bare = key.lstrip("+~")
