@@ -689,6 +689,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 50, row 7: before, "did you mean model.norm?" and a '+' that was refused in turn
+    "model=residual model.form=post":
+        "model.form=post: model.form is an option of model=conv_residual; model=residual does not take it. "
+        "Fix: leave it out, or choose one that takes it (e.g. model=conv_residual model.form=post)",
     # pass 50, row 89 (major): before, "quote it: "tags='[a,b]]'"", which ran with the one tag '[a,b]]'
     "tags=[a,b]]": "tags=[a,b]]: the list has 1 ']' too many at its end. Fix: 'tags=[a,b]'",
     # pass 49, row 92: before, Hydra's 3 lines ("Could not delete from config"), no key suggested

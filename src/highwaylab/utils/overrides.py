@@ -1205,9 +1205,9 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     if parent == "optim.optimizer" and not given.startswith("~") and (
             adam := adam_momentum(OmegaConf.create({"_target_": str(target), name: value}))) is not None:
         return adam  # optim=adamw optim.optimizer.momentum=0.9: '+' would be refused in turn
-    if not meant and not given.startswith("~") and (
+    if not given.startswith("~") and (  # a key of another option before a near one of this option
             other := _key_of_other_options(missing_key, given, rest, cfg, config_dir, config_name)):
-        return other
+        return other  # (pass 50, row 7: model=residual model.form=post: "did you mean model.norm?")
     kind = OmegaConf.get_type(node) if isinstance(node, DictConfig) else None
     if kind is not None and dataclasses.is_dataclass(kind):  # Hydra's typed node: '+' is refused too
         fields = [f.name for f in dataclasses.fields(kind) if not f.name.startswith("_")]
