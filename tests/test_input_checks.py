@@ -272,8 +272,10 @@ def optim_error(overrides: list[str], tmp_path: Path) -> str:
 
 
 def test_betas_of_the_wrong_length_are_named_at_construction(tmp_path):
+    # pass 50, row 28: the example keeps the '+' the key was given with (optim=adamw does not set betas:
+    # before, the example without it was refused as "has no key 'betas'")
     message = ("optim.optimizer.betas={} must be 2 finite numbers, like AdamW's default [0.9,0.999]: e.g. "
-               "optim.optimizer.betas=[0.9,0.999]")
+               "+optim.optimizer.betas=[0.9,0.999]")
     for betas in ("[0.9]", "0.9", "[0.9,0.99,0.999]"):
         with pytest.raises(Exception) as err:  # at the module's construction: before any training
             build_module(["optim=adamw", f"+optim.optimizer.betas={betas}"], tmp_path)
