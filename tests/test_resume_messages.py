@@ -950,9 +950,20 @@ def test_a_resume_that_wrote_a_best_checkpoint_but_no_resume_point_sets_its_reco
     (last := run / "checkpoints" / "last.ckpt").write_bytes(b"of step 6")
     os.utime(last, (started - 60, started - 60))  # the checkpoint the resume started from
     (run / "checkpoints" / "epoch_002.ckpt").write_bytes(b"written by this resume")
+    # pass 50, row 49: its config_resolved.resumed_<time>.yaml and the CSV logger's new version folder
+    # (hparams.yaml alone) stayed, and the next resume named that record as the run's latest
+    (resolved := run / "config_resolved.resumed_2026-12-02_10-00-00.yaml").write_text("depth: 3\n")
+    (run / "csv" / "version_0").mkdir(parents=True)
+    (run / "csv" / "version_0" / "metrics.csv").write_text("step\n0\n")  # the run's own log: kept
+    (run / "csv" / "version_1").mkdir()
+    (run / "csv" / "version_1" / "hparams.yaml").write_text("{}\n")
+    os.utime(run / "csv" / "version_0", (started - 60, started - 60))
     assert set_aside_refused_record(run, ".hydra/resumed_2026-12-02_10-00-00", started) == \
         run / ".hydra" / "refused_2026-12-02_10-00-00"
     assert not record.exists()
+    assert not resolved.exists()
+    assert (run / ".hydra" / "refused_2026-12-02_10-00-00" / resolved.name).is_file()
+    assert sorted(p.name for p in (run / "csv").iterdir()) == ["version_0"]
     # a resume that saved its resume point keeps its record: the checkpoint is its
     (record := run / ".hydra" / "resumed_2026-12-02_11-00-00").mkdir()
     last.write_bytes(b"of step 12")

@@ -503,6 +503,17 @@ def set_aside_refused_record(run: Path, subdir: str | None, started: float) -> P
     except OSError:
         return None
     set_aside_wandb_segments(run, target, started)
+    # its resolved record, and the empty log folders its loggers made (csv/version_1/): before, the next
+    # resume named that record as the run's latest (pass 50, row 49)
+    resolved = run / f"config_resolved.{record.name}.yaml"
+    with contextlib.suppress(OSError):
+        resolved.rename(target / resolved.name)
+    for folder in run.glob("csv/version_*"):  # the CSV logger's: hparams.yaml, before any metrics.csv
+        if folder.is_dir() and folder.stat().st_mtime >= started and {p.name for p in folder.iterdir()} <= {
+                "hparams.yaml"}:
+            with contextlib.suppress(OSError):
+                (folder / "hparams.yaml").unlink(missing_ok=True)
+                folder.rmdir()
     return target
 
 
