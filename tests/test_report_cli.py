@@ -281,6 +281,20 @@ def one_job(tmp_path_factory) -> Path:
     return sweep
 
 
+def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
+    # pass 50, row 57: before, a warning about the jobs' test sets came first, where the README says one line
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
+    metrics = json.loads((job / "metrics.json").read_text())
+    (job / "metrics.json").write_text(json.dumps(metrics | {"test_examples": 128}))  # a partial test set
+    assert "warning: " in report(sweep, "--no-wandb", cwd=tmp_path).stderr  # the control: it warns
+    (a_file := tmp_path / "a_file").write_text("not a folder\n")
+    proc = report(sweep, "--no-wandb", "--out", a_file, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        2, f"python -m highwaylab.report: error: --out {a_file} is a file, not a folder: give a folder that can "
+           f"be written, e.g. --out {sweep / 'report'}\n")
+
+
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
                                   "empty group", "dash", "default unwritable", "a job's folder",
                                   "the sweep's folder", "inside a job's folder", "tilde", "own table"])

@@ -111,6 +111,9 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if tilde is not None:  # pass 35, row 25: before, the report written into a folder named '~'
         fail(parser, tilde)
     args.out = Path(args.out) if args.out is not None else None
+    if args.out is not None and args.out.exists() and not args.out.is_dir():  # before the jobs' warnings
+        fail(parser, f"--out {args.out} is a file, not a folder: give a folder that can be written, e.g. "
+                     f"--out {args.sweep_dir / 'report'}")  # (pass 50, row 57: one line, as the README says)
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
         try:
