@@ -291,8 +291,8 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
     (a_file := tmp_path / "a_file").write_text("not a folder\n")
     proc = report(sweep, "--no-wandb", "--out", a_file, cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (
-        2, f"python -m highwaylab.report: error: --out {a_file} is a file, not a folder: give a folder that can "
-           f"be written, e.g. --out {sweep / 'report'}\n")
+        2, f"python -m highwaylab.report: error: --out {a_file} is a file, not a folder: give a folder that "
+           f"can be written, e.g. --out {sweep / 'report'}\n")
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
