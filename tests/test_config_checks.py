@@ -784,8 +784,10 @@ COMMAND_LINES = {
     # pass 40, row 37: before, 1e-400 was read as 0 and the run trained nothing, warned of an "lr=0"
     "optim.optimizer.lr=1e-400": "optim.optimizer.lr=1e-400: 1e-400 is below the smallest float (about "
                                  "5e-324), so it would be read as 0. Fix: a value within a float's range",
+    # pass 50, row 4: the example is the setting's own (before, "e.g. 1e6", a rate that diverges at once)
     "-m optim.optimizer.lr=0.1,2e400": "optim.optimizer.lr=0.1,2e400: 2e400 is above the largest float "
-                                       "(about 1.8e308), so it would be read as inf. Fix:",
+                                       "(about 1.8e308), so it would be read as inf. Fix: a value within a "
+                                       "float's range (e.g. optim.optimizer.lr=0.1)",
     # pass 39, row 36: before, Hydra's 5 lines ("list index out of range", "full_key: model.stages[5]")
     "model=conv_highway model.stages.5.channels=3": (
         "model.stages.5.channels=3: model.stages is a list of 3 entries (indices 0 to 2), so it has no entry "

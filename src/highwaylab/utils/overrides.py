@@ -1496,16 +1496,22 @@ def _out_of_float_range(override: str) -> str | None:
     """The message for an override with a number in exponent form beyond a float's range
     (``optim.optimizer.lr=1e-400``: read as 0.0, so the run trained nothing, and its warning spoke of an
     ``lr=0`` never typed: breaking pass 40, row 37; ``1e400``: read as inf); ``None`` otherwise."""
-    _, _, value = override.partition("=")
+    from highwaylab.config_checks import OPTIM_EXAMPLES
+
+    key, _, value = override.partition("=")
+    key = key.lstrip("+~")
+    name = key.rsplit(".", 1)[-1]  # a known setting's own example (pass 50, row 4: lr=1e400 was to be 1e6)
     for number in FLOAT.findall(value):
         read = float(number)
         mantissa = re.split(r"[eE]", number)[0]
         if read == 0 and any(c in "123456789" for c in mantissa):
+            example = f"{key}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else "1e-6"
             return (f"{override}: {number} is below the smallest float (about 5e-324), so it would be read "
-                    f"as 0. Fix: a value within a float's range (e.g. 1e-6)")
+                    f"as 0. Fix: a value within a float's range (e.g. {example})")
         if math.isinf(read):
+            example = f"{key}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else "1e6"
             return (f"{override}: {number} is above the largest float (about 1.8e308), so it would be read "
-                    f"as inf. Fix: a value within a float's range (e.g. 1e6)")
+                    f"as inf. Fix: a value within a float's range (e.g. {example})")
     return None
 
 
