@@ -187,8 +187,30 @@ def test_the_gradient_ratio_warning_names_the_layers_the_threshold_and_a_next_st
         "times the last layer's (layer_002: 1.00e-02), above callbacks.grad_norms.exploding_ratio=1000. Try "
         "a lower optim.optimizer.lr, or clip the gradients: trainer.gradient_clip_val=1.0 (see "
         "grad_norm/by_layer)")
+    # new-user pass 50: a highway net was told "without shortcuts; compare model=highway"
+    assert ratio_warning(norms, 7, 1e-3, 1e3, block="highway").endswith(
+        "callbacks.grad_norms.vanishing_ratio=0.001. In a highway net they reach the lower layers through "
+        "the carry gates C = 1 - T, which a gate bias b_T too weak for the depth keeps shut (Training Very "
+        "Deep Networks, sec. 2); try model.gate_bias=auto, or a lower (more negative) one (see "
+        "grad_norm/by_layer)")
+    assert "identity shortcuts" in ratio_warning(norms, 7, 1e-3, 1e3, block="residual")
+    assert ratio_warning(norms, 7, 1e-3, 1e3, block="plain") == ratio_warning(norms, 7, 1e-3, 1e3)
     assert ratio_warning(torch.tensor([1e-3, 1e-2]), 3, 1e-3, 1e3) is None  # a tenth: within the range
     assert ratio_warning(torch.tensor([1e-3, 0.0]), 3, 1e-3, 1e3) is None  # no last-layer gradient
+
+
+def test_the_gradient_monitor_advises_by_the_modules_own_block():
+    # new-user pass 50: the monitor reads the block of the module's backbone (a highway net's advice)
+    from types import SimpleNamespace
+
+    from highwaylab.callbacks import LayerGradNormMonitor
+
+    monitor = LayerGradNormMonitor()
+    monitor.param_norms = torch.tensor([3e-7, 1e-2])
+    trainer = SimpleNamespace(global_step=0, lightning_module=SimpleNamespace(
+        backbone=SimpleNamespace(block="highway")))
+    with pytest.warns(UserWarning, match=r"In a highway net they reach the lower layers through the carry"):
+        monitor._check_ratio(trainer)
 
 
 @pytest.mark.slow

@@ -151,27 +151,45 @@ class LayerGradNormMonitor(L.Callback):
         norms = self.param_norms
         if self._warned or len(norms) < 2 or norms[-1] <= 0:
             return
-        message = ratio_warning(norms, trainer.global_step, self.vanishing_ratio, self.exploding_ratio)
+        block = getattr(getattr(trainer.lightning_module, "backbone", None), "block", None)
+        message = ratio_warning(norms, trainer.global_step, self.vanishing_ratio, self.exploding_ratio,
+                                block=block)
         if message is not None:
             rank_zero_warn(message)
             self._warned = True
 
 
+# what to do about vanishing gradients, by the backbone's block: a plain stack has no path around its
+# layers; a highway net's path is its carry gates, which b_T keeps open [TVDN sec. 2]; a residual net's,
+# its identity shortcuts [He et al.] (new-user pass 50: before, a highway net was told it had none)
+VANISHING_ADVICE = {
+    "plain": "Gradients fade on their way down a deep net without shortcuts (Highway Networks, sec. 1); "
+             "compare model=highway or model=residual at this depth, or a smaller depth",
+    "highway": "In a highway net they reach the lower layers through the carry gates C = 1 - T, which a "
+               "gate bias b_T too weak for the depth keeps shut (Training Very Deep Networks, sec. 2); try "
+               "model.gate_bias=auto, or a lower (more negative) one",
+    "residual": "A residual net's identity shortcuts pass the gradient down unchanged (He et al.), so a "
+                "ratio this low comes from its blocks' branches; compare a lower optim.optimizer.lr, or "
+                "model.zero_init=true (blocks that start as the identity)",
+}
+
+
 def ratio_warning(norms: Tensor, step: int, vanishing_ratio: float, exploding_ratio: float,
-                  key: str = "callbacks.grad_norms") -> str | None:
+                  key: str = "callbacks.grad_norms", block: str | None = None) -> str | None:
     """The warning for parameter-gradient norms ``(L,)`` of layers 1 .. L whose first layer's, against
     the last layer's, is below ``vanishing_ratio`` or above ``exploding_ratio``: it names the layer
     nearest the head past the threshold, both ratios as ratios and the last layer's norm as a norm,
     the threshold's key and value, and what to do (before, "... (layer_001: 3.18e-05; threshold
     vanishing_ratio)": a ratio read as a norm, the last layer unnamed, no next step: new-user pass 32).
-    ``None`` when neither threshold is passed (or the last norm is 0)."""
+    ``block`` (the backbone's: ``plain``, ``highway``, ``residual``) chooses the advice
+    (:data:`VANISHING_ADVICE`; a plain stack's without it). ``None`` when neither threshold is passed
+    (or the last norm is 0)."""
     if len(norms) < 2 or norms[-1] <= 0:
         return None
     ratios, last = norms / norms[-1], len(norms)  # layer k against the last layer
     for kind, passed, threshold, side, what in (
             ("vanishing", ratios < vanishing_ratio, vanishing_ratio, "below",
-             "Gradients fade on their way down a deep net without shortcuts (Highway Networks, sec. 1); "
-             "compare model=highway or model=residual at this depth, or a smaller depth"),
+             VANISHING_ADVICE.get(str(block), VANISHING_ADVICE["plain"])),
             ("exploding", ratios > exploding_ratio, exploding_ratio, "above",
              "Try a lower optim.optimizer.lr, or clip the gradients: trainer.gradient_clip_val=1.0")):
         if passed[0]:
