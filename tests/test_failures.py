@@ -253,6 +253,13 @@ def test_a_run_without_a_logger_says_why_it_records_no_learning_rate(tmp_path, c
     with caplog.at_level("INFO", logger="highwaylab.train"):
         metrics = train(compose_cfg([*TINY, "logger=csv"], tmp_path / "csv"))
     assert metrics["train/lr"] == pytest.approx(0.1) and not [m for m in caplog.messages if "No logger" in m]
+    caplog.clear()  # new-user pass 50, finding 8: debug=fast was told "add logger=csv", which records nothing
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        train(compose_cfg(["debug=fast", "depth=3", "width=8"], tmp_path / "fast"))
+    assert [m for m in caplog.messages if m.startswith("No logger")] == [
+        "No logger: train/lr is not recorded (Lightning's LearningRateMonitor needs a logger), so "
+        "metrics.json has no train/lr; trainer.fast_dev_run (debug=fast) runs one batch without loggers, so "
+        "no logger would record it"]
 
 
 def test_a_nan_objective_is_a_failed_job():

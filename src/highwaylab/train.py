@@ -379,8 +379,12 @@ def build(cfg: DictConfig) -> Built:
     if not loggers:  # logger=none (which leaves the monitor out), or WANDB_MODE=disabled: Lightning's
         # monitor refuses to run without a logger
         callbacks = [cb for cb in callbacks if not isinstance(cb, LearningRateMonitor)]
-        log.info("No logger: train/lr is not recorded (Lightning's LearningRateMonitor needs a logger), so "
-                 "metrics.json has no train/lr; add logger=csv to record it")  # pass 35a, row 52
+        # under debug=fast, "add logger=csv" recorded nothing: fast_dev_run runs without loggers (new-user
+        # pass 50, finding 8)
+        fix = ("trainer.fast_dev_run (debug=fast) runs one batch without loggers, so no logger would record "
+               "it" if cfg.trainer.get("fast_dev_run") else "add logger=csv to record it")
+        log.info(f"No logger: train/lr is not recorded (Lightning's LearningRateMonitor needs a logger), so "
+                 f"metrics.json has no train/lr; {fix}")  # pass 35a, row 52
     log.info(f"Instantiating trainer <{cfg.trainer._target_}>")
     given: dict[str, Any] = {}  # in place of the config's values
     if not sys.stdout.isatty() or cfg.trainer.get("enable_progress_bar") is False:
