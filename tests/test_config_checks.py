@@ -689,6 +689,21 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 51, row 16 (major): before, no suggestion, and the '+optim.lr' it offered trained at the preset's
+    # rate without a word
+    "optim.lr=0.01": "optim.lr=0.01: optim has no key 'lr'; did you mean optim.optimizer.lr? Fix: correct "
+                     "the key (python train.py --cfg job lists them); the module reads only optim.optimizer, "
+                     "optim.scheduler, optim.scheduler_interval",
+    "+optim.lr=0.01": "+optim.lr=0.01: adds optim.lr, which nothing reads (the module reads only "
+                      "optim.optimizer, optim.scheduler, optim.scheduler_interval); did you mean "
+                      "optim.optimizer.lr? Fix: correct the key",
+    # pass 51, rows 64 and 41 (major): before, "quote it", and the quoted value was refused, or every trial
+    # of the search failed
+    'trainer.max_epochs=1"': 'trainer.max_epochs=1": the value has an unmatched " (a stray quote?). Fix: '
+                             'trainer.max_epochs=1',
+    "hparams_search=mnist_tpe optim.optimizer.lr=interval(0.01)":
+        "optim.optimizer.lr=interval(0.01): interval() takes two bounds, a low and a high one. Fix: e.g. "
+        "'optim.optimizer.lr=interval(0.01, <high>)'",
     # pass 50, row 7: before, "did you mean model.norm?" and a '+' that was refused in turn
     "model=residual model.form=post":
         "model.form=post: model.form is an option of model=conv_residual; model=residual does not take it. "

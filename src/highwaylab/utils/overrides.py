@@ -84,6 +84,8 @@ class OverrideError(ConfigError):
     """An override of the command line that Hydra would misread or refuse unclearly."""
 
 
+# config nodes without a _target_ that the module reads key by key: a key added to them is read by nothing
+READ_WHOLE = ("optim",)
 # the --config-dir of the command line being checked (absolute), composed with as Hydra will: before,
 # --config-dir <folder> model=mymodel was refused as "model has no option 'mymodel'" (pass 48, rows 23-24)
 _CONFIG_DIRS: list[str] = []
@@ -836,6 +838,18 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                           config_name)) is not None:
                 raise OverrideError(optuna)
             _check_typed_field(cfg, override.key_or_group)
+    for override in parsed:  # +optim.lr=0.01: read by nothing, the run trained at the preset's rate
+        parent, _, name = override.key_or_group.rpartition(".")
+        if override.is_add() and parent in READ_WHOLE:  # (pass 51, row 16, major)
+            rest = [o for o in single if o is not None and o != override.input_line]
+            base, _ = _compose(config_dir, config_name, rest)
+            node = OmegaConf.select(base, parent) if base is not None else None
+            if isinstance(node, DictConfig) and name not in node:
+                keys = ", ".join(f"{parent}.{k}" for k in node)
+                meant = _deeper(node, parent, name) or "."
+                raise OverrideError(f"{override.input_line}: adds {override.key_or_group}, which nothing "
+                                    f"reads (the module reads only {keys}){meant} Fix: correct the key "
+                                    f"(python train.py --cfg job lists them)")
     for override in parsed:  # +callbacks.lr_monitor.x=1 with logger=none: a node without _target_
         if override.is_add() and "." in override.key_or_group and not override.key_or_group.startswith(
                 "hydra."):
@@ -1185,7 +1199,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
     keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
-    meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "")
+    meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "") or _deeper(node, parent, name)
     value = given.split("=", 1)[1] if "=" in given else ""
     groups = [p.parent.name for p in Path(config_dir).glob(f"*/{value}.yaml")] if value and not parent else []
     if group := did_you_mean(name, groups).removeprefix("; did you mean ").removesuffix("?"):
@@ -1214,9 +1228,21 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return (f"{given}: {where}{meant or '.'} Fix: correct the key (the fields of {kind.__name__}: "
                 f"{', '.join(fields)}); Hydra's typed node takes no other key, with '+' neither")
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
-           if target else f"to add a new key on purpose, write +{_key(given)}=...")
+           if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
+           READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _deeper(node: Any, parent: str, name: str) -> str:
+    """``"; did you mean <key>?"`` for a key a level or more below ``node`` (at ``parent``) whose last
+    part is ``name`` (``optim.lr``: ``optim.optimizer.lr``; pass 51, row 16: before, no suggestion, and
+    the ``+optim.lr`` offered trained at the preset's rate); ``""`` if there is none."""
+    if not isinstance(node, DictConfig):
+        return ""
+    found = [path for path in _leaf_paths(OmegaConf.to_container(node, resolve=False))
+             if "." in path and path.rsplit(".", 1)[-1] == name]
+    return f"; did you mean {parent + '.' if parent else ''}{found[0]}?" if found else ""
 
 
 def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig | None,
@@ -1619,6 +1645,15 @@ def _unreadable(override: str) -> str:
         return (f"{_ansi_c(override)}: Hydra's override grammar cannot read this value unquoted (it holds "
                 f"the byte {raw}, which is not UTF-8). Fix: quote it, e.g. {quoted}")
     inner = value.strip()
+    for mark in ("'", '"'):  # pass 51, row 64: trainer.max_epochs=1" was to be quoted, and then refused
+        if inner.count(mark) % 2 and not any(c in inner for c in " ,[]{}()"):
+            return (f"{override}: the value has an unmatched {mark} (a stray quote?). Fix: "
+                    f"{key}={inner.replace(mark, '')}")
+    sweep = re.fullmatch(r"(interval|range|choice|tag)\((.*)\)", inner)
+    if sweep and sweep[1] == "interval" and len([a for a in sweep[2].split(",") if a.strip()]) != 2:
+        # pass 51, row 41 (major): interval(0.01) was to be quoted, and every trial then failed
+        return (f"{override}: interval() takes two bounds, a low and a high one. Fix: e.g. "
+                f"'{key}=interval({sweep[2].strip() or '0.001'}, <high>)'")
     if inner.startswith("=") and not inner.startswith("=="):  # pass 38, row 45: before, depth==10 was to
         # be quoted as depth='=10', which was then refused as not a positive integer
         return (f"{override}: '==' is not how an override sets a value: it takes one '='. Fix: "
