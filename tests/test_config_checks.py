@@ -146,6 +146,13 @@ BAD = {
     "trainer=ddp_cpu +trainer.strategy.timeout.minutes=60":
         "trainer.strategy.timeout={{'minutes': 60}} is not a datetime.timedelta, which the process group "
         "takes. Fix: add +trainer.strategy.timeout._target_=datetime.timedelta beside its fields",
+    # pass 51, row 25 (major): before, "TypeError: init() got an unexpected keyword argument 'log_graph'" at
+    # the logger's first use, and a run folder left that refused the fix
+    "+logger.wandb.log_graph=true":
+        "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
+        "it (~logger.wandb.log_graph), or correct its name",
+    "+logger.wandb.job_typ=x": "logger.wandb.job_typ is not an argument of Lightning's WandbLogger nor of "
+                               "wandb.init; did you mean logger.wandb.job_type?",
     # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
     "callbacks.model_summary.max_depth=-2":
         "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "

@@ -306,6 +306,7 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     for name, node in (logger_cfg or {}).items():
         if not _is_wandb(node):
             continue
+        check_wandb_arguments(name, node)
         if node.get("version") is not None:  # Lightning's alias of id, past every check of the id
             value = cli_text(node.get("version"))
             raise ConfigError(f"logger.{name}.version={value} is Lightning's other name for the W&B run id, "
@@ -348,6 +349,37 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                                   f"{', '.join(WANDB_MODES[:3])} (or unset it: logger.wandb.offline "
                                   f"decides).")
         check_wandb_environment()
+
+
+def check_wandb_arguments(name: str, node: DictConfig) -> None:
+    """Raises ConfigError for a key of the W&B logger node that neither Lightning's ``WandbLogger``
+    nor ``wandb.init`` (which takes the logger's other keyword arguments) takes: before, ``+logger.wandb.
+    log_graph=true`` (a TensorBoard logger's argument) ended in a traceback at the logger's first use
+    (pass 51, row 25). The logger's arguments are read from its source (no torch), wandb.init's from
+    its signature."""
+    import ast
+    import importlib.util
+    import inspect
+
+    import wandb
+
+    from highwaylab.utils.hydra_utils import did_you_mean
+
+    try:
+        source = importlib.util.find_spec("lightning.pytorch.loggers.wandb").origin
+        tree = ast.parse(Path(source).read_text())
+        init = next(f for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name == "WandbLogger"
+                    for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+        takes = {a.arg for a in [*init.args.args, *init.args.kwonlyargs]} - {"self"}
+        takes |= set(inspect.signature(wandb.init).parameters)
+    except (AttributeError, OSError, SyntaxError, StopIteration, TypeError, ValueError):
+        return  # another layout of Lightning's source: the logger's own error
+    for key in node:
+        if str(key).startswith("_") or key in takes:
+            continue
+        meant = did_you_mean(str(key), sorted(takes), prefix=f"logger.{name}.") or "."
+        raise ConfigError(f"logger.{name}.{key} is not an argument of Lightning's WandbLogger nor of "
+                          f"wandb.init{meant} Fix: remove it (~logger.{name}.{key}), or correct its name")
 
 
 ENTITY_CHARACTERS = re.compile(r"[A-Za-z0-9_.-]+")  # a W&B user or team name
