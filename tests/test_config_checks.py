@@ -80,8 +80,11 @@ BAD = {
     "+trainer.benchmark=maybe": "trainer.benchmark='maybe' must be true or false",
     "trainer.max_steps=0":
         "trainer.max_steps=0 trains nothing, and test=true would then report the untrained",
-    "optim=adamw trainer.max_epochs=-1 trainer.max_steps=24": "optim.scheduler.T_max=-1 must be a number of "
-                                                              "epochs >= 1",
+    "optim=adamw trainer.max_epochs=-1 trainer.max_steps=24":
+        "optim.scheduler.T_max=-1 must be a whole number of epochs >= 1",
+    # pass 51, row 17: before, "1.5 must be a number of epochs >= 1", which 1.5 is
+    "optim=adamw optim.scheduler.T_max=1.5":
+        "optim.scheduler.T_max=1.5 must be a whole number of epochs >= 1",
     # fifteenth pass: before, rc 0 and train/lr 0.001, 0.0, 0.001 (epoch 1 learnt nothing), no word
     "optim=adamw optim.scheduler.T_max=1 trainer.max_epochs=3":
         "optim.scheduler.T_max=1 is less than trainer.max_epochs=3: the cosine learning rate reaches 0 at "
@@ -696,6 +699,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 51, row 26: before, it ran as callbacks=minimal without a word (logger=[csv,none] was refused)
+    "callbacks=[minimal,none]": "callbacks=[minimal,none]: none is the choice of no callbacks and adds "
+                                "nothing to a list, so the others run as if it were not there. Fix: leave "
+                                "none out (callbacks=[minimal]), or callbacks=none alone",
     # pass 51, row 16 (major): before, no suggestion, and the '+optim.lr' it offered trained at the preset's
     # rate without a word
     "optim.lr=0.01": "optim.lr=0.01: optim has no key 'lr'; did you mean optim.optimizer.lr? Fix: correct "

@@ -135,9 +135,9 @@ def check_schedule(cfg: DictConfig) -> None:
     check_durations(cfg.trainer)
     t_max = OmegaConf.select(cfg, "optim.scheduler.T_max", default=None)
     if t_max is not None and (isinstance(t_max, bool) or not isinstance(t_max, int) or t_max < 1):
-        raise ConfigError(f"optim.scheduler.T_max={t_max!r} must be a number of epochs >= 1 (it follows "
-                          f"trainer.max_epochs={max_epochs}; a cosine period below 1 sets the learning rate "
-                          f"to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
+        raise ConfigError(f"optim.scheduler.T_max={t_max!r} must be a whole number of epochs >= 1 (a "
+                          f"preset's follows trainer.max_epochs={max_epochs}; a cosine period below 1 sets "
+                          f"the learning rate to 0 every other epoch). Fix: set optim.scheduler.T_max=N, or "
                           f"trainer.max_epochs=N")
     cosine = str(OmegaConf.select(cfg, "optim.scheduler._target_", default="")).endswith("CosineAnnealingLR")
     by_epoch = OmegaConf.select(cfg, "optim.scheduler_interval", default="epoch") == "epoch"

@@ -187,12 +187,15 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     parsed = OverridesParser.create().parse_overrides(list(args.overrides))
-    given = [o.value() for o in parsed if o.key_or_group == "logger" and not o.is_sweep_override()]
-    loggers = given[-1] if given else None
-    if isinstance(loggers, list) and "none" in loggers and len(loggers) > 1:
-        others = ",".join(str(x) for x in loggers if x != "none")
-        raise OverrideError(f"logger=[{','.join(str(x) for x in loggers)}]: none removes every logger, the "
-                            f"others included. Fix: leave none out (logger=[{others}])")
+    for group, what in (("logger", "none removes every logger, the others included"),
+                        ("callbacks", "none is the choice of no callbacks and adds nothing to a list, so the "
+                                      "others run as if it were not there")):  # pass 51, row 26: before,
+        given = [o.value() for o in parsed if o.key_or_group == group and not o.is_sweep_override()]
+        chosen = given[-1] if given else None  # callbacks=[minimal,none] ran as minimal without a word
+        if isinstance(chosen, list) and "none" in chosen and len(chosen) > 1:
+            others = ",".join(str(x) for x in chosen if x != "none")
+            raise OverrideError(f"{group}=[{','.join(str(x) for x in chosen)}]: {what}. Fix: leave none out "
+                                f"({group}=[{others}]), or {group}=none alone")
     multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
     _env_set_folder(cfg, list(args.overrides), multirun)  # env_set applies after Hydra chose the folder
     threads = OmegaConf.select(cfg, "hydra.job.env_set.OMP_NUM_THREADS", throw_on_resolution_failure=False)
