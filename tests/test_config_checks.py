@@ -156,6 +156,10 @@ BAD = {
         "it (~logger.wandb.log_graph), or correct its name",
     "+logger.wandb.job_typ=x": "logger.wandb.job_typ is not an argument of Lightning's WandbLogger nor of "
                                "wandb.init; did you mean logger.wandb.job_type?",
+    # pass 51, row 20: before, Lightning's "`devices` selected with `CPUAccelerator` should be an int > 0"
+    "trainer=cpu trainer.devices=[0]": "trainer.devices=[0] lists GPU indices, and this run is on the CPU "
+                                       "(trainer.accelerator=cpu), which takes a count of processes. Fix: "
+                                       "trainer.devices=1",
     # pass 48, row 4 (major): before, Lightning's traceback at the fit's start
     "callbacks.model_summary.max_depth=-2":
         "callbacks.model_summary.max_depth=-2 must be an integer >= -1 (-1: every layer, 0: no summary, 1: "

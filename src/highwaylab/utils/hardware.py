@@ -25,6 +25,11 @@ PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-t
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
 
 
+def cli_list(values: list) -> str:
+    """``[0,1]``: a list as an override writes it."""
+    return "[" + ",".join(str(v) for v in values) + "]"
+
+
 def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
                            devices_glob: tuple[str, ...] = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/dxg"),
                            ) -> None:
@@ -75,6 +80,16 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
         shown = OmegaConf.to_container(timeout) if OmegaConf.is_dict(timeout) else timeout
         raise ConfigError(f"trainer.strategy.timeout={shown} is not a datetime.timedelta, which the process "
                           f"group takes. Fix: {fix}")
+    devices = trainer.get("devices")
+    on_cpu = accelerator == "cpu" or accelerator == "auto" and no_gpu
+    if on_cpu and (OmegaConf.is_list(devices) or isinstance(devices, list)):
+        # pass 51, row 20: before, Lightning's "`devices` selected with `CPUAccelerator` should be an int > 0"
+        shown = OmegaConf.to_container(devices) if OmegaConf.is_list(devices) else devices
+        why = "trainer.accelerator=cpu" if accelerator == "cpu" else "trainer.accelerator=auto, without a GPU"
+        count = max(len(shown), 1)
+        raise ConfigError(f"trainer.devices={cli_list(shown)} lists GPU indices, and this run is on the CPU "
+                          f"({why}), which takes a count of processes. Fix: trainer.devices={count}, or "
+                          f"trainer=gpu where CUDA is")
     if not isinstance(accelerator, str):
         return
     if accelerator not in ACCELERATORS:
