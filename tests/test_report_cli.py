@@ -175,6 +175,18 @@ def test_a_swept_key_keeps_its_column_when_the_other_value_failed(tmp_path, erro
     assert f"- 1_mnist-highway-d3-relu-sgd-s0: failed: {error}" in table
 
 
+def test_swept_numbers_sort_by_value_and_one_activation_is_one_row(tmp_path):
+    # pass 51, row 68: data.batch_size 128 came before 64 (sorted as text); row 37: model.activation=tanh and
+    # Tanh, one activation (as the runs' names and tags spell it), were two rows
+    sweep = tmp_path / "sweep"
+    for n, (size, activation) in enumerate([(128, "tanh"), (64, "Tanh"), (64, "tanh"), (128, "Tanh")]):
+        write_job(sweep, n, [*FIXED, f"data.batch_size={size}", f"model.activation={activation}",
+                             f"seed={n}"], 0.5, 0.9)
+    points = aggregate(collect_jobs(sweep))
+    assert [(p.variant, len(p.seeds)) for p in points] == [((("data.batch_size", "64"),), 2),
+                                                           ((("data.batch_size", "128"),), 2)]
+
+
 def test_a_curve_that_stops_before_the_jobs_training_did_is_named(tmp_path):
     # pass 39, row 53: before, a job resumed with logger=none had a curve that stopped where its W&B run
     # stopped, while the table gave its final loss, and no line said so

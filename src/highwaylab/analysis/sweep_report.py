@@ -334,7 +334,20 @@ def swept_value(job: Job, key: str) -> str:
     if key not in job.overrides:
         return "(default)"
     value = job.overrides[key]
+    if value is not None and key == "model.activation":  # Tanh and tanh are one activation, as the run's
+        value = value.lower()  # name and tags spell it (pass 51, row 37: before, two rows of one result)
     return "(deleted)" if value is None else value
+
+
+def _natural(variant: tuple) -> tuple:
+    """A sort key for a point's swept values: numbers by value, before words (pass 51, row 68: before,
+    data.batch_size 128 came before 64, sorted as text)."""
+    def one(value: str) -> tuple:
+        try:
+            return (0, float(value), "")
+        except (TypeError, ValueError):
+            return (1, 0.0, str(value))
+    return tuple((key, one(value)) for key, value in variant)
 
 
 def curve_cut_short(job: Job) -> str | None:
@@ -591,7 +604,8 @@ def aggregate(jobs: list[Job]) -> list[Point]:
         variant = tuple((k, swept_value(job, k)) for k in keys)
         groups.setdefault((job.model, variant, job.depth), {}).setdefault(job.seed, []).append(job)
     points = []
-    for (model, variant, depth), by_seed in sorted(groups.items()):
+    order = sorted(groups, key=lambda group: (group[0], _natural(group[1]), group[2]))
+    for (model, variant, depth), by_seed in ((group, groups[group]) for group in order):
         seeds = sorted(by_seed)
         point = Point(model, depth, seeds,
                       [statistics.fmean(_metric(j, LOSS) for j in by_seed[s]) for s in seeds],
