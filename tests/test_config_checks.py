@@ -1871,3 +1871,25 @@ def test_an_unknown_wandb_mode_is_refused_before_torch(tmp_path, monkeypatch):
     assert str(refusal.value) == ("WANDB_MODE='offlne' is not a W&B mode; set it to one of online, offline, "
                                   "disabled (or unset it: logger.wandb.offline decides).")
     validate(compose_cfg(TINY, tmp_path))  # no W&B logger: W&B reads no WANDB_MODE
+
+
+def test_a_master_port_in_use_is_refused_before_the_ranks_start(tmp_path):
+    # pass 51, row 43 (major): rank 0 could not open its store there, and rank 1, left waiting, ended 30 s
+    # later with a second error after the command had returned
+    import socket
+
+    from highwaylab.utils.hardware import check_master_port
+
+    trainer = compose_cfg(["trainer=ddp_cpu"], tmp_path).trainer
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        with pytest.raises(ConfigError) as refusal:
+            check_master_port(trainer, {"MASTER_PORT": port})
+        assert str(refusal.value) == (
+            f"MASTER_PORT={port} is in use on this machine (another process listens there), so the DDP ranks "
+            f"could not meet at it. Fix: unset MASTER_PORT (Lightning picks a free port), or give a free one")
+        check_master_port(trainer, {"MASTER_PORT": port, "LOCAL_RANK": "0"})  # a launcher's: its own port
+        check_master_port(compose_cfg([], tmp_path).trainer, {"MASTER_PORT": port})  # no DDP
+    check_master_port(trainer, {"MASTER_PORT": port})  # free again

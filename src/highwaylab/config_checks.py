@@ -236,7 +236,7 @@ def check_config(cfg: DictConfig) -> None:
     """
     from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
-    from highwaylab.utils.hardware import check_trainer_hardware
+    from highwaylab.utils.hardware import check_master_port, check_trainer_hardware
     from highwaylab.utils.loggers import check_logger_folders, check_logger_steps, check_wandb_names
     from highwaylab.utils.resume import check_run
 
@@ -251,6 +251,7 @@ def check_config(cfg: DictConfig) -> None:
     check_step_schedule(cfg)  # a preset's epoch counts with optim.scheduler_interval=step
     check_choices_agree(cfg)  # data.dataset against data=, model.block against model=
     check_trainer_hardware(cfg.trainer)  # precision and accelerator, before Lightning's own checks
+    check_master_port(cfg.trainer)  # a MASTER_PORT in use: the ranks could not meet
     check_slurm_tasks(cfg)  # in a SLURM job: its tasks against the trainer, before any logger
     try:
         check_model_config(cfg.model, *data_shape(cfg.data))  # with the data's shape: size, conv maps

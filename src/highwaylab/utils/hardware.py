@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -23,6 +24,35 @@ PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-t
               "transformer-engine", "transformer-engine-float16", "64", "32", "16", "bf16")
 # Lightning's accelerator names (AcceleratorRegistry, and its "gpu" and "auto")
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
+
+
+def check_master_port(trainer: DictConfig, environ: dict[str, str] | None = None) -> None:
+    """Raises ConfigError when a single-node DDP run is given a ``MASTER_PORT`` that another process
+    already listens on (on this machine): rank 0's store could not open it, and the other rank, left
+    waiting, ended after ``startup_timeout_s`` with a second error after the command had returned
+    (pass 51, row 43). Runs only where this process starts the ranks itself (not under torchrun,
+    SLURM or as a further rank, whose launcher owns the port)."""
+    import errno
+    import socket
+
+    env = os.environ if environ is None else environ
+    strategy = trainer.get("strategy")
+    ddp = ("DDP" in str(strategy.get("_target_", "")) if OmegaConf.is_dict(strategy)
+           else str(strategy).startswith("ddp"))
+    port, host = env.get("MASTER_PORT", ""), env.get("MASTER_ADDR", "127.0.0.1")
+    launched = any(name in env for name in ("LOCAL_RANK", "RANK", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID"))
+    if not ddp or not port.isdigit() or launched or host not in ("127.0.0.1", "localhost") \
+            or trainer.get("num_nodes", 1) not in (1, None):
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", int(port)))
+        except OSError as err:
+            if err.errno != errno.EADDRINUSE:
+                return
+            raise ConfigError(f"MASTER_PORT={port} is in use on this machine (another process listens "
+                              f"there), so the DDP ranks could not meet at it. Fix: unset MASTER_PORT "
+                              f"(Lightning picks a free port), or give a free one") from None
 
 
 def cli_list(values: list) -> str:
