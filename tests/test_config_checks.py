@@ -1893,3 +1893,13 @@ def test_a_master_port_in_use_is_refused_before_the_ranks_start(tmp_path):
         check_master_port(trainer, {"MASTER_PORT": port, "LOCAL_RANK": "0"})  # a launcher's: its own port
         check_master_port(compose_cfg([], tmp_path).trainer, {"MASTER_PORT": port})  # no DDP
     check_master_port(trainer, {"MASTER_PORT": port})  # free again
+
+
+def test_a_stage_missing_a_comma_is_named_with_the_stage_to_write(tmp_path):
+    # pass 51, row 62: before, "model.stages[0]: missing layers", of a stage whose channels took '4 layers:1'
+    cfg = compose_cfg(["model=conv_highway", "model.stages=[{channels:4 layers:1}]"], tmp_path)
+    with pytest.raises(ConfigError) as refusal:
+        validate(cfg)
+    assert str(refusal.value) == (
+        "model.stages[0].channels='4 layers:1': a comma is missing between two settings of the stage, so "
+        "channels took the rest as its value. Fix: write the stage as {channels:4,layers:1}")

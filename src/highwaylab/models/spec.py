@@ -12,6 +12,7 @@ the feature maps of conv stages) are checked here too when the shape of one exam
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,6 +210,13 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
         missing = [k for k in ("channels", "layers") if k not in stage]
         problems = ([f"unknown key {', '.join(unknown)}"] if unknown else []) + \
             ([f"missing {', '.join(missing)}"] if missing else [])
+        joined = next(((k, v) for k, v in stage.items() if isinstance(v, str) and re.search(r"\s\w+\s*:", v)),
+                      None)  # {channels:4 layers:1}: a comma missing, read as channels='4 layers:1'
+        if problems and joined is not None:  # (pass 51, row 62: before, only "missing layers")
+            fixed = re.sub(r"\s+(\w+\s*:)", r",\1", f"{joined[0]}:{joined[1]}")
+            raise ConfigError(f"{key}.{joined[0]}={joined[1]!r}: a comma is missing between two settings of "
+                              f"the stage, so {joined[0]} took the rest as its value. Fix: write the stage "
+                              f"as {{{fixed}}}")
         if problems:
             raise ConfigError(f"{key}: {'; '.join(problems)}. A stage has channels, layers and optional "
                               f"kernel_size, {example}.")
