@@ -677,7 +677,8 @@ def test_a_run_refused_after_its_loggers_started_leaves_no_folder(case, logger, 
     else:
         bad = [o.replace("=4", "=0.001") for o in loggers if o.startswith("trainer.limit_train_batches=")]
         loggers = [o for o in loggers if not o.startswith("trainer.limit_train_batches=")]
-        expected = "You requested to check 0.001 of the `train_dataloader` but 0.001 * 430 < 1."
+        expected = ("trainer.limit_train_batches=0.001 is a fraction of the 430 train batches below one "
+                    "batch, so none would run. Fix: trainer.limit_train_batches=0.0024 or more")
     line = one_line(run_train([*loggers, *bad], tmp_path, env=subprocess_env(WANDB_MODE="offline")))
     assert line.startswith(expected), line
     assert not (tmp_path / "run").exists()
