@@ -703,6 +703,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 52, row 53: before, "or leave the space out (trainer.max_epochs=_1)"
+    "depth=3 trainer.max_epochs= 1":
+        "1: an argument without '=' after trainer.max_epochs=: a space after '=' split the override. Fix: "
+        "trainer.max_epochs=1",
     # pass 51, row 26: before, it ran as callbacks=minimal without a word (logger=[csv,none] was refused)
     "callbacks=[minimal,none]": "callbacks=[minimal,none]: none is the choice of no callbacks and adds "
                                 "nothing to a list, so the others run as if it were not there. Fix: leave "

@@ -1562,6 +1562,9 @@ def _split_value(overrides: list[str], i: int, config_dir: str | Path) -> str | 
             break
         stray.append(token)
     whole = " ".join([value, *stray])
+    if not value:  # trainer.max_epochs= 1: a space after '=' (pass 52, row 53: before, "=_1")
+        return (f"{word}: an argument without '=' after {overrides[i - 1]}: a space after '=' split the "
+                f"override. Fix: {key}={'_'.join(stray)}")
     return (f"{word}: an argument without '=' after {overrides[i - 1]}: the shell split a value at a space. "
             f"Fix: quote the override, e.g. {shlex.quote(f'{key}={whole}')}, or leave the space out "
             f"({key}={'_'.join([value, *stray])})")
