@@ -703,6 +703,9 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 52, row 59: before, "Fix: type it: -seed=1", refused in turn as a dashed override
+    "depth=3 \u2014seed=1": "\u2014seed=1: it contains EM DASH (U+2014), which looks like '-' but is not "
+                            "(pasted text?). Fix: type it: seed=1",
     # pass 52, row 53: before, "or leave the space out (trainer.max_epochs=_1)"
     "depth=3 trainer.max_epochs= 1":
         "1: an argument without '=' after trainer.max_epochs=: a space after '=' split the override. Fix: "

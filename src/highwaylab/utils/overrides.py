@@ -1641,6 +1641,8 @@ def _unreadable(override: str) -> str:
                 f"as separate words: {' '.join(shell_word(w) for w in words)}")
     if found := [c for c in override if c in LOOKALIKES]:
         fixed = "".join(LOOKALIKES.get(c, c) for c in override)
+        if fixed.startswith("-") and "=" in fixed:  # —seed=1 (a word processor's --): Hydra takes no dashes
+            fixed = fixed.lstrip("-")  # (pass 52, row 59: before, "-seed=1", refused in turn)
         return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "
                 f"like '{LOOKALIKES[found[0]]}' but is not (pasted text?). Fix: type it: {fixed}")
     if value.startswith("~"):
