@@ -305,6 +305,10 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
     assert (proc.returncode, proc.stderr) == (
         2, f"python -m highwaylab.report: error: --out {a_file} is a file, not a folder: give a folder that "
            f"can be written, e.g. --out {sweep / 'report'}\n")
+    # pass 52, row 64: an --out inside a job's folder, refused after the same warning
+    proc = report(sweep, "--no-wandb", "--out", job / "rep", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith(f"python -m highwaylab.report: error: --out {job}/rep is inside {job}")
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",

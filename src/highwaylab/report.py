@@ -111,23 +111,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if tilde is not None:  # pass 35, row 25: before, the report written into a folder named '~'
         fail(parser, tilde)
     args.out = Path(args.out) if args.out is not None else None
-    if args.out is not None and args.out.exists() and not args.out.is_dir():  # before the jobs' warnings
-        fail(parser, f"--out {args.out} is a file, not a folder: give a folder that can be written, e.g. "
-                     f"--out {args.sweep_dir / 'report'}")  # (pass 50, row 57: one line, as the README says)
-    with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
-        warnings.simplefilter("always")
-        try:
-            jobs = collect_jobs(args.sweep_dir)
-        except FileNotFoundError as err:
-            fail(parser, str(err))
-        points = aggregate(jobs)
-    for warning in caught:
-        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
-    project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
-    args.project = args.project or project or "highwaylab"
-    args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
-    if not args.no_wandb and project is not None:
-        check_project(parser, args.project)
+    # --out is checked before the jobs are read, so that a refusal is one line, without their warnings
+    # before it (pass 50, row 57; pass 52, row 64), as the README says
     out = args.out or args.sweep_dir / "report"
     mine = Path(f"{args.sweep_dir.resolve().name}_report")  # in the current folder
     elsewhere = args.sweep_dir / "report" if args.out is not None else mine
@@ -148,6 +133,20 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"{given} holds {', '.join(present)}, which the report would replace, but not the other "
                      f"files of an earlier report ({', '.join(report_files)}): are they your own? Fix: give "
                      f"a new folder, e.g. --out {elsewhere}, or move them away first")
+    with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
+        warnings.simplefilter("always")
+        try:
+            jobs = collect_jobs(args.sweep_dir)
+        except FileNotFoundError as err:
+            fail(parser, str(err))
+        points = aggregate(jobs)
+    for warning in caught:
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+    project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
+    args.project = args.project or project or "highwaylab"
+    args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
+    if not args.no_wandb and project is not None:
+        check_project(parser, args.project)
     where["out"] = out
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
