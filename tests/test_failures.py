@@ -388,6 +388,10 @@ def test_wandb_group_and_tags_from_the_environment_are_one_warning_each(tmp_path
     ("WANDB_PROJECT", "myproj", "WANDB_PROJECT=myproj is set in the environment, but W&B ignores it: the "
                                 "run's project (logger.wandb.project, highwaylab) takes its place; to file "
                                 "the run there, give logger.wandb.project=myproj"),
+    # pass 52, row 35: before, WANDB_DIR was ignored without a word
+    ("WANDB_DIR", "/tmp/wbdir", "WANDB_DIR=/tmp/wbdir is set in the environment, but W&B ignores it: the "
+                                "run's folder (logger.wandb.save_dir, {run}) takes its place; to write the "
+                                "W&B run there, give logger.wandb.save_dir=/tmp/wbdir"),
 ])
 def test_a_wandb_setting_from_the_environment_that_w_and_b_ignores_is_one_warning(
         variable, value, warning, tmp_path, monkeypatch, caplog):
@@ -397,7 +401,8 @@ def test_a_wandb_setting_from_the_environment_that_w_and_b_ignores_is_one_warnin
     cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
     with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
         without_disabled_wandb(cfg.logger)
-    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [warning]
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        warning.format(run=cfg.logger.wandb.save_dir)]
     caplog.clear()  # stop 27's gap: before, these warnings came also with no W&B run to ignore them
     off = compose_cfg([o for o in TINY if o != "logger=none"]
                       + ["logger=wandb", "+logger.wandb.mode=disabled"], tmp_path)

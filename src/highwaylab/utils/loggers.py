@@ -188,7 +188,10 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             ("WANDB_NAME", "name", "name", "from run_name", "to name the run so, give run_name="),
             # pass 35, row 28: before, silent, and the run filed under logger.wandb.project
             ("WANDB_PROJECT", "project", "project", group[names[0]].get("project"), "to file the run there, "
-             f"give {node}.project=")):
+             f"give {node}.project="),
+            # pass 52, row 35: before, silent, and the W&B files went to the run's folder
+            ("WANDB_DIR", "save_dir", "folder", group[names[0]].get("save_dir"),
+             f"to write the W&B run there, give {node}.save_dir=")):
         value = os.environ.get(variable)
         if mode != "disabled" and value and any(group[name].get(key) for name in names):
             logging.getLogger(__name__).warning(
