@@ -841,38 +841,41 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                           config_name)) is not None:
                 raise OverrideError(optuna)
             _check_typed_field(cfg, override.key_or_group)
-    for override in parsed:  # +optim.lr=0.01: read by nothing, the run trained at the preset's rate
+    for override in parsed:  # each '+a.b=...': composed once without it, for the two checks below
+        if not override.is_add() or "." not in override.key_or_group \
+                or override.key_or_group.startswith("hydra."):
+            continue
         parent, _, name = override.key_or_group.rpartition(".")
-        if override.is_add() and parent in READ_WHOLE:  # (pass 51, row 16, major)
-            rest = [o for o in single if o is not None and o != override.input_line]
-            base, _ = _compose(config_dir, config_name, rest)
-            node = OmegaConf.select(base, parent) if base is not None else None
-            if isinstance(node, DictConfig) and name not in node:
-                keys = ", ".join(f"{parent}.{k}" for k in node)
-                meant = _deeper(node, parent, name) or "."
-                raise OverrideError(f"{override.input_line}: adds {override.key_or_group}, which nothing "
-                                    f"reads (the module reads only {keys}){meant} Fix: correct the key "
-                                    f"(python train.py --cfg job lists them)")
-    for override in parsed:  # +callbacks.lr_monitor.x=1 with logger=none: a node without _target_
-        if override.is_add() and "." in override.key_or_group and not override.key_or_group.startswith(
-                "hydra."):
-            if (off := _switched_off(override.key_or_group, override.input_line, single, config_dir,
-                                     config_name)) is not None:
-                raise OverrideError(off)
+        rest = [o for o in single if o is not None and o != override.input_line]
+        base, _ = _compose(config_dir, config_name, rest)
+        node = OmegaConf.select(base, parent) if base is not None else None
+        if parent in READ_WHOLE and isinstance(node, DictConfig) and name not in node:
+            # +optim.lr=0.01: read by nothing, the run trained at the preset's rate (pass 51, row 16, major)
+            keys = ", ".join(f"{parent}.{k}" for k in node)
+            meant = _deeper(node, parent, name) or "."
+            raise OverrideError(f"{override.input_line}: adds {override.key_or_group}, which nothing "
+                                f"reads (the module reads only {keys}){meant} Fix: correct the key "
+                                f"(python train.py --cfg job lists them)")
+        # +callbacks.lr_monitor.x=1 with logger=none: under a node that a group option switches off
+        if (off := _switched_off(override.key_or_group, override.input_line, single, config_dir,
+                                 config_name, base)) is not None:
+            raise OverrideError(off)
     _removed_but_used(parsed, cfg, config_dir)
     _top_level_additions(parsed, single, config_dir, config_name)
     return cfg
 
 
 def _switched_off(key: str, given: str, single: list[str | None], config_dir: str | Path,
-                  config_name: str) -> str | None:
+                  config_name: str, cfg: DictConfig | None = None) -> str | None:
     """The message for a setting under a node that an option of a config group sets to ``null``
     (``logger=none`` switches ``callbacks.lr_monitor`` off, ``debug=overfit`` the scheduler):
     ``callbacks.lr_monitor.logging_interval=batch`` there was refused as a key the node lacks, and the
     ``+`` that message offered as a node without ``_target_`` (pass 48, rows 1-2). ``None`` when no
-    node above ``key`` is null without ``given``."""
+    node above ``key`` is null without ``given``. ``cfg``: the config composed without ``given``, where
+    the caller has it (composed here otherwise)."""
     rest = [o for o in single if o is not None and o != given]
-    cfg, _ = _compose(config_dir, config_name, rest)
+    if cfg is None:
+        cfg, _ = _compose(config_dir, config_name, rest)
     if cfg is None:
         return None
     parts, nulled = key.split("."), None

@@ -1333,11 +1333,11 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         # the given trainer.max_steps, and the command it gave was refused)
         limits = ("trainer.max_epochs", "trainer.max_steps")
         if progress.mid_epoch:
-            key, more = "trainer.max_steps", steps * 2
-            extend = f"{key}={more}"
+            grow, more = "trainer.max_steps", steps * 2
+            extend = f"{grow}={more}"
         else:
-            key, more = "trainer.max_epochs", epochs + 2
-            extend = f"{key}={more}" + (" trainer.max_steps=-1" if max_steps != -1 else "")
+            grow, more = "trainer.max_epochs", epochs + 2
+            extend = f"{grow}={more}" + (" trainer.max_steps=-1" if max_steps != -1 else "")
         if resume:
             where = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
             again = where + "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME
@@ -1355,15 +1355,13 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             result = (f", and its metrics.json already holds its result. To train it further, extend it: "
                       f"python train.py {again} {extend}")
         elif run is not None:  # pass 35b, row 11: before, only "extend it", of the run the checkpoint is in
-            result = (f", and its metrics.json already holds its result. To train further from it: for a new "
-                      f"run from its weights, give {key}={more} or more with this ckpt_path=; or extend that "
-                      f"run itself: python train.py {override_arg('resume', run)} {extend}")
+            result = (f", and its metrics.json already holds its result. To train further from it: for a "
+                      f"new run from its weights, give {grow}={more} or more with this ckpt_path=; or extend "
+                      f"that run itself: python train.py {override_arg('resume', run)} {extend}")
         else:  # a checkpoint outside a run folder: no record of its run, nor of its result
-            result = f". To train it further, give {key}={more} or more with ckpt_path={ckpt_path}"
-        limit, limit_value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps",
-                                                                                       max_steps)
-        raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {limit}="
-                          f"{limit_value}; nothing would be trained{result}")
+            result = f". To train it further, give {grow}={more} or more with ckpt_path={ckpt_path}"
+        raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {key}={value}; "
+                          f"nothing would be trained{result}")
     need = epochs + 1 if done_epochs else steps + 1
     own = _own_value(run, key, name) if run is not None else None
     own_text = f", and the run's own {key} is {own}" if own is not None and own != value else ""
