@@ -1086,6 +1086,14 @@ COMMAND_LINES = {
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
                                "optim.optimizer.lr=0.05",
+    # pass 52, row 2: a key that holds 'auto' as well as numbers; before, "add -m, or give one value
+    # (model.gate_bias=-2)", with no word of the decimal comma
+    "model.gate_bias=-2,5": "model.gate_bias=-2,5: a comma separates the values of a sweep, not a number's "
+                            "decimals; did you mean model.gate_bias=-2.5? Fix: write model.gate_bias=-2.5 "
+                            "(or, for a sweep of -2 and 5, add -m)",
+    # an integer setting's comma is a sweep's
+    "depth=10,20": "depth=10,20: a list of values is a sweep, one job per value, and this command runs one "
+                   "job. Fix: add -m to sweep it",
     # pass 25, row 33: before, only "add -m, or give one value (logger=csv)"
     "logger=csv,tensorboard": "logger=csv,tensorboard: a list of values is a sweep, one job per value, and "
                               "this command runs one job. Fix: add -m to sweep it (python train.py -m ... "

@@ -89,6 +89,7 @@ READ_WHOLE = ("optim",)
 # the --config-dir of the command line being checked (absolute), composed with as Hydra will: before,
 # --config-dir <folder> model=mymodel was refused as "model has no option 'mymodel'" (pass 48, rows 23-24)
 _CONFIG_DIRS: list[str] = []
+_MISSING = object()  # OmegaConf.select's default for a key that the config lacks
 
 
 def check_command_line(argv: list[str], config_dir: str | Path, config_name: str = "train") -> None:
@@ -376,10 +377,18 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
         one = f"write a list value in brackets ('{key}=[{value}]')"
     if key.lstrip("+~") == "logger" and "(" not in line:  # the one group that takes a list of options
         one += f"; for all of them at once, a list: '{key}=[{value}]'"
-    if isinstance(listed, float) and re.fullmatch(r"[+-]?\d+,\d+", value):  # a decimal comma: lr=0,05
+    known = base is not None and OmegaConf.select(base, key.lstrip("+~"), default=_MISSING,
+                                                  throw_on_resolution_failure=False) is not _MISSING
+    if known and (listed is None or isinstance(listed, (float, str))) \
+            and re.fullmatch(r"[+-]?\d+,\d+", value):  # a decimal comma: lr=0,05, gate_bias=-2,5
         decimal = value.replace(",", ".")
+        # a float setting takes only the decimal; one that may hold a word or null (gate_bias: auto,
+        # gradient_clip_val: null) may also have meant the sweep (pass 52, row 2: before, only "add -m,
+        # or give one value")
+        low, high = value.split(",")
+        sweep = "" if isinstance(listed, float) else f" (or, for a sweep of {low} and {high}, add -m)"
         return (f"{line}: a comma separates the values of a sweep, not a number's decimals; did you mean "
-                f"{key}={decimal}? Fix: write {key}={decimal}")
+                f"{key}={decimal}? Fix: write {key}={decimal}{sweep}")
     return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
             f"add -m to sweep it (python train.py -m ... {line}), or {one}")
 
