@@ -246,3 +246,47 @@ def test_a_data_folder_in_other_letter_case_is_named_with_the_mv(tmp_path):
         f"Data file missing: {tmp_path}/MNIST/raw/train-images-idx3-ubyte. {tmp_path}/mnist is there, but "
         f"the folder names are case-sensitive: the files are read from {tmp_path}/MNIST/raw. Fix: mv "
         f"{tmp_path}/mnist {tmp_path}/MNIST")
+
+
+def test_files_named_as_another_copy_names_them_get_the_renames_that_work(tmp_path):
+    # pass 52, row 11: Kaggle's MNIST names its files train-images.idx3-ubyte; before, "Data file missing"
+    # with the general "copy them there", beside the four files
+    import subprocess
+
+    from highwaylab.data.files import check_data_files
+
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in RAW_FILES:
+        (raw / name.replace("s-idx", "s.idx")).write_bytes(b"")
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(tmp_path))
+    message = str(refusal.value)
+    assert message.startswith(
+        f"Data file missing: {raw}/{IMAGES}. The folder {raw} holds the files under other names "
+        f"(train-images.idx3-ubyte for train-images-idx3-ubyte, train-labels.idx1-ubyte for "
+        f"train-labels-idx1-ubyte, t10k-images.idx3-ubyte for t10k-images-idx3-ubyte, ")
+    subprocess.run(message.split("Fix: give them the names that are read: ")[1], shell=True, check=True)
+    check_data_files("mnist", str(tmp_path))  # the fix, as given, makes the layout right
+    assert sorted(p.name for p in raw.iterdir()) == sorted(RAW_FILES)
+
+
+def test_files_one_folder_above_their_own_get_the_move_that_works(tmp_path):
+    # pass 52, row 12: the four files in MNIST/, without raw/; before, "Data file missing" and "copy them
+    # there", with no word that they were one folder up
+    import subprocess
+
+    from highwaylab.data.files import check_data_files
+
+    (tmp_path / "MNIST").mkdir()
+    for name in RAW_FILES:
+        (tmp_path / "MNIST" / name).write_bytes(b"")
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(tmp_path))
+    message = str(refusal.value)
+    assert message.startswith(
+        f"Data file missing: {tmp_path}/MNIST/raw/{IMAGES}. The files are in {tmp_path}/MNIST, but they are "
+        f"read from {tmp_path}/MNIST/raw. Fix: mkdir -p {tmp_path}/MNIST/raw && mv "
+        f"{tmp_path}/MNIST/{IMAGES} ")
+    subprocess.run(message.split("Fix: ")[1], shell=True, check=True)
+    check_data_files("mnist", str(tmp_path))

@@ -121,6 +121,17 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
     if (cased := _other_case(given, parts)) is not None:  # pass 49, row 18: mnist/ for MNIST/
         return (f"{cased} is there, but the folder names are case-sensitive: the files are read from "
                 f"{given / folder}. Fix: mv {shlex.quote(str(cased))} {shlex.quote(str(given / parts[0]))}")
+    if (short := _short_of_layout(given, parts, dataset)) is not None:  # pass 52, row 12: MNIST/<files>
+        files = " ".join(shlex.quote(str(short / name)) for name in data_files(dataset)
+                         if (short / name).is_file())
+        return (f"The files are in {short}, but they are read from {where}. Fix: mkdir -p "
+                f"{shlex.quote(str(where))} && mv {files} {shlex.quote(str(where))}/")
+    if renames := _renamed_files(where, dataset):  # pass 52, row 11: Kaggle's train-images.idx3-ubyte
+        moves = " && ".join(f"mv {shlex.quote(found)} {shlex.quote(name)}" for found, name in renames)
+        named = ", ".join(f"{found} for {name}" for found, name in renames)
+        return (f"The folder {where} holds the files under other names ({named}), as some copies of "
+                f"{dataset.upper()} name them. Fix: give them the names that are read: cd "
+                f"{shlex.quote(str(where))} && {moves}")
     if url is None:
         return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
@@ -130,6 +141,34 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
+
+
+def _short_of_layout(given: Path, parts: tuple[str, ...], dataset: str) -> Path | None:
+    """The folder on the way to the files (``<data_dir>/MNIST``, without ``raw/``) that holds one of
+    ``dataset``'s files itself, when the files' own folder does not; ``None`` otherwise."""
+    if (given / Path(*parts)).is_dir():
+        return None
+    for depth in range(len(parts) - 1, 0, -1):
+        short = given / Path(*parts[:depth])
+        if any((short / name).is_file() for name in data_files(dataset)):
+            return short
+    return None
+
+
+def _renamed_files(where: Path, dataset: str) -> list[tuple[str, str]]:
+    """The files in ``where`` that are ``dataset``'s missing files under another spelling: the same
+    name, letter case and the separators ``-``, ``.``, ``_`` aside (``train-images.idx3-ubyte`` for
+    ``train-images-idx3-ubyte``), as ``(found, expected)`` pairs."""
+    def plain(name: str) -> str:
+        return "".join(c for c in name.lower() if c not in "-._")
+
+    try:
+        present = [p.name for p in where.iterdir() if p.is_file()] if where.is_dir() else []
+    except OSError:  # a folder this user may not enter: the general advice
+        return []
+    by_plain = {plain(name): name for name in present}
+    return [(by_plain[plain(name)], name) for name in data_files(dataset)
+            if name not in present and plain(name) in by_plain]
 
 
 def _other_case(given: Path, parts: tuple[str, ...]) -> Path | None:
