@@ -1229,6 +1229,19 @@ def test_an_unset_home_is_set_from_the_password_database_with_one_warning():
     assert env == {"HOME": home}
 
 
+def test_a_per_step_schedule_records_the_rate_of_its_last_logged_step(tmp_path, data_dir):
+    # pass 52, row 24: before, metrics.json's train/lr was the rate at the epoch's start (0.05), with the
+    # rate divided by 10 at steps 3 and 4 (0.0005 in the checkpoint) and no word
+    cfg = compose_cfg([*TINY[:-1], "logger=csv", "optim=sgd_step", "optim.scheduler_interval=step",
+                       "optim.scheduler.milestones=[3,4]", "trainer.log_every_n_steps=1",
+                       "trainer.limit_train_batches=5"], tmp_path)
+    metrics = train(cfg)
+    assert metrics["train/lr"] == pytest.approx(0.05 * 0.1 * 0.1)  # logged at the start of step 4 (0-based)
+    rows = list(csv.DictReader(next(Path(cfg.paths.output_dir).rglob("metrics.csv")).open()))
+    assert [float(r["train/lr"]) for r in rows if r.get("train/lr")] == pytest.approx(
+        [0.05, 0.05, 0.05, 0.005, 0.0005])
+
+
 @pytest.mark.slow
 def test_reduce_lr_on_plateau_watches_the_validation_loss(tmp_path, data_dir):
     # before: Lightning's "The lr scheduler dict must include a monitor ...", which no config key set
