@@ -249,6 +249,10 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 52, row 30: before, Lightning's "`num_nodes` must be a positive integer" after the run's folder
+    # and W&B had started
+    "trainer=ddp_cpu trainer.num_nodes=0":
+        "trainer.num_nodes=0 must be an integer >= 1 (the machines the run spans), e.g. trainer.num_nodes=1",
     "+trainer.val_check_interval=0":  # before: ZeroDivisionError inside Lightning
         "trainer.val_check_interval=0 must be a fraction of the epoch in (0.0, 1.0] or a number of training "
         "batches >= 1",
@@ -1086,6 +1090,12 @@ COMMAND_LINES = {
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
                                "optim.optimizer.lr=0.05",
+    # pass 52, row 30: before, the example fix was "trainer=ddp trainer.num_nodes=0", refused in turn
+    "trainer.num_nodes=0":
+        "trainer.num_nodes=0: trainer.num_nodes is an option of trainer=ddp, trainer=ddp_cpu; "
+        "trainer=default does not take it. Fix: leave it out, or choose one that takes it (e.g. trainer=ddp, "
+        "whose trainer.num_nodes is 1 unless set; and trainer.num_nodes=0 must be an integer >= 1 (the "
+        "machines the run spans), e.g. trainer.num_nodes=1)",
     # pass 52, row 2: a key that holds 'auto' as well as numbers; before, "add -m, or give one value
     # (model.gate_bias=-2)", with no word of the decimal comma
     "model.gate_bias=-2,5": "model.gate_bias=-2,5: a comma separates the values of a sweep, not a number's "

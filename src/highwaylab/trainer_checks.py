@@ -19,7 +19,8 @@ from highwaylab.errors import ConfigError
 INT_KEYS = (("max_epochs", -1, " (-1: no limit)"), ("min_epochs", 0, ""),
             ("max_steps", -1, " (-1: no limit)"), ("accumulate_grad_batches", 1, " (1: a step per batch)"),
             ("log_every_n_steps", 1, ""), ("num_sanity_val_steps", -1, " (-1: all validation batches)"),
-            ("reload_dataloaders_every_n_epochs", 0, " (0: never)"), ("min_steps", 0, ""))
+            ("reload_dataloaders_every_n_epochs", 0, " (0: never)"), ("min_steps", 0, ""),
+            ("num_nodes", 1, " (the machines the run spans)"))
 INT_EXAMPLES = {"max_epochs": 5, "min_epochs": 0, "max_steps": -1, "log_every_n_steps": 50,
                 "num_sanity_val_steps": 2}
 # switches read as true by any non-empty string (compile=maybe compiled, offline=no logged offline)

@@ -1300,13 +1300,16 @@ def _refused_there(group: str, key: str, overrides: list[str], config_dir: str |
     that does not compose)."""
     from highwaylab.data.files import check_data_options
     from highwaylab.models.spec import check_model_config
+    from highwaylab.trainer_checks import check_trainer_counts
 
     cfg, _ = _compose(config_dir, config_name, overrides)
-    if cfg is None or group not in ("model", "data"):
+    if cfg is None or group not in ("model", "data", "trainer"):
         return None
     try:
         if group == "model":
             check_model_config(cfg.model)
+        elif group == "trainer":  # pass 52, row 30: trainer=ddp_cpu trainer.num_nodes=0
+            check_trainer_counts(cfg.trainer)
         else:
             name = key.split(".", 1)[1]
             check_data_options(**{name: OmegaConf.select(cfg, key)})
