@@ -561,6 +561,10 @@ def test_ddp_cpu_with_the_default_folder_writes_one_run_folder(tmp_path, data_di
     assert (runs[0] / "metrics.json").is_file() and (runs[0] / "train_ddp_process_1.log").is_file()
     wandb_dir = Path(json.loads((runs[0] / "metrics.json").read_text())["wandb_dir"])
     assert wandb_dir.parent == runs[0] / "wandb" and wandb_dir.name.startswith("offline-run-")
+    # Lightning's hint that srun is not used (SLURM installed, as in CI) is said once: before, again at
+    # fit, after W&B's start had reset the warnings' registry (pass 52, row 32)
+    hints = (proc.stdout + proc.stderr).count("The `srun` command is available on your system")
+    assert hints == (1 if shutil.which("srun") else 0)
 
 
 # ---------------------------------------------------------------------------------------------

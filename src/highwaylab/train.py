@@ -420,6 +420,7 @@ def build(cfg: DictConfig) -> Built:
                               "or trainer=ddp_cpu for 2 CPU processes.") from err
         raise ConfigError(f"{_named_setting(cfg.trainer, str(err.__cause__))}: {err.__cause__} Fix: correct "
                           f"or remove that setting (python train.py --cfg job shows the config)") from err
+    quiet_srun_hint(1)  # said once, as the Trainer was built; fit would say it again
     environment = getattr(trainer.strategy, "cluster_environment", None)  # multi-process strategies
     if in_multirun() and trainer.world_size > 1 and not environment.creates_processes_externally:
         raise ConfigError(

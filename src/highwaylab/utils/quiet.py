@@ -112,7 +112,11 @@ def quiet_srun_hint(processes: int) -> None:
     available on your system but is not used" hint. Lightning gives it whenever SLURM is installed
     and the process was not started by ``srun`` (a login node, a workstation with a test cluster),
     to warn that a multi-process job would hang; one process needs no ``srun``. Runs of several
-    processes keep it."""
-    if processes == 1:
+    processes keep it, on their first rank; call it again with ``processes == 1`` once the Trainer is
+    built: Lightning gives the hint when it builds the Trainer and again when ``fit`` selects its
+    checkpoint (pass 52, row 32: before, printed twice)."""
+    from highwaylab.utils.ranks import further_rank
+
+    if processes == 1 or further_rank():
         warnings.filterwarnings("ignore", message=r"The `srun` command is available on your system")
 
