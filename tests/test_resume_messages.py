@@ -1495,3 +1495,11 @@ def test_a_sweeps_job_that_never_started_points_to_the_report(tmp_path):
         f"numbered folders, and this one never started (or was renamed): python -m highwaylab.report "
         f"{tmp_path}/sweep lists its jobs, with the command that runs a job it never started into the "
         f"sweep's folder")
+
+
+def test_a_missing_resume_folder_under_a_tilde_names_what_the_tilde_became(monkeypatch, tmp_path):
+    # pass 52, row 45: resume='~/...' (quoted, so the shell left the ~); before, "no such folder" alone
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert message("resume=~/runs/int").startswith(
+        f"resume=~/runs/int: no such folder ({tmp_path}/runs/int: the ~ read as this user's home, "
+        f"{tmp_path}); give the folder of a run, e.g. resume=")

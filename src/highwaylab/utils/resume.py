@@ -333,7 +333,9 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                       if env else f"{here}; HIGHWAYLAB_ROOT, the other folder a relative resume= is read "
                       f"from, is not set)")
             raise ResumeError(f"resume={value}: no such folder{looked}; give the folder of a run, {example}")
-        raise ResumeError(f"resume={value}: no such folder; give the folder of a run, {example}")
+        # pass 52, row 45: before, "no such folder" of a quoted resume='~/...', not saying what ~ became
+        home = f" ({path}: the ~ read as this user's home, {Path.home()})" if value.startswith("~") else ""
+        raise ResumeError(f"resume={value}: no such folder{home}; give the folder of a run, {example}")
     path = path.resolve()
     for name in (f"{RECORD}/overrides.yaml", "metrics.json", f"{RECORD}/config.yaml", "train.log"):
         if (path / name).is_dir():  # the run writes (or reads) a file there
