@@ -110,7 +110,7 @@ class CarryStripeMonitor(L.Callback):
         step = step_of(trainer)
         log_figure(trainer, "gates/class_difference", lambda: layer_maps(
             list(self.class_difference.numpy()), class_titles(self.class_counts),
-            f"Mean T of each class minus the mean over all {len(y)} examples (end of fitting, "
+            f"Mean T of each class minus the mean over all {len(y):,} examples (end of fitting, "
             f"{when(trainer, step, fit_ended=True)})", "difference in T", cmap="RdBu_r",
             vmin=-bound, vmax=bound, xlabel=unit_axis(net.unit)), step)
 
