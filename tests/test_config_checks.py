@@ -1635,6 +1635,9 @@ def test_help_shows_the_commands_of_a_run_and_each_is_a_valid_command_line(tmp_p
     assert ["model=highway", "depth=100"] in examples and len(examples) == 5
     assert "== Configuration groups ==" in proc.stdout and "model: conv_highway, conv_plain" in proc.stdout
     assert "-m hydra/launcher=slurm (or slurm_cpu" in proc.stdout  # new-user pass: no hydra/ group listed
+    # new-user pass 50, finding 7: the config's "root_dir: ${oc.env:HIGHWAYLAB_ROOT,.}" read as the current
+    # folder; the footer says where runs go
+    assert "outputs/multiruns/) beside train.py, whatever the current folder" in " ".join(proc.stdout.split())
     for example in examples:
         if not any("<" in arg for arg in example):  # resume=outputs/runs/<run folder>: a placeholder
             check_command_line(["train.py", *example, f"paths.log_dir={tmp_path}"], ROOT / "conf")
