@@ -1931,3 +1931,57 @@ def test_a_stage_missing_a_comma_is_named_with_the_stage_to_write(tmp_path):
     assert str(refusal.value) == (
         "model.stages[0].channels='4 layers:1': a comma is missing between two settings of the stage, so "
         "channels took the rest as its value. Fix: write the stage as {channels:4,layers:1}")
+
+
+def pasted_error(*args: str, tmp_path) -> str:
+    """The one-line error of ``python train.py <args>`` (its checks before Hydra runs), each argument
+    one word as given (``command_line_error`` splits at whitespace, a no-break space and CR included)."""
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as excinfo:
+        check_command_line(["train.py", *args, f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+    return str(excinfo.value)
+
+
+def test_look_alike_and_invisible_characters_are_named_with_a_fix_that_works(tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    # pass 53, row 23 (major): a full-width digit; before, "quote it", and quoted, "Fix: depth=３, without
+    # quotes", the first input again
+    assert pasted_error("depth=\uff13", tmp_path=tmp_path) == (
+        "depth=\uff13: it contains FULLWIDTH DIGIT THREE (U+FF13), which looks like '3' but is not (pasted "
+        "text?). Fix: type it: depth=3")
+    with pytest.raises(ConfigError, match=r"^depth='３' is a string, not a number. Fix: depth=3, without "
+                                          r"quotes$"):
+        validate(compose_cfg(["depth='\uff13'"], tmp_path))
+    # pass 53, row 25: a no-break space between two overrides; before, "2 overrides in one argument
+    # (quoted together?)", the space not named
+    assert pasted_error("seed=1\u00a0trainer.max_epochs=1", tmp_path=tmp_path) == (
+        "seed=1\u00a0trainer.max_epochs=1: it contains NO-BREAK SPACE (U+00A0), which looks like ' ' but is "
+        "not (pasted text?). Fix: type it: seed=1 trainer.max_epochs=1")
+    assert pasted_error("run_name=a\x01b", tmp_path=tmp_path) == (
+        "run_name=a\\x01b: it holds the control character U+0001, invisible on a terminal (pasted text?). "
+        "Fix: type it: run_name=ab")
+    # a letter of its own is no look-alike: Hydra reads it quoted
+    assert pasted_error("run_name=naïve", tmp_path=tmp_path).startswith(
+        "run_name=naïve: Hydra's override grammar cannot read this value unquoted. Fix: quote it")
+    check_command_line(["train.py", "run_name='naïve'", "--cfg", "job"], ROOT / "conf")
+
+
+def test_a_script_with_windows_line_endings_is_named_and_its_fix_works(tmp_path):
+    # pass 53, row 24 (major): before, "quote it, e.g. \"depth='4'\"", and that fix, in the same script,
+    # "quote it, e.g. \"depth=''4''\"": the carriage return at the line's end was never named
+    script = tmp_path / "run.sh"
+    script.write_bytes(f"{sys.executable} {ROOT}/train.py depth=4 --cfg job\r\n".encode())
+    proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120,
+                          env=subprocess_env(), cwd=tmp_path)
+    assert proc.returncode == 1
+    fix = "sed -i 's/\\r$//' <script>"
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "highwaylab: job\\r: it holds a carriage return (CR, U+000D), invisible on a terminal: a line of a "
+        "script saved with Windows (CRLF) line endings ends in one. Fix: convert the script (dos2unix "
+        f"<script>, or {fix}), or type the command again")
+    subprocess.run(["bash", "-c", fix.replace("<script>", str(script))], check=True)
+    proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120,
+                          env=subprocess_env(), cwd=tmp_path)
+    assert proc.returncode == 0 and "depth: 4" in proc.stdout

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -120,7 +121,8 @@ def string_number(cfg: DictConfig, message: str) -> str | None:
             return None
     except Exception:  # anything else is another fault, which the user meets once this one is fixed
         pass
-    given, plain = str(raw), value.strip()
+    # a full-width digit (３) as its ASCII one (pass 53, row 23: before, "Fix: depth=３", refused in turn)
+    given, plain = str(raw), unicodedata.normalize("NFKC", value.strip())
     if given == value and re.fullmatch(r"[+-]?0\d+", plain):  # pass 39, rows 30 and 34: before, depth=010
         # (unquoted: Hydra's grammar reads a leading zero as a string) was told to drop quotes it had not
         return (f"{key}={plain}: Hydra reads a number with a leading zero as a string. Fix: "

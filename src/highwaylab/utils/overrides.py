@@ -123,6 +123,9 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     if further_rank():
         check_rank_variables()
         return  # its first rank checked the same command line
+    for word in argv[1:]:  # before the flags are read: --cfg job<CR> is no choice of --cfg
+        if (problem := _control_character(word)) is not None:
+            raise OverrideError(problem)
     try:
         args = quiet_args_parser().parse_args(argv[1:])
     except (ValueError, SystemExit):
@@ -1454,6 +1457,17 @@ LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u201
               "\u201d": '"', "\u00a0": " "}
 
 
+def _look_alike(char: str) -> str | None:
+    """The ASCII character that ``char`` stands in for: a dash or quote of :data:`LOOKALIKES`, or a
+    compatibility form whose Unicode normalisation (NFKC) is ASCII, as the full-width ``３`` that a CJK
+    input method types for ``3`` (pass 53, row 23, major: before, "quote it", and the quoted value was
+    then to be given unquoted again); ``None`` for any other character."""
+    if char in LOOKALIKES:
+        return LOOKALIKES[char]
+    plain = unicodedata.normalize("NFKC", char)
+    return plain if plain != char and plain.isascii() and plain.isprintable() else None
+
+
 def _search_conflict(overrides: list[str], single: list[str | None], config_dir: str | Path,
                      config_name: str) -> str | None:
     """The message for an ``hparams_search`` (an Optuna search: conf/hparams_search/) combined with a
@@ -1643,23 +1657,41 @@ def _spaced_equals(overrides: list[str], i: int) -> str | None:
             f"{shell_word(f'{word}={value}') if value else word + '=<value>'}")
 
 
+def _control_character(override: str) -> str | None:
+    """The message for an override holding an invisible control character: a carriage return, as a
+    line of a script saved with Windows (CRLF) line endings ends in (pass 53, row 24, major: before,
+    "quote it", and each quoted fix was refused again), or another one (a tab and a line feed, which a
+    quoted value may hold, aside); ``None`` for an override without one."""
+    shown = override.encode("unicode_escape").decode("ascii")  # depth=4\r, visible
+    if "\r" in override:
+        return (f"{shown}: it holds a carriage return (CR, U+000D), invisible on a terminal: a line of a "
+                f"script saved with Windows (CRLF) line endings ends in one. Fix: convert the script "
+                f"(dos2unix <script>, or sed -i 's/\\r$//' <script>), or type the command again")
+    found = next((c for c in override if unicodedata.category(c) == "Cc" and c not in "\t\n"), None)
+    if found is None:
+        return None
+    fixed = "".join(c for c in override if c != found)
+    return (f"{shown}: it holds the control character U+{ord(found):04X}, invisible on a terminal (pasted "
+            f"text?). Fix: type it: {shell_word(fixed)}")
+
+
 def _unreadable(override: str) -> str:
     key, equals, value = override.partition("=")
     if not equals:
         return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
                 f"+{key}=<value> to add one)")
-    words = override.split()
+    words = re.split(r"[ \t]+", override.strip(" \t"))  # a no-break space is a look-alike, below
     if len(words) > 1 and all(re.fullmatch(r"[+~]?[A-Za-z_][\w.@/-]*=\S*", w) for w in words):
         # pass 49, rows 106-107 (major): 'model=residual width=30' (one argument, "$ARGS" quoted) was to be
         # quoted as "model='residual width=30'", which is then no option of model
         return (f"'{override}' is {len(words)} overrides in one argument (quoted together?). Fix: give them "
                 f"as separate words: {' '.join(shell_word(w) for w in words)}")
-    if found := [c for c in override if c in LOOKALIKES]:
-        fixed = "".join(LOOKALIKES.get(c, c) for c in override)
+    if found := [c for c in override if _look_alike(c)]:
+        fixed = "".join(_look_alike(c) or c for c in override)
         if fixed.startswith("-") and "=" in fixed:  # —seed=1 (a word processor's --): Hydra takes no dashes
             fixed = fixed.lstrip("-")  # (pass 52, row 59: before, "-seed=1", refused in turn)
         return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "
-                f"like '{LOOKALIKES[found[0]]}' but is not (pasted text?). Fix: type it: {fixed}")
+                f"like '{_look_alike(found[0])}' but is not (pasted text?). Fix: type it: {fixed}")
     if value.startswith("~"):
         return (f"{override}: Hydra does not expand ~ (and reads it as an operator here). Fix: write the "
                 f"folder in full, e.g. {key}=$HOME{value[1:]}")
