@@ -5,6 +5,7 @@ and ``train.py``'s cheap paths (a config error, ``--help``, ``--cfg job``) load 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -1985,3 +1986,18 @@ def test_a_script_with_windows_line_endings_is_named_and_its_fix_works(tmp_path)
     proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120,
                           env=subprocess_env(), cwd=tmp_path)
     assert proc.returncode == 0 and "depth: 4" in proc.stdout
+
+
+def test_a_search_entry_missing_a_parenthesis_gets_the_entry_that_searches(tmp_path):
+    # pass 53, row 47 (major): the README's entry with one ')' missing; before, "quote it", and the quoted
+    # string made every trial of the search fail
+    from highwaylab.utils.overrides import check_command_line
+
+    given = "optim.optimizer.lr=tag(log, interval(0.01, 0.1)"
+    message = pasted_error("hparams_search=mnist_tpe", given, tmp_path=tmp_path)
+    assert message == (f"{given}: the parentheses do not balance (2 '(' and 1 ')'). Fix: "
+                       f"'optim.optimizer.lr=tag(log, interval(0.01, 0.1))'")
+    fixed = shlex.split(message.split("Fix: ")[1])
+    check_command_line(["train.py", "hparams_search=mnist_tpe", *fixed, f"paths.log_dir={tmp_path}/logs"],
+                       ROOT / "conf")  # the fix is an entry the search takes
+    assert not (tmp_path / "logs").exists()

@@ -1704,6 +1704,13 @@ def _unreadable(override: str) -> str:
         if inner.count(mark) % 2 and not any(c in inner for c in " ,[]{}()"):
             return (f"{override}: the value has an unmatched {mark} (a stray quote?). Fix: "
                     f"{key}={inner.replace(mark, '')}")
+    opened, closed = inner.count("("), inner.count(")")
+    if re.match(r"[A-Za-z_]\w*\s*\(", inner) and opened > closed:
+        # pass 53, row 47 (major): tag(log, interval(0.01, 0.1) was to be quoted, and the search's every
+        # trial then failed on the string
+        fixed = inner.rstrip() + ")" * (opened - closed)
+        return (f"{override}: the parentheses do not balance ({opened} '(' and {closed} ')'). Fix: "
+                f"{shell_word(f'{key}={fixed}')}")
     sweep = re.fullmatch(r"(interval|range|choice|tag)\((.*)\)", inner)
     if sweep and sweep[1] == "interval" and len([a for a in sweep[2].split(",") if a.strip()]) != 2:
         # pass 51, row 41 (major): interval(0.01) was to be quoted, and every trial then failed
