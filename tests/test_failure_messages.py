@@ -269,16 +269,36 @@ def test_a_full_disk_gives_its_free_space_and_keeps_the_previous_file(tmp_path, 
     message = str(err)
     assert message.startswith(f"could not write the checkpoint {path} (No space left on device): the disk "
                               f"at {small} has ")
-    assert message.endswith(" free of 64.0 KiB; the previous checkpoint there is kept. Free space on that "
-                            "disk, or set paths.log_dir to another one, then resume.")
+    # pass 53, row 61: the fix names what to resume (before, "or set paths.log_dir to another one, then
+    # resume", which does not go with resume=)
+    assert message.endswith(f" free of 64.0 KiB; the previous checkpoint there is kept. Free space on that "
+                            f"disk, then resume it: python train.py ckpt_path={small}/last.ckpt")
 
 
-def test_a_used_up_quota_says_quota(tmp_path):
+def test_a_used_up_quota_says_quota(tmp_path, no_hydra_run):
     path = tmp_path / "last.ckpt"
     message = write_failure(path, OSError(errno.EDQUOT, os.strerror(errno.EDQUOT), f"{path}.tmp"))
     assert message.startswith(f"could not write the checkpoint {path} (Disk quota exceeded): your disk quota "
                               f"there is used up (the disk at /")
-    assert "Free space within your quota (`quota -s` shows it), or set paths.log_dir" in message
+    assert message.endswith(
+        "no earlier checkpoint was there. Free space within your quota (`quota -s` shows it), then start the "
+        "run again (there is no checkpoint to resume from), or choose another folder with the checkpoint "
+        "callback's dirpath key (callbacks.model_checkpoint.dirpath or "
+        "callbacks.last_checkpoint.dirpath=/another/folder)")
+
+
+def test_a_full_disk_before_the_first_checkpoint_says_to_start_again_where_the_run_is_placed(hydra_run):
+    # pass 53, row 61 (major): before, "Free space on that disk, or set paths.log_dir to another one, then
+    # resume": the run had nothing to resume, and paths.log_dir does not move a run given hydra.run.dir
+    path = hydra_run / "checkpoints" / "epoch_000.ckpt"
+    path.parent.mkdir()
+    message = write_failure(path, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f"{path}.tmp"))
+    assert message.endswith("no earlier checkpoint was there. Free space on that disk, then start the run "
+                            "again (there is no checkpoint to resume from), or write the run elsewhere: "
+                            "paths.log_dir=/another/folder")
+    (path.parent / "last.ckpt").write_bytes(b"")  # a run that saved its state: resume= goes on with it
+    message = write_failure(path, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f"{path}.tmp"))
+    assert message.endswith(f"Free space on that disk, then resume it: python train.py resume={hydra_run}")
 
 
 def test_a_file_size_limit_names_ulimit_and_the_checkpoint_size(tmp_path):

@@ -20,6 +20,7 @@ from lightning.fabric.utilities.cloud_io import _is_local_file_protocol
 
 from highwaylab.errors import CheckpointWriteError, ConfigError
 from highwaylab.utils.run_folder import gone
+from highwaylab.utils.shell_args import override_arg
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):
@@ -100,10 +101,10 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
         disk = disk_of(folder)
         if code == errno.EDQUOT:
             return (f"could not write the checkpoint {path} ({reason}): your disk quota there is used up "
-                    f"({disk}); {kept}. Free space within your quota (`quota -s` shows it), or set "
-                    "paths.log_dir to a folder on another disk, then resume.")
+                    f"({disk}); {kept}. Free space within your quota (`quota -s` shows it), "
+                    f"{after_space(folder)}")
         return (f"could not write the checkpoint {path} ({reason}): {disk}; {kept}. Free space on that "
-                "disk, or set paths.log_dir to another one, then resume.")
+                f"disk, {after_space(folder)}")
     if code == errno.EFBIG:
         soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
         limit = "unlimited" if soft == resource.RLIM_INFINITY else _size(soft)
@@ -153,6 +154,18 @@ def _nearest_existing(folder: Path) -> Path:
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     return folder
+
+
+def after_space(folder: Path) -> str:
+    """What to do once space is freed for the checkpoints of ``folder``: resume the run from its
+    ``last.ckpt`` (in its own folder: ``resume=`` keeps it), or, with none yet, start it again, there
+    or elsewhere (pass 53, row 61, major: before, "or set paths.log_dir to another one, then resume",
+    for a run with nothing to resume, placed by hydra.run.dir, which paths.log_dir does not move)."""
+    run = _run_folder()
+    if (folder / "last.ckpt").is_file():
+        where = override_arg("resume", run) if run is not None else f"ckpt_path={folder / 'last.ckpt'}"
+        return f"then resume it: python train.py {where}"
+    return f"then start the run again (there is no checkpoint to resume from), or {_elsewhere(folder)}"
 
 
 def _elsewhere(folder: Path) -> str:

@@ -74,7 +74,7 @@ def disk_full(err: BaseException, run: str | os.PathLike | None) -> DiskFull | N
     ``metrics.csv``; a checkpoint's has: :func:`highwaylab.utils.checkpoint_io.write_failure`), with
     the run's latest checkpoint, ``None`` otherwise (breaking pass 43, row 50: before, four chained
     tracebacks and no fix)."""
-    from highwaylab.utils.checkpoint_io import disk_of
+    from highwaylab.utils.checkpoint_io import after_space, disk_of
 
     while err is not None and not (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)):
         if isinstance(err, HighwaylabError):  # a write with a line of its own (the checkpoint's)
@@ -90,8 +90,9 @@ def disk_full(err: BaseException, run: str | os.PathLike | None) -> DiskFull | N
         then = f"its latest checkpoint, {found[-1]}, is kept. Free space, then resume: python train.py " \
                f"{override_arg('resume', run)}"
     else:
-        then = "it saved no checkpoint yet. Free space on that disk, or set paths.log_dir to another one, " \
-               "then start it again"
+        # pass 53, row 61: "or set paths.log_dir", which does not move a run placed by hydra.run.dir
+        then = f"it saved no checkpoint yet. Free space on that disk, " \
+               f"{after_space(Path(run, 'checkpoints') if run else where)}"
     return DiskFull(f"could not write {what} ({err.strerror or err}): {disk_of(where)}; {then}")
 
 
