@@ -1773,6 +1773,11 @@ def test_a_null_run_name_is_refused_with_the_default_name(line, default, tmp_pat
                                "trainer.max_epochs=1"),
     ("-m --logger=csv", "--logger=csv: Hydra takes overrides without dashes. Fix: logger=csv"),
     ("--cfg job --model=plain", "--model=plain: Hydra takes overrides without dashes. Fix: model=plain"),
+    # pass 53, row 43: the README's ~callbacks.carry_stripes with '-'; before, only "Fix:
+    # callbacks.carry_stripes=<value>"
+    ("-callbacks.carry_stripes", "-callbacks.carry_stripes: Hydra takes overrides without dashes; '~' "
+                                 "removes a key. Fix: ~callbacks.carry_stripes to remove it, or "
+                                 "callbacks.carry_stripes=<value> to set it"),
 ])
 def test_a_dashed_override_is_named_with_the_override_to_write(line, expected, tmp_path):
     from highwaylab.utils.overrides import check_command_line

@@ -780,6 +780,10 @@ def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -
                   and following not in flags)
         if spaced:
             arg, value = f"{arg} {following}", following
+        if not value and not name.startswith(("+", "~")):  # -callbacks.carry_stripes: "~" mistyped, or a
+            # value left out (pass 53, row 43: before, only "Fix: callbacks.carry_stripes=<value>")
+            raise OverrideError(f"{arg}: Hydra takes overrides without dashes; '~' removes a key. Fix: "
+                                f"~{name} to remove it, or {name}=<value> to set it")
         raise OverrideError(f"{arg}: Hydra takes overrides without dashes. Fix: {name}={value or '<value>'}")
 
 
