@@ -290,3 +290,31 @@ def test_files_one_folder_above_their_own_get_the_move_that_works(tmp_path):
         f"{tmp_path}/MNIST/{IMAGES} ")
     subprocess.run(message.split("Fix: ")[1], shell=True, check=True)
     check_data_files("mnist", str(tmp_path))
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "decoded"])
+def test_only_gz_files_before_torch_get_the_fix_for_all_of_them(tmp_path, compressed):
+    # pass 53, rows 31 and 33: before, the check before torch said "Expected the uncompressed IDX files ...
+    # Fix: copy them there" beside the four .gz downloads (or four uncompressed files under .gz names)
+    import gzip
+    import subprocess
+
+    from highwaylab.data.files import check_data_files
+
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in RAW_FILES:
+        data = b"\x00\x00\x08\x01" + name.encode()
+        (raw / f"{name}.gz").write_bytes(gzip.compress(data) if compressed else data)
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(tmp_path))
+    message = str(refusal.value)
+    head = (f"only the compressed {IMAGES}.gz is there, and the uncompressed IDX file is what is read. Fix: "
+            f"gunzip -k {raw}/t10k-images-idx3-ubyte.gz {raw}/t10k-labels-idx1-ubyte.gz" if compressed else
+            f"{IMAGES}.gz is there, but it holds no gzip data (uncompressed already, as a browser that "
+            f"decodes a download leaves it). Fix: mv {raw}/t10k-images-idx3-ubyte.gz "
+            f"{raw}/t10k-images-idx3-ubyte")
+    assert message.startswith(f"Data file missing: {raw}/{IMAGES}; {head}")
+    subprocess.run(message.split("Fix: ")[1], shell=True, check=True)
+    check_data_files("mnist", str(tmp_path))  # the fix, as given, brings all four
+    assert all((raw / name).read_bytes() == b"\x00\x00\x08\x01" + name.encode() for name in RAW_FILES)

@@ -198,7 +198,34 @@ def check_data_files(dataset: str, data_dir: object) -> None:
         check_data_path(where, f"Data folder missing: {where}. {fix_hint(dataset, data_dir)}", folder=True)
     for name in data_files(dataset):
         path = where / name
-        check_data_path(path, f"Data file missing: {path}. {fix_hint(dataset, data_dir)}")
+        check_data_path(path, missing_file(path, fix_hint(dataset, data_dir)))
+
+
+def missing_file(path: Path, hint: str) -> str:
+    """The "Data file missing" line for ``path``, with ``hint`` (:func:`fix_hint`), unless its ``.gz``
+    lies beside it: then the fix is ``gunzip -k`` of it, or, when that file holds no gzip data (a
+    browser that decoded the download kept the name), ``mv`` to the name that is read (pass 53, rows
+    31 and 33: before, the early check said "copy them there", the files being there)."""
+    def gzip_data(gz: Path) -> bool | None:  # None: no such file (or an unreadable one)
+        try:
+            with gz.open("rb") as f:
+                return f.read(2) == b"\x1f\x8b"  # gzip's magic number
+        except OSError:
+            return None
+
+    gz = path.with_name(path.name + ".gz")
+    kind = gzip_data(gz)
+    if kind is None:
+        return f"Data file missing: {path}. {hint}"
+    # the fix for every such .gz of the folder at once, not one file per run
+    alike = [p for p in sorted(path.parent.glob("*.gz"))
+             if not p.with_suffix("").exists() and gzip_data(p) == kind]
+    if kind:
+        return (f"Data file missing: {path}; only the compressed {gz.name} is there, and the uncompressed "
+                f"IDX file is what is read. Fix: gunzip -k {' '.join(shlex.quote(str(p)) for p in alike)}")
+    moves = " && ".join(f"mv {shlex.quote(str(p))} {shlex.quote(str(p.with_suffix('')))}" for p in alike)
+    return (f"Data file missing: {path}; {gz.name} is there, but it holds no gzip data (uncompressed "
+            f"already, as a browser that decodes a download leaves it). Fix: {moves}")
 
 
 def check_data_dir(data_dir: object, holds: str) -> None:

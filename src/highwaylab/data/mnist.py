@@ -26,6 +26,7 @@ from highwaylab.data.files import (
     data_files,
     data_folder,
     fix_hint,
+    missing_file,
 )
 from highwaylab.data.memory import InMemoryBatches, InMemoryDataModule
 from highwaylab.errors import ConfigError, DataError
@@ -170,14 +171,7 @@ def check_idx_file(path: Path, hint: str = "") -> list[int]:
             :func:`~highwaylab.data.checks.check_data_path`), unreadable (names the fix,
             ``chmod a+r``), has a bad header, or is truncated / too long.
     """
-    gz = path.with_name(path.name + ".gz")
-    try:
-        only_gz = gz.is_file()
-    except OSError:  # the folder cannot be entered: check_data_path says so
-        only_gz = False
-    missing = (f"Data file missing: {path}; only the compressed {gz.name} is there, and the uncompressed "
-               f"IDX file is what is read. Fix: gunzip -k {gz}" if only_gz else
-               f"Data file missing: {path}. {hint}")
+    missing = missing_file(path, hint)
     check_data_path(path, missing)
     try:
         size = path.stat().st_size
