@@ -80,9 +80,9 @@ def write_csv_log(job: Path, prefix: str = "") -> Path:
     return job
 
 
-def report(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+def report(*args: str | Path, cwd: Path, **environ: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "highwaylab.report", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env=subprocess_env())
+                          text=True, timeout=120, cwd=cwd, env=subprocess_env(**environ))
 
 
 def read_csv(out: Path) -> list[dict]:
@@ -312,6 +312,7 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
+                                  "placeholder",
                                   "empty group", "dash", "default unwritable", "a job's folder",
                                   "the sweep's folder", "inside a job's folder", "tilde", "own table"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
@@ -323,8 +324,6 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
         mine.mkdir()
         (mine / "table.md").write_text("my own notes\n")
     if case == "default unwritable":
-        import shutil
-
         shutil.copytree(one_job, unwritable)
         (unwritable / "report").symlink_to("/proc/nonexistent/report")
     writable = f"give a folder that can be written, e.g. --out {one_job / 'report'}"
@@ -338,8 +337,16 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
         "/proc itself": ([one_job, "--out", "/proc"],  # exists, but takes no file
                          f"--out /proc: {cannot} (No such file or directory); {writable}"),
         # pass 31, row 27: before, the example lacked the _<hex> of a real multirun folder
+        # pass 53, row 42: and where it looked for one to offer
         "no sweep folder": ([a_file], f"{a_file} is not a folder: give a multirun folder, e.g. "
-                                      "outputs/multiruns/<date>_<time>_<hex>"),
+                                      f"outputs/multiruns/<date>_<time>_<hex>; none is in "
+                                      f"{tmp_path}/outputs/multiruns: a sweep (python train.py -m ...) "
+                                      f"makes one"),
+        # pass 53, row 42: before, the example was the very input, placeholders and all
+        "placeholder": (["outputs/multiruns/<date>_<time>_<hex>"],
+                        f"outputs/multiruns/<date>_<time>_<hex> is not a folder (its <...> parts are "
+                        f"placeholders, as in the README, to be replaced): give a multirun folder, e.g. the "
+                        f"newest in outputs/multiruns: outputs/multiruns/{one_job.name}"),
         # eighteenth pass: before, rc 0 and the report run silently in the default group
         "empty group": ([one_job, "--group", ""], "--group is empty: give a W&B group, e.g. --group "
                                                   "sweep-depth (or leave --group out: the jobs' group)"),
@@ -378,7 +385,11 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
             f"earlier report (table.md, table.csv, depth.png, loss_curves.png): are they your own? Fix: give "
             f"a new folder, e.g. --out {one_job}/report, or move them away first"),
     }[case]
-    proc = report(*args, "--no-wandb", cwd=tmp_path)
+    if case == "placeholder":  # a multirun of the user's, to be offered
+        (tmp_path / "outputs" / "multiruns").mkdir(parents=True)
+        shutil.copytree(one_job, tmp_path / "outputs" / "multiruns" / one_job.name)
+        (tmp_path / "outputs" / "multiruns" / one_job.name / "multirun.yaml").write_text("{}\n")
+    proc = report(*args, "--no-wandb", cwd=tmp_path, HIGHWAYLAB_ROOT=str(tmp_path))  # its outputs/, not ours
     assert proc.returncode == 2
     # one line: no usage, no traceback
     if case == "the sweep's folder":

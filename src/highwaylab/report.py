@@ -90,6 +90,29 @@ def _interrupted(out: Path | None, made: list[Path]) -> str:
            f"incomplete. Fix: run it again"
 
 
+def _placeholder(given: Path) -> str:
+    """The note that ``given`` holds the README's placeholders (``<date>``), else ``""``."""
+    held = "<" in str(given)
+    return " (its <...> parts are placeholders, as in the README, to be replaced)" if held else ""
+
+
+def _multiruns_here(given: Path) -> str:
+    """An example multirun folder for the messages: the newest of those beside ``given`` or in
+    ``outputs/multiruns/`` (of ``HIGHWAYLAB_ROOT`` or the current folder), else the form of one (pass 53,
+    row 42: before, always the README's form, which was the very input when that was typed)."""
+    root = Path(os.environ.get("HIGHWAYLAB_ROOT") or ".")
+    for folder in (given.parent, root / "outputs" / "multiruns"):
+        try:
+            sweeps = sorted((p for p in folder.iterdir() if (p / "multirun.yaml").is_file()),
+                            key=lambda p: p.stat().st_mtime)
+        except OSError:  # no such folder, or unreadable
+            continue
+        if sweeps:
+            return f"e.g. the newest in {folder}: {sweeps[-1]}"
+    return (f"e.g. {SWEEP_EXAMPLE}; none is in {(root / 'outputs' / 'multiruns').absolute()}: a sweep "
+            f"(python train.py -m ...) makes one")
+
+
 def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: dict) -> Path:
     """The work of :func:`main` after its arguments are read; sets ``where["out"]`` to the output
     folder once it is known, and ``where["made"]`` to those of its folders that it made, innermost
@@ -100,7 +123,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, "--group is empty: give a W&B group, e.g. --group sweep-depth (or leave --group out: "
                      "the jobs' group)")
     if not args.sweep_dir.is_dir():
-        fail(parser, f"{args.sweep_dir} is not a folder: give a multirun folder, e.g. {SWEEP_EXAMPLE}")
+        fail(parser, f"{args.sweep_dir} is not a folder{_placeholder(args.sweep_dir)}: give a multirun "
+                     f"folder, {_multiruns_here(args.sweep_dir)}")
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
         fail(parser, f"--out is empty: give a folder, e.g. --out {args.sweep_dir / 'report'} (or leave --out "
                      f"out: <sweep_dir>/report)")
