@@ -105,7 +105,7 @@ try:
     from highwaylab.errors import HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
-    from highwaylab.utils.console import error_line, keep_run_log
+    from highwaylab.utils.console import error_line, keep_run_log, own_log_only
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.output_folder import remove_refused_run_folder
     from highwaylab.utils.overrides import check_command_line
@@ -171,7 +171,7 @@ def main(cfg: DictConfig) -> float | None:
         set_aside_untrained_record()  # stopped before it trained: as never started
         record_job("interrupted", error=str(err))
         later = stops_here(HydraConfig.get()) if in_multirun() else ""
-        error_line(log, f"highwaylab: {err}{later}")
+        error_line(log, f"highwaylab: {err}{later}", extra=own_log_only())  # each rank says it: once here
         sys.exit(err.exit_code)
     except Exception as err:
         user = user_error(err)

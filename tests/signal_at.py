@@ -217,3 +217,17 @@ class FillDiskAt(L.Callback):
             with contextlib.suppress(OSError), open(filler, "wb") as f:
                 while True:
                     f.write(b"\0" * 2**20)
+
+
+class SignalGroupAt(L.Callback):
+    """Send this process's whole process group the real signal ``signum`` once, from rank 0 at the end
+    of the training batch that makes ``trainer.global_step`` equal to ``step``: as Ctrl-C on a terminal
+    reaches every DDP process. Start the run in a session of its own (``start_new_session``)."""
+
+    def __init__(self, step: int, signum: int = int(signal.SIGINT)) -> None:
+        self.step, self.signum, self.sent = step, signum, False
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step == self.step and trainer.global_rank == 0 and not self.sent:
+            self.sent = True
+            os.killpg(os.getpgid(0), self.signum)

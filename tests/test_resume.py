@@ -567,6 +567,27 @@ def test_ddp_cpu_with_the_default_folder_writes_one_run_folder(tmp_path, data_di
     assert hints == (1 if shutil.which("srun") else 0)
 
 
+@pytest.mark.slow
+def test_ctrl_c_to_a_ddp_run_says_each_line_once_and_saves_its_state(tmp_path, data_dir):
+    # pass 53, row 55: Ctrl-C reaches every process; before, the "SIGINT received" warning and the
+    # "interrupted" line were printed twice, once per rank
+    signal_group = ["+callbacks.sigint._target_=tests.signal_at.SignalGroupAt", "+callbacks.sigint.step=3"]
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "trainer=ddp_cpu", "data.batch_size=64",
+                           "logger=csv", *RUN[1:], "trainer.max_epochs=1", *signal_group,
+                           f"hydra.run.dir={tmp_path}/run"], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env=subprocess_env(HYDRA_FULL_ERROR="0", PYTHONPATH=str(ROOT)),
+                          start_new_session=True)  # the signal goes to this run's process group alone
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 130, output[-3000:]
+    assert output.count("SIGINT received: the run stops after the current batch") == 1, output[-3000:]
+    assert output.count("highwaylab: interrupted by SIGINT") == 1, output[-3000:]
+    # each rank still logs both lines in its own log
+    for log in ("train.log", "train_ddp_process_1.log"):
+        text = (tmp_path / "run" / log).read_text()
+        assert "SIGINT received" in text and "interrupted by SIGINT" in text, log
+    assert (tmp_path / "run" / "checkpoints" / "last.ckpt").is_file()
+
+
 # ---------------------------------------------------------------------------------------------
 # 6. W&B: the README's commands exist in the installed CLI
 # ---------------------------------------------------------------------------------------------

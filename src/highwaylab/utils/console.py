@@ -64,6 +64,19 @@ class StdoutHandler(FailsOnce, logging.StreamHandler):
     def failure(self, err: OSError) -> tuple[TextIO, str]:
         return sys.__stderr__, f"highwaylab: {console_failure(err)}\n"
 
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Drop the records marked for the log file alone (:func:`own_log_only`)."""
+        return not getattr(record, "file_only", False) and super().filter(record)
+
+
+def own_log_only() -> dict[str, bool]:
+    """The ``extra`` of a record that every rank logs at once (a signal to the process group: Ctrl-C
+    reaches every DDP process): on a further rank it goes to that rank's own log file alone, not to
+    the console that the first rank's copy reaches too (pass 53, row 55: before, each line twice)."""
+    from highwaylab.utils.ranks import further_rank
+
+    return {"file_only": further_rank()}
+
 
 def console_failure(err: OSError) -> str:
     """What a failed write to the console means, and where the log goes on: ``| head`` closed the
@@ -238,11 +251,12 @@ def _quiet_root(logging_cfg: Any) -> str | None:
             f"keeps them)")
 
 
-def error_line(log: logging.Logger, message: str) -> None:
-    """Log the run's one ``highwaylab:`` error ``message`` on ``log``; print it to stderr as well
-    when the logging config lets it reach no handler (``hydra/job_logging=disabled`` disables every
-    logger), so that a failed run never ends without a word."""
-    log.error(message)
+def error_line(log: logging.Logger, message: str, extra: dict | None = None) -> None:
+    """Log the run's one ``highwaylab:`` error ``message`` on ``log`` (with the record's ``extra``:
+    :func:`own_log_only`); print it to stderr as well when the logging config lets it reach no
+    handler (``hydra/job_logging=disabled`` disables every logger), so that a failed run never ends
+    without a word."""
+    log.error(message, extra=extra)
     logger, reached = log, False
     while logger is not None and not log.disabled and log.isEnabledFor(logging.ERROR):
         if any(h.level <= logging.ERROR for h in logger.handlers):

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from highwaylab.errors import RunInterrupted
+from highwaylab.utils.console import own_log_only
 from highwaylab.utils.shell_args import override_arg, shell_word
 
 log = logging.getLogger(__name__)
@@ -287,17 +288,18 @@ def _on_signal(signum: int, frame: Any) -> None:
     trainer = _state.current_trainer()
     if not first or trainer is None or not _running(trainer):
         raise RunInterrupted(signum, _message(signum, trainer, at_once=True))
+    once = own_log_only()  # every DDP process gets the signal: one line on the console
     if _is_cpu_limit(signum):
         saved = "with its state saved" if _has_resume_point(trainer) else "its state is not saved " \
             "(callbacks.last_checkpoint is off)"
         log.warning(f"{name} received (the soft CPU-time limit, ulimit -S -t): the run stops after the "
-                    f"current batch, {saved}, before the hard limit's SIGKILL")
+                    f"current batch, {saved}, before the hard limit's SIGKILL", extra=once)
     elif _has_resume_point(trainer):
         log.warning(f"{name} received: the run stops after the current batch, with its state saved "
-                    f"(send {name} again to stop at once, without saving)")
+                    f"(send {name} again to stop at once, without saving)", extra=once)
     else:
         log.warning(f"{name} received: the run stops after the current batch; its state is not saved "
-                    f"(callbacks.last_checkpoint is off; send {name} again to stop at once)")
+                    f"(callbacks.last_checkpoint is off; send {name} again to stop at once)", extra=once)
     _state.in_sanity_check = bool(trainer.sanity_checking)
     if _fitting(trainer) and trainer.validating and not trainer.sanity_checking:
         _state.pending = True  # let the epoch's validation finish: StopOnSignal.on_validation_end
