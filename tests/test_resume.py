@@ -144,6 +144,23 @@ def test_resume_continues_from_the_latest_checkpoint_under_its_configured_filena
 
 
 @pytest.mark.slow
+def test_a_finished_run_whose_result_was_deleted_is_tested_again_with_its_val_examples(finished, tmp_path):
+    # pass 53, row 39: before, the resume that only tests wrote "val_examples": null (the original's: 512)
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    original = json.loads((run / "metrics.json").read_text())
+    (run / "metrics.json").unlink()
+    proc = train_py([f"resume={run}"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    again = json.loads((run / "metrics.json").read_text())
+    assert original["val_examples"] == 4 * 128  # trainer.limit_val_batches=4 of 128
+    assert again["val_examples"] == original["val_examples"]
+    assert again["global_step"] == original["global_step"]
+    assert again["val/acc"] == pytest.approx(original["val/acc"])
+    assert again["test/acc"] == pytest.approx(original["test/acc"])
+
+
+@pytest.mark.slow
 def test_a_run_extended_without_validation_tests_its_final_weights(finished, tmp_path):
     # pass 29, row 76: before, the extension trained epoch 2 with trainer.limit_val_batches=0 and then
     # tested the best checkpoint of the first two epochs ("Testing checkpoint .../epoch_00N.ckpt"): its

@@ -231,6 +231,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         best = ""
     elif not best and module.val_examples is None:  # pass 36, row 44: before, Lightning's misleading
         why = " (training stopped before its first validation, so no best checkpoint was chosen)"  # HINT
+    if resumed_step is not None and not trained_here and module.val_examples is None:
+        module.val_examples = module.restored_val_examples  # only tested: the checkpoint's validation
     test_metrics: dict[str, float] = {}
     if cfg.get("test"):
         check_best_checkpoint(best, trainer)  # deleted during the run: one line, not Lightning's traceback

@@ -108,6 +108,9 @@ class ClassifierModule(LightningModule):
         self.examples = nn.ModuleDict({f"{s}_examples": SumMetric() for s in ("val", "test")})
         self.val_examples: int | None = None
         self.test_examples: int | None = None
+        # the val_examples of the checkpoint a run resumed from: a resume that trains nothing (it only
+        # tests) records them with the checkpoint's val/* values (pass 53, row 39: before, null)
+        self.restored_val_examples: int | None = None
         self.val_acc_best = MaxMetric()
         self.val_acc_best.persistent(True)  # saved in checkpoints: a resumed run keeps its best
         # this step's training loss, on its device (the first non-finite one of its micro-batches)
@@ -255,6 +258,8 @@ class ClassifierModule(LightningModule):
                 checkpoint["wandb_group"] = group
         if self.run_seed is not None:  # which run wrote it: resume= refuses another run's (pass 36, row 72)
             checkpoint["run_seed"] = self.run_seed
+        if self.val_examples is not None:  # what the val/* values it holds counted
+            checkpoint["val_examples"] = self.val_examples
         save_epoch_metrics(self, checkpoint)
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
@@ -262,6 +267,7 @@ class ClassifierModule(LightningModule):
         ``torch.compile`` before it was kept outside the state dict), and restore the running
         training metrics of a checkpoint written mid-epoch."""
         checkpoint["state_dict"] = unwrapped_state_dict(checkpoint["state_dict"])
+        self.restored_val_examples = checkpoint.get("val_examples")
         load_epoch_metrics(self, checkpoint)
 
     def configure_optimizers(self) -> dict:
