@@ -250,6 +250,14 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 53, row 6: before, exit 0 and metrics.json named a W&B run that held no row
+    "+trainer.fast_dev_run=true":
+        "trainer.fast_dev_run=True: Lightning runs a batch or two and gives the loggers nothing, so the "
+        "run's logger (wandb) would record an empty run. Fix: debug=fast (trainer.fast_dev_run without "
+        "loggers and callbacks) instead, or logger=none",
+    "debug=fast logger=csv": "trainer.fast_dev_run=True: Lightning runs a batch or two and gives the loggers "
+                             "nothing, so the run's logger (csv) would record an empty run. Fix: leave the "
+                             "logger out (debug=fast sets logger=none)",
     # pass 52, row 30: before, Lightning's "`num_nodes` must be a positive integer" after the run's folder
     # and W&B had started
     "trainer=ddp_cpu trainer.num_nodes=0":

@@ -270,6 +270,28 @@ def check_config(cfg: DictConfig) -> None:
     check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
     check_logger_folders(cfg.get("logger"))  # logger.tensorboard.version=../x: outside the run's folder
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
+    check_fast_dev_run(cfg)  # +trainer.fast_dev_run=true with loggers: an empty W&B run
+
+
+def check_fast_dev_run(cfg: DictConfig) -> None:
+    """Raises ConfigError for ``trainer.fast_dev_run`` with loggers: Lightning then runs a batch or
+    two and gives the loggers nothing, so the run would record a W&B run that holds no row and name
+    it in ``metrics.json`` (pass 53, row 6: before, exit 0 without a word). ``debug=fast`` is that
+    mode with the loggers and callbacks off."""
+    fast = cfg.trainer.get("fast_dev_run") if OmegaConf.is_dict(cfg.get("trainer")) else None
+    loggers = [name for name, node in (cfg.get("logger") or {}).items() if node is not None]
+    if fast in (None, False, 0) or not loggers:
+        return
+    chosen = OmegaConf.select(cfg, "hydra.runtime.choices.debug", default=None)
+    if chosen is None:  # the job's config: Hydra keeps its node apart
+        from hydra.core.hydra_config import HydraConfig
+
+        chosen = HydraConfig.get().runtime.choices.get("debug") if HydraConfig.initialized() else None
+    fix = ("leave the logger out (debug=fast sets logger=none)" if chosen == "fast" else
+           "debug=fast (trainer.fast_dev_run without loggers and callbacks) instead, or logger=none")
+    raise ConfigError(f"trainer.fast_dev_run={fast}: Lightning runs a batch or two and gives the loggers "
+                      f"nothing, so the run's logger ({', '.join(loggers)}) would record an empty run. Fix: "
+                      f"{fix}")
 
 
 # the data modules whose files check_data_config knows (by data.dataset)
