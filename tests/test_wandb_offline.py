@@ -364,6 +364,23 @@ def test_a_resumed_runs_segment_without_records_is_skipped_with_a_note(run_dir, 
 
 
 @pytest.mark.slow
+def test_one_segment_given_alone_says_which_it_is_and_where_the_others_are(run_dir, tmp_path):
+    # pass 53, row 54: before, wandb/latest-run of a resumed run read its last segment alone, silently
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir / "wandb", copy / "wandb", symlinks=True)
+    segment = next((copy / "wandb").glob("offline-run-*"))
+    first = segment.with_name("offline-run-20000101_000000-" + segment.name.rsplit("-", 1)[1])
+    shutil.copytree(segment, first)  # an earlier segment of the same run
+    alone = summarize(segment)
+    assert alone.one_of == (f"segment 2 of the run's 2 offline segments, read alone; give "
+                            f"{(copy / 'wandb').resolve()} (or the run's folder) to read them all as one run")
+    assert summarize(first).one_of.startswith("segment 1 of the run's 2 offline segments, read alone")
+    assert summarize(copy).one_of == "" and summarize(copy).segments == 2  # the whole run: no note
+
+
+@pytest.mark.slow
 def test_a_resumed_runs_damaged_segment_is_named_in_its_warning(run_dir, tmp_path):
     # pass 29, row 52: before, "warning: <the last segment>: reached the end of an incomplete .wandb file",
     # naming the healthy last segment, not the damaged first one, and the note line named no file

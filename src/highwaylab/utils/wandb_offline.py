@@ -280,6 +280,9 @@ class RunSummary:
     """What wandb's reader said on stderr, e.g. that the file ends early."""
     segments: int = 1
     """The ``.wandb`` files read as this run: more than one for a run resumed offline (``path``: the last)."""
+    one_of: str = ""
+    """For one segment given alone (``wandb/latest-run``), of a run with others beside it: which one it
+    is, and the folder that reads them all."""
 
     @property
     def finished(self) -> bool:
@@ -456,7 +459,24 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     file = files[-1]
     summary = summarize_records(records, file, step_key)
     summary.notes, summary.segments = notes, len(files)
+    summary.one_of = _one_segment_of(files)
     return summary
+
+
+def _one_segment_of(files: list[Path]) -> str:
+    """``"segment k of n ..."`` when ``files`` is one segment of a run resumed offline whose other
+    segments lie beside it, in the same ``wandb/`` folder (pass 53, row 54: before, ``wandb/latest-run``
+    read the last segment alone, without a word of the earlier ones); ``""`` otherwise."""
+    if len(files) != 1:
+        return ""
+    own = files[0].resolve()
+    wandb_dir = own.parent.parent
+    every = sorted({f.resolve() for f in wandb_dir.glob(f"*/{own.name}") if f.is_file()},
+                   key=lambda f: f.parent.name)
+    if len(every) < 2:
+        return ""
+    return (f"segment {every.index(own) + 1} of the run's {len(every)} offline segments, read alone; give "
+            f"{wandb_dir} (or the run's folder) to read them all as one run")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,7 +573,8 @@ def format_summary(summary: RunSummary) -> str:
            f"tags     {', '.join(summary.tags) if summary.tags else '-'}",
            f"project  {project}",
            f"file     {summary.path}" + (f"  (the last of the run's {summary.segments} offline segments, all "
-                                         f"read as one run)" if summary.segments > 1 else ""),
+                                         f"read as one run)" if summary.segments > 1 else
+                                         f"  ({summary.one_of})" if summary.one_of else ""),
            f"state    {state}",
            f"history  {_n(summary.rows, 'row')}" + (
                " (the file ends before the run's first logged row: cut short, or killed at its start?)"
