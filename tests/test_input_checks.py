@@ -84,7 +84,7 @@ def test_the_directions_of_the_optuna_sweeper_pass(direction, metric, capsys):
      "with the highest loss. Fix: add hydra.sweeper.direction=minimize"),
     (["hydra.sweeper.direction=minimize"],
      "optimized_metric=val/acc_best is an accuracy, but hydra.sweeper.direction=minimize would choose the "
-     "trial with the lowest accuracy. Fix: hydra.sweeper.direction=maximize (the search's own), or a loss "
+     "trial with the lowest accuracy. Fix: hydra.sweeper.direction=maximize (hparams_search's), or a loss "
      "to minimise, e.g. optimized_metric=val/loss"),
 ])
 def test_an_objective_searched_the_wrong_way_is_one_line_before_the_sweeper(overrides, message, capsys):
@@ -418,3 +418,31 @@ def test_a_probe_whose_gradients_all_vanish_prints_its_table_and_says_why_no_plo
     assert out.rstrip().endswith(f"plot: not drawn: every gradient norm above is 0 (the gradient vanished "
                                  f"in every layer), which a log scale cannot show; {plot} was not written")
     assert not plot.exists()
+
+
+def test_the_optuna_sweeper_with_nothing_to_search_is_one_line_before_the_sweeper(capsys):
+    # pass 53, row 68: -m hydra/sweeper=optuna alone; before, once its direction was fixed, identical
+    # trials and "Best parameters: {}", exit 0
+    def check(overrides: list[str], sweep: str | None = None) -> tuple[int | None, str]:
+        from omegaconf import open_dict, read_write
+
+        GlobalHydra.instance().clear()
+        with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+            cfg = compose("train", overrides=["hydra/sweeper=optuna", *overrides], return_hydra_config=True)
+        if sweep is not None:  # as -m puts it among the task's overrides (compose takes no sweep)
+            with read_write(cfg), open_dict(cfg):
+                cfg.hydra.overrides.task.append(sweep)
+        try:
+            SweepCheck().on_multirun_start(cfg)
+        except SystemExit as exit_:
+            return exit_.code, capsys.readouterr().err
+        return None, capsys.readouterr().err
+
+    assert check(["hydra.sweeper.direction=maximize"]) == (
+        1, "highwaylab: hydra/sweeper=optuna has nothing to search (no hydra.sweeper.params, and no sweep "
+           "among the overrides), so every trial would train the same config. Fix: hparams_search=mnist_tpe "
+           "(or mnist_random: the README's search space), or give what to search, e.g. "
+           "'optim.optimizer.lr=tag(log, interval(0.01, 0.1))'\n")
+    assert check(["hydra.sweeper.direction=maximize"], "optim.optimizer.lr=tag(log, interval(0.01, 0.1))") \
+        == (None, "")  # the fix: a search of the learning rate
+    assert check(["hydra.sweeper.direction=maximize"], "depth=3,4") == (None, "")

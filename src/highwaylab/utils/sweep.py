@@ -238,6 +238,7 @@ class SweepCheck(Callback):
             if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
                 check_storage(config.hydra.sweeper.storage)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
+                check_search_space(config)
                 check_direction(config.hydra.sweeper.direction)
                 check_metric_direction(metric, config.hydra.sweeper.direction)
             for key in ("n_trials", "n_jobs"):
@@ -257,6 +258,27 @@ class SweepCheck(Callback):
         warning = tuned_on_test_warning(config)
         if warning is not None:
             log.warning(warning)
+
+
+def check_search_space(config: DictConfig) -> None:
+    """Raises ConfigError for the Optuna sweeper with nothing to search: no ``hydra.sweeper.params``
+    and no sweep among the command line's overrides (``key=a,b``, ``interval()``, ``range()``,
+    ``choice()``, ``tag()``), so that every trial would train the same config (pass 53, row 68:
+    before, after the direction's fix, identical trials and "Best parameters: {}", exit 0)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    if config.hydra.sweeper.get("params"):
+        return
+    task = list(config.hydra.overrides.get("task") or [])
+    try:
+        if any(o.is_sweep_override() for o in OverridesParser.create().parse_overrides(task)):
+            return
+    except Exception:  # noqa: BLE001 -- Hydra's own parse error comes later, with its own line
+        return
+    raise ConfigError("hydra/sweeper=optuna has nothing to search (no hydra.sweeper.params, and no sweep "
+                      "among the overrides), so every trial would train the same config. Fix: "
+                      "hparams_search=mnist_tpe (or mnist_random: the README's search space), or give what "
+                      "to search, e.g. 'optim.optimizer.lr=tag(log, interval(0.01, 0.1))'")
 
 
 def check_metric_direction(metric: Any, direction: Any) -> None:
@@ -281,7 +303,7 @@ def check_metric_direction(metric: Any, direction: Any) -> None:
     if kind.startswith("acc") and name == "minimize":
         raise ConfigError(f"optimized_metric={metric} is an accuracy, but hydra.sweeper.direction=minimize "
                           f"would choose the trial with the lowest accuracy. Fix: "
-                          f"hydra.sweeper.direction=maximize (the search's own), or a loss to minimise, "
+                          f"hydra.sweeper.direction=maximize (hparams_search's), or a loss to minimise, "
                           f"e.g. optimized_metric=val/loss")
 
 
