@@ -446,3 +446,23 @@ def test_the_optuna_sweeper_with_nothing_to_search_is_one_line_before_the_sweepe
     assert check(["hydra.sweeper.direction=maximize"], "optim.optimizer.lr=tag(log, interval(0.01, 0.1))") \
         == (None, "")  # the fix: a search of the learning rate
     assert check(["hydra.sweeper.direction=maximize"], "depth=3,4") == (None, "")
+
+
+def test_a_list_of_seeds_beside_a_search_is_one_line_before_the_sweeper(capsys):
+    # pass 53, row 75: hparams_search=mnist_random seed=0,1; before, the seed became a searched parameter
+    # (the best parameters held 'seed': 1), without a word
+    from omegaconf import open_dict, read_write
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("train", overrides=["hparams_search=mnist_random"], return_hydra_config=True)
+    with read_write(cfg), open_dict(cfg):
+        cfg.hydra.overrides.task.append("seed=0,1")  # as -m puts it there
+    with pytest.raises(SystemExit) as exit_:
+        SweepCheck().on_multirun_start(cfg)
+    assert exit_.value.code == 1
+    assert capsys.readouterr().err == (
+        "highwaylab: seed=0,1: beside a search, a list of seeds makes the seed a searched parameter, so the "
+        "search would tune on noise and pick a lucky seed. Fix: give one seed (the sampler's own is "
+        "hydra.sweeper.sampler.seed); to repeat the best trial over seeds, run it afterwards with python "
+        "train.py -m <its parameters> seed=0,1\n")

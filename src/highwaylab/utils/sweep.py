@@ -264,16 +264,23 @@ def check_search_space(config: DictConfig) -> None:
     """Raises ConfigError for the Optuna sweeper with nothing to search: no ``hydra.sweeper.params``
     and no sweep among the command line's overrides (``key=a,b``, ``interval()``, ``range()``,
     ``choice()``, ``tag()``), so that every trial would train the same config (pass 53, row 68:
-    before, after the direction's fix, identical trials and "Best parameters: {}", exit 0)."""
+    before, after the direction's fix, identical trials and "Best parameters: {}", exit 0); and for a
+    sweep of ``seed`` among them, which the search would tune as a parameter."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    if config.hydra.sweeper.get("params"):
-        return
     task = list(config.hydra.overrides.get("task") or [])
     try:
-        if any(o.is_sweep_override() for o in OverridesParser.create().parse_overrides(task)):
-            return
+        sweeps = [o for o in OverridesParser.create().parse_overrides(task) if o.is_sweep_override()]
     except Exception:  # noqa: BLE001 -- Hydra's own parse error comes later, with its own line
+        return
+    seeds = [o.input_line for o in sweeps if o.get_key_element().lstrip("+~") == "seed"]
+    if seeds:  # pass 53, row 75: before, the seed became a searched parameter, and the best a lucky seed
+        given = seeds[0]
+        raise ConfigError(f"{given}: beside a search, a list of seeds makes the seed a searched parameter, "
+                          f"so the search would tune on noise and pick a lucky seed. Fix: give one seed "
+                          f"(the sampler's own is hydra.sweeper.sampler.seed); to repeat the best trial over "
+                          f"seeds, run it afterwards with python train.py -m <its parameters> {given}")
+    if config.hydra.sweeper.get("params") or sweeps:
         return
     raise ConfigError("hydra/sweeper=optuna has nothing to search (no hydra.sweeper.params, and no sweep "
                       "among the overrides), so every trial would train the same config. Fix: "
