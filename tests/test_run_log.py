@@ -518,3 +518,25 @@ def test_a_resumed_fits_first_line_says_where_it_resumes():
     assert _resumed_at(trainer(0, 0)) == ""
     assert _resumed_at(trainer(190, 190)) == " at step 190 (resumed: 190 of epoch 0's 300 batches done)"
     assert _resumed_at(trainer(300, 0, epoch=1)) == " at step 300 (resumed)"  # at an epoch's end
+
+
+def test_the_finished_line_names_a_logger_folder_under_another_name(tmp_path, caplog):
+    # pass 53, row 74: logger.csv.name= (empty) writes version_0/; before, the line named no CSV log
+    from hydra.core.hydra_config import HydraConfig
+
+    from highwaylab.utils.task import finished_line
+
+    saved, HydraConfig.instance().cfg = HydraConfig.instance().cfg, None  # no job: its log is train.log
+    try:
+        (tmp_path / "metrics.json").write_text("{}")
+        (tmp_path / "checkpoints").mkdir()
+        (tmp_path / "version_0").mkdir()
+        (tmp_path / "version_0" / "metrics.csv").write_text("epoch\n")
+        (tmp_path / "notes").mkdir()  # a folder of the user's: no log, not named
+        (tmp_path / "train.log").write_text("")
+        with caplog.at_level("INFO", logger="highwaylab.utils.task"):
+            finished_line(str(tmp_path))
+    finally:
+        HydraConfig.instance().cfg = saved
+    assert caplog.messages[-1] == (f"Finished: {tmp_path} holds the run's metrics.json, checkpoints/, "
+                                   f"version_0/ and train.log")

@@ -133,8 +133,14 @@ def finished_line(output_dir: str | None) -> None:
     from hydra.core.hydra_config import HydraConfig
 
     log_file = f"{HydraConfig.get().job.name}.log" if HydraConfig.initialized() else "train.log"  # myjob.log
-    held = [name for name in ("metrics.json", "checkpoints/", "figures/", "csv/", "tensorboard/", log_file)
-            if (folder / name).exists()]  # new-user pass: before, figures/ and the loggers' folders unnamed
+    known = ("metrics.json", "checkpoints/", "figures/", "csv/", "tensorboard/")
+    held = [name for name in known if (folder / name).exists()]  # new-user pass: before, figures/ and the
+    # loggers' folders unnamed; a CSV or TensorBoard log under another name (logger.csv.name=: version_0/)
+    # too (pass 53, row 74: before, left out)
+    held += sorted(f"{d.name}/" for d in folder.iterdir() if d.is_dir() and f"{d.name}/" not in known
+                   and not d.name.startswith(".") and d.name != "wandb"
+                   and (next(d.rglob("metrics.csv"), None) or next(d.rglob("events.out.tfevents*"), None)))
+    held += [log_file] if (folder / log_file).exists() else []
     if (sync := sync_line(folder)) is not None:
         log.info(sync)
     log.info(f"Finished: {output_dir} holds the run's {', '.join(held[:-1])} and {held[-1]}"
