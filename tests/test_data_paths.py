@@ -248,48 +248,46 @@ def test_a_data_folder_in_other_letter_case_is_named_with_the_mv(tmp_path):
         f"{tmp_path}/mnist {tmp_path}/MNIST")
 
 
-def test_files_named_as_another_copy_names_them_get_the_renames_that_work(tmp_path):
-    # pass 52, row 11: Kaggle's MNIST names its files train-images.idx3-ubyte; before, "Data file missing"
-    # with the general "copy them there", beside the four files
+def refused_then_fixed(data_dir: Path, starts: str, after: str = "Fix: ") -> None:
+    """``check_data_files`` refuses ``data_dir`` with a message that starts with ``starts``; the fix it
+    gives (the text after ``after``), run in a shell, makes the same check pass."""
     import subprocess
 
     from highwaylab.data.files import check_data_files
 
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(data_dir))
+    message = str(refusal.value)
+    assert message.startswith(starts), message
+    subprocess.run(message.split(after)[1], shell=True, check=True)
+    check_data_files("mnist", str(data_dir))  # the fix, as given, makes the layout right
+
+
+def test_files_named_as_another_copy_names_them_get_the_renames_that_work(tmp_path):
+    # pass 52, row 11: Kaggle's MNIST names its files train-images.idx3-ubyte; before, "Data file missing"
+    # with the general "copy them there", beside the four files
     raw = tmp_path / "MNIST" / "raw"
     raw.mkdir(parents=True)
     for name in RAW_FILES:
         (raw / name.replace("s-idx", "s.idx")).write_bytes(b"")
-    with pytest.raises(DataError) as refusal:
-        check_data_files("mnist", str(tmp_path))
-    message = str(refusal.value)
-    assert message.startswith(
-        f"Data file missing: {raw}/{IMAGES}. The folder {raw} holds the files under other names "
-        f"(train-images.idx3-ubyte for train-images-idx3-ubyte, train-labels.idx1-ubyte for "
-        f"train-labels-idx1-ubyte, t10k-images.idx3-ubyte for t10k-images-idx3-ubyte, ")
-    subprocess.run(message.split("Fix: give them the names that are read: ")[1], shell=True, check=True)
-    check_data_files("mnist", str(tmp_path))  # the fix, as given, makes the layout right
+    refused_then_fixed(
+        tmp_path, f"Data file missing: {raw}/{IMAGES}. The folder {raw} holds the files under other names "
+                  f"(train-images.idx3-ubyte for train-images-idx3-ubyte, train-labels.idx1-ubyte for "
+                  f"train-labels-idx1-ubyte, t10k-images.idx3-ubyte for t10k-images-idx3-ubyte, ",
+        after="Fix: give them the names that are read: ")
     assert sorted(p.name for p in raw.iterdir()) == sorted(RAW_FILES)
 
 
 def test_files_one_folder_above_their_own_get_the_move_that_works(tmp_path):
     # pass 52, row 12: the four files in MNIST/, without raw/; before, "Data file missing" and "copy them
     # there", with no word that they were one folder up
-    import subprocess
-
-    from highwaylab.data.files import check_data_files
-
     (tmp_path / "MNIST").mkdir()
     for name in RAW_FILES:
         (tmp_path / "MNIST" / name).write_bytes(b"")
-    with pytest.raises(DataError) as refusal:
-        check_data_files("mnist", str(tmp_path))
-    message = str(refusal.value)
-    assert message.startswith(
-        f"Data file missing: {tmp_path}/MNIST/raw/{IMAGES}. The files are in {tmp_path}/MNIST, but they are "
-        f"read from {tmp_path}/MNIST/raw. Fix: mkdir -p {tmp_path}/MNIST/raw && mv "
-        f"{tmp_path}/MNIST/{IMAGES} ")
-    subprocess.run(message.split("Fix: ")[1], shell=True, check=True)
-    check_data_files("mnist", str(tmp_path))
+    refused_then_fixed(
+        tmp_path, f"Data file missing: {tmp_path}/MNIST/raw/{IMAGES}. The files are in {tmp_path}/MNIST, but "
+                  f"they are read from {tmp_path}/MNIST/raw. Fix: mkdir -p {tmp_path}/MNIST/raw && mv "
+                  f"{tmp_path}/MNIST/{IMAGES} ")
 
 
 @pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "decoded"])
@@ -297,24 +295,16 @@ def test_only_gz_files_before_torch_get_the_fix_for_all_of_them(tmp_path, compre
     # pass 53, rows 31 and 33: before, the check before torch said "Expected the uncompressed IDX files ...
     # Fix: copy them there" beside the four .gz downloads (or four uncompressed files under .gz names)
     import gzip
-    import subprocess
-
-    from highwaylab.data.files import check_data_files
 
     raw = tmp_path / "MNIST" / "raw"
     raw.mkdir(parents=True)
     for name in RAW_FILES:
         data = b"\x00\x00\x08\x01" + name.encode()
         (raw / f"{name}.gz").write_bytes(gzip.compress(data) if compressed else data)
-    with pytest.raises(DataError) as refusal:
-        check_data_files("mnist", str(tmp_path))
-    message = str(refusal.value)
     head = (f"only the compressed {IMAGES}.gz is there, and the uncompressed IDX file is what is read. Fix: "
             f"gunzip -k {raw}/t10k-images-idx3-ubyte.gz {raw}/t10k-labels-idx1-ubyte.gz" if compressed else
             f"{IMAGES}.gz is there, but it holds no gzip data (uncompressed already, as a browser that "
             f"decodes a download leaves it). Fix: mv {raw}/t10k-images-idx3-ubyte.gz "
             f"{raw}/t10k-images-idx3-ubyte")
-    assert message.startswith(f"Data file missing: {raw}/{IMAGES}; {head}")
-    subprocess.run(message.split("Fix: ")[1], shell=True, check=True)
-    check_data_files("mnist", str(tmp_path))  # the fix, as given, brings all four
+    refused_then_fixed(tmp_path, f"Data file missing: {raw}/{IMAGES}; {head}")  # the fix brings all four
     assert all((raw / name).read_bytes() == b"\x00\x00\x08\x01" + name.encode() for name in RAW_FILES)
