@@ -1973,6 +1973,14 @@ def test_look_alike_and_invisible_characters_are_named_with_a_fix_that_works(tmp
     assert pasted_error("seed=1\u00a0trainer.max_epochs=1", tmp_path=tmp_path) == (
         "seed=1\u00a0trainer.max_epochs=1: it contains NO-BREAK SPACE (U+00A0), which looks like ' ' but is "
         "not (pasted text?). Fix: type it: seed=1 trainer.max_epochs=1")
+    # pass 54, rows 16-17 (major): a Cyrillic letter and an invisible zero-width space; before, "quote it",
+    # and quoted, "model has no option", the character never named
+    assert pasted_error("model=h\u0456ghway", tmp_path=tmp_path) == (
+        "model=h\u0456ghway: it contains CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I (U+0456), which "
+        "looks like 'i' but is not (pasted text?). Fix: type it: model=highway")
+    assert pasted_error("model=highway\u200b", tmp_path=tmp_path) == (
+        "model=highway\\u200b: it contains ZERO WIDTH SPACE (U+200B), which is invisible (pasted text?). "
+        "Fix: type it: model=highway")
     assert pasted_error("run_name=a\x01b", tmp_path=tmp_path) == (
         "run_name=a\\x01b: it holds the control character U+0001, invisible on a terminal (pasted text?). "
         "Fix: type it: run_name=ab")

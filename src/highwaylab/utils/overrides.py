@@ -1461,13 +1461,24 @@ LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u201
               "\u201d": '"', "\u00a0": " "}
 
 
+# Cyrillic and Greek letters drawn as Latin ones (a keyboard layout left on, or pasted text), and the
+# invisible characters of pasted text (zero-width space, joiners, word joiner, byte-order mark): ''
+CONFUSABLES = {**dict(zip("аеорсухіјѕԁӏАВЕКМНОРСТХІЈЅ", "aeopcyxijsdlABEKMHOPCTXIJS", strict=True)),
+               **dict(zip("οαινκτυΑΒΕΗΙΚΜΝΟΡΤΥΧΖ", "oaivktuABEHIKMNOPTYXZ", strict=True)),
+               "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": ""}
+
+
 def _look_alike(char: str) -> str | None:
-    """The ASCII character that ``char`` stands in for: a dash or quote of :data:`LOOKALIKES`, or a
+    """The ASCII character that ``char`` stands in for: a dash or quote of :data:`LOOKALIKES`, a
     compatibility form whose Unicode normalisation (NFKC) is ASCII, as the full-width ``３`` that a CJK
     input method types for ``3`` (pass 53, row 23, major: before, "quote it", and the quoted value was
-    then to be given unquoted again); ``None`` for any other character."""
+    then to be given unquoted again), a Cyrillic or Greek letter drawn as a Latin one, or ``""`` for an
+    invisible character (:data:`CONFUSABLES`; pass 54, rows 16-17, major: the same loop); ``None`` for
+    any other character."""
     if char in LOOKALIKES:
         return LOOKALIKES[char]
+    if char in CONFUSABLES:
+        return CONFUSABLES[char]
     plain = unicodedata.normalize("NFKC", char)
     return plain if plain != char and plain.isascii() and plain.isprintable() else None
 
@@ -1690,12 +1701,20 @@ def _unreadable(override: str) -> str:
         # quoted as "model='residual width=30'", which is then no option of model
         return (f"'{override}' is {len(words)} overrides in one argument (quoted together?). Fix: give them "
                 f"as separate words: {' '.join(shell_word(w) for w in words)}")
-    if found := [c for c in override if _look_alike(c)]:
-        fixed = "".join(_look_alike(c) or c for c in override)
+    # a letter of another script is a look-alike in a Latin word (hіghway), not in a word of its own
+    # script (run_name=δοκιμή, which Hydra reads quoted)
+    latin = all(_look_alike(c) is not None for c in override if not c.isascii())
+    if found := [c for c in override if _look_alike(c) is not None
+                 and (latin or not CONFUSABLES.get(c))]:
+        fixed = "".join(c if (plain := _look_alike(c)) is None else plain for c in override)
         if fixed.startswith("-") and "=" in fixed:  # —seed=1 (a word processor's --): Hydra takes no dashes
             fixed = fixed.lstrip("-")  # (pass 52, row 59: before, "-seed=1", refused in turn)
-        return (f"{override}: it contains {unicodedata.name(found[0])} (U+{ord(found[0]):04X}), which looks "
-                f"like '{_look_alike(found[0])}' but is not (pasted text?). Fix: type it: {fixed}")
+        first, plain = found[0], _look_alike(found[0])
+        looks = f"which looks like '{plain}' but is not" if plain else "which is invisible"
+        shown = override.encode("ascii", "backslashreplace").decode() if not plain else override
+        name = unicodedata.name(first, "a character")
+        return (f"{shown}: it contains {name} (U+{ord(first):04X}), {looks} (pasted text?). Fix: type it: "
+                f"{fixed}")
     if value.startswith("~"):
         return (f"{override}: Hydra does not expand ~ (and reads it as an operator here). Fix: write the "
                 f"folder in full, e.g. {key}=$HOME{value[1:]}")
