@@ -2022,3 +2022,20 @@ def test_a_search_entry_missing_a_parenthesis_gets_the_entry_that_searches(tmp_p
     check_command_line(["train.py", "hparams_search=mnist_tpe", *fixed, f"paths.log_dir={tmp_path}/logs"],
                        ROOT / "conf")  # the fix is an entry the search takes
     assert not (tmp_path / "logs").exists()
+
+
+def test_the_gpu_ddp_preset_without_a_gpu_names_both_settings_and_the_cpu_preset(tmp_path):
+    # pass 54, row 52 (major): the README's trainer=ddp line on a machine without a GPU; before, the fix
+    # process_group_backend=gloo, which was then refused for trainer.accelerator=gpu
+    from highwaylab.utils.hardware import check_trainer_hardware
+
+    missing = (str(tmp_path / "nvidia[0-9]*"),)
+    cfg = compose_cfg(["trainer=ddp", "trainer.devices=4"], tmp_path)
+    with pytest.raises(ConfigError) as refusal:
+        check_trainer_hardware(cfg.trainer, platform="linux", devices_glob=missing)
+    assert str(refusal.value) == (
+        f"trainer.accelerator=gpu with trainer.strategy.process_group_backend=nccl (trainer=ddp's set-up, "
+        f"for CUDA GPUs): this machine has no GPU (no {missing[0]}). Fix: trainer=ddp_cpu (CPU processes "
+        f"over gloo; data.batch_size is per process)")
+    check_trainer_hardware(compose_cfg(["trainer=ddp_cpu", "trainer.devices=4"], tmp_path).trainer,
+                           platform="linux", devices_glob=missing)  # the fix passes

@@ -93,6 +93,13 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
     strategy = trainer.get("strategy")
     backend = strategy.get("process_group_backend") if OmegaConf.is_dict(strategy) else None
     no_gpu = platform.startswith("linux") and not any(glob.glob(pattern) for pattern in devices_glob)
+    if isinstance(backend, str) and "nccl" in backend and accelerator in ("gpu", "cuda") and no_gpu:
+        # trainer=ddp (GPUs over NCCL) on a machine without one: both settings at once (pass 54, row 52,
+        # major: before, the backend's fix alone, and the accelerator refused after it)
+        raise ConfigError(f"trainer.accelerator={accelerator} with trainer.strategy.process_group_backend="
+                          f"{backend} (trainer=ddp's set-up, for CUDA GPUs): this machine has no GPU (no "
+                          f"{', '.join(devices_glob)}). Fix: trainer=ddp_cpu (CPU processes over gloo; "
+                          f"data.batch_size is per process)")
     if isinstance(backend, str) and "nccl" in backend and (accelerator == "cpu" or no_gpu):
         # pass 49, row 84 (major): before, a traceback per rank ("ProcessGroupNCCL is only supported with
         # GPUs"), and a run folder left behind that refused the corrected command
