@@ -1587,6 +1587,23 @@ def test_an_output_folder_through_a_dangling_symlink_names_its_target(tmp_path, 
     check_output_folder(folder, "hydra.run.dir")
 
 
+def test_an_output_folder_through_a_symlink_that_loops_is_one_line_and_its_fix_works(tmp_path):
+    # pass 54, row 55 (major): before, a warning from the folder check (RuntimeError: Symlink loop), then
+    # Hydra's mkdir traceback (OSError: Too many levels of symbolic links)
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(loop / "run", "hydra.run.dir")
+    assert str(excinfo.value) == (
+        f"hydra.run.dir={loop}/run: cannot write the run's folder: {loop} is a symbolic link that loops "
+        f"(-> {loop}), never reaching a folder. Fix: remove or correct the link (rm {loop}), or write runs "
+        f"elsewhere: paths.log_dir=/another/folder (or hydra.run.dir=...)")
+    loop.unlink()  # the first fix works
+    check_output_folder(loop / "run", "hydra.run.dir")
+
+
 @pytest.mark.parametrize("accelerator", ["gpu", "cuda"])
 def test_a_gpu_accelerator_is_refused_only_where_no_gpu_device_file_exists(accelerator, tmp_path):
     from highwaylab.utils.hardware import check_trainer_hardware

@@ -80,7 +80,14 @@ def check_output_folder(folder: str | Path, key: str) -> None:
     except OSError as err:
         dangling = next((p for p in (folder, *folder.parents) if p.is_symlink() and not p.exists()), None)
         if dangling is not None:  # before: "a file is in the way", of a link to a folder not yet made
-            target = dangling.resolve()  # through a chain of links, to the missing folder
+            try:
+                target = dangling.resolve()  # through a chain of links, to the missing folder
+            except (RuntimeError, OSError):  # a link that loops (pass 54, row 55, major: before, a
+                # warning from this check, then Hydra's mkdir traceback, "Too many levels of symbolic links")
+                raise OutputFolderError(f"{key}={folder}: cannot write the run's folder: {dangling} is a "
+                                        f"symbolic link that loops (-> {os.readlink(dangling)}), never "
+                                        f"reaching a folder. Fix: remove or correct the link (rm "
+                                        f"{dangling}), or {elsewhere}") from None
             raise OutputFolderError(f"{key}={folder}: cannot write the run's folder: {dangling} is a symlink "
                                     f"to {target}, which does not exist. Fix: create the target folder "
                                     f"(mkdir -p {target}), or remove the link (rm {dangling}), or "
