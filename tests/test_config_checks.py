@@ -250,6 +250,15 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 54, row 7 (major): 1e9 for 1e-9; before, the NaN line's "lower optim.optimizer.lr", which failed
+    "optim=adamw optim.optimizer.weight_decay=1e9":
+        "optim.optimizer.weight_decay=1e+09 with optim.optimizer.lr=0.001: each step scales the weights "
+        "by 1 - lr x weight_decay = -999999, which flips their sign and grows them until the loss is NaN. "
+        "Fix: a small weight decay, e.g. optim.optimizer.weight_decay=5e-4 (or 1e-09, if the exponent lost "
+        "its minus sign)",
+    "optim.optimizer.weight_decay=20":
+        "optim.optimizer.weight_decay=20 with optim.optimizer.lr=0.1: each step scales the weights by 1 - "
+        "lr x weight_decay = -1,",
     # pass 53, row 6: before, exit 0 and metrics.json named a W&B run that held no row
     "+trainer.fast_dev_run=true":
         "trainer.fast_dev_run=True: Lightning runs a batch or two and gives the loggers nothing, so the "

@@ -562,6 +562,7 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                     f"{key}.{name}={value!r} is negative, so the scheduler would make the learning rate "
                     f"negative (gradient ascent: the loss rises). Fix: {key}.{name}=0 or a small positive "
                     f"{'rate' if name in ('eta_min', 'base_lr', 'max_lr') else 'factor'}")
+    check_weight_decay(OmegaConf.select(cfg, "optim.optimizer", default=None))
     trainer = cfg.get("trainer") or {}
     built = [f"{group}.{name}" for group in ("logger", "callbacks")
              for name, node in (cfg.get(group) or {}).items()
@@ -587,6 +588,28 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                           f"remove them: {removed} (resume= then has no last.ckpt)")
     if (problem := max_time_problem(trainer.get("max_time"), _as_typed("trainer.max_time"))) is not None:
         raise ConfigError(problem)
+
+
+def check_weight_decay(node: Any) -> None:
+    """Raises ConfigError for a weight decay that scales the weights by ``1 - lr * weight_decay <= 0``
+    at each step: SGD's ``p -= lr * (g + weight_decay * p)`` and AdamW's (or Adam's with
+    ``decoupled_weight_decay``) ``p *= 1 - lr * weight_decay`` then flip the weights' sign and grow
+    them until the loss is NaN, whatever the learning rate's own size (pass 54, row 7, major: before,
+    the NaN line's "Fix: lower optim.optimizer.lr", which failed the same way at a tenth of it)."""
+    if not OmegaConf.is_dict(node):
+        return
+    lr, decay = node.get("lr"), node.get("weight_decay")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (lr, decay))
+    target = str(node.get("_target_", ""))
+    scaled = target.endswith((".SGD", ".AdamW")) or node.get("decoupled_weight_decay") is True
+    if not numbers or not scaled or lr * decay < 1:
+        return
+    power = math.log10(decay) if decay > 1 else 0.0
+    lost = f" (or {1 / decay:g}, if the exponent lost its minus sign)" if power == round(power) != 0 else ""
+    raise ConfigError(f"optim.optimizer.weight_decay={decay:g} with optim.optimizer.lr={lr:g}: each step "
+                      f"scales the weights by 1 - lr x weight_decay = {1 - lr * decay:g}, which flips their "
+                      f"sign and grows them until the loss is NaN. Fix: a small weight decay, e.g. "
+                      f"optim.optimizer.weight_decay=5e-4{lost}")
 
 
 # the fields of datetime.timedelta: the keys of Lightning's mapping form of trainer.max_time
