@@ -275,6 +275,23 @@ def test_a_full_disk_gives_its_free_space_and_keeps_the_previous_file(tmp_path, 
                             f"disk, then resume it: python train.py ckpt_path={small}/last.ckpt")
 
 
+def test_a_disk_without_free_inodes_says_so_beside_its_free_space(tmp_path, no_hydra_run):
+    # pass 54, row 54 (major): before, "(No space left on device): the disk at ... has 49.9 MiB free of 50.0
+    # MiB", the missing inodes never named
+    with mounted("-t", "tmpfs", "-o", "size=8m,nr_inodes=8", "tmpfs", target=tmp_path / "few") as few:
+        for i in range(8):  # use up every inode
+            try:
+                (few / f"f{i}").write_text("")
+            except OSError:
+                break
+        err = failed_write(few / "last.ckpt")
+        assert err.__cause__.errno == errno.ENOSPC
+        message = str(err)
+    assert message.startswith(f"could not write the checkpoint {few}/last.ckpt (No space left on device): "
+                              f"the disk at {few} has no free inodes (all ")
+    assert " of its files are used), though " in message and "delete files there" in message
+
+
 def test_a_used_up_quota_says_quota(tmp_path, no_hydra_run):
     path = tmp_path / "last.ckpt"
     message = write_failure(path, OSError(errno.EDQUOT, os.strerror(errno.EDQUOT), f"{path}.tmp"))

@@ -589,8 +589,8 @@ def test_a_disk_that_fills_under_the_csv_log_is_one_line_with_the_fix(tmp_path, 
         assert line == (f"could not write a file of the run in {tmp_path}/small/run (No space left on "
                         f"device): the disk at {tmp_path}/small has 0 bytes free of 60.0 MiB; it saved no "
                         f"checkpoint yet. Free space on that disk, then start the run again (there is no "
-                        f"checkpoint to resume from), or write the run elsewhere: "
-                        f"hydra.run.dir=/another/folder")
+                        f"checkpoint to resume from) after rm -r {tmp_path}/small/run, which holds its "
+                        f"record, or write the run elsewhere: hydra.run.dir=/another/folder")
 
 
 def test_a_small_file_size_limit_is_refused(tmp_path):

@@ -165,7 +165,10 @@ def after_space(folder: Path) -> str:
     if (folder / "last.ckpt").is_file():
         where = override_arg("resume", run) if run is not None else f"ckpt_path={folder / 'last.ckpt'}"
         return f"then resume it: python train.py {where}"
-    return f"then start the run again (there is no checkpoint to resume from), or {_elsewhere(folder)}"
+    again = "then start the run again (there is no checkpoint to resume from)"
+    if run is not None and _run_folder_key() == "hydra.run.dir":  # its record refuses a new run there
+        again += f" after rm -r {run}, which holds its record"  # (pass 54, row 54)
+    return f"{again}, or {_elsewhere(folder)}"
 
 
 def _elsewhere(folder: Path) -> str:
@@ -220,9 +223,13 @@ def disk_of(folder: Path) -> str:
     """``the disk at <mount point> has <free> free of <total>``, for the nearest existing folder."""
     folder = _nearest_existing(folder)
     try:
-        usage = shutil.disk_usage(folder)
+        usage, files = shutil.disk_usage(folder), os.statvfs(folder)
     except OSError:
         return f"the disk of {folder} cannot be read"
+    if files.f_files and not files.f_favail:  # no file can be made: pass 54, row 54 (major): before, "the
+        # disk is full" beside its free megabytes, the missing inodes never named
+        return (f"the disk at {_mount_point(folder)} has no free inodes (all {files.f_files:,} of its files "
+                f"are used), though {_size(usage.free)} of {_size(usage.total)} are free: delete files there")
     return f"the disk at {_mount_point(folder)} has {_size(usage.free)} free of {_size(usage.total)}"
 
 
