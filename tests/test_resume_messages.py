@@ -1503,3 +1503,16 @@ def test_a_missing_resume_folder_under_a_tilde_names_what_the_tilde_became(monke
     assert message("resume=~/runs/int").startswith(
         f"resume=~/runs/int: no such folder ({tmp_path}/runs/int: the ~ read as this user's home, "
         f"{tmp_path}); give the folder of a run, e.g. resume=")
+
+
+@pytest.mark.parametrize("given", ["trainer=ddp_cpu", "trainer.devices=2"])
+def test_a_resume_in_another_number_of_processes_is_refused(tmp_path, given):
+    # pass 54, row 27 (major): a one-process run resumed with trainer=ddp_cpu; before, exit 0, the batch
+    # doubled (128 -> 256) and the log said "31 of epoch 1's 215 batches done" of an epoch that had 400
+    run = make_run(tmp_path / "run")  # OWN: trainer=cpu, one process
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=431, mid_epoch=True, batches=31)
+    assert message(f"resume={run}", given) == (
+        f"resume={run}: {given} changes the processes the run trains in, 1 -> 2: data.batch_size is per "
+        f"process, so a step's batch (128 -> 256 examples), the batches of an epoch and the examples each "
+        f"process draws would change under the checkpoint. Resume without it, or start a new run with it")
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # the fix: without it

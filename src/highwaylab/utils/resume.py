@@ -212,6 +212,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
             check_checkpoint_callbacks(base_cfg, cfg, run, extra)
+            check_processes(base_cfg, cfg, extra, run)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
         if cfg is not None:
@@ -1021,6 +1022,40 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
             f"data order of the run as it was. Resume without it, or start a new run with it")
+
+
+def _processes(cfg: DictConfig) -> int | None:
+    """The processes a run of ``cfg`` trains in, for a strategy that shards the data (``ddp``):
+    ``trainer.devices`` x ``trainer.num_nodes``; 1 for one process; ``None`` where not a number."""
+    devices, nodes = _select(cfg, "trainer.devices"), _select(cfg, "trainer.num_nodes") or 1
+    if isinstance(devices, list) or OmegaConf.is_list(devices):
+        devices = len(devices)
+    if isinstance(devices, str) and devices.strip().isdigit():
+        devices = int(devices)
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1 or not isinstance(nodes, int):
+        return None
+    return devices * nodes
+
+
+def check_processes(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path) -> None:
+    """Raises ResumeError if the extra overrides change the number of processes the run trains in
+    (``trainer=ddp_cpu`` for a one-process run): ``data.batch_size`` is per process, so the global
+    batch, the epoch's batches and each process's share of the epoch's order would change under the
+    checkpoint (pass 54, row 27, major: before, exit 0, the batch doubled and the log said "31 of epoch
+    1's 215 batches done" of an epoch that had 400)."""
+    old, new = _processes(base), _processes(cfg)
+    if old is None or new is None or old == new:
+        return
+    trainer_keys = ("trainer", "+trainer", "~trainer")
+    override = next((o for o in extra if _key_value(o)[0].split(".")[0].lstrip("+~") == "trainer"
+                     or o.startswith(trainer_keys)), " ".join(extra))
+    size = _select(cfg, "data.batch_size")
+    batch = (f" ({old * size} -> {new * size} examples)" if isinstance(size, int) and
+             not isinstance(size, bool) else "")
+    raise ResumeError(f"resume={run}: {override} changes the processes the run trains in, {old} -> {new}: "
+                      f"data.batch_size is per process, so a step's batch{batch}, the batches of an epoch "
+                      f"and the examples each process draws would change under the checkpoint. Resume "
+                      f"without it, or start a new run with it")
 
 
 def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Path) -> None:
