@@ -466,3 +466,18 @@ def test_a_list_of_seeds_beside_a_search_is_one_line_before_the_sweeper(capsys):
         "search would tune on noise and pick a lucky seed. Fix: give one seed (the sampler's own is "
         "hydra.sweeper.sampler.seed); to repeat the best trial over seeds, run it afterwards with python "
         "train.py -m <its parameters> seed=0,1\n")
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    # pass 54, row 50: before, "is not a metric of the run", which metrics.json holds
+    (["optimized_metric=train/lr"],
+     "optimized_metric=train/lr is the learning rate the run was given, not a result, so the search would "
+     "rank the trials by their own setting; choose one of val/acc_best, val/acc, val/loss, train/loss, "
+     "train/acc, test/acc, test/loss"),
+    # pass 54, row 67: before, each trial trained in full, then failed ("was not logged")
+    (["optimized_metric=test/acc", "test=false"],
+     "optimized_metric=test/acc with test=false: no trial runs the test, so none would have a result. Fix: "
+     "optimized_metric=val/acc_best (or leave test=false out)"),
+])
+def test_an_objective_no_trial_can_give_is_one_line_before_the_sweeper(overrides, message, capsys):
+    assert sweep_check(overrides, capsys) == (1, f"highwaylab: {message}\n")

@@ -231,9 +231,20 @@ class SweepCheck(Callback):
         try:
             check_seed(config.get("seed"))
             metric = config.get("optimized_metric")
+            if "n_trials" in config.hydra.sweeper and metric == "train/lr":  # pass 54, row 50: before, "not
+                # a metric of the run", which metrics.json holds
+                raise ConfigError(f"optimized_metric={metric} is the learning rate the run was given, not a "
+                                  f"result, so the search would rank the trials by their own setting; choose "
+                                  f"one of {', '.join(RUN_METRICS)}")
             if "n_trials" in config.hydra.sweeper and metric is not None and metric not in RUN_METRICS:
                 raise ConfigError(f"optimized_metric={metric} is not a metric of the run, so every trial "
                                   f"would train and then fail; choose one of {', '.join(RUN_METRICS)}")
+            # pass 54, row 67: before, every trial trained in full, then failed ("was not logged")
+            if "n_trials" in config.hydra.sweeper and str(metric).startswith("test/") \
+                    and config.get("test") is False:
+                raise ConfigError(f"optimized_metric={metric} with test=false: no trial runs the test, so "
+                                  f"none would have a result. Fix: optimized_metric=val/acc_best (or leave "
+                                  f"test=false out)")
             check_params(config)
             if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
                 check_storage(config.hydra.sweeper.storage)
