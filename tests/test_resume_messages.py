@@ -1516,3 +1516,18 @@ def test_a_resume_in_another_number_of_processes_is_refused(tmp_path, given):
         f"process, so a step's batch (128 -> 256 examples), the batches of an epoch and the examples each "
         f"process draws would change under the checkpoint. Resume without it, or start a new run with it")
     assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # the fix: without it
+
+
+def test_a_resume_into_another_wandb_run_is_refused(tmp_path):
+    # pass 54, row 26: resume=<run> logger.wandb.id=otherid1; before, exit 0, and the run's history split
+    # between its own W&B run and the new one, without a word
+    run = make_run(tmp_path / "run", [t for t in OWN if t != "logger=none"])
+    ckpt = fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=431, mid_epoch=True, batches=31)
+    saved = torch.load(ckpt, weights_only=False)
+    saved["logger_versions"] = {"WandbLogger": "sllnag6g"}
+    torch.save(saved, ckpt)
+    assert message(f"resume={run}", "logger.wandb.id=otherid1") == (
+        f"resume={run}: logger.wandb.id=otherid1 is another W&B run than the run's own, sllnag6g, which the "
+        f"resume continues: the run's history would be split between two W&B runs, the second starting at "
+        f"step 431. Fix: leave logger.wandb.id=otherid1 out")
+    assert argv(f"resume={run}", "logger.wandb.id=sllnag6g")[-1] == f"ckpt_path={ckpt}"  # its own: fine

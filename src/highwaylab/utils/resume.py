@@ -215,6 +215,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_processes(base_cfg, cfg, extra, run)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
+        check_wandb_id(run, checkpoint, extra)  # logger.wandb.id=<another>: the history split in two
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
             _check_run_weights(cfg, ckpt, checkpoint, run, merged)  # NaN weights, or a checkpoint copied in
@@ -1022,6 +1023,21 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
             f"data order of the run as it was. Resume without it, or start a new run with it")
+
+
+def check_wandb_id(run: Path, checkpoint: dict, extra: list[str]) -> None:
+    """Raises ResumeError for a ``logger.wandb.id`` among the resume's overrides other than the W&B
+    run the checkpoint continues (``checkpoint["logger_versions"]["WandbLogger"]``): the run's history
+    would be split between two W&B runs, the second starting in mid-run (pass 54, row 26: before,
+    exit 0 without a word, and ``wandb_offline <run>`` then refused "2 W&B runs")."""
+    versions = checkpoint.get("logger_versions") if isinstance(checkpoint, dict) else None
+    own = versions.get("WandbLogger") if isinstance(versions, dict) else None
+    given = next((o for o in extra if _key_value(o)[0].lstrip("+") == "logger.wandb.id"), None)
+    if own is None or given is None or _key_value(given)[1] in (own, "null", ""):
+        return
+    raise ResumeError(f"resume={run}: {given} is another W&B run than the run's own, {own}, which the "
+                      f"resume continues: the run's history would be split between two W&B runs, the second "
+                      f"starting at step {int(checkpoint.get('global_step', 0))}. Fix: leave {given} out")
 
 
 def _processes(cfg: DictConfig) -> int | None:
