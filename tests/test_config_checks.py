@@ -2065,3 +2065,23 @@ def test_the_gpu_ddp_preset_without_a_gpu_names_both_settings_and_the_cpu_preset
         f"over gloo; data.batch_size is per process)")
     check_trainer_hardware(compose_cfg(["trainer=ddp_cpu", "trainer.devices=4"], tmp_path).trainer,
                            platform="linux", devices_glob=missing)  # the fix passes
+
+
+def test_a_wandb_save_dir_in_another_runs_folder_is_refused(tmp_path):
+    # pass 54, row 14: before, exit 0 and this run's offline W&B run written among the other run's
+    from highwaylab.utils.loggers import check_wandb_save_dir
+
+    other = tmp_path / "base"
+    (other / ".hydra").mkdir(parents=True)
+    (other / "metrics.json").write_text("{}")
+    cfg = compose_cfg([f"logger.wandb.save_dir={other}"], tmp_path / "run")
+    with pytest.raises(ConfigError) as refusal:
+        check_wandb_save_dir(cfg.logger, tmp_path / "run")
+    assert str(refusal.value) == (
+        f"logger.wandb.save_dir={other} is in the folder of another run ({other}, which holds .hydra, "
+        f"metrics.json): this run's W&B files would sit among that run's, and wandb sync of that folder "
+        f"would upload both. Fix: leave logger.wandb.save_dir out (this run's own folder), or give a folder "
+        f"of its own")
+    check_wandb_save_dir(compose_cfg([], tmp_path / "run").logger, tmp_path / "run")  # its own: the default
+    check_wandb_save_dir(compose_cfg([f"logger.wandb.save_dir={tmp_path}/wb"], tmp_path / "run").logger,
+                         tmp_path / "run")  # a folder of its own

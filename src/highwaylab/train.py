@@ -66,6 +66,7 @@ from highwaylab.utils.interrupt import started_training
 from highwaylab.utils.loggers import (
     check_log_dirs,
     check_log_folders_free,
+    check_wandb_save_dir,
     own_log_folders,
     reused_wandb_id,
     wandb_start_error,
@@ -115,6 +116,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     remember_run_folder(output_dir)  # moved or deleted mid-run: found before a write makes a new one
     # a dirpath that cannot take files, or holds another run's checkpoints: one line, before training
     check_checkpoint_dirs(cfg.get("callbacks"), output_dir, cfg.get("ckpt_path"))
+    check_wandb_save_dir(cfg.get("logger"), output_dir)  # another run's folder: its W&B runs mixed in
     check_figures_folder(output_dir)  # a file there: before, found at the first figure, mid-run
     log.info(f"Run folder: {output_dir}")
     requeued = requeued_checkpoint(output_dir)  # a SLURM job rerun after preemption or its time limit

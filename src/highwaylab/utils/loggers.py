@@ -512,6 +512,33 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
                                   f"elsewhere, set logger.{name}.save_dir")
 
 
+def check_wandb_save_dir(logger_cfg: Mapping | None, output_dir: str | os.PathLike) -> None:
+    """Raises ConfigError for a W&B logger whose ``save_dir`` lies in the folder of another run or
+    multirun (:func:`highwaylab.utils.out_paths.run_folder_holding`) than this run's ``output_dir``:
+    its ``wandb/offline-run-*`` would sit among that run's own, and ``wandb sync`` of that run's
+    folder upload both (pass 54, row 14: before, exit 0 without a word, and ``wandb_offline`` of that
+    run then refused "2 W&B runs")."""
+    from highwaylab.utils.out_paths import run_folder_holding
+
+    run = Path(output_dir).absolute()
+    for name, node in (logger_cfg or {}).items():
+        if not (OmegaConf.is_dict(node) or isinstance(node, Mapping)) \
+                or not str(node.get("_target_", "")).endswith("WandbLogger"):
+            continue
+        save_dir = node.get("save_dir")
+        if not save_dir or "://" in str(save_dir):
+            continue
+        folder = Path(os.path.expanduser(str(save_dir))).absolute()
+        holding = run_folder_holding(folder)
+        if folder.is_relative_to(run) or holding is None or run.is_relative_to(holding[0]):
+            continue
+        other, held = holding
+        raise ConfigError(f"logger.{name}.save_dir={save_dir} is in the folder of another run ({other}, "
+                          f"which holds {', '.join(held)}): this run's W&B files would sit among that run's, "
+                          f"and wandb sync of that folder would upload both. Fix: leave "
+                          f"logger.{name}.save_dir out (this run's own folder), or give a folder of its own")
+
+
 def own_log_folders(group: DictConfig | None, output_dir: str | os.PathLike) -> list[str]:
     """Give each TensorBoard or CSV logger whose files would go straight into ``<save_dir>/<name>/``
     (``version: ""``, as ``conf/logger/tensorboard.yaml`` has it for the run's own folder), or into
