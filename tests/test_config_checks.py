@@ -250,6 +250,11 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 54, row 48: before, a 386-parameter net filed as paper_mnist_conv16 with the Table 1 tags
+    "experiment=paper_mnist_conv16 model.stages=[{{channels:4,layers:1}}]":
+        "model.stages replaces experiment=paper_mnist_conv16's architecture (the paper's stages), and the "
+        "run would be filed under the experiment's name and tags. Fix: leave model.stages out, or run "
+        "without the experiment (e.g. model=conv_highway with the stages you want)",
     # pass 54, row 7 (major): 1e9 for 1e-9; before, the NaN line's "lower optim.optimizer.lr", which failed
     "optim=adamw optim.optimizer.weight_decay=1e9":
         "optim.optimizer.weight_decay=1e+09 with optim.optimizer.lr=0.001: each step scales the weights "

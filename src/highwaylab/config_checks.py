@@ -805,6 +805,17 @@ def check_choices_agree(cfg: DictConfig) -> None:
     if wanted_model is not None and _choice("model") not in (None, wanted_model) and \
             _experiment_names_run(str(experiment)):  # pass 30, row 66: a conv residual net as the gap run
         raise _model_contradicts(str(experiment), wanted_model, str(_choice("model")))
+    if experiment and _experiment_names_run(str(experiment)):  # pass 54, row 48: before, a 386-parameter
+        # net filed as paper_mnist_conv16 with the Table 1 tags, without a word
+        stages = next((content["model"]["stages"] for content in _experiment_files(str(experiment))
+                       if isinstance(content.get("model"), dict) and "stages" in content["model"]), None)
+        given = OmegaConf.select(cfg, "model.stages", default=None)
+        given = OmegaConf.to_container(given) if OmegaConf.is_list(given) else given
+        if stages is not None and given != stages:
+            raise ConfigError(f"model.stages replaces experiment={experiment}'s architecture (the paper's "
+                              f"stages), and the run would be filed under the experiment's name and tags. "
+                              f"Fix: leave model.stages out, or run without the experiment (e.g. "
+                              f"model={wanted_model or _choice('model')} with the stages you want)")
     model_choice, block = _choice("model"), OmegaConf.select(cfg, "model.block", default=None)
     own_block = str(model_choice).removeprefix("conv_")
     if model_choice in MODEL_OPTIONS and block in ("highway", "plain", "residual") and block != own_block:
