@@ -2090,3 +2090,19 @@ def test_a_wandb_save_dir_in_another_runs_folder_is_refused(tmp_path):
     check_wandb_save_dir(compose_cfg([], tmp_path / "run").logger, tmp_path / "run")  # its own: the default
     check_wandb_save_dir(compose_cfg([f"logger.wandb.save_dir={tmp_path}/wb"], tmp_path / "run").logger,
                          tmp_path / "run")  # a folder of its own
+
+
+def test_a_master_addr_of_another_machine_for_a_single_node_run_is_one_line(tmp_path):
+    # pass 54, row 51: before, after startup_timeout_s, the right line twice among torch's C++ stack dumps
+    from highwaylab.utils.hardware import check_master_port
+
+    trainer = compose_cfg(["trainer=ddp_cpu"], tmp_path).trainer
+    with pytest.raises(ConfigError) as refusal:
+        check_master_port(trainer, {"MASTER_ADDR": "10.255.255.1"})  # a private address, not this machine's
+    assert str(refusal.value) == (
+        "MASTER_ADDR=10.255.255.1 (from the environment) is not an address of this machine, where rank 0 of "
+        "this single-node DDP run listens: the ranks could not meet. Fix: unset MASTER_ADDR (Lightning uses "
+        "127.0.0.1)")
+    for host in ("127.0.0.1", "localhost"):
+        check_master_port(trainer, {"MASTER_ADDR": host})  # this machine's
+    check_master_port(trainer, {"MASTER_ADDR": "10.255.255.1", "SLURM_JOB_ID": "7"})  # a launcher's own

@@ -41,6 +41,17 @@ def check_master_port(trainer: DictConfig, environ: dict[str, str] | None = None
            else str(strategy).startswith("ddp"))
     port, host = env.get("MASTER_PORT", ""), env.get("MASTER_ADDR", "127.0.0.1")
     launched = any(name in env for name in ("LOCAL_RANK", "RANK", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID"))
+    if ddp and not launched and trainer.get("num_nodes", 1) in (1, None) and host.strip():
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:  # rank 0 of a single-node run listens at MASTER_ADDR: it must be this machine's
+                probe.bind((host, 0))
+            except OSError as err:  # pass 54, row 51: before, two lines among torch's C++ stack dumps,
+                # after startup_timeout_s
+                if err.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(err, socket.gaierror):
+                    raise ConfigError(f"MASTER_ADDR={host} (from the environment) is not an address of this "
+                                      f"machine, where rank 0 of this single-node DDP run listens: the ranks "
+                                      f"could not meet. Fix: unset MASTER_ADDR (Lightning uses 127.0.0.1)"
+                                      ) from None
     if not ddp or not port.isdigit() or launched or host not in ("127.0.0.1", "localhost") \
             or trainer.get("num_nodes", 1) not in (1, None):
         return
