@@ -1988,33 +1988,40 @@ def pasted_error(*args: str, tmp_path) -> str:
     return str(excinfo.value)
 
 
-def test_look_alike_and_invisible_characters_are_named_with_a_fix_that_works(tmp_path):
-    from highwaylab.utils.overrides import check_command_line
-
+@pytest.mark.parametrize(("given", "message"), [
     # pass 53, row 23 (major): a full-width digit; before, "quote it", and quoted, "Fix: depth=３, without
     # quotes", the first input again
-    assert pasted_error("depth=\uff13", tmp_path=tmp_path) == (
-        "depth=\uff13: it contains FULLWIDTH DIGIT THREE (U+FF13), which looks like '3' but is not (pasted "
-        "text?). Fix: type it: depth=3")
+    ("depth=\uff13", "depth=\uff13: it contains FULLWIDTH DIGIT THREE (U+FF13), which looks like '3' but is "
+                     "not (pasted text?). Fix: type it: depth=3"),
+    # pass 53, row 25: a no-break space between two overrides; before, "2 overrides in one argument
+    # (quoted together?)", the space not named
+    ("seed=1\u00a0trainer.max_epochs=1",
+     "seed=1\u00a0trainer.max_epochs=1: it contains NO-BREAK SPACE (U+00A0), which looks like ' ' but is not "
+     "(pasted text?). Fix: type it: seed=1 trainer.max_epochs=1"),
+    # pass 54, rows 16-17 (major): a Cyrillic letter and an invisible zero-width space; before, "quote it",
+    # and quoted, "model has no option", the character never named
+    ("model=h\u0456ghway", "model=h\u0456ghway: it contains CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I "
+                           "(U+0456), which looks like 'i' but is not (pasted text?). Fix: type it: "
+                           "model=highway"),
+    ("model=highway\u200b", "model=highway\\u200b: it contains ZERO WIDTH SPACE (U+200B), which is invisible "
+                            "(pasted text?). Fix: type it: model=highway"),
+    ("run_name=a\x01b", "run_name=a\\x01b: it holds the control character U+0001, invisible on a terminal "
+                        "(pasted text?). Fix: type it: run_name=ab"),
+])
+def test_look_alike_and_invisible_characters_are_named_with_a_fix_that_works(given, message, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    assert pasted_error(given, tmp_path=tmp_path) == message
+    fixed = message.split("Fix: type it: ")[1].split()
+    check_command_line(["train.py", *fixed, "--cfg", "job"], ROOT / "conf")  # the fix, typed, passes
+
+
+def test_a_quoted_full_width_digit_and_a_letter_of_its_own_script(tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
     with pytest.raises(ConfigError, match=r"^depth='３' is a string, not a number. Fix: depth=3, without "
                                           r"quotes$"):
         validate(compose_cfg(["depth='\uff13'"], tmp_path))
-    # pass 53, row 25: a no-break space between two overrides; before, "2 overrides in one argument
-    # (quoted together?)", the space not named
-    assert pasted_error("seed=1\u00a0trainer.max_epochs=1", tmp_path=tmp_path) == (
-        "seed=1\u00a0trainer.max_epochs=1: it contains NO-BREAK SPACE (U+00A0), which looks like ' ' but is "
-        "not (pasted text?). Fix: type it: seed=1 trainer.max_epochs=1")
-    # pass 54, rows 16-17 (major): a Cyrillic letter and an invisible zero-width space; before, "quote it",
-    # and quoted, "model has no option", the character never named
-    assert pasted_error("model=h\u0456ghway", tmp_path=tmp_path) == (
-        "model=h\u0456ghway: it contains CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I (U+0456), which "
-        "looks like 'i' but is not (pasted text?). Fix: type it: model=highway")
-    assert pasted_error("model=highway\u200b", tmp_path=tmp_path) == (
-        "model=highway\\u200b: it contains ZERO WIDTH SPACE (U+200B), which is invisible (pasted text?). "
-        "Fix: type it: model=highway")
-    assert pasted_error("run_name=a\x01b", tmp_path=tmp_path) == (
-        "run_name=a\\x01b: it holds the control character U+0001, invisible on a terminal (pasted text?). "
-        "Fix: type it: run_name=ab")
     # a letter of its own is no look-alike: Hydra reads it quoted
     assert pasted_error("run_name=naïve", tmp_path=tmp_path).startswith(
         "run_name=naïve: Hydra's override grammar cannot read this value unquoted. Fix: quote it")
