@@ -411,6 +411,9 @@ def test_closing_the_terminal_of_a_training_run_saves_it_and_exits_129(tmp_path)
     if pid == 0:  # the child: a session leader whose controlling terminal is the pty
         try:
             os.chdir(ROOT)
+            # a terminal's session: SIGHUP at its default action, though pytest may run under nohup (which
+            # ignores it, as a nohup'd run would keep ignoring it; before, this test then failed: exit 0)
+            signal.signal(signal.SIGHUP, signal.SIG_DFL)
             os.execve(sys.executable, args, env)
         finally:
             os._exit(127)
