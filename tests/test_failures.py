@@ -1504,3 +1504,21 @@ def test_a_best_checkpoint_deleted_before_a_run_without_test_is_not_recorded(tmp
     assert json.loads((tmp_path / "metrics.json").read_text())["best_ckpt"] is None
     assert (f"highwaylab: the best checkpoint {best} is gone (deleted or moved?), so metrics.json records "
             f"best_ckpt: null") in caplog.messages
+
+
+def test_a_target_of_another_class_names_every_argument_it_does_not_take():
+    # pass 55, row 5 (major): model._target_=torch.nn.Linear; before, "model.block is not an argument ...
+    # (+model.block=... added it)", a key of the preset, and removing it moved the error to model.depth
+    from omegaconf import OmegaConf
+
+    from highwaylab.train import _unknown_argument
+
+    node = OmegaConf.create({"_target_": "torch.nn.Linear", "block": "highway", "depth": 3, "in_features": 4})
+    assert str(_unknown_argument(node, "model")) == (
+        "model._target_=torch.nn.Linear takes none of model.block, model.depth, which the config gives it: a "
+        "_target_ of another class takes other arguments. Fix: leave model._target_ out (the option's own), "
+        "or give a class that takes them")
+    one = OmegaConf.create({"_target_": "torch.nn.Linear", "in_feature": 4})
+    assert str(_unknown_argument(one, "model")) == (  # one key: a typo, or added with '+'
+        "model.in_feature is not an argument of torch.nn.Linear; did you mean model.in_features? Fix: "
+        "correct or remove it (+model.in_feature=... added it)")

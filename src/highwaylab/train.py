@@ -714,6 +714,12 @@ def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
     unknown = [str(k) for k in node if not str(k).startswith("_") and k not in params]
     if not unknown:
         return None
+    if len(unknown) > 1:  # pass 54/55, row 5 (major): model._target_=torch.nn.Linear; before, one key a run,
+        # each said to be "+... added", though the preset held them
+        keys = ", ".join(f"{where}.{k}" for k in unknown)
+        return ConfigError(f"{where}._target_={node._target_} takes none of {keys}, which the config gives "
+                           f"it: a _target_ of another class takes other arguments. Fix: leave "
+                           f"{where}._target_ out (the option's own), or give a class that takes them")
     meant = did_you_mean(unknown[0], list(params), prefix=f"{where}.") or "."
     return ConfigError(f"{where}.{unknown[0]} is not an argument of {node._target_}{meant} Fix: correct or "
                        f"remove it (+{where}.{unknown[0]}=... added it)")
