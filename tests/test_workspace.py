@@ -271,3 +271,17 @@ def test_cli_help_is_light(tmp_path):
     assert proc.returncode == 0, proc.stderr
     proc = cli("--help", tmp_path=tmp_path)
     assert proc.returncode == 0 and "--out" in proc.stdout and "--entity" in proc.stdout
+
+
+def test_a_name_with_an_emoji_or_a_symbol_is_one_line_before_any_work(tmp_path):
+    # pass 55, row 57 (major): before, pydantic's ValidationError traceback ("Emojis are not allowed"), exit 1
+    out = tmp_path / "ws.json"
+    proc = cli("--entity", "me", "--name", "résumé ✓ depth", "--out", str(out), tmp_path=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "python -m highwaylab.workspace: error: --name 'résumé ✓ depth': W&B does not take it as a workspace "
+        "name (Value error, Emojis are not allowed :(). Fix: a name of letters, digits and plain "
+        "punctuation, e.g. --name 'résumé depth'\n")
+    assert not out.exists()
+    fixed = cli("--entity", "me", "--name", "résumé depth", "--out", str(out), tmp_path=tmp_path)
+    assert fixed.returncode == 0 and out.is_file()  # the fix, as given

@@ -191,6 +191,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _name_refused(entity: str, project: str, name: str) -> str | None:
+    """The message for a ``--name`` that W&B's workspace model refuses (emoji, symbols such as ✓), which
+    it raises as a pydantic ``ValidationError`` when the layout is built (pass 55, row 57, major:
+    before, its traceback, exit 1); ``None`` for a name it takes."""
+    try:
+        build_workspace(entity, project, name)
+    except Exception as err:  # noqa: BLE001 -- pydantic's ValidationError; anything else: later, as before
+        if type(err).__name__ != "ValidationError":
+            return None
+        reason = err.errors()[0].get("msg", str(err)) if hasattr(err, "errors") else str(err)
+        plain = " ".join("".join(c for c in name if c.isalnum() or c in " -_.,()").split())
+        example = f" e.g. --name {shlex.quote(plain)}" if plain else f" e.g. --name {DEFAULT_NAME!r}"
+        return (f"--name {shlex.quote(name)}: W&B does not take it as a workspace name ({reason}). Fix: a "
+                f"name of letters, digits and plain punctuation,{example}")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -210,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.name.strip():
         parser.exit(2, f"{parser.prog}: error: --name {args.name!r} is empty: W&B shows a workspace by its "
                        f"name; give one, e.g. --name {DEFAULT_NAME!r} (the default)\n")
+    if (refused := _name_refused(args.entity or "me", args.project, args.name)) is not None:
+        parser.exit(2, f"{parser.prog}: error: {refused}\n")
     if args.out is not None or args.offline:
         if args.out and args.out.endswith(("/", os.sep)) and not Path(args.out).is_dir():
             # pass 37, row 36: before, --out wsdir/ wrote a file named wsdir
