@@ -361,10 +361,12 @@ def test_odd_run_folders_get_a_fix_that_works(tmp_path):
         f"{run}/checkpoints/epoch_000.ckpt <elsewhere>), then resume")
     fast = make_run(tmp_path / "fast", [*OWN, "debug=fast"])
     (fast / "metrics.json").write_text("{}")
-    assert message(f"resume={fast}").startswith(
+    # pass 55, row 81 (major): before, the new run kept debug=fast, and trainer.max_epochs=2 trained a batch
+    assert message(f"resume={fast}", "trainer.max_epochs=2") == (
         f"resume={fast}: the run finished without writing a checkpoint (debug=fast, trainer.fast_dev_run or "
-        f"callbacks without checkpoints), so it cannot be resumed or extended; start a new run: python "
-        f"train.py {' '.join(OWN)} debug=fast")
+        f"callbacks without checkpoints), so it cannot be resumed or extended; start a new run (without "
+        f"debug=fast, which trains a batch or two): python train.py trainer=cpu depth=4 width=16 logger=none "
+        f"trainer.max_epochs=2")
     for name in ("metrics.json", ".hydra/overrides.yaml"):  # before: a traceback after an epoch of
         odd = make_run(tmp_path / name.replace("/", "_"))  # training; "is not a run folder"
         fake_checkpoint(odd / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)

@@ -441,9 +441,15 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"best, {Path(best).name}, and {shown} is missing: deleted?), so it cannot be "
                               f"resumed or extended. Fix: put them back, or start a new run: {again}")
         if (path / "metrics.json").is_file():  # it finished without writing any (debug=fast)
+            # a debug pass again would train a batch or two, whatever the epochs asked for (pass 55, row
+            # 81, major: before, the command kept debug=fast, and trainer.max_epochs=2 ran one batch)
+            kept = [o for o in merge_overrides(run_overrides(path), list(extra))
+                    if _key_value(o)[0] != "debug"]
+            debug = [o for o in run_overrides(path) if _key_value(o)[0] == "debug"]
+            without = f" (without {debug[0]}, which trains a batch or two)" if debug else ""
             raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
                               f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
-                              f"resumed or extended; start a new run: {again}")
+                              f"resumed or extended; start a new run{without}: {_command(kept)}")
         if (path.parent / "multirun.yaml").is_file():  # a sweep's job: again into its folder (pass 40,
             again = start_job_again(path, merge_overrides(run_overrides(path), list(extra)))  # row 60:
             # before, a command without hydra.run.dir, which ran the job outside its sweep)
