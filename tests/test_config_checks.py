@@ -1113,6 +1113,13 @@ COMMAND_LINES = {
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
                                "optim.optimizer.lr=0.05",
+    # pass 55, row 49 (major): before, "e.g. hydra.sweeper.sampler={'_target_': ...}", a repr that Hydra
+    # cannot read
+    "hparams_search=mnist_tpe hydra.sweeper.sampler=null":
+        "hydra.sweeper.sampler=null: hydra.sweeper.sampler is a typed setting: field 'hydra.sweeper.sampler' "
+        "is not Optional. Fix: leave hydra.sweeper.sampler=null out (its value is a mapping of "
+        "optuna.samplers.TPESampler), or set one of its keys, e.g. hydra.sweeper.sampler.<key>=<value> "
+        "(python train.py --cfg hydra shows them)",
     # pass 52, row 30: before, the example fix was "trainer=ddp trainer.num_nodes=0", refused in turn
     "trainer.num_nodes=0":
         "trainer.num_nodes=0: trainer.num_nodes is an option of trainer=ddp, trainer=ddp_cpu; "

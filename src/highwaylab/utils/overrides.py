@@ -1199,6 +1199,15 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != given])
         now = OmegaConf.select(rest, missing_key, default=None) if rest is not None else None  # lines
         example = f" Fix: a value of its type, e.g. {missing_key}={now}" if now is not None else ""
+        if OmegaConf.is_dict(now) or OmegaConf.is_list(now):  # a mapping's repr is no override Hydra reads
+            # (pass 55, row 49, major: hydra.sweeper.sampler=null got "e.g. sampler={'_target_': ...}",
+            # and each quoted form of it was refused in turn)
+            target = now.get("_target_") if OmegaConf.is_dict(now) else None
+            what = (f"a mapping of {target}" if target else
+                    "a mapping" if OmegaConf.is_dict(now) else "a list")
+            shown = "hydra" if missing_key.startswith("hydra.") else "job"
+            example = (f" Fix: leave {given} out (its value is {what}), or set one of its keys, e.g. "
+                       f"{missing_key}.<key>=<value> (python train.py --cfg {shown} shows them)")
         return f"{given}: {missing_key} is a typed setting: {str(cause).splitlines()[0]}.{example}"
     if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
         return None
