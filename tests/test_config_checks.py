@@ -1113,6 +1113,9 @@ COMMAND_LINES = {
     "optim.optimizer.lr=0,05": "optim.optimizer.lr=0,05: a comma separates the values of a sweep, not a "
                                "number's decimals; did you mean optim.optimizer.lr=0.05? Fix: write "
                                "optim.optimizer.lr=0.05",
+    # pass 55, row 27: the script's name typed twice; before, "train.py=<value> (or ~train.py ...)"
+    "train.py depth=3": "train.py: a script's name, not an override (the script given twice, or a second "
+                        "one?). Fix: leave it out: python train.py <overrides>",
     # pass 55, row 49 (major): before, "e.g. hydra.sweeper.sampler={'_target_': ...}", a repr that Hydra
     # cannot read
     "hparams_search=mnist_tpe hydra.sweeper.sampler=null":

@@ -1701,6 +1701,10 @@ def _control_character(override: str) -> str | None:
 
 def _unreadable(override: str) -> str:
     key, equals, value = override.partition("=")
+    if not equals and override.endswith(".py"):  # python train.py train.py ... (pass 55, row 27: before,
+        # "train.py=<value> (or ~train.py ...)")
+        return (f"{override}: a script's name, not an override (the script given twice, or a second one?). "
+                f"Fix: leave it out: python train.py <overrides>")
     if not equals:
         return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
                 f"+{key}=<value> to add one)")
