@@ -312,7 +312,7 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
-                                  "placeholder",
+                                  "placeholder", "summary file",
                                   "empty group", "dash", "default unwritable", "a job's folder",
                                   "the sweep's folder", "inside a job's folder", "tilde", "own table"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
@@ -342,6 +342,10 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                                       f"outputs/multiruns/<date>_<time>_<hex>; none is in "
                                       f"{tmp_path}/outputs/multiruns: a sweep (python train.py -m ...) "
                                       f"makes one"),
+        # pass 55, row 46: the sweep's own summary.jsonl; before, "none is in outputs/multiruns"
+        "summary file": ([one_job / "summary.jsonl"],
+                         f"{one_job}/summary.jsonl is a file of the multirun {one_job}: the report takes the "
+                         f"multirun's folder. Fix: python -m highwaylab.report {one_job}"),
         # pass 53, row 42: before, the example was the very input, placeholders and all
         "placeholder": (["outputs/multiruns/<date>_<time>_<hex>"],
                         f"outputs/multiruns/<date>_<time>_<hex> is not a folder (its <...> parts are "

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shlex
 import sys
 import tempfile
 import warnings
@@ -122,6 +123,12 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     if args.group is not None and not args.group.strip():  # before: silently the default group
         fail(parser, "--group is empty: give a W&B group, e.g. --group sweep-depth (or leave --group out: "
                      "the jobs' group)")
+    parent = args.sweep_dir.parent
+    if args.sweep_dir.is_file() and any((parent / name).exists() for name in ("multirun.yaml",
+                                                                             "summary.jsonl")):
+        # pass 55, row 46: the sweep's summary.jsonl; before, "none is in outputs/multiruns"
+        fail(parser, f"{args.sweep_dir} is a file of the multirun {parent}: the report takes the multirun's "
+                     f"folder. Fix: python -m highwaylab.report {shlex.quote(str(parent))}")
     if not args.sweep_dir.is_dir():
         fail(parser, f"{args.sweep_dir} is not a folder{_placeholder(args.sweep_dir)}: give a multirun "
                      f"folder, {_multiruns_here(args.sweep_dir)}")
