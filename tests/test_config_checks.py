@@ -1134,6 +1134,11 @@ COMMAND_LINES = {
     "model.gate_bias=-2,5": "model.gate_bias=-2,5: a comma separates the values of a sweep, not a number's "
                             "decimals; did you mean model.gate_bias=-2.5? Fix: write model.gate_bias=-2.5 "
                             "(or, for a sweep of -2 and 5, add -m)",
+    # pass 55, row 84: a thousands separator; before, "add -m" (a sweep of depth 1 and 000), or depth=1
+    "depth=1,000": "depth=1,000: a comma separates the values of a sweep, and a number takes no thousands "
+                   "separator; did you mean depth=1000? Fix: write depth=1000",
+    "depth=100,200": "depth=100,200: a list of values is a sweep, one job per value, and this command runs "
+                     "one job. Fix: add -m to sweep it",
     # an integer setting's comma is a sweep's
     "depth=10,20": "depth=10,20: a list of values is a sweep, one job per value, and this command runs one "
                    "job. Fix: add -m to sweep it",

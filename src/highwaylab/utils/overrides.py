@@ -380,6 +380,12 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
         one = f"write a list value in brackets ('{key}=[{value}]')"
     if key.lstrip("+~") == "logger" and "(" not in line:  # the one group that takes a list of options
         one += f"; for all of them at once, a list: '{key}=[{value}]'"
+    # depth=1,000: a thousands separator (pass 55, row 84: before, a sweep of 1 and 0); not 100,200, a sweep
+    integer = isinstance(listed, int) and not isinstance(listed, bool)
+    if integer and re.fullmatch(r"[+-]?\d{1,3}(,000)+", value):
+        whole = value.replace(",", "")
+        return (f"{line}: a comma separates the values of a sweep, and a number takes no thousands "
+                f"separator; did you mean {key}={whole}? Fix: write {key}={whole}")
     known = base is not None and OmegaConf.select(base, key.lstrip("+~"), default=_MISSING,
                                                   throw_on_resolution_failure=False) is not _MISSING
     if known and (listed is None or isinstance(listed, (float, str))) \
