@@ -341,6 +341,10 @@ def test_a_one_cycle_schedule_shorter_than_the_run_is_refused_before_training(tm
     (["+optim.scheduler.gama=0.5"],
      "optim.scheduler.gama=0.5: ExponentialLR (torch.optim.lr_scheduler.ExponentialLR) has no argument "
      "gama; did you mean optim.scheduler.gamma?"),
+    # pass 55, row 8: another optimiser; before, the preset's keys it lacks named one a run
+    (["optim.optimizer._target_=torch.optim.Rprop"],
+     "optim.optimizer: Rprop (torch.optim.Rprop) has no arguments momentum, weight_decay (the preset's). "
+     "Fix: remove them: '~optim.optimizer.momentum' '~optim.optimizer.weight_decay'; Rprop takes lr, etas,"),
 ])
 def test_an_argument_the_target_does_not_take_is_refused_when_the_module_is_built(overrides, message,
                                                                                    tmp_path):

@@ -416,6 +416,14 @@ def _check_argument_names(group: str, part: functools.partial) -> None:
         takes = _arguments(part.func, exclude={"params", "optimizer"})
         meant = did_you_mean(str(key), takes, prefix=f"{group}.")
         shown = str(value).lower() if isinstance(value, bool) else cli_text(value)  # as typed: true
+        others = [k for k in part.keywords if k != key and k not in {p.name for p in params}]
+        if others and not meant:  # another class than the preset's: all its keys it lacks at once (pass 55,
+            # row 8: before, one a run, Rprop's momentum, then its weight_decay)
+            keys = [key, *others]
+            removed = " ".join(f"'~{group}.{k}'" for k in keys)
+            raise ConfigError(f"{group}: {part.func.__qualname__} ({name}) has no arguments "
+                              f"{', '.join(keys)} (the preset's). Fix: remove them: {removed}; "
+                              f"{part.func.__qualname__} takes {', '.join(takes)}")
         raise ConfigError(f"{group}.{key}={shown}: {part.func.__qualname__} ({name}) has no "
                           f"argument {key}{meant or '.'} Fix: remove it (~{group}.{key}) or correct its "
                           f"name; {part.func.__qualname__} takes {', '.join(takes)}")
