@@ -540,3 +540,18 @@ def test_the_finished_line_names_a_logger_folder_under_another_name(tmp_path, ca
         HydraConfig.instance().cfg = saved
     assert caplog.messages[-1] == (f"Finished: {tmp_path} holds the run's metrics.json, checkpoints/, "
                                    f"version_0/ and train.log")
+
+
+def test_a_further_ranks_info_lines_stay_in_its_own_log(monkeypatch):
+    # pass 55, row 78: before, rank 1's "Testing checkpoint ..." and partial-set lines came twice on the
+    # console under DDP; its own train_ddp_process_1.log keeps them (the file handler has no such filter)
+    import logging
+
+    from highwaylab.utils.console import StdoutHandler
+
+    handler = StdoutHandler(stream=sys.stdout)
+    info, warning = (logging.LogRecord("highwaylab.train", level, __file__, 1, "x", None, None)
+                     for level in (logging.INFO, logging.WARNING))
+    assert handler.filter(info) and handler.filter(warning)  # rank 0 (no rank variable)
+    monkeypatch.setenv("RANK", "1")
+    assert not handler.filter(info) and handler.filter(warning)  # a further rank: its warnings and errors

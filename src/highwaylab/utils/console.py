@@ -65,7 +65,14 @@ class StdoutHandler(FailsOnce, logging.StreamHandler):
         return sys.__stderr__, f"highwaylab: {console_failure(err)}\n"
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Drop the records marked for the log file alone (:func:`own_log_only`)."""
+        """Drop the records marked for the log file alone (:func:`own_log_only`), and a further DDP
+        rank's records below WARNING: each rank logs the same run, into its own log file, and the
+        first rank's lines already say it (pass 55, row 78: before, "Testing checkpoint ..." and each
+        partial-set line twice on the console)."""
+        from highwaylab.utils.ranks import further_rank
+
+        if record.levelno < logging.WARNING and further_rank():
+            return False
         return not getattr(record, "file_only", False) and super().filter(record)
 
 
