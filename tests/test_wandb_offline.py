@@ -448,3 +448,18 @@ def test_a_wandb_run_a_signal_closed_whose_run_finished_without_it_says_so(tmp_p
     # a result this W&B run logged (interrupted in a later extension): resume it, as before
     (run / "metrics.json").write_text(json.dumps({"global_step": 300, "wandb_run_path": "me/p/u2s6jdy1"}))
     assert state().endswith("(interrupted by a signal: resume it)")
+
+
+def test_a_wandb_log_that_is_not_a_regular_file_is_named(tmp_path):
+    # pass 55, row 59: a FIFO in the .wandb file's place; before, "its offline run folder ... is gone:
+    # removed by wandb sync --clean", the folder and its file being there
+    import os
+
+    segment = tmp_path / "run" / "wandb" / "offline-run-20261206_074116-um694g8u"
+    segment.mkdir(parents=True)
+    os.mkfifo(segment / "run-um694g8u.wandb")
+    with pytest.raises(NoRunError) as refusal:
+        summarize(tmp_path / "run")
+    assert str(refusal.value) == (
+        f"{segment}/run-um694g8u.wandb: the run's W&B log is a FIFO, not a regular file, so it cannot be "
+        f"read. Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")

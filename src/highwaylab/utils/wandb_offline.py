@@ -105,6 +105,14 @@ def find_run_files(path: str | Path) -> list[Path]:
     named = Counter(file.name for file in found.values())
     found = {key: file for key, file in found.items()
              if not (named[file.name] > 1 and file.parent.name.startswith("latest-run"))}
+    odd = [file for file in sorted(path.rglob("run-*.wandb")) if file.exists() and not file.is_file()]
+    if not found and odd:  # pass 55, row 59: a FIFO there; before, "its offline run folder is gone"
+        import stat
+
+        kind = "a FIFO" if stat.S_ISFIFO(odd[0].stat().st_mode) else "a folder" if odd[0].is_dir() else \
+            "not a regular file"
+        raise NoRunError(f"{odd[0]}: the run's W&B log is {kind}, not a regular file, so it cannot be read. "
+                         f"Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")
     if not found:
         above = next((p for p in path.resolve().parents if list(p.glob("run-*.wandb"))), None)
         if above is not None:  # pass 36, row 47: a run's logs/ or files/ folder, its run file above
