@@ -250,6 +250,10 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 55, row 51: before, the line once per rank, after the DDP start-up
+    "trainer=ddp_cpu data.val_size=1": "a validation or test set of 1 examples cannot be shared by 2 DDP "
+                                       "processes (each needs one at least): raise data.val_size, or lower "
+                                       "trainer.devices / trainer.num_nodes.",
     # pass 54, row 48: before, a 386-parameter net filed as paper_mnist_conv16 with the Table 1 tags
     "experiment=paper_mnist_conv16 model.stages=[{{channels:4,layers:1}}]":
         "model.stages replaces experiment=paper_mnist_conv16's architecture (the paper's stages), and the "

@@ -271,6 +271,22 @@ def check_config(cfg: DictConfig) -> None:
     check_logger_folders(cfg.get("logger"))  # logger.tensorboard.version=../x: outside the run's folder
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
     check_fast_dev_run(cfg)  # +trainer.fast_dev_run=true with loggers: an empty W&B run
+    check_val_set_shared(cfg)  # data.val_size=1 under DDP: before the ranks start
+
+
+def check_val_set_shared(cfg: DictConfig) -> None:
+    """Raises ConfigError for a validation set smaller than the DDP processes (``data.val_size=1`` with
+    ``trainer=ddp_cpu``), which each need one example at least: the data module refuses it too, but
+    only after the ranks started, once per rank (pass 55, row 51: before, the line twice, after the
+    DDP start-up)."""
+    from highwaylab.utils.resume import processes_of
+
+    size, processes = OmegaConf.select(cfg, "data.val_size", default=None), processes_of(cfg)
+    if not isinstance(size, int) or isinstance(size, bool) or processes is None or size >= processes:
+        return
+    raise ConfigError(f"a validation or test set of {size} examples cannot be shared by {processes} DDP "
+                      f"processes (each needs one at least): raise data.val_size, or lower trainer.devices / "
+                      f"trainer.num_nodes.")
 
 
 def check_fast_dev_run(cfg: DictConfig) -> None:

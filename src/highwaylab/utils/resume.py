@@ -1046,7 +1046,7 @@ def check_wandb_id(run: Path, checkpoint: dict, extra: list[str]) -> None:
                       f"starting at step {int(checkpoint.get('global_step', 0))}. Fix: leave {given} out")
 
 
-def _processes(cfg: DictConfig) -> int | None:
+def processes_of(cfg: DictConfig) -> int | None:
     """The processes a run of ``cfg`` trains in, for a strategy that shards the data (``ddp``):
     ``trainer.devices`` x ``trainer.num_nodes``; 1 for one process; ``None`` where not a number."""
     devices, nodes = _select(cfg, "trainer.devices"), _select(cfg, "trainer.num_nodes") or 1
@@ -1065,7 +1065,7 @@ def check_processes(base: DictConfig, cfg: DictConfig, extra: list[str], run: Pa
     batch, the epoch's batches and each process's share of the epoch's order would change under the
     checkpoint (pass 54, row 27, major: before, exit 0, the batch doubled and the log said "31 of epoch
     1's 215 batches done" of an epoch that had 400)."""
-    old, new = _processes(base), _processes(cfg)
+    old, new = processes_of(base), processes_of(cfg)
     if old is None or new is None or old == new:
         return
     trainer_keys = ("trainer", "+trainer", "~trainer")
