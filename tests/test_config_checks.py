@@ -250,6 +250,12 @@ BAD = {
         "optim.scheduler_interval=step: the learning rate would decay at step 100, within the first epoch. "
         "Fix: give them in steps (optim.scheduler.milestones=[4000,6000]) or leave scheduler_interval=epoch",
     "trainer.num_sanity_val_steps=-2": "trainer.num_sanity_val_steps=-2 must be an integer >= -1",
+    # pass 56, rows 8-9 (major): before, exit 0, the figures in that folder and the rest in the run's
+    "trainer.default_root_dir={tmp}/elsewhere":
+        "trainer.default_root_dir={tmp}/elsewhere: the run's files go to its own folder (paths.output_dir, "
+        "placed by hydra.run.dir), and trainer.default_root_dir follows it; set apart, the figures would go "
+        "there and the rest to the run's folder. Fix: leave trainer.default_root_dir out; to place the run, "
+        "give hydra.run.dir={tmp}/elsewhere",
     # pass 55, row 51: before, the line once per rank, after the DDP start-up
     "trainer=ddp_cpu data.val_size=1": "a validation or test set of 1 examples cannot be shared by 2 DDP "
                                        "processes (each needs one at least): raise data.val_size, or lower "

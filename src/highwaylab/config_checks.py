@@ -272,6 +272,23 @@ def check_config(cfg: DictConfig) -> None:
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
     check_fast_dev_run(cfg)  # +trainer.fast_dev_run=true with loggers: an empty W&B run
     check_val_set_shared(cfg)  # data.val_size=1 under DDP: before the ranks start
+    check_root_dir(cfg)  # trainer.default_root_dir apart from the run's folder: its figures elsewhere
+
+
+def check_root_dir(cfg: DictConfig) -> None:
+    """Raises ConfigError for a ``trainer.default_root_dir`` other than the run's folder
+    (``paths.output_dir``, which it follows): the callbacks write the figures there, while the
+    checkpoints, ``metrics.json``, the log and W&B stay in the run's folder (pass 56, rows 8-9, major:
+    before, exit 0 and one run split over two folders, or its figures lost in a folder that could not
+    be written)."""
+    raw = OmegaConf.to_container(cfg.trainer, resolve=False) if OmegaConf.is_dict(cfg.get("trainer")) else {}
+    given = raw.get("default_root_dir") if isinstance(raw, dict) else None
+    if given is None or given == "${paths.output_dir}":
+        return
+    raise ConfigError(f"trainer.default_root_dir={given}: the run's files go to its own folder "
+                      f"(paths.output_dir, placed by hydra.run.dir), and trainer.default_root_dir follows "
+                      f"it; set apart, the figures would go there and the rest to the run's folder. Fix: "
+                      f"leave trainer.default_root_dir out; to place the run, give hydra.run.dir={given}")
 
 
 def check_val_set_shared(cfg: DictConfig) -> None:
