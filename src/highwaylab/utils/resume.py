@@ -1054,7 +1054,8 @@ def processes_of(cfg: DictConfig) -> int | None:
         devices = len(devices)
     if isinstance(devices, str) and devices.strip().isdigit():
         devices = int(devices)
-    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1 or not isinstance(nodes, int):
+    counts = (devices, nodes)
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in counts):
         return None
     return devices * nodes
 
@@ -1528,13 +1529,7 @@ def train_batches(cfg: DictConfig) -> TrainBatches | None:
     if dataset in TRAIN_EXAMPLES and _select(cfg, "data.verify") is True and isinstance(val_size, int) \
             and isinstance(size, int) and size > 0 and 0 <= val_size < TRAIN_EXAMPLES[dataset]:
         examples = TRAIN_EXAMPLES[dataset] - val_size
-        devices, nodes = _select(cfg, "trainer.devices"), _select(cfg, "trainer.num_nodes") or 1
-        if isinstance(devices, str) and devices.strip().isdigit():
-            devices = int(devices)
-        elif isinstance(devices, list):
-            devices = len(devices)
-        world = devices * nodes if isinstance(devices, int) and not isinstance(devices, bool) and \
-            devices > 0 and isinstance(nodes, int) and nodes > 0 else 1  # "auto", -1: at most one's share
+        world = processes_of(cfg) or 1  # "auto", -1: at most one's share
         total = math.ceil(math.ceil(examples / world) / size)  # DistributedSampler pads; no drop_last
         why = f"{examples} training examples / data.batch_size={size}" + (f" / {world} processes"
                                                                           if world > 1 else "")
