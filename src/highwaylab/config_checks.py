@@ -315,11 +315,7 @@ def check_fast_dev_run(cfg: DictConfig) -> None:
     loggers = [name for name, node in (cfg.get("logger") or {}).items() if node is not None]
     if fast in (None, False, 0) or not loggers:
         return
-    chosen = OmegaConf.select(cfg, "hydra.runtime.choices.debug", default=None)
-    if chosen is None:  # the job's config: Hydra keeps its node apart
-        from hydra.core.hydra_config import HydraConfig
-
-        chosen = HydraConfig.get().runtime.choices.get("debug") if HydraConfig.initialized() else None
+    chosen = OmegaConf.select(cfg, "hydra.runtime.choices.debug", default=None) or _choice("debug")
     fix = ("leave the logger out (debug=fast sets logger=none)" if chosen == "fast" else
            "debug=fast (trainer.fast_dev_run without loggers and callbacks) instead, or logger=none")
     raise ConfigError(f"trainer.fast_dev_run={fast}: Lightning runs a batch or two and gives the loggers "

@@ -194,9 +194,12 @@ def _parser() -> argparse.ArgumentParser:
 def _name_refused(entity: str, project: str, name: str) -> str | None:
     """The message for a ``--name`` that W&B's workspace model refuses (emoji, symbols such as ✓), which
     it raises as a pydantic ``ValidationError`` when the layout is built (pass 55, row 57, major:
-    before, its traceback, exit 1); ``None`` for a name it takes."""
+    before, its traceback, exit 1); ``None`` for a name it takes. Checked on an empty workspace, whose
+    validator is the same, before the sections are built."""
+    import wandb_workspaces.workspaces as ws
+
     try:
-        build_workspace(entity, project, name)
+        ws.Workspace(entity=entity, project=project, name=name)
     except Exception as err:  # noqa: BLE001 -- pydantic's ValidationError; anything else: later, as before
         if type(err).__name__ != "ValidationError":
             return None
