@@ -301,9 +301,9 @@ def check_val_set_shared(cfg: DictConfig) -> None:
     size, processes = OmegaConf.select(cfg, "data.val_size", default=None), processes_of(cfg)
     if not isinstance(size, int) or isinstance(size, bool) or processes is None or size >= processes:
         return
-    raise ConfigError(f"a validation or test set of {size} examples cannot be shared by {processes} DDP "
-                      f"processes (each needs one at least): raise data.val_size, or lower trainer.devices / "
-                      f"trainer.num_nodes.")
+    from highwaylab.data.files import unshared_set
+
+    raise ConfigError(unshared_set(size, processes))
 
 
 def check_fast_dev_run(cfg: DictConfig) -> None:

@@ -70,6 +70,14 @@ def check_loader_options(batch_size: object = 128, val_size: object = 5000, spli
         raise ConfigError(f"data.num_workers={num_workers!r} must be an integer >= 0.")
 
 
+def unshared_set(size: int, processes: int) -> str:
+    """The message for a validation or test set of ``size`` examples that ``processes`` DDP processes
+    cannot share (each needs one at least): said before torch by the config checks, and by the data
+    loader for a set that only it knows."""
+    return (f"a validation or test set of {size} examples cannot be shared by {processes} DDP processes "
+            f"(each needs one at least): raise data.val_size, or lower trainer.devices / trainer.num_nodes.")
+
+
 def check_data_options(**options: object) -> None:
     """Raises ConfigError, naming ``data.<option>``, for a value outside :data:`DATA_OPTIONS`
     (``data.verify=flase`` is a string, which would read as true)."""

@@ -13,6 +13,7 @@ from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 from highwaylab.data.checks import check_several_classes
+from highwaylab.data.files import unshared_set
 from highwaylab.errors import ConfigError
 
 
@@ -143,9 +144,7 @@ def batch_loader(data: InMemoryBatches, batch_size: int, shuffle: bool, num_work
                                      seed=int(os.environ.get("PL_GLOBAL_SEED", 0)))
     elif not shuffle and world_size > 1:
         if len(data) < world_size:
-            raise ConfigError(f"a validation or test set of {len(data)} examples cannot be shared by "
-                              f"{world_size} DDP processes (each needs one at least): raise "
-                              "data.val_size, or lower trainer.devices / trainer.num_nodes.")
+            raise ConfigError(unshared_set(len(data), world_size))
         sampler = UnrepeatedDistributedSampler(data, num_replicas=world_size, rank=trainer.global_rank,
                                                shuffle=False)
     cls = ResumableDataLoader if shuffle else DataLoader
