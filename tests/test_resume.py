@@ -973,7 +973,13 @@ def test_changing_how_the_best_checkpoint_is_chosen_is_refused_on_resume(finishe
     # "callbacks.model_checkpoint.monitor=None",
     # and callbacks.last_checkpoint=null was accepted, leaving last.ckpt at the resume point (the next
     # resume= trained those epochs again)
-    with pytest.raises(ResumeError, match=re.escape(f"resume={finished}: ~callbacks.model_checkpoint chan")):
+    # pass 56, row 25: before, callbacks=none and ~callbacks.model_checkpoint were said to "change how
+    # the run's best checkpoint is chosen", a new best "chosen by another criterion"
+    with pytest.raises(ResumeError, match=re.escape(
+            f"resume={finished}: ~callbacks.model_checkpoint removes the run's checkpoints "
+            f"(callbacks.model_checkpoint): the resumed run would save no best checkpoint, so test/* would "
+            f"be of its final weights, not of the run's best. Resume without it, or start a new run with "
+            f"it")):
         argv(f"resume={finished}", "trainer.max_epochs=3", "~callbacks.model_checkpoint")
     with pytest.raises(ResumeError, match=re.escape(
             f"resume={finished}: callbacks.last_checkpoint=null removes the run's latest checkpoint "

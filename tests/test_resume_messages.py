@@ -1533,3 +1533,32 @@ def test_a_resume_into_another_wandb_run_is_refused(tmp_path):
         f"resume continues: the run's history would be split between two W&B runs, the second starting at "
         f"step 431. Fix: leave logger.wandb.id=otherid1 out")
     assert argv(f"resume={run}", "logger.wandb.id=sllnag6g")[-1] == f"ckpt_path={ckpt}"  # its own: fine
+
+
+def test_a_sweep_into_a_folder_inside_a_run_is_refused(tmp_path):
+    # pass 56, row 61: before, -m ... hydra.sweep.dir=<run>/sweep ran (rc 0) and wrote the sweep's job
+    # folders inside a finished run's folder; a single run there was refused already
+    run = make_run(tmp_path / "run")
+    (run / "metrics.json").write_text("{}")
+    assert message("-m", "depth=3,4", f"hydra.sweep.dir={run}/sweep") == (
+        f"hydra.sweep.dir={run}/sweep is inside {run}, the folder of a run (it holds .hydra, "
+        f"metrics.json): the sweep's job folders and summary would be mixed among that run's files. Fix: "
+        f"give a folder outside it (or leave hydra.sweep.dir out: every sweep gets a folder of its own)")
+    assert not (run / "sweep").exists()
+    # a sweep inside another sweep's folder (no run record of its own there) is not a run's folder
+    (tmp_path / "outer" / "multirun.yaml").parent.mkdir()
+    (tmp_path / "outer" / "multirun.yaml").write_text("{}")
+    argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/outer/inner")
+
+
+def test_resume_with_callbacks_none_names_the_checkpoints_it_removes(tmp_path):
+    # pass 56, row 25: before, "callbacks=none changes how the run's best checkpoint is chosen ... a new
+    # best, chosen by another criterion", where it removes both checkpoint callbacks
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=10, mid_epoch=False)
+    assert message(f"resume={run}", "callbacks=none", "trainer.max_epochs=6") == (
+        f"resume={run}: callbacks=none removes the run's checkpoints (callbacks.model_checkpoint and "
+        f"callbacks.last_checkpoint): its checkpoints/last.ckpt would stay at the resume point while the run "
+        f"trains on (the next resume= would train that part again), and the resumed run would save no best "
+        f"checkpoint, so test/* would be of its final weights, not of the run's best. Resume without it, or "
+        f"start a new run with it")

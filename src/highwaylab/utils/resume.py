@@ -813,7 +813,17 @@ def _go_on_with(run: Path) -> str:
 def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
     """Raises ResumeError if the multirun folder ``folder`` holds another sweep's jobs, unless
     ``search`` (an ``hparams_search=``) and it holds that search's study (``optuna.db``): a restarted
-    search continues its study, its new trials numbered after the old ones."""
+    search continues its study, its new trials numbered after the old ones; or if ``folder`` is inside
+    a run's folder (pass 56, row 61: before, the sweep's folders were written into a finished run's)."""
+    from highwaylab.utils.out_paths import run_folder_holding
+
+    around = run_folder_holding(folder.parent)
+    if around is not None and RECORD in around[1]:  # a run's record, as check_folder_free reads it
+        other, held = around
+        raise ResumeError(f"hydra.sweep.dir={folder} is inside {other}, the folder of a run (it holds "
+                          f"{', '.join(held)}): the sweep's job folders and summary would be mixed among "
+                          f"that run's files. Fix: give a folder outside it (or leave hydra.sweep.dir out: "
+                          f"every sweep gets a folder of its own)")
     if not folder.is_dir() or (search and (folder / STUDY_FILE).is_file()):
         return
     jobs = sorted(p.name for p in folder.iterdir() if (p / RECORD).is_dir())
@@ -1182,7 +1192,20 @@ def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, ext
     would stay in ``checkpoints/`` beside the new one, chosen by another metric; or when they remove
     the run's latest checkpoint (``callbacks.last_checkpoint=null``): its ``last.ckpt`` would stay at
     the resume point while the run trains on, and the next ``resume=`` would train that part again.
-    The message names the extra override that does it (``callbacks=none``)."""
+    The message names the extra override that does it (``callbacks=none``); one that removes the
+    checkpoint callbacks themselves is named as that (pass 56, row 25: ``callbacks=none`` was said to
+    choose the best "by another criterion")."""
+    removed = [key for key in ("callbacks.model_checkpoint", "callbacks.last_checkpoint")
+               if _select(base, key) is not None and _select(cfg, key) is None]
+    if "callbacks.model_checkpoint" in removed:
+        given = next((o for o in extra if any(_covers(_key_value(o)[0], key) for key in removed)),
+                     f"~{removed[0]}")
+        lost = (f"its {LAST_CKPT} would stay at the resume point while the run trains on (the next resume= "
+                f"would train that part again), and " if len(removed) == 2 else "")
+        raise ResumeError(
+            f"resume={run}: {given} removes the run's checkpoints ({' and '.join(removed)}): {lost}the "
+            f"resumed run would save no best checkpoint, so test/* would be of its final weights, not of "
+            f"the run's best. Resume without it, or start a new run with it")
     for key in BEST_CRITERION:
         old, new = _select(base, key), _select(cfg, key)
         if old is not None and old != new:
