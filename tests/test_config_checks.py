@@ -444,8 +444,12 @@ BAD = {
     "experiment=paper_cifar10_gap data=cifar100":
         "data=cifar100 contradicts experiment=paper_cifar10_gap, an experiment on data=cifar10",
     "+trainer.max_time=00:00:00:01": "trainer.max_time=00:00:00:01 with trainer.min_epochs=1 (the preset's): "
-                                     "Lightning trains on past the time limit until epoch 1 ends. Fix: add "
-                                     "trainer.min_epochs=0",
+                                     "Lightning trains on past the time limit until 1 whole epoch has ended "
+                                     "(the log counts from epoch 0). Fix: add trainer.min_epochs=0",
+    # pass 56, row 53: before, "until epoch 1 ends", where the log's epoch 1 is the second
+    "+trainer.max_time=00:00:00:01 trainer.min_epochs=3 trainer.max_epochs=5":
+        "trainer.max_time=00:00:00:01 with trainer.min_epochs=3: Lightning trains on past the "
+        "time limit until 3 whole epochs have ended (the log counts from epoch 0)",
     "callbacks.epoch_log.keys=[test/acc]": "callbacks.epoch_log.keys: test/acc is logged once, by the test "
                                            "after fitting",
     # before: rc 0, left out of every epoch line ("epoch 0/0  step 2  2.0 s ...") with one warning

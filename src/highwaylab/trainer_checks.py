@@ -125,9 +125,11 @@ def check_schedule(cfg: DictConfig) -> None:
     if cfg.trainer.get("max_time") is not None and isinstance(min_epochs, int) and min_epochs >= 1:
         from highwaylab.utils.loggers import cli_text
 
+        whose = " (the preset's)" if min_epochs == 1 else ""  # conf/trainer/default.yaml
         raise ConfigError(f"trainer.max_time={cli_text(cfg.trainer.max_time)} with trainer.min_epochs="
-                          f"{min_epochs} (the preset's): Lightning trains on past the time limit until epoch "
-                          f"{min_epochs} ends. Fix: add trainer.min_epochs=0")
+                          f"{min_epochs}{whose}: Lightning trains on past the time limit until "
+                          f"{_epochs(min_epochs)} ended (the log counts from epoch 0). Fix: add "
+                          f"trainer.min_epochs=0")
     min_steps, max_steps = cfg.trainer.get("min_steps"), cfg.trainer.get("max_steps")
     if isinstance(min_steps, int) and isinstance(max_steps, int) and 0 <= max_steps < min_steps:
         raise ConfigError(f"trainer.min_steps={min_steps} is more than trainer.max_steps={max_steps}, "
@@ -442,3 +444,9 @@ def accumulation_past_epoch(trainer: Any) -> str | None:
             f"Lightning divides each batch's loss by {accumulate} and steps at the epoch's end, so every "
             f"step would be {accumulate / batches:.3g} times too small. Fix: trainer.accumulate_grad_batches="
             f"{batches} or less")
+
+
+def _epochs(count: int) -> str:
+    """``count`` whole epochs, as the time-limit message says them: "1 whole epoch has", "3 whole
+    epochs have" (pass 56, row 53: "until epoch 1 ends" read as the log's second epoch)."""
+    return "1 whole epoch has" if count == 1 else f"{count} whole epochs have"
