@@ -463,3 +463,27 @@ def test_a_wandb_log_that_is_not_a_regular_file_is_named(tmp_path):
     assert str(refusal.value) == (
         f"{segment}/run-um694g8u.wandb: the run's W&B log is a FIFO, not a regular file, so it cannot be "
         f"read. Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")
+
+
+def test_a_run_whose_wandb_save_dir_was_elsewhere_is_read_where_metrics_json_says(tmp_path):
+    # pass 56, row 67: before, a run with logger.wandb.save_dir=<another folder> was said to have lost
+    # its offline run folder ("removed by wandb sync --clean ... or moved"), though metrics.json names it
+    from highwaylab.utils.wandb_offline import find_run_files
+
+    segment = tmp_path / "elsewhere" / "wandb" / "offline-run-20261206_094100-k3y5abcd"
+    (segment / "files").mkdir(parents=True)
+    (segment / "run-k3y5abcd.wandb").write_bytes(b"x")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config_resolved.yaml").write_text(json.dumps({"logger": {"wandb": {"save_dir": "x"}}}))
+    (run / "metrics.json").write_text(json.dumps({"wandb_dir": str(segment / "files")}))
+    assert find_run_files(run) == [segment / "run-k3y5abcd.wandb"]
+    (run / "metrics.json").write_text(json.dumps({"wandb_dir": str(segment)}))  # as recorded now
+    assert find_run_files(run) == [segment / "run-k3y5abcd.wandb"]
+    shutil.rmtree(tmp_path / "elsewhere")
+    with pytest.raises(NoRunError) as gone:
+        find_run_files(run)
+    assert str(gone.value) == (
+        f"{run}: no W&B run here (no run-*.wandb file in this folder or below): the run logged to W&B, but "
+        f"its offline run folder {segment}, as metrics.json records it, is gone: removed by wandb sync "
+        f"--clean after an upload (its history is then in W&B), or moved")

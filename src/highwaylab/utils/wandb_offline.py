@@ -113,6 +113,9 @@ def find_run_files(path: str | Path) -> list[Path]:
             "not a regular file"
         raise NoRunError(f"{odd[0]}: the run's W&B log is {kind}, not a regular file, so it cannot be read. "
                          f"Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")
+    if not found and (recorded := _recorded_wandb_folder(path)) is not None and recorded.is_dir() \
+            and not recorded.resolve().is_relative_to(path.resolve()):
+        return find_run_files(recorded)  # logger.wandb.save_dir elsewhere: where metrics.json says it is
     if not found:
         above = next((p for p in path.resolve().parents if list(p.glob("run-*.wandb"))), None)
         if above is not None:  # pass 36, row 47: a run's logs/ or files/ folder, its run file above
@@ -121,6 +124,17 @@ def find_run_files(path: str | Path) -> list[Path]:
         raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below)"
                          f"{_what_it_logged(path)}")
     return sorted(found.values())
+
+
+def _recorded_wandb_folder(run: Path) -> Path | None:
+    """The W&B run folder that the run folder ``run``'s ``metrics.json`` records (``wandb_dir``: its
+    ``offline-run-*`` folder, wherever ``logger.wandb.save_dir`` put it); ``None`` without that record
+    (pass 56, row 67: before, a run logged to another save_dir was said to have lost its W&B run)."""
+    try:
+        recorded = Path(json.loads((run / "metrics.json").read_text())["wandb_dir"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return recorded.parent if recorded.name == "files" else recorded  # as recorded before new-user 48/3
 
 
 def _what_it_logged(run: Path) -> str:
@@ -136,8 +150,11 @@ def _what_it_logged(run: Path) -> str:
     if not isinstance(loggers, dict) or not loggers:
         return ": the run logged to no logger (logger=none)"
     if "wandb" in loggers:
-        return (": the run logged to W&B, but its offline run folder (wandb/offline-run-*) is gone: removed "
-                "by wandb sync --clean after an upload (its history is then in W&B), or moved")
+        recorded = _recorded_wandb_folder(run)
+        where = f"{recorded}, as metrics.json records it," if recorded is not None else \
+            "(wandb/offline-run-*)"
+        return (f": the run logged to W&B, but its offline run folder {where} is gone: removed by wandb sync "
+                f"--clean after an upload (its history is then in W&B), or moved")
     where = {"csv": "its CSV log, csv/version_*/metrics.csv",
              "tensorboard": "its TensorBoard log, tensorboard/"}
     found = ", ".join(where.get(name, f"logger.{name}") for name in loggers)
