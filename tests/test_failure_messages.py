@@ -848,3 +848,27 @@ def test_a_second_ctrl_c_after_an_interrupted_run_stopped_is_not_called_a_start_
     with interrupt.signals_interrupt():  # a run that was not interrupted gives the start-up handler back
         pass
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_folder_in_the_place_of_the_checkpoint_or_its_temporary_file_is_named(hydra_run):
+    # pass 55, row 87: before, "could not write the checkpoint .../last.ckpt (EISDIR: Is a directory) ...
+    # Fix: check the disk of ... (the system log names its fault)", for a folder at last.ckpt.tmp
+    path = hydra_run / "checkpoints" / "last.ckpt"
+    (hydra_run / "checkpoints" / "last.ckpt.tmp").mkdir(parents=True)
+    with pytest.raises(CheckpointWriteError) as err:
+        AtomicCheckpointIO().save_checkpoint(STATE, path)
+    assert str(err.value) == (
+        f"could not write the checkpoint {path}: a folder, {path}.tmp, is in the place of the temporary file "
+        f"it is written to first; {NO_FILE}. Fix: move that folder away (mv {path}.tmp {path}.tmp.old), then "
+        f"start the run again (there is no checkpoint to resume from), or write the run elsewhere: "
+        f"paths.log_dir=/another/folder")
+    (path.parent / "last.ckpt.tmp").rmdir()
+    AtomicCheckpointIO().save_checkpoint(STATE, path)  # the fix: it writes
+    epoch = path.parent / "epoch_001.ckpt"
+    epoch.mkdir()
+    with pytest.raises(CheckpointWriteError) as err:
+        AtomicCheckpointIO().save_checkpoint(STATE, epoch)
+    assert str(err.value) == (
+        f"could not write the checkpoint {epoch}: a folder, {epoch}, is in the place of the checkpoint file; "
+        f"{NO_FILE}. Fix: move that folder away (mv {epoch} {epoch}.old), then "
+        f"resume it: python train.py resume={hydra_run}")

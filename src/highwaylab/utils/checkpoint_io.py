@@ -8,6 +8,7 @@ import errno
 import io
 import os
 import resource
+import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -94,7 +95,7 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
     - anything else: the error's name and text, and the folder's keys.
     """
     folder = path.parent
-    kept = "the previous checkpoint there is kept" if path.exists() else "no earlier checkpoint was there"
+    kept = "the previous checkpoint there is kept" if path.is_file() else "no earlier checkpoint was there"
     code = err.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
         reason = err.strerror or str(err)
@@ -118,6 +119,12 @@ def write_failure(path: Path, err: OSError, size: int | None = None) -> str:
                 f"({FOLDER_ERRORS[code]}; its folder can be written: a protected file? lsattr shows an "
                 f"immutable one); {kept}. Fix: clear its protection (chattr -i {path}) or move it away, then "
                 f"resume.")
+    tmp = path.with_name(path.name + ".tmp")
+    if code == errno.EISDIR and (blocker := next((p for p in (tmp, path) if p.is_dir()), None)) is not None:
+        role = "the temporary file it is written to first" if blocker == tmp else "the checkpoint file"
+        return (f"could not write the checkpoint {path}: a folder, {blocker}, is in the place of {role}; "
+                f"{kept}. Fix: move that folder away (mv {shlex.quote(str(blocker))} "
+                f"{shlex.quote(str(blocker) + '.old')}), {after_space(folder)}")  # pass 55, row 87
     if code in FOLDER_ERRORS:
         reason, fix = _folder_reason(err, folder)
         return f"could not write the checkpoint {path}: {reason}; {kept}. Fix: {fix}{_elsewhere(folder)}."
