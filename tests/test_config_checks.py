@@ -744,6 +744,18 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 57, rows 26 and 29 (major): before, Hydra's raw 6 lines ("Could not override 'model.gate_bias'
+    # ... To append to your config use +model.gate_bias=-2"), naming no job, and multirun.yaml left behind
+    "-m model=highway,residual model.gate_bias=-2":
+        "model=residual, a job of the sweep model=highway,residual, is refused (nothing ran): "
+        "model.gate_bias=-2: model=residual has no gates, and model.gate_bias is for highway models. Fix: "
+        "model=highway model.gate_bias=-2 (model=conv_highway for a conv net), or leave it out",
+    "-m optim=sgd,adamw optim.optimizer.momentum=0.5":
+        "optim=adamw, a job of the sweep optim=sgd,adamw, is refused (nothing ran): "
+        "optim.optimizer.momentum=0.5: torch.optim.AdamW has no momentum argument",
+    "-m model=highway,resdual":
+        "model=resdual, a job of the sweep model=highway,resdual, is refused (nothing ran): "
+        "model=highway,resdual: model has no option 'resdual'; did you mean model=residual?",
     # pass 52, row 59: before, "Fix: type it: -seed=1", refused in turn as a dashed override
     "depth=3 \u2014seed=1": "\u2014seed=1: it contains EM DASH (U+2014), which looks like '-' but is not "
                             "(pasted text?). Fix: type it: seed=1",
@@ -2142,3 +2154,13 @@ def test_a_master_addr_of_another_machine_for_a_single_node_run_is_one_line(tmp_
     for host in ("127.0.0.1", "localhost"):
         check_master_port(trainer, {"MASTER_ADDR": host})  # this machine's
     check_master_port(trainer, {"MASTER_ADDR": "10.255.255.1", "SLURM_JOB_ID": "7"})  # a launcher's own
+
+
+def test_a_sweep_over_config_groups_whose_jobs_all_compose_passes(tmp_path):
+    # pass 57, rows 26 and 29: each job of a group sweep is composed before Hydra runs; jobs that compose
+    # pass, whichever value comes first
+    from highwaylab.utils.overrides import check_command_line
+
+    for line in ("-m model=highway,plain,residual depth=3", "-m model=residual,highway optim=adamw,sgd",
+                 "-m model=highway,conv_highway model.gate_bias=-2"):
+        check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")

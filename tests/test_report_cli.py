@@ -1212,3 +1212,17 @@ def test_a_metrics_json_copied_from_another_job_is_not_counted_as_this_jobs_seed
 
     assert not _tested(jobs[0], 3)  # so the fix's resume tests it, not refuses it as finished
     assert _tested(jobs[1], 3)
+
+
+def test_a_sweep_refused_before_its_first_job_is_named_as_that(tmp_path):
+    # pass 57, row 95: before, "holds no job folder ...: give the folder of a multirun", of a multirun's
+    # folder that Hydra made (multirun.yaml) before refusing the sweep
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "multirun.yaml").write_text("hydra:\n  overrides:\n    task:\n    - model=highway,residual\n")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].endswith(
+        f"{sweep} is a multirun that started no job (it holds multirun.yaml, no job folder <n>_<name>/): "
+        f"nothing to report. Run the sweep again (its command's overrides are in multirun.yaml, under "
+        f"hydra.overrides.task), then report it")

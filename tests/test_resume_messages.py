@@ -1562,3 +1562,14 @@ def test_resume_with_callbacks_none_names_the_checkpoints_it_removes(tmp_path):
         f"trains on (the next resume= would train that part again), and the resumed run would save no best "
         f"checkpoint, so test/* would be of its final weights, not of the run's best. Resume without it, or "
         f"start a new run with it")
+
+
+def test_a_sweep_folder_that_holds_a_refused_sweeps_multirun_yaml_alone_is_free(tmp_path):
+    # pass 57, row 96: before, the corrected sweep into the folder of one refused before its first job was
+    # refused as "not empty (... holds multirun.yaml)"
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "multirun.yaml").write_text("{}")
+    argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep")
+    (tmp_path / "sweep" / "notes.txt").write_text("mine")
+    assert message("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep").startswith(
+        f"hydra.sweep.dir={tmp_path}/sweep is not empty")

@@ -133,6 +133,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
         jobs.append(Job(folder, str(choices.get("model")), depth, _whole(cfg.get("seed")), status, metrics,
                         error, loss_curve(folder), overrides))
+    if not jobs and (sweep_dir / "multirun.yaml").is_file():  # pass 57, row 95: before, "give the folder
+        raise FileNotFoundError(f"{sweep_dir} is a multirun that started no job (it holds multirun.yaml, "
+                                f"no job folder <n>_<name>/): nothing to report. Run the sweep again (its "
+                                f"command's overrides are in multirun.yaml, under hydra.overrides.task), "
+                                f"then report it")  # of a multirun", which it is
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>_<hex>")

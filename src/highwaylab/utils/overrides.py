@@ -856,6 +856,7 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         if problem is not None:
             raise OverrideError(problem) from None
         return None  # Hydra reports it, clearly enough
+    _check_sweep_jobs(parsed, single, overrides, config_dir, config_name)
     for override in parsed:
         if override.is_add() and override.key_or_group.startswith("hydra."):
             rest = [o for o in single if o is not None and o != override.input_line]
@@ -1030,6 +1031,38 @@ def _first_value(override: Any) -> str | None:
         raise OverrideError(f"{override.input_line}: the sweep has no value, so the multirun would run no "
                             f"job. Fix: give at least one, e.g. {key}=range(0,3) or {key}=0,1,2")
     return f"{key}={first}"
+
+
+def _check_sweep_jobs(parsed: list[Any], single: list[str | None], overrides: list[str],
+                      config_dir: str | Path, config_name: str) -> None:
+    """Raises OverrideError when a later job of a sweep over a config group (``model=highway,residual``)
+    does not compose, naming that job: the checks compose the first job (:func:`_first_value`), and
+    Hydra's sweeper composes every job before the first starts, so a later job's key (``model.gate_bias``
+    with ``model=residual``) or option (``model=highway,resdual``) was Hydra's raw lines, after the
+    sweep's folder was made (pass 57, rows 26 and 29, major). Each other value of each group sweep is
+    composed with the other overrides at their first values."""
+    from hydra.core.override_parser.types import Glob
+
+    for i, override in enumerate(parsed):
+        group = override.key_or_group
+        if not override.is_sweep_override() or override.is_interval_sweep() \
+                or isinstance(override.value(), Glob) or override.package is not None \
+                or not any((Path(folder) / group).is_dir() for folder in (config_dir, *_CONFIG_DIRS)):
+            continue
+        for value in list(override.sweep_string_iterator())[1:]:
+            job = f"{override.get_key_element()}={value}"
+            others = [*single[:i], job, *single[i + 1:]]
+            _, err = _compose(config_dir, config_name, [o for o in others if o is not None])
+            if err is None:
+                continue
+            problem = _explain(err, overrides, others, config_dir, config_name) or _one_line(err)
+            raise OverrideError(f"{job}, a job of the sweep {override.input_line}, is refused (nothing ran): "
+                                f"{problem}")
+
+
+def _one_line(err: Exception) -> str:
+    """The first line of Hydra's or OmegaConf's message for ``err``."""
+    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)
 
 
 def _compose(config_dir: str | Path, config_name: str, overrides: list[str]) -> tuple[DictConfig | None,

@@ -840,6 +840,8 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
                           f"job folders and summary would be mixed into it. Give a new folder (or leave "
                           f"hydra.sweep.dir out: every sweep gets a folder of its own)")
     others = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    if others == ["multirun.yaml"]:  # a sweep refused before its first job: Hydra writes it anew (pass 57,
+        return  # row 96: before, "is not empty", for the corrected command in the same folder)
     if others:  # e.g. a checkout: the sweep's files among its own
         shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
         raise ResumeError(f"hydra.sweep.dir={folder} is not empty ({folder.resolve()} holds {shown}): a "
