@@ -295,16 +295,17 @@ def test_wandb_mode_disabled_disables_wandb(tmp_path, data_dir, monkeypatch):
     assert not (tmp_path / "wandb").exists()
 
 
-def test_wandb_mode_online_with_the_offline_logger_is_one_warning(tmp_path, monkeypatch, caplog):
+@pytest.mark.parametrize("mode", ["online", "run", "shared"])  # run, shared: pass 57, rows 9-10
+def test_wandb_mode_online_with_the_offline_logger_is_one_warning(mode, tmp_path, monkeypatch, caplog):
     # before: the run stayed offline without a word, and W&B then advised setting WANDB_MODE=online
     from highwaylab.utils.loggers import without_disabled_wandb
 
-    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.setenv("WANDB_MODE", mode)
     cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
     with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
         assert without_disabled_wandb(cfg.logger) is cfg.logger
     assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
-        "WANDB_MODE=online, but logger.wandb.offline=true (the default here) keeps the run offline; to log "
+        f"WANDB_MODE={mode}, but logger.wandb.offline=true (the default here) keeps the run offline; to log "
         "online, set logger.wandb.offline=false (after wandb login)"]
 
 

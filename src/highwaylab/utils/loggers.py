@@ -141,9 +141,9 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     names = [name for name, node in group.items() if _is_wandb(node)]
     if mode == "disabled" or all(group[name].get("mode") == "disabled" for name in names):
         return _without(group, names, mode)  # no W&B run: its environment variables change nothing
-    if mode == "online" and any(group[name].get("offline") is True for name in names):
-        logging.getLogger(__name__).warning(
-            f"WANDB_MODE=online, but logger.{names[0]}.offline=true (the default here) keeps the run "
+    if mode in ("online", "run", "shared") and any(group[name].get("offline") is True for name in names):
+        logging.getLogger(__name__).warning(  # run, shared: W&B's online modes (pass 57, rows 9-10)
+            f"WANDB_MODE={mode}, but logger.{names[0]}.offline=true (the default here) keeps the run "
             f"offline; to log online, set logger.{names[0]}.offline=false (after wandb login)")
     asked_online = [name for name in names if group[name].get("offline") is False]
     if mode in ("offline", "dryrun") and asked_online:  # W&B follows WANDB_MODE
