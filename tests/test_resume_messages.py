@@ -1476,6 +1476,14 @@ def test_a_data_folder_without_the_data_set_names_the_folder_the_run_used(tmp_pa
     check_data_folder(run, cfg, [f"data.data_dir={tmp_path}/elsewhere"])  # given: the data checks name it
     monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(data_dir))
     check_data_folder(run, cfg, [])  # the run's own folder
+    # pass 57, row 14: unset, the data folder is the checkout's data/; before, "Data file missing: ..."
+    monkeypatch.delenv("HIGHWAYLAB_DATA_DIR")
+    with pytest.raises(ResumeError) as refusal:
+        check_data_folder(run, cfg, [])
+    assert str(refusal.value) == (
+        f"resume={run}: HIGHWAYLAB_DATA_DIR is not set, so the data folder is {tmp_path}/elsewhere, which "
+        f"holds no MNIST/raw/; the run used {data_dir} (its config_resolved.yaml). Fix: "
+        f"HIGHWAYLAB_DATA_DIR={data_dir} python train.py resume={run}")
 
 
 def test_a_run_folder_split_by_the_shell_at_a_space_is_named_with_the_quoted_command(tmp_path):

@@ -1172,19 +1172,22 @@ def check_data_folder(run: Path, cfg: DictConfig | None, extra: list[str]) -> No
     from highwaylab.data.files import LAYOUT, data_folder
 
     given = os.environ.get("HIGHWAYLAB_DATA_DIR", "")
-    if cfg is None or not given.strip() or given.startswith("~") or any(
+    if cfg is None or given.startswith("~") or any(
             _key_value(o)[0].lstrip("+~") == "data.data_dir" for o in extra):
         return
     dataset, used = _select(cfg, "data.dataset"), recorded_at(latest_resolved(run), "data.data_dir")
-    here = Path(given).absolute()
-    if dataset not in LAYOUT or not isinstance(used, str) or not data_folder(used, dataset).is_dir() \
-            or data_folder(here, dataset).is_dir():
+    here = Path(given).absolute() if given.strip() else _select(cfg, "data.data_dir")
+    if dataset not in LAYOUT or not isinstance(used, str) or not isinstance(here, (str, Path)) \
+            or not data_folder(used, dataset).is_dir() or data_folder(here, dataset).is_dir():
         return
     again = f"python train.py {override_arg('resume', run)}{''.join(' ' + shell_word(o) for o in extra)}"
-    raise ResumeError(f"resume={run}: HIGHWAYLAB_DATA_DIR names {here}, which holds no {LAYOUT[dataset][0]}/ "
-                      f"(a relative value is read against the folder the command is typed in, {Path.cwd()}); "
-                      f"the run used {used} (its config_resolved.yaml). Fix: HIGHWAYLAB_DATA_DIR="
-                      f"{shlex.quote(used)} {again}")
+    # pass 57, row 14: unset, it is the checkout's data/; before, "Data file missing", not the run's folder
+    layout = LAYOUT[dataset][0]
+    why = (f"HIGHWAYLAB_DATA_DIR names {here}, which holds no {layout}/ (a relative value is read against "
+           f"the folder the command is typed in, {Path.cwd()})" if given.strip() else
+           f"HIGHWAYLAB_DATA_DIR is not set, so the data folder is {here}, which holds no {layout}/")
+    raise ResumeError(f"resume={run}: {why}; the run used {used} (its config_resolved.yaml). Fix: "
+                      f"HIGHWAYLAB_DATA_DIR={shlex.quote(used)} {again}")
 
 
 def check_checkpoint_callbacks(base: DictConfig, cfg: DictConfig, run: Path, extra: list[str] = ()) -> None:
