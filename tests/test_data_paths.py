@@ -235,6 +235,25 @@ def test_a_data_dir_inside_the_layout_is_pointed_at_the_folder_above(tmp_path, m
         f"{what}; it names the folder that holds MNIST/raw/. Fix: HIGHWAYLAB_DATA_DIR={tmp_path}")
 
 
+def test_a_data_dir_one_level_above_the_data_folder_is_pointed_at_it(tmp_path, monkeypatch):
+    # pass 57, row 56: HIGHWAYLAB_DATA_DIR=/work/shared for /work/shared/data; before, "copy them there"
+    raw = tmp_path / "data" / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / IMAGES).write_bytes(b"")
+    (tmp_path / "code").mkdir()  # another folder beside it, without the data
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(tmp_path))
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(data_dir=str(tmp_path)).setup()
+    assert str(err.value) == (
+        f"Data file missing: {tmp_path}/MNIST/raw/{IMAGES}. HIGHWAYLAB_DATA_DIR={tmp_path} holds no "
+        f"MNIST/raw/, but its folder {tmp_path}/data does. Fix: HIGHWAYLAB_DATA_DIR={tmp_path}/data")
+    (tmp_path / "copy" / "MNIST" / "raw").mkdir(parents=True)  # two such folders: which one is not guessed
+    (tmp_path / "copy" / "MNIST" / "raw" / IMAGES).write_bytes(b"")
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(data_dir=str(tmp_path)).setup()
+    assert "holds no MNIST/raw/, but" not in str(err.value)
+
+
 def test_a_data_folder_in_other_letter_case_is_named_with_the_mv(tmp_path):
     # pass 49, row 18: before, "Data file missing: .../MNIST/raw/..." with the general advice, beside a mnist/
     from highwaylab.data.files import check_data_files

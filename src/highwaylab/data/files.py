@@ -126,6 +126,11 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
         fix = f"{key}={above}" if above is not None else f"give the folder that holds {folder}/"
         what = "the folder of the files themselves" if inner == len(parts) else f"{Path(*parts[:inner])}/"
         return (f"{key}={data_dir} is {what}; it names the folder that holds {folder}/. Fix: {fix}")
+    if (below := _one_level_below(given, folder, dataset)) is not None:  # pass 57, row 56: one level up
+        from_env = os.environ.get("HIGHWAYLAB_DATA_DIR") == str(data_dir)
+        key = "HIGHWAYLAB_DATA_DIR" if from_env else "data.data_dir"
+        return (f"{key}={data_dir} holds no {folder}/, but its folder {below} does. Fix: "
+                f"{key}={shlex.quote(str(below))}")
     if (cased := _other_case(given, parts)) is not None:  # pass 49, row 18: mnist/ for MNIST/
         return (f"{cased} is there, but the folder names are case-sensitive: the files are read from "
                 f"{given / folder}. Fix: mv {shlex.quote(str(cased))} {shlex.quote(str(given / parts[0]))}")
@@ -149,6 +154,20 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
+
+
+def _one_level_below(given: Path, folder: str, dataset: str) -> Path | None:
+    """The one folder directly inside ``given`` that holds ``folder`` (``MNIST/raw``) with one of
+    ``dataset``'s files, when ``given`` does not hold it itself (a data folder given one level too
+    high); ``None`` otherwise, or when several do."""
+    if (given / folder).is_dir():
+        return None
+    try:
+        found = [p for p in sorted(given.iterdir()) if p.is_dir()
+                 and any((p / folder / name).is_file() for name in data_files(dataset))]
+    except OSError:  # not a folder, or one this user may not enter: the general advice
+        return None
+    return found[0] if len(found) == 1 else None
 
 
 def _short_of_layout(given: Path, parts: tuple[str, ...], dataset: str) -> Path | None:
