@@ -327,3 +327,20 @@ def test_only_gz_files_before_torch_get_the_fix_for_all_of_them(tmp_path, compre
             f"{raw}/t10k-images-idx3-ubyte")
     refused_then_fixed(tmp_path, f"Data file missing: {raw}/{IMAGES}; {head}")  # the fix brings all four
     assert all((raw / name).read_bytes() == b"\x00\x00\x08\x01" + name.encode() for name in RAW_FILES)
+
+
+def test_files_left_in_folders_of_their_names_by_an_unzip_tool_get_the_moves_that_work(tmp_path):
+    # pass 57, row 19: 7-zip on Windows makes raw/train-images-idx3-ubyte/train-images.idx3-ubyte for each
+    # file; before, "move the folder away ... and copy the real file there", of the first folder alone
+    raw = tmp_path / "MNIST" / "raw"
+    for name in RAW_FILES:
+        (raw / name).mkdir(parents=True)
+        (raw / name / name.replace("s-idx", "s.idx")).write_bytes(b"")
+    refused_then_fixed(
+        tmp_path,
+        f"Data file is a folder: {raw}/{IMAGES} is a folder, where the data file {IMAGES} should be; the "
+        f"files are inside folders of their names (t10k-images-idx3-ubyte/t10k-images.idx3-ubyte, "
+        f"t10k-labels-idx1-ubyte/t10k-labels.idx1-ubyte, {IMAGES}/train-images.idx3-ubyte, "
+        f"train-labels-idx1-ubyte/train-labels.idx1-ubyte), as some unzip tools leave them. Fix: cd {raw} && "
+        f"mv t10k-images-idx3-ubyte t10k-images-idx3-ubyte.d && mv ")
+    assert sorted(p.name for p in raw.iterdir()) == sorted(RAW_FILES)

@@ -324,6 +324,16 @@ def check_data_path(path: Path, missing: str, folder: bool = False) -> None:
             holds_file = inside.is_file()
         except OSError:  # a folder this user may not enter
             holds_file = False
+        unzipped = _unzipped_into_folders(path.parent)
+        if not path.is_symlink() and any(box == path for box, _ in unzipped):  # pass 57, row 19: before,
+            moves = " && ".join(  # "move the folder away ... and copy the real file there", of one file
+                f"mv {shlex.quote(box.name)} {shlex.quote(box.name + '.d')} && mv "
+                f"{shlex.quote(box.name + '.d/' + file.name)} {shlex.quote(box.name)} && rmdir "
+                f"{shlex.quote(box.name + '.d')}" for box, file in unzipped)
+            named = ", ".join(f"{box.name}/{file.name}" for box, file in unzipped)
+            raise DataError(f"Data file is a folder: {path} is {found}, where the data file {path.name} "
+                            f"should be; the files are inside folders of their names ({named}), as some "
+                            f"unzip tools leave them. Fix: cd {shlex.quote(str(path.parent))} && {moves}")
         if path.is_symlink():
             fix = (f"remove the link (rm {path}) and copy the real file there, or point it at the real "
                    f"file (ln -sfn <real file> {path})")
@@ -336,6 +346,25 @@ def check_data_path(path: Path, missing: str, folder: bool = False) -> None:
                         f"be. Fix: {fix}.")
     raise DataError(f"Data {want} is not a {want}: {path} is {found}, where the data {want} {path.name} "
                     f"should be. Fix: remove it (rm {path}) and copy the real {want} there.")
+
+
+def _unzipped_into_folders(raw: Path) -> list[tuple[Path, Path]]:
+    """The folders in ``raw`` that each hold one regular file alone, of the folder's name in another
+    spelling (letter case and the separators ``-``, ``.``, ``_`` aside: ``train-images-idx3-ubyte/
+    train-images.idx3-ubyte``), as ``(folder, file)`` pairs: what some unzip tools make of an archive of
+    archives."""
+    def plain(name: str) -> str:
+        return "".join(c for c in name.lower() if c not in "-._")
+
+    found = []
+    try:
+        for box in sorted(p for p in raw.iterdir() if p.is_dir() and not p.is_symlink()):
+            inner = list(box.iterdir())
+            if len(inner) == 1 and inner[0].is_file() and plain(inner[0].name) == plain(box.name):
+                found.append((box, inner[0]))
+    except OSError:  # a folder this user may not enter: the general advice
+        return []
+    return found
 
 
 def file_kind(mode: int) -> str:
