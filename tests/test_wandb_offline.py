@@ -487,3 +487,23 @@ def test_a_run_whose_wandb_save_dir_was_elsewhere_is_read_where_metrics_json_say
         f"{run}: no W&B run here (no run-*.wandb file in this folder or below): the run logged to W&B, but "
         f"its offline run folder {segment}, as metrics.json records it, is gone: removed by wandb sync "
         f"--clean after an upload (its history is then in W&B), or moved")
+
+
+def test_wandbs_own_debug_log_given_is_pointed_at_the_run_folder(tmp_path):
+    # pass 57, rows 39-40: before, "not a readable W&B run: Not a .wandb file: .../debug.log" with no fix,
+    # where a run's train.log got one
+    from highwaylab.utils.wandb_offline import RunReadError
+
+    segment = tmp_path / "run" / "wandb" / "offline-run-20261206_093709-6sywyrak"
+    (segment / "logs").mkdir(parents=True)
+    (segment / "run-6sywyrak.wandb").write_bytes(b"")
+    (segment / "logs" / "debug.log").write_text("2026-12-06 09:37:09,000 INFO    MainThread:1 wandb\n")
+    (tmp_path / "run" / "notes.txt").write_text("a note\n")
+    for given, folder in ((segment / "logs" / "debug.log", segment),
+                          (tmp_path / "run" / "notes.txt", tmp_path / "run")):
+        with pytest.raises(RunReadError) as err:
+            summarize(given)
+        holds = ", which holds its wandb/" if folder == tmp_path / "run" else ""
+        assert str(err.value).startswith(f"{given}: not a readable W&B run: "), str(err.value)
+        assert str(err.value).endswith(
+            f". Fix: give the folder that holds the run's run-*.wandb file (e.g. {folder}{holds})")

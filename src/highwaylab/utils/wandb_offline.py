@@ -204,6 +204,17 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _run_folder_around(file: Path) -> Path | None:
+    """The nearest folder above ``file`` (a run's other file: ``train.log``, ``metrics.json``, W&B's
+    ``debug.log``) that holds an offline W&B run: its ``run-*.wandb`` file, or ``offline-run-*/`` or
+    ``wandb/offline-run-*/`` folders with one; ``None`` within three levels."""
+    for folder in list(file.absolute().parents)[:3]:
+        for pattern in ("run-*.wandb", "offline-run-*/run-*.wandb", "wandb/offline-run-*/run-*.wandb"):
+            if next(folder.glob(pattern), None) is not None:
+                return folder
+    return None
+
+
 def read_segment(file: Path) -> tuple[list[dict], list[str]]:
     """One offline segment (a ``run-*.wandb`` transaction log) read by W&B's own reader,
     ``wandb leet inspect --json file``: its records (dicts), and its notes on stderr (one per line;
@@ -221,10 +232,12 @@ def read_segment(file: Path) -> tuple[list[dict], list[str]]:
     notes = [_one_line(line.removeprefix("wandb leet inspect:").removeprefix("Error:"))
              for line in proc.stderr.splitlines() if line.strip()]
     if proc.returncode != 0:
-        folder = Path(file).parent  # pass 37, row 31: a run's metrics.json given, without the fix
-        foreign = not Path(file).name.endswith(".wandb") and (folder / "wandb").is_dir()
-        fix = (f". Fix: give the folder that holds the run's run-*.wandb file (e.g. {folder}, which holds "
-               f"its wandb/)" if foreign else "")
+        # pass 37, row 31: a run's metrics.json given, without the fix; pass 57, rows 39-40: W&B's own
+        # debug.log (in wandb/, or in offline-run-*/logs/), the same
+        folder = _run_folder_around(Path(file)) if not Path(file).name.endswith(".wandb") else None
+        holds = ", which holds its wandb/" if folder is not None and (folder / "wandb").is_dir() else ""
+        fix = (f". Fix: give the folder that holds the run's run-*.wandb file (e.g. {folder}{holds})"
+               if folder is not None else "")
         raise RunReadError(f"{file}: not a readable W&B run: {'; '.join(notes) or f'exit {proc.returncode}'}"
                            f"{fix}")
     records = []
