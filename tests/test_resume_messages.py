@@ -894,6 +894,47 @@ def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
         f"<folder> resume={run}")
 
 
+def test_a_config_dir_file_edited_since_the_run_is_named(tmp_path):
+    # pass 57, row 58: before, "(with conf/ as it is now) ... (was the file or conf/ edited?)", where a file
+    # of the run's --config-dir was edited and neither overrides.yaml nor conf/ was
+    import os
+    import time
+
+    extra = tmp_path / "cfg"
+    (extra / "model").mkdir(parents=True)
+    mine = extra / "model" / "myhighway.yaml"
+    mine.write_text((CONF / "model" / "highway.yaml").read_text())
+    own = [*OWN, "model=myhighway"]
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(own))
+    cfg = compose_cfg([*own, f"hydra.searchpath=[file://{extra}]"], run)
+    OmegaConf.save(cfg, run / ".hydra" / "config.yaml")
+    sources = [{"path": "hydra.conf", "schema": "pkg", "provider": "hydra"},
+               {"path": str(CONF), "schema": "file", "provider": "main"},
+               {"path": str(extra), "schema": "file", "provider": "command-line"}]
+    (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
+        {"hydra": {"overrides": {"hydra": [], "task": own},
+                   "runtime": {"config_sources": sources,
+                               "choices": {"model": "myhighway", "optim": "sgd"}}}}))
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=8, mid_epoch=False)
+    mine.write_text(mine.read_text().replace("gate_bias: auto", "gate_bias: -3"))
+    later = time.time() + 5
+    os.utime(mine, (later, later))
+    record = run / ".hydra" / "overrides.yaml"
+    assert message(f"resume={run}", "trainer.max_epochs=6") == (
+        f"resume={run}: the run's recorded overrides ({record}, with conf/ and {extra} as they are now) do "
+        f"not give the config it ran with ({run}/.hydra/config.yaml): it ran with model.gate_bias=auto "
+        f"({mine} changed since the run), and a resume would change it. Fix: restore that file: printf "
+        f"'%s\\n' '- trainer=cpu' '- depth=4' '- width=16' '- trainer.max_epochs=5' '- logger=none' "
+        f"'- model=myhighway' '- model.gate_bias=auto' > {record}, or set {mine} back as it was")
+    fix = message(f"resume={run}", "trainer.max_epochs=6").split("Fix: restore that file: ")[1]
+    fix = fix.split(", or")[0]
+    subprocess.run(fix, shell=True, check=True)  # the fix, as given, keeps the run's model=myhighway
+    assert yaml.safe_load(record.read_text())[-2:] == ["model=myhighway", "model.gate_bias=auto"]
+    assert argv(f"resume={run}", "trainer.max_epochs=6")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
 def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_path, monkeypatch):
     # pass 30, row 41: before, with hydra.job.chdir=true the run looked for ckpt_path=k3/checkpoints/last.ckpt
     # inside its own folder: "does not exist", though it did where the command was typed

@@ -928,17 +928,57 @@ def check_record_agrees(run: Path, base: DictConfig,
     shown = ", ".join(f"{k}={_short(v)}" for k, v in fixes[:4]) + (
         f" and {len(fixes) - 4} more" if len(fixes) > 4 else "")
     keys = [k for k, _ in fixes]
-    kept = [o for o in given
-            if not any(_covers(_key_value(o)[0].lstrip("+~"), k) for k in keys)]  # the lines that agree
+    def agrees(override: str) -> bool:  # a group choice (model=myhighway) stays under its keys' fixes
+        key = _key_value(override)[0].lstrip("+~")
+        return not any(key == k or ("." in key and _covers(key, k)) for k in keys)
+
+    kept = [o for o in given if agrees(o)]  # the lines that agree
     lines = [f"- {o}" for o in kept] + [f"- {k}={hydra_value('null' if v is None else v)}" for k, v in fixes]
     write = (f": printf '%s\\n' {' '.join(map(shlex.quote, lines))} > {shlex.quote(str(path))}"
              if all(v is None or isinstance(v, str | int | float | bool) for _, v in fixes) else
              " from a backup")
     them = "them" if len(fixes) > 1 else "it"
-    raise ResumeError(f"resume={run}: the run's recorded overrides ({path}, with conf/ as it is now) do not "
-                      f"give the config it ran with ({record / 'config.yaml'}): it ran with {shown} (was the "
-                      f"file or conf/ edited?), and a resume would change {them}. Fix: restore that "
-                      f"file{write}")
+    sources = _config_sources(hydra_yaml)
+    folders = " and ".join(["conf/", *sources[1:]])
+    changed = _configs_changed_since(record / "config.yaml", sources, chosen)
+    asked = (f"{', '.join(changed)} changed since the run" if changed else
+             f"was the file or {' or '.join(['conf/', *sources[1:]])} edited?")
+    back = f", or set {changed[0]} back as it was" if len(changed) == 1 else ""
+    are = "they are" if len(sources) > 1 else "it is"
+    raise ResumeError(f"resume={run}: the run's recorded overrides ({path}, with {folders} as {are} now) do "
+                      f"not give the config it ran with ({record / 'config.yaml'}): it ran with {shown} "
+                      f"({asked}), and a resume would change {them}. Fix: restore that file{write}{back}")
+
+
+def _config_sources(hydra_yaml: dict | None) -> list[str]:
+    """The config folders a run composed from, as its ``.hydra/hydra.yaml`` records them: the main
+    one first, then any ``--config-dir``; ``[]`` without that record."""
+    try:
+        sources = hydra_yaml["hydra"]["runtime"]["config_sources"]
+        return [str(s["path"]) for s in sources if s.get("schema") == "file" and s.get("path")]
+    except (KeyError, TypeError):
+        return []
+
+
+def _configs_changed_since(config: Path, sources: list[str], chosen: dict) -> list[str]:
+    """The config files of the run's group choices (``chosen``), in the folders it composed from
+    (``sources``), that were written after ``config`` (its record of the config it ran with): the
+    edit that makes its overrides give another config now (pass 57, row 58: before, a ``--config-dir``
+    file edited since was blamed on "the file or conf/")."""
+    try:
+        since = config.stat().st_mtime
+    except OSError:
+        return []
+    files = [Path(folder) / group / f"{choice}.yaml" for folder in sources for group, choice in chosen.items()
+             if isinstance(choice, str) and not group.startswith("hydra/")]
+    changed = []
+    for file in files:
+        try:
+            if file.stat().st_mtime > since:
+                changed.append(str(file))
+        except OSError:
+            continue
+    return changed
 
 
 # the keys of config_resolved.yaml compared with Hydra's record on resume (check_resolved_record): the
