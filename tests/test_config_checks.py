@@ -450,6 +450,14 @@ BAD = {
     "+trainer.max_time=00:00:00:01 trainer.min_epochs=3 trainer.max_epochs=5":
         "trainer.max_time=00:00:00:01 with trainer.min_epochs=3: Lightning trains on past the "
         "time limit until 3 whole epochs have ended (the log counts from epoch 0)",
+    # pass 57, row 74: before, one warning after the first epoch, "train/lr not logged by this run"
+    "callbacks.epoch_log.keys=[val/acc,train/lr] logger=none":
+        "callbacks.epoch_log.keys: train/lr is logged by the learning-rate monitor (callbacks.lr_monitor), "
+        "and logger=none switches it off (it needs a logger), so no epoch line could show it. Fix: leave "
+        "train/lr out, or add a logger (e.g. logger=csv)",
+    "callbacks.epoch_log.keys=[train/lr] ~callbacks.lr_monitor":
+        "callbacks.epoch_log.keys: train/lr is logged by the learning-rate monitor (callbacks.lr_monitor), "
+        "and this run has none",
     "callbacks.epoch_log.keys=[test/acc]": "callbacks.epoch_log.keys: test/acc is logged once, by the test "
                                            "after fitting",
     # before: rc 0, left out of every epoch line ("epoch 0/0  step 2  2.0 s ...") with one warning

@@ -263,6 +263,7 @@ def check_config(cfg: DictConfig) -> None:
     for group in ("callbacks", "logger"):
         check_targets(cfg.get(group), group)
     check_monitors(cfg.get("callbacks"))
+    check_lr_shown(cfg.get("callbacks"), cfg.get("logger"))  # train/lr in the epoch lines, no monitor
     check_summary_depth(cfg.get("callbacks"))
     check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
     check_best_checkpoint_saves(cfg.get("callbacks"))  # the best: chosen at validation, not mid-training
@@ -421,6 +422,24 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
+
+
+def check_lr_shown(callbacks: DictConfig | None, loggers: DictConfig | None) -> None:
+    """Raises ConfigError when an epoch line is to show ``train/lr`` (``callbacks.epoch_log.keys``)
+    and no learning-rate monitor logs it: ``logger=none`` switches ``callbacks.lr_monitor`` off (it
+    needs a logger). Before, one warning after the first epoch, without the cause (pass 57, row 74)."""
+    nodes = {name: node for name, node in (callbacks or {}).items() if OmegaConf.is_dict(node)}
+    if any(str(node.get("_target_", "")).endswith("LearningRateMonitor") for node in nodes.values()):
+        return
+    for name, node in nodes.items():
+        keys = node.get("keys") if str(node.get("_target_", "")).endswith("EpochLogger") else None
+        if keys is not None and "train/lr" in (OmegaConf.to_container(keys) if OmegaConf.is_list(keys)
+                                               else [keys]):
+            why, fix = (("logger=none switches it off (it needs a logger)", "add a logger (e.g. logger=csv)")
+                        if not loggers else ("this run has none", "put callbacks.lr_monitor back"))
+            raise ConfigError(f"callbacks.{name}.keys: train/lr is logged by the learning-rate monitor "
+                              f"(callbacks.lr_monitor), and {why}, so no epoch line could show it. Fix: "
+                              f"leave train/lr out, or {fix}")
 
 
 def check_summary_depth(callbacks: DictConfig | None) -> None:
