@@ -2172,3 +2172,19 @@ def test_a_sweep_over_config_groups_whose_jobs_all_compose_passes(tmp_path):
     for line in ("-m model=highway,plain,residual depth=3", "-m model=residual,highway optim=adamw,sgd",
                  "-m model=highway,conv_highway model.gate_bias=-2"):
         check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+
+
+def test_tags_beside_an_experiments_own_tags_warn_with_the_list_that_keeps_them(tmp_path):
+    # pass 57, row 75: before, experiment=paper_mnist_depth tags=mine lost the tags paper and mnist_depth
+    # without a word (Hydra replaces the list)
+    from highwaylab.config_checks import replaced_tags_warning
+
+    cfg = compose_cfg(["experiment=paper_mnist_depth", "tags=mine"], tmp_path)
+    assert replaced_tags_warning(cfg) == (
+        "tags=mine replaces the tags of experiment=paper_mnist_depth (paper, mnist_depth), so the run lacks "
+        "paper, mnist_depth; to keep them, give them too: 'tags=[paper,mnist_depth,mine]'")
+    kept = compose_cfg(["experiment=paper_mnist_depth", "tags=[paper,mnist_depth,mine]"], tmp_path)
+    assert list(kept.tags) == ["paper", "mnist_depth", "mine"]  # the list it offers, as Hydra reads it
+    assert replaced_tags_warning(kept) is None
+    assert replaced_tags_warning(compose_cfg(["experiment=paper_mnist_depth"], tmp_path)) is None
+    assert replaced_tags_warning(compose_cfg(["tags=mine"], tmp_path)) is None  # no experiment

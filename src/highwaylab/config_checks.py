@@ -943,6 +943,28 @@ def _experiment_option(experiment: str, group: str) -> tuple[str | None, set[str
     return option, keys
 
 
+def replaced_tags_warning(cfg: DictConfig) -> str | None:
+    """The warning for ``tags=...`` beside an ``experiment=`` whose file sets tags of its own: Hydra
+    replaces the list, so the run loses the experiment's tags (pass 57, row 75: ``experiment=
+    paper_mnist_depth tags=mine`` lost ``paper`` and ``mnist_depth`` without a word); ``None``
+    otherwise."""
+    experiment = _choice("experiment")
+    if experiment is None:
+        return None
+    own = next((content["tags"] for content in _experiment_files(experiment)
+                if isinstance(content.get("tags"), list)), [])
+    tags = cfg.get("tags")
+    listed = OmegaConf.to_container(tags) if OmegaConf.is_list(tags) else [tags] if tags else []
+    given = [str(t) for t in listed]  # tags=mine: one tag
+    lost = [str(t) for t in own if str(t) not in given]
+    if not lost:
+        return None
+    shown = given[0] if len(given) == 1 else f"[{','.join(given)}]"
+    keep = ",".join(dict.fromkeys([*map(str, own), *given]))
+    return (f"tags={shown} replaces the tags of experiment={experiment} ({', '.join(map(str, own))}), so "
+            f"the run lacks {', '.join(lost)}; to keep them, give them too: 'tags=[{keep}]'")
+
+
 def _experiment_names_run(experiment: str) -> bool:
     """Whether ``experiment`` (or a file of its defaults list) names the run after itself
     (``run_name: ${hydra:runtime.choices.experiment}-s${seed}``: the paper's one-architecture
