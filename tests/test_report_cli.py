@@ -348,9 +348,12 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
                          f"multirun's folder. Fix: python -m highwaylab.report {one_job}"),
         # pass 53, row 42: before, the example was the very input, placeholders and all
         "placeholder": (["outputs/multiruns/<date>_<time>_<hex>"],
-                        f"outputs/multiruns/<date>_<time>_<hex> is not a folder (its <...> parts are "
+                        f"outputs/multiruns/<date>_<time>_<hex>: no such folder (its <...> parts are "
                         f"placeholders, as in the README, to be replaced): give a multirun folder, e.g. the "
                         f"newest in outputs/multiruns: outputs/multiruns/{one_job.name}"),
+        # pass 57, row 79: a relative folder that is not here: before, "is not a folder", and not where
+        "relative, not here": (["sweeps/74rel"], f"sweeps/74rel: no such folder ({tmp_path}/sweeps/74rel): "
+                                                 f"give a multirun folder"),
         # eighteenth pass: before, rc 0 and the report run silently in the default group
         "empty group": ([one_job, "--group", ""], "--group is empty: give a W&B group, e.g. --group "
                                                   "sweep-depth (or leave --group out: the jobs' group)"),

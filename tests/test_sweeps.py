@@ -375,3 +375,25 @@ def test_continuing_a_study_with_other_fixed_overrides_is_one_line_before_any_tr
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "Continuing study mnist_random" in output, proc.stderr[-3000:]
     assert not [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+
+
+def test_the_sweeps_closing_line_names_a_relative_sweep_folder_in_full(tmp_path, monkeypatch, caplog):
+    # pass 57, row 79: before, hydra.sweep.dir=sweeps/74rel gave "compare them with: python -m
+    # highwaylab.report sweeps/74rel", which a shell in another folder did not find
+    import json
+
+    from omegaconf import OmegaConf
+
+    from highwaylab.utils import sweep as sweep_module
+
+    sweep = tmp_path / "sweeps" / "74rel"
+    sweep.mkdir(parents=True)
+    line = {"job": 0, "status": "ok", "output_dir": str(sweep / "0_seed0")}
+    (sweep / "summary.jsonl").write_text(json.dumps(line) + "\n")
+    monkeypatch.chdir(tmp_path)
+    end = OmegaConf.create({"hydra": {"sweep": {"dir": "sweeps/74rel"}}})
+    with caplog.at_level("INFO", logger="highwaylab.utils.sweep"):
+        sweep_module.SweepSummary().on_multirun_end(end)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Sweep {tmp_path}/sweeps/74rel: 1 of 1 jobs finished (summary.jsonl); compare them with: python -m "
+        f"highwaylab.report {tmp_path}/sweeps/74rel"]

@@ -129,8 +129,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         # pass 55, row 46: the sweep's summary.jsonl; before, "none is in outputs/multiruns"
         fail(parser, f"{args.sweep_dir} is a file of the multirun {parent}: the report takes the multirun's "
                      f"folder. Fix: python -m highwaylab.report {shlex.quote(str(parent))}")
-    if not args.sweep_dir.is_dir():
-        fail(parser, f"{args.sweep_dir} is not a folder{_placeholder(args.sweep_dir)}: give a multirun "
+    if not args.sweep_dir.is_dir():  # pass 57, row 79: a relative one that is not here, named in full
+        where = "" if args.sweep_dir.is_absolute() or _placeholder(args.sweep_dir) else \
+            f" ({args.sweep_dir.absolute()})"
+        what = " is not a folder" if args.sweep_dir.exists() else f": no such folder{where}"
+        fail(parser, f"{args.sweep_dir}{what}{_placeholder(args.sweep_dir)}: give a multirun "
                      f"folder, {_multiruns_here(args.sweep_dir)}")
     if args.out is not None and not args.out.strip():  # Path("") is ".": the report in the cwd
         fail(parser, f"--out is empty: give a folder, e.g. --out {args.sweep_dir / 'report'} (or leave --out "

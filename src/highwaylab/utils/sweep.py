@@ -12,6 +12,7 @@ import errno
 import json
 import logging
 import math
+import os
 import shlex
 import sys
 import tempfile
@@ -158,7 +159,7 @@ class SweepSummary(Callback):
     """
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        sweep = config.hydra.sweep.dir
+        sweep = os.path.abspath(config.hydra.sweep.dir)  # pass 57, row 79: a relative one, named in full
         try:
             lines = read_summary(sweep)
         except OSError as err:  # summary.jsonl unreadable: the count is of no job
@@ -166,9 +167,9 @@ class SweepSummary(Callback):
             lines = []
         failed = [line for line in lines if line["status"] != "ok"]
         incomplete = (" is incomplete: some jobs could not be recorded (a full disk?); their folders hold "
-                      f"their results, python -m highwaylab.report {sweep} lists them"
+                      f"their results, python -m highwaylab.report {shlex.quote(sweep)} lists them"
                       if summary_incomplete(sweep) else "")
-        compare = (f"; compare them with: python -m highwaylab.report {shlex.quote(str(sweep))}"
+        compare = (f"; compare them with: python -m highwaylab.report {shlex.quote(sweep)}"
                    if len(lines) > len(failed) and not incomplete else "")  # new-user pass 48, finding 11
         log.info(f"Sweep {sweep}: {len(lines) - len(failed)} of {len(lines)} jobs finished "
                  f"(summary.jsonl{incomplete}){compare}")
