@@ -1229,3 +1229,35 @@ def test_a_sweep_refused_before_its_first_job_is_named_as_that(tmp_path):
         f"{sweep} is a multirun that started no job (it holds multirun.yaml, no job folder <n>_<name>/): "
         f"nothing to report. Run the sweep again (its command's overrides are in multirun.yaml, under "
         f"hydra.overrides.task), then report it")
+
+
+def test_a_report_folder_of_another_sweep_is_not_replaced(tmp_path, monkeypatch):
+    # pass 57, rows 81-82: before, --out <sweep A's report> replaced A's tables and figures with sweep B's
+    # without a word, and deleted A's unsynced W&B report run as "the earlier report's W&B run"
+    import wandb
+
+    first, second = tmp_path / "sweep_a", tmp_path / "sweep_b"
+    write_job(first, 0, FIXED, 0.5, 0.9)
+    write_job(second, 0, FIXED, 0.4, 0.95)
+    out = tmp_path / "reports"
+    assert report(first, "--no-wandb", "--out", out, cwd=tmp_path).returncode == 0
+    table = (out / "table.csv").read_text()
+    proc = report(second, "--no-wandb", "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].endswith(
+        f"--out {out} holds the report of another sweep ({first}): this report would replace its tables, "
+        f"figures and W&B report run. Fix: give a folder of its own, e.g. --out {second}/report")
+    assert (out / "table.csv").read_text() == table
+    assert report(first, "--no-wandb", "--out", out, cwd=tmp_path).returncode == 0  # its own: replaced
+    # a report written before .report_of: its W&B report run names the sweep
+    import time
+
+    (out / ".report_of").unlink()
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    wandb.init(project="p", name="report-sweep_a", job_type="report", dir=str(out), mode="offline").finish()
+    [file] = out.glob("wandb/offline-run-*/run-*.wandb")
+    deadline = time.monotonic() + 60  # wandb-core may still be writing it
+    while time.monotonic() < deadline and file.stat().st_size < 300:
+        time.sleep(0.5)
+    proc = report(second, "--no-wandb", "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2 and "holds the report of another sweep (report-sweep_a)" in proc.stderr

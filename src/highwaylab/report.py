@@ -5,7 +5,8 @@ Writes into ``<sweep dir>/report/`` (or ``--out``):
 - ``depth.png``: final training loss and test accuracy against depth, one line per model, the
   seeds as mean +- standard deviation and dots [TVDN Figure 1];
 - ``loss_curves.png``: the training-loss curves, one panel per depth;
-- ``table.md`` and ``table.csv``: the same numbers (and the failed jobs, with their errors).
+- ``table.md`` and ``table.csv``: the same numbers (and the failed jobs, with their errors);
+- ``.report_of``: the sweep's folder; an ``--out`` that holds another sweep's report is refused.
 
 Each point is one model and depth (and value of any other key the sweep varies); its ``seeds`` are
 the distinct seeds of its jobs: jobs that repeat a seed count once (see
@@ -167,6 +168,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"{given} holds {', '.join(present)}, which the report would replace, but not the other "
                      f"files of an earlier report ({', '.join(report_files)}): are they your own? Fix: give "
                      f"a new folder, e.g. --out {elsewhere}, or move them away first")
+    if (owner := _report_owner(out)) is not None and owner != str(args.sweep_dir.resolve()) \
+            and owner != f"report-{args.sweep_dir.resolve().name}":  # pass 57, rows 81-82: before, replaced
+        fail(parser, f"{given} holds the report of another sweep ({owner}): this report would replace its "
+                     f"tables, figures and W&B report run. Fix: give a folder of its own, e.g. --out "
+                     f"{elsewhere}")
     with warnings.catch_warnings(record=True) as caught:  # each printed as one line, below
         warnings.simplefilter("always")
         try:
@@ -224,6 +230,7 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
             writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model", "depth"])
             writer.writeheader()
             writer.writerows(rows)
+        (out / REPORT_OF).write_text(f"{args.sweep_dir.resolve()}\n")  # whose report: _report_owner
     except OSError as err:
         fail(parser, f"--out {out}: writing the report failed ({err.strerror or err}); {writable}")
     print((out / "table.md").read_text())
@@ -292,6 +299,30 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
         names = ", ".join(folder.name for folder in earlier)
         print(f"python -m highwaylab.report: replaced the earlier report's W&B run ({names}) in "
               f"{out / 'wandb'}: wandb sync uploads this report alone", file=sys.stderr)
+
+
+REPORT_OF = ".report_of"
+"""The file in a report's folder that names the sweep it is of (its folder, resolved)."""
+
+
+def _report_owner(out: Path) -> str | None:
+    """The sweep whose report ``out`` holds: the folder its ``.report_of`` names, else the name of its
+    W&B report run (``report-<sweep folder's name>``, for a report written before that file); ``None``
+    for a folder without a report."""
+    from highwaylab.utils.wandb_offline import summarize
+
+    try:
+        return (out / REPORT_OF).read_text().strip() or None
+    except OSError:
+        pass
+    for folder in sorted((out / "wandb").glob("offline-run-*")):
+        try:
+            summary = summarize(folder)
+        except Exception:  # noqa: BLE001 - unreadable: not known to be a report's
+            continue
+        if summary.job_type == "report" and summary.name:
+            return summary.name
+    return None
 
 
 def _is_report_run(folder: Path) -> bool:
