@@ -141,6 +141,12 @@ BAD = {
     "optim.scheduler=StepLR":
         "optim.scheduler='StepLR': a run needs a scheduler, or null, given by a _target_ (e.g. "
         "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30)",
+    # pass 57, row 83: before, the Fix offered presets alone, where optim.scheduler=null is what none asks
+    "optim.scheduler=none":
+        "optim.scheduler='none': a run needs a scheduler, or null, given by a _target_ (e.g. "
+        "optim.scheduler._target_=torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30). Fix: "
+        "choose an optim preset (optim=sgd, sgd_step or adamw) and change its arguments; for no scheduler, "
+        "optim.scheduler=null (a constant learning rate)",
     # pass 49, row 84 (major): before, a traceback per rank, and a run folder left that refused the fix
     "trainer=ddp_cpu trainer.strategy.process_group_backend=nccl":
         "trainer.strategy.process_group_backend=nccl is NCCL, for CUDA GPUs, and this run is on the CPU "

@@ -572,9 +572,11 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         if not OmegaConf.is_dict(node) or "_target_" not in node:
             example = ("torch.optim.SGD" if key == "optim.optimizer" else  # pass 49, row 35: before, SGD
                        "torch.optim.lr_scheduler.StepLR +optim.scheduler.step_size=30")  # for a scheduler too
+            none = (f"; for no scheduler, {key}=null (a constant learning rate)" if key == "optim.scheduler"
+                    and str(node).strip().lower() in ("none", "null", "off", "false", "no", "") else "")
             raise ConfigError(f"{key}={node!r}: a run needs {what} given by a _target_ (e.g. "
                               f"{key}._target_={example}). Fix: choose an optim preset (optim=sgd, "
-                              f"sgd_step or adamw) and change its arguments")
+                              f"sgd_step or adamw) and change its arguments{none}")  # pass 57, row 83
         if (problem := module_target(key, node.get("_target_"), what)) is not None:
             raise ConfigError(problem)
         if key == "optim.optimizer" and (problem := adam_momentum(node)) is not None:
