@@ -555,3 +555,24 @@ def test_a_further_ranks_info_lines_stay_in_its_own_log(monkeypatch):
     assert handler.filter(info) and handler.filter(warning)  # rank 0 (no rank variable)
     monkeypatch.setenv("RANK", "1")
     assert not handler.filter(info) and handler.filter(warning)  # a further rank: its warnings and errors
+
+
+def test_the_finished_line_names_lightnings_own_checkpoint_folder(tmp_path, caplog):
+    # pass 57, row 87: callbacks=none leaves Lightning's default checkpoint in the logger's folder
+    # (highwaylab/<id>/checkpoints/, which metrics.json's best_ckpt names); before, left out of the line
+    from hydra.core.hydra_config import HydraConfig
+
+    from highwaylab.utils.task import finished_line
+
+    saved, HydraConfig.instance().cfg = HydraConfig.instance().cfg, None  # no job: its log is train.log
+    try:
+        (tmp_path / "metrics.json").write_text("{}")
+        (tmp_path / "highwaylab" / "wasjks51" / "checkpoints").mkdir(parents=True)
+        (tmp_path / "highwaylab" / "wasjks51" / "checkpoints" / "epoch=0-step=5.ckpt").write_bytes(b"")
+        (tmp_path / "train.log").write_text("")
+        with caplog.at_level("INFO", logger="highwaylab.utils.task"):
+            finished_line(str(tmp_path))
+    finally:
+        HydraConfig.instance().cfg = saved
+    assert caplog.messages[-1] == (f"Finished: {tmp_path} holds the run's metrics.json, "
+                                   f"highwaylab/wasjks51/checkpoints/ and train.log")

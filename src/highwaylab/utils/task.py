@@ -137,9 +137,13 @@ def finished_line(output_dir: str | None) -> None:
     held = [name for name in known if (folder / name).exists()]  # new-user pass: before, figures/ and the
     # loggers' folders unnamed; a CSV or TensorBoard log under another name (logger.csv.name=: version_0/)
     # too (pass 53, row 74: before, left out)
-    held += sorted(f"{d.name}/" for d in folder.iterdir() if d.is_dir() and f"{d.name}/" not in known
-                   and not d.name.startswith(".") and d.name != "wandb"
-                   and (next(d.rglob("metrics.csv"), None) or next(d.rglob("events.out.tfevents*"), None)))
+    others = sorted(d for d in folder.iterdir() if d.is_dir() and f"{d.name}/" not in known
+                    and not d.name.startswith(".") and d.name != "wandb")
+    held += [f"{d.name}/" for d in others
+             if next(d.rglob("metrics.csv"), None) or next(d.rglob("events.out.tfevents*"), None)]
+    # Lightning's own checkpoint, without a ModelCheckpoint of the config (callbacks=none): in the logger's
+    # folder, <name>/<version>/checkpoints/ (pass 57, row 87: before, left out of this line)
+    held += sorted({f"{ckpt.parent.relative_to(folder)}/" for d in others for ckpt in d.rglob("*.ckpt")})
     held += [log_file] if (folder / log_file).exists() else []
     if (sync := sync_line(folder)) is not None:
         log.info(sync)
