@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,13 @@ def data_dir() -> Path:
         pytest.fail(f"the real MNIST is not in {DATA_DIR}: set HIGHWAYLAB_DATA_DIR to the folder "
                     "that holds MNIST/raw/ (see README)")
     return DATA_DIR
+
+
+# A suite started in the background by a non-interactive shell (`bash .ci/run > log &`) inherits Ctrl-C
+# (SIGINT) ignored, and so would every tool its tests start, which the Ctrl-C tests then could not stop. A
+# handler set here is reset to the default in each child (an ignored signal would stay ignored).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
