@@ -447,6 +447,15 @@ BAD = {
         "data=fashion_mnist contradicts experiment=paper_mnist_conv16, an experiment on data=mnist: the run "
         "would train fashion_mnist under the experiment's name and tags. Fix: leave data=fashion_mnist out, "
         "or run without the experiment (e.g. model=conv_highway data=fashion_mnist)",
+    # pass 58, rows 95 and 108 (major): before, rc 0, AdamW trained at the experiment's SGD rate 0.05
+    # (train/loss 63.9) under its name and Table 1 tags, once ~optim.scheduler.gamma was added
+    "experiment=paper_mnist_conv16 optim=adamw":
+        "optim=adamw contradicts experiment=paper_mnist_conv16, which sets optim.optimizer.lr=0.05, "
+        "optim.scheduler.gamma=0.85 for its optim=sgd: the run would train adamw with those values, under "
+        "the experiment's name and tags. Fix: leave optim=adamw out, or run without the experiment (e.g. "
+        "model=conv_highway optim=adamw)",
+    "experiment=paper_mnist_conv16 optim=sgd_step":
+        "optim=sgd_step contradicts experiment=paper_mnist_conv16",
     "experiment=paper_cifar10_gap data=cifar100":
         "data=cifar100 contradicts experiment=paper_cifar10_gap, an experiment on data=cifar10",
     "+trainer.max_time=00:00:00:01": "trainer.max_time=00:00:00:01 with trainer.min_epochs=1 (the preset's): "

@@ -851,6 +851,8 @@ def check_choices_agree(cfg: DictConfig) -> None:
                           f"data={wanted}: the run would train {chosen} under the experiment's name and "
                           f"tags. Fix: leave data={chosen} out, or run without the experiment (e.g. "
                           f"model={model} data={chosen})")
+    if experiment and (optim := _optim_contradicts(str(experiment))) is not None:
+        raise optim
     wanted_model = _experiment_option(str(experiment), "model")[0] if experiment else None
     if wanted_model is not None and _choice("model") not in (None, wanted_model) and \
             _experiment_names_run(str(experiment)):  # pass 30, row 66: a conv residual net as the gap run
@@ -903,6 +905,34 @@ def check_step_schedule(cfg: DictConfig) -> None:
                       f"steps with optim.scheduler_interval=step: the learning rate would decay at step "
                       f"{first}, within the first epoch. Fix: give them in steps "
                       f"(optim.scheduler.{key}={example}) or leave scheduler_interval=epoch")
+
+
+def _optim_contradicts(experiment: str) -> ConfigError | None:
+    """The error for an ``optim=`` other than the one ``experiment`` chooses, when the experiment sets
+    values for its own optimiser (``experiment=paper_mnist_conv16 optim=adamw``: its SGD rate 0.05 and
+    decay 0.85 applied to AdamW, without a word, under the experiment's name and tags; pass 58, rows
+    95 and 108); ``None`` otherwise."""
+    wanted, chosen = _experiment_option(experiment, "optim")[0], _choice("optim")
+    if wanted is None or chosen in (None, wanted):
+        return None
+    values: list[str] = []
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}", value)
+        else:
+            values.append(f"{prefix}={node}")
+
+    for content in _experiment_files(experiment):
+        walk("optim", content.get("optim") or {})
+    if not values:  # it sets none: the optimiser is the user's to choose
+        return None
+    model = _experiment_option(experiment, "model")[0] or _choice("model")
+    return ConfigError(f"optim={chosen} contradicts experiment={experiment}, which sets {', '.join(values)} "
+                       f"for its optim={wanted}: the run would train {chosen} with those values, under the "
+                       f"experiment's name and tags. Fix: leave optim={chosen} out, or run without the "
+                       f"experiment (e.g. model={model} optim={chosen})")
 
 
 def experiment_conflict(err: OptionNotTaken) -> ConfigError | None:
