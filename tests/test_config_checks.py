@@ -767,6 +767,19 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 58, row 82 (major): before, a glob() sweep was not expanded: Hydra's raw lines, multirun.yaml left
+    "-m model=glob(*) model.gate_bias=-2":
+        "model=plain, a job of the sweep model=glob(*), is refused (nothing ran): model.gate_bias=-2: "
+        "model=plain has no gates",
+    # pass 58, row 20: before, the first job's refusal was worded as a single run's
+    "-m model=highway,residual model.norm=none":
+        "model=highway, a job of the sweep model=highway,residual, is refused (nothing ran): "
+        "model.norm=none: model.norm is an option of model=residual; model=highway does not take it",
+    # pass 58, row 21: before, "add it: +optim.optimizer.nesterov=...", which AdamW refused in turn
+    "-m optim=adamw,sgd optim.optimizer.nesterov=true":
+        "optim.optimizer.nesterov=true: torch.optim.AdamW takes no argument nesterov (its arguments: lr, "
+        "betas, eps, weight_decay, amsgrad, maximize, foreach, capturable, differentiable, fused). Fix: "
+        "leave it out; it is an argument of torch.optim.SGD: optim=sgd +optim.optimizer.nesterov=true",
     # pass 57, rows 26 and 29 (major): before, Hydra's raw 6 lines ("Could not override 'model.gate_bias'
     # ... To append to your config use +model.gate_bias=-2"), naming no job, and multirun.yaml left behind
     "-m model=highway,residual model.gate_bias=-2":
@@ -2203,3 +2216,17 @@ def test_tags_beside_an_experiments_own_tags_warn_with_the_list_that_keeps_them(
     assert replaced_tags_warning(kept) is None
     assert replaced_tags_warning(compose_cfg(["experiment=paper_mnist_depth"], tmp_path)) is None
     assert replaced_tags_warning(compose_cfg(["tags=mine"], tmp_path)) is None  # no experiment
+
+
+def test_the_optimizer_arguments_read_without_torch_are_the_installed_torchs():
+    # pass 58, row 21: the table that names an argument the optimiser does not take follows torch
+    import inspect
+
+    import torch
+
+    from highwaylab.utils.overrides import OPTIMIZER_ARGUMENTS
+
+    for target, arguments in OPTIMIZER_ARGUMENTS.items():
+        cls = getattr(torch.optim, target.rsplit(".", 1)[1])
+        assert arguments == tuple(p for p in inspect.signature(cls.__init__).parameters
+                                  if p not in ("self", "params")), target

@@ -84,6 +84,14 @@ class OverrideError(ConfigError):
     """An override of the command line that Hydra would misread or refuse unclearly."""
 
 
+# the arguments of the optim presets' optimisers (their __init__'s, past params), read here without importing
+# torch; tests/test_config_checks.py compares them with the installed torch's
+OPTIMIZER_ARGUMENTS = {
+    "torch.optim.SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
+                        "differentiable", "fused"),
+    "torch.optim.AdamW": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
+                          "capturable", "differentiable", "fused"),
+}
 # config nodes without a _target_ that the module reads key by key: a key added to them is read by nothing
 READ_WHOLE = ("optim",)
 # the --config-dir of the command line being checked (absolute), composed with as Hydra will: before,
@@ -854,7 +862,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
     if err is not None:
         problem = _explain(err, overrides, single, config_dir, config_name)
         if problem is not None:
-            raise OverrideError(problem) from None
+            job = _first_job_refused(parsed, single, config_dir, config_name) or ""
+            raise OverrideError(job + problem) from None
         return None  # Hydra reports it, clearly enough
     _check_sweep_jobs(parsed, single, overrides, config_dir, config_name)
     for override in parsed:
@@ -1041,15 +1050,9 @@ def _check_sweep_jobs(parsed: list[Any], single: list[str | None], overrides: li
     with ``model=residual``) or option (``model=highway,resdual``) was Hydra's raw lines, after the
     sweep's folder was made (pass 57, rows 26 and 29, major). Each other value of each group sweep is
     composed with the other overrides at their first values."""
-    from hydra.core.override_parser.types import Glob
 
     for i, override in enumerate(parsed):
-        group = override.key_or_group
-        if not override.is_sweep_override() or override.is_interval_sweep() \
-                or isinstance(override.value(), Glob) or override.package is not None \
-                or not any((Path(folder) / group).is_dir() for folder in (config_dir, *_CONFIG_DIRS)):
-            continue
-        for value in list(override.sweep_string_iterator())[1:]:
+        for value in _other_jobs(override, config_dir):
             job = f"{override.get_key_element()}={value}"
             others = [*single[:i], job, *single[i + 1:]]
             _, err = _compose(config_dir, config_name, [o for o in others if o is not None])
@@ -1058,6 +1061,39 @@ def _check_sweep_jobs(parsed: list[Any], single: list[str | None], overrides: li
             problem = _explain(err, overrides, others, config_dir, config_name) or _one_line(err)
             raise OverrideError(f"{job}, a job of the sweep {override.input_line}, is refused (nothing ran): "
                                 f"{problem}")
+
+
+def _other_jobs(override: Any, config_dir: str | Path) -> list[str]:
+    """The values of a sweep over a config group past the first (which the checks compose as the
+    first job); every option that a ``glob()`` takes (none of which is composed as the first: pass
+    58, row 82); ``[]`` for any other override."""
+    from hydra.core.override_parser.types import Glob
+
+    group = override.key_or_group
+    folders = [Path(folder) / group for folder in (config_dir, *_CONFIG_DIRS)]
+    if not override.is_sweep_override() or override.is_interval_sweep() or override.package is not None \
+            or not any(folder.is_dir() for folder in folders):
+        return []
+    if isinstance(override.value(), Glob):
+        options = sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
+        return override.value().filter(options)
+    return list(override.sweep_string_iterator())[1:]
+
+
+def _first_job_refused(parsed: list[Any], single: list[str | None], config_dir: str | Path,
+                       config_name: str) -> str | None:
+    """For a sweep whose first job does not compose, while the job of another value of one of its
+    group sweeps does: the prefix that names that first job (``model=highway, a job of the sweep
+    model=highway,residual, is refused (nothing ran): ``), as a later job's refusal reads (pass 58,
+    row 20: before, the first job's was worded as a single run's); ``None`` otherwise."""
+    for i, override in enumerate(parsed):
+        if single[i] is None:
+            continue
+        for value in _other_jobs(override, config_dir):
+            others = [*single[:i], f"{override.get_key_element()}={value}", *single[i + 1:]]
+            if _compose(config_dir, config_name, [o for o in others if o is not None])[1] is None:
+                return f"{single[i]}, a job of the sweep {override.input_line}, is refused (nothing ran): "
+    return None
 
 
 def _one_line(err: Exception) -> str:
@@ -1297,6 +1333,14 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         fields = [f.name for f in dataclasses.fields(kind) if not f.name.startswith("_")]
         return (f"{given}: {where}{meant or '.'} Fix: correct the key (the fields of {kind.__name__}: "
                 f"{', '.join(fields)}); Hydra's typed node takes no other key, with '+' neither")
+    # pass 58, row 21: an argument the optimiser does not take; before, "add it: +...=...", refused in turn
+    if parent == "optim.optimizer" and str(target) in OPTIMIZER_ARGUMENTS and not given.startswith("~") \
+            and name not in OPTIMIZER_ARGUMENTS[str(target)] and not meant:
+        other = next((t for t, args in OPTIMIZER_ARGUMENTS.items() if name in args), None)
+        preset = {"torch.optim.SGD": "sgd", "torch.optim.AdamW": "adamw"}.get(str(other))
+        there = f"; it is an argument of {other}: optim={preset} +{_key(given)}={value}" if preset else ""
+        return (f"{given}: {target} takes no argument {name} (its arguments: "
+                f"{', '.join(OPTIMIZER_ARGUMENTS[str(target)])}). Fix: leave it out{there}")
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
            READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
