@@ -344,3 +344,35 @@ def test_files_left_in_folders_of_their_names_by_an_unzip_tool_get_the_moves_tha
         f"train-labels-idx1-ubyte/train-labels.idx1-ubyte), as some unzip tools leave them. Fix: cd {raw} && "
         f"mv t10k-images-idx3-ubyte t10k-images-idx3-ubyte.d && mv ")
     assert sorted(p.name for p in raw.iterdir()) == sorted(RAW_FILES)
+
+
+def test_files_straight_in_the_data_folder_get_the_layout_made_there(tmp_path, monkeypatch):
+    # pass 58, row 6: before, "Fix: give the folder that holds MNIST/raw/", a folder that did not exist
+    for name in RAW_FILES:
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(tmp_path))
+    refused_then_fixed(
+        tmp_path, f"Data file missing: {tmp_path}/MNIST/raw/{IMAGES}. HIGHWAYLAB_DATA_DIR={tmp_path} is the "
+                  f"folder of the files themselves; it names the folder that holds MNIST/raw/. Fix: mkdir -p "
+                  f"{tmp_path}/MNIST/raw && mv {tmp_path}/{IMAGES} ")
+
+
+def test_another_data_sets_folder_is_named_as_that(tmp_path, monkeypatch):
+    # pass 58, row 55: HIGHWAYLAB_DATA_DIR=<data>/FashionMNIST/raw for MNIST (the files have the same names);
+    # before, "Fix: give the folder that holds MNIST/raw/", with <data> holding it
+    from highwaylab.data.files import check_data_files
+
+    fashion = tmp_path / "FashionMNIST" / "raw"
+    fashion.mkdir(parents=True)
+    (fashion / IMAGES).write_bytes(b"")
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(fashion))
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(fashion))
+    assert str(refusal.value).endswith(
+        f"HIGHWAYLAB_DATA_DIR={fashion} is fashion_mnist's folder (FashionMNIST/raw/), whose files have the "
+        f"same names; it names the folder that holds MNIST/raw/. Fix: for fashion_mnist, data=fashion_mnist "
+        f"HIGHWAYLAB_DATA_DIR={tmp_path}")
+    (tmp_path / "MNIST" / "raw").mkdir(parents=True)
+    with pytest.raises(DataError) as refusal:
+        check_data_files("mnist", str(fashion))
+    assert str(refusal.value).endswith(f"Fix: HIGHWAYLAB_DATA_DIR={tmp_path} (it holds MNIST/raw/ as well)")

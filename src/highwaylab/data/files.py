@@ -125,6 +125,8 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
         above = Path(*given.parts[:-inner]) if given.parts[-inner:] == parts[:inner] else None
         fix = f"{key}={above}" if above is not None else f"give the folder that holds {folder}/"
         what = "the folder of the files themselves" if inner == len(parts) else f"{Path(*parts[:inner])}/"
+        if above is None and inner == len(parts):  # pass 58, rows 6 and 55: before, a fix to follow by hand
+            what, fix = _files_folder_fix(given, dataset, key)
         return (f"{key}={data_dir} is {what}; it names the folder that holds {folder}/. Fix: {fix}")
     if (below := _one_level_below(given, folder, dataset)) is not None:  # pass 57, row 56: one level up
         from_env = os.environ.get("HIGHWAYLAB_DATA_DIR") == str(data_dir)
@@ -154,6 +156,27 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
+
+
+def _files_folder_fix(given: Path, dataset: str, key: str) -> tuple[str, str]:
+    """What ``given`` (a data folder key's value that holds ``dataset``'s files themselves, not below
+    ``<dataset's folder>``) is, and the fix: another data set's folder (``FashionMNIST/raw`` for MNIST,
+    whose files have the same names) is named as that, with the folder above it when that holds
+    ``dataset``'s folder too, else ``data=<other>``; a folder of its own gets the ``mkdir`` and ``mv``
+    that make the layout inside it."""
+    folder = LAYOUT[dataset][0]
+    for other, (layout, _) in LAYOUT.items():
+        depth = len(Path(layout).parts)
+        if other != dataset and given.parts[-depth:] == Path(layout).parts:
+            root = Path(*given.parts[:-depth])
+            what = f"{other}'s folder ({layout}/), whose files have the same names"
+            if data_folder(root, dataset).is_dir():
+                return what, f"{key}={shlex.quote(str(root))} (it holds {folder}/ as well)"
+            return what, f"for {other}, data={other} {key}={shlex.quote(str(root))}"
+    files = " ".join(shlex.quote(str(given / name)) for name in data_files(dataset)
+                     if (given / name).is_file())
+    where = shlex.quote(str(given / folder))
+    return "the folder of the files themselves", f"mkdir -p {where} && mv {files} {where}/"
 
 
 def _one_level_below(given: Path, folder: str, dataset: str) -> Path | None:
