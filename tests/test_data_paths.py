@@ -376,3 +376,18 @@ def test_another_data_sets_folder_is_named_as_that(tmp_path, monkeypatch):
     with pytest.raises(DataError) as refusal:
         check_data_files("mnist", str(fashion))
     assert str(refusal.value).endswith(f"Fix: HIGHWAYLAB_DATA_DIR={tmp_path} (it holds MNIST/raw/ as well)")
+
+
+def test_wgets_numbered_downloads_get_the_renames_and_gunzip_that_work(tmp_path):
+    # pass 58, row 78: wget names a second download of X.gz "X.gz.1"; before, the general "copy them there"
+    import gzip
+
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in RAW_FILES:
+        (raw / f"{name}.gz.1").write_bytes(gzip.compress(b"idx"))
+    refused_then_fixed(
+        tmp_path, f"Data file missing: {raw}/{IMAGES}; only {IMAGES}.gz.1 is there, a name that wget gives a "
+                  f"second download of a file that was there. Fix: mv {raw}/t10k-images-idx3-ubyte.gz.1 "
+                  f"{raw}/t10k-images-idx3-ubyte.gz && ")
+    assert (raw / IMAGES).read_bytes() == b"idx"

@@ -265,6 +265,16 @@ def missing_file(path: Path, hint: str) -> str:
 
     gz = path.with_name(path.name + ".gz")
     kind = gzip_data(gz)
+    if kind is None and (copies := _numbered_copies(path.parent)):  # pass 58, row 78: wget's X.gz.1
+        first = next((c for c in copies if c.name.startswith(path.name + ".gz.")), copies[0])
+        packed = [c for c in copies if gzip_data(c)]
+        moves = " && ".join(f"mv {shlex.quote(str(c))} {shlex.quote(str(c.with_suffix('')))}" for c in packed)
+        moves += "".join(f" && mv {shlex.quote(str(c))} {shlex.quote(str(c.with_suffix('').with_suffix('')))}"
+                         for c in copies if c not in packed)
+        unpack = (f" && gunzip -k {' '.join(shlex.quote(str(c.with_suffix(''))) for c in packed)}"
+                  if packed else "")
+        return (f"Data file missing: {path}; only {first.name} is there, a name that wget gives a second "
+                f"download of a file that was there. Fix: {moves.removeprefix(' && ')}{unpack}")
     if kind is None:
         return f"Data file missing: {path}. {hint}"
     # the fix for every such .gz of the folder at once, not one file per run
@@ -276,6 +286,17 @@ def missing_file(path: Path, hint: str) -> str:
     moves = " && ".join(f"mv {shlex.quote(str(p))} {shlex.quote(str(p.with_suffix('')))}" for p in alike)
     return (f"Data file missing: {path}; {gz.name} is there, but it holds no gzip data (uncompressed "
             f"already, as a browser that decodes a download leaves it). Fix: {moves}")
+
+
+def _numbered_copies(folder: Path) -> list[Path]:
+    """The files ``<name>.gz.<n>`` in ``folder`` (wget's name for a download whose name was taken)
+    whose ``<name>.gz`` and ``<name>`` are both missing, sorted."""
+    try:
+        found = sorted(p for p in folder.glob("*.gz.*") if p.suffix[1:].isdigit() and p.is_file())
+    except OSError:
+        return []
+    return [p for p in found
+            if not p.with_suffix("").exists() and not p.with_suffix("").with_suffix("").exists()]
 
 
 def check_data_dir(data_dir: object, holds: str) -> None:
