@@ -767,6 +767,9 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 58, row 68: before, argparse's "argument --help/-h: ignored explicit argument 'elp'"
+    "-help": "-help: a long flag takes two dashes. Fix: --help",
+    "-cfg=job depth=3": "-cfg=job: a long flag takes two dashes. Fix: --cfg=job",
     # pass 58, row 82 (major): before, a glob() sweep was not expanded: Hydra's raw lines, multirun.yaml left
     "-m model=glob(*) model.gate_bias=-2":
         "model=plain, a job of the sweep model=glob(*), is refused (nothing ran): model.gate_bias=-2: "

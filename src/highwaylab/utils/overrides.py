@@ -784,6 +784,10 @@ def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -
         return
     keys |= {p.name for p in Path(config_dir).iterdir() if p.is_dir()} | {"hydra"}  # the config groups
     flags = set(quiet_args_parser()._option_string_actions)  # Hydra's own: --cfg, -m, -cd, ...
+    for arg in args:  # -help, -cfg: a long flag with one dash (pass 58, row 68: before, argparse's
+        flag = arg.partition("=")[0]  # "argument --help/-h: ignored explicit argument 'elp'")
+        if flag.startswith("-") and not flag.startswith("--") and flag not in flags and f"-{flag}" in flags:
+            raise OverrideError(f"{arg}: a long flag takes two dashes. Fix: -{arg}")
     for i, arg in enumerate(args):
         flag, _, value = arg.partition("=")
         name = flag.lstrip("-")
