@@ -367,6 +367,13 @@ def test_odd_run_folders_get_a_fix_that_works(tmp_path):
         f"callbacks without checkpoints), so it cannot be resumed or extended; start a new run (without "
         f"debug=fast, which trains a batch or two): python train.py trainer=cpu depth=4 width=16 logger=none "
         f"trainer.max_epochs=2")
+    # pass 58, row 73: a run of trainer.max_epochs=0 trained nothing; before, "(debug=fast, ...)"
+    idle = make_run(tmp_path / "idle", [*OWN[:3], "trainer.max_epochs=0", "logger=none", "test=false"])
+    (idle / "metrics.json").write_text(json.dumps({"global_step": 0}))
+    assert message(f"resume={idle}", "trainer.max_epochs=1") == (
+        f"resume={idle}: the run finished without training a step (its metrics.json: global_step 0; e.g. "
+        f"trainer.max_epochs=0) and wrote no checkpoint, so it cannot be resumed or extended; start a new "
+        f"run: python train.py trainer=cpu depth=4 width=16 logger=none test=false trainer.max_epochs=1")
     for name in ("metrics.json", ".hydra/overrides.yaml"):  # before: a traceback after an epoch of
         odd = make_run(tmp_path / name.replace("/", "_"))  # training; "is not a run folder"
         fake_checkpoint(odd / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=False)

@@ -447,9 +447,13 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                     if _key_value(o)[0] != "debug"]
             debug = [o for o in run_overrides(path) if _key_value(o)[0] == "debug"]
             without = f" (without {debug[0]}, which trains a batch or two)" if debug else ""
-            raise ResumeError(f"resume={value}: the run finished without writing a checkpoint (debug=fast, "
-                              f"trainer.fast_dev_run or callbacks without checkpoints), so it cannot be "
-                              f"resumed or extended; start a new run{without}: {_command(kept)}")
+            idle = (metrics or {}).get("global_step") == 0  # pass 58, row 73: trainer.max_epochs=0
+            why = ("finished without training a step (its metrics.json: global_step 0; e.g. "
+                   "trainer.max_epochs=0) and wrote no checkpoint" if idle else
+                   "finished without writing a checkpoint (debug=fast, trainer.fast_dev_run or callbacks "
+                   "without checkpoints)")
+            raise ResumeError(f"resume={value}: the run {why}, so it cannot be resumed or extended; start a "
+                              f"new run{without}: {_command(kept)}")
         if (path.parent / "multirun.yaml").is_file():  # a sweep's job: again into its folder (pass 40,
             again = start_job_again(path, merge_overrides(run_overrides(path), list(extra)))  # row 60:
             # before, a command without hydra.run.dir, which ran the job outside its sweep)
