@@ -1523,3 +1523,23 @@ def test_a_target_of_another_class_names_every_argument_it_does_not_take():
     assert str(_unknown_argument(one, "model")) == (  # one key: a typo, or added with '+'
         "model.in_feature is not an argument of torch.nn.Linear; did you mean model.in_features? Fix: "
         "correct or remove it (+model.in_feature=... added it)")
+
+
+def test_wandb_run_group_beside_a_continued_run_says_where_its_next_part_goes(tmp_path, monkeypatch, caplog):
+    # pass 58, row 88: before, "Continuing W&B run <id> (no group)", while W&B filed the part from there
+    # under WANDB_RUN_GROUP
+    from highwaylab.train import continue_wandb_run
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    checkpoint = {"logger_versions": {"WandbLogger": "ab12cd34"}, "global_step": 10}
+    ckpt = str(tmp_path / "checkpoints" / "last.ckpt")
+    monkeypatch.setenv("WANDB_RUN_GROUP", "sweep-x")
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        assert continue_wandb_run(cfg, checkpoint, ckpt) == "ab12cd34"
+    assert f"Continuing W&B run ab12cd34 (group sweep-x, from WANDB_RUN_GROUP, while its part before this " \
+           f"resume is in no group; to keep it so, unset WANDB_RUN_GROUP) of {ckpt}" in caplog.messages
+    monkeypatch.delenv("WANDB_RUN_GROUP")
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        continue_wandb_run(cfg, checkpoint, ckpt)
+    assert caplog.messages[-1] == f"Continuing W&B run ab12cd34 (no group) of {ckpt}"

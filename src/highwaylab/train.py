@@ -1016,6 +1016,10 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
             if not wandb_cfg.get("group") and checkpoint.get("wandb_group"):
                 wandb_cfg.group = checkpoint["wandb_group"]  # a sweep's job resumed on its own
         group = f"group {wandb_cfg.group}" if wandb_cfg.get("group") else "no group"
+        if not wandb_cfg.get("group") and (env_group := os.environ.get("WANDB_RUN_GROUP")):
+            # pass 58, row 88: W&B files the part from here under it; before, "(no group)" was said
+            group = (f"group {env_group}, from WANDB_RUN_GROUP, while its part before this resume is in no "
+                     f"group; to keep it so, unset WANDB_RUN_GROUP")
         log.info(f"Continuing W&B run {run_id} ({group}) of {path}")
     return run_id
 
