@@ -200,8 +200,8 @@ def test_report_refuses_an_empty_project_and_ignores_the_name_with_no_wandb(tmp_
     with pytest.raises(SystemExit) as exit_:  # --no-wandb: the project is not used, the next check speaks
         report_main([str(tmp_path / "none"), "--project", "bad/name", "--no-wandb"])
     assert exit_.value.code == 2
-    assert capsys.readouterr().err.startswith(f"python -m highwaylab.report: error: {tmp_path / 'none'} is "
-                                              "not a folder")
+    assert capsys.readouterr().err.startswith(f"python -m highwaylab.report: error: {tmp_path / 'none'}: no "
+                                              "such folder")
 
 
 def test_workspace_refuses_a_project_wandb_refuses_before_writing_the_layout(tmp_path, capsys):

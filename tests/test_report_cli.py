@@ -1014,13 +1014,16 @@ def test_a_damaged_wandb_file_of_a_job_is_named_not_called_empty(tmp_path, monke
         run.log({"train/loss_step": 2.0 - step / 40, "trainer/global_step": step})
     run.finish()
     [file] = job.glob("wandb/offline-run-*/run-cutjob01.wandb")
-    size, deadline = -1, time.monotonic() + 60  # wandb-core may still be writing it: until its size holds
-    while time.monotonic() < deadline and (size != file.stat().st_size or size < 1024):
+    size, held, deadline = -1, 0, time.monotonic() + 60  # wandb-core may still be writing it: until its
+    while time.monotonic() < deadline and held < 4:  # size holds for 2 s (under load, 0.5 s was too short)
+        held = held + 1 if size == file.stat().st_size and size >= 1024 else 0
         size = file.stat().st_size
         time.sleep(0.5)
     assert len(loss_curve(job)) == 40  # the control: the whole file is read
     with file.open("r+b") as f:
         f.truncate(300)
+    time.sleep(1)
+    assert file.stat().st_size == 300  # nothing wrote past the cut since
     with pytest.warns(UserWarning) as caught:
         curve = loss_curve(job)
     messages = [str(w.message) for w in caught if str(w.message).startswith(f"{file}: ")]
