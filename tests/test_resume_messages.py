@@ -866,9 +866,10 @@ def test_a_run_that_max_time_stopped_before_its_first_step_names_it_and_drops_it
     assert "max_time" not in " ".join(fix_command(text, "(or with a longer one): "))
 
 
-def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
-    # breaking pass, finding 16: before, a run of --config-dir <folder> model=myhighway resumed without
-    # it, and after 14 s Hydra's 15 lines "In 'train': Could not find 'model/myhighway'"
+def config_dir_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A run of ``--config-dir <tmp_path>/cfg model=myhighway`` (a copy of highway.yaml there) in
+    ``tmp_path/run``, with its record as Hydra writes it (the config sources and group choices in
+    ``hydra.yaml``) and a checkpoint: ``(the config folder, the run)``."""
     extra = tmp_path / "cfg"
     (extra / "model").mkdir(parents=True)
     (extra / "model" / "myhighway.yaml").write_text((CONF / "model" / "highway.yaml").read_text())
@@ -882,9 +883,17 @@ def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
                {"path": str(CONF), "schema": "file", "provider": "main"},
                {"path": str(extra), "schema": "file", "provider": "command-line"},
                {"path": "", "schema": "structured", "provider": "schema"}]
+    runtime = {"config_sources": sources, "choices": {"model": "myhighway", "optim": "sgd"}}
     (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
-        {"hydra": {"overrides": {"hydra": [], "task": own}, "runtime": {"config_sources": sources}}}))
+        {"hydra": {"overrides": {"hydra": [], "task": own}, "runtime": runtime}}))
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=8, mid_epoch=False)
+    return extra, run
+
+
+def test_resume_gives_hydra_the_config_dir_the_run_was_started_with(tmp_path):
+    # breaking pass, finding 16: before, a run of --config-dir <folder> model=myhighway resumed without
+    # it, and after 14 s Hydra's 15 lines "In 'train': Could not find 'model/myhighway'"
+    extra, run = config_dir_run(tmp_path)
     rewritten = argv(f"resume={run}", "trainer.max_epochs=6")
     assert rewritten[:3] == ["train.py", "--config-dir", str(extra)] and "model=myhighway" in rewritten
     assert "trainer.max_epochs=6" in rewritten
@@ -907,24 +916,8 @@ def test_a_config_dir_file_edited_since_the_run_is_named(tmp_path):
     import os
     import time
 
-    extra = tmp_path / "cfg"
-    (extra / "model").mkdir(parents=True)
+    extra, run = config_dir_run(tmp_path)
     mine = extra / "model" / "myhighway.yaml"
-    mine.write_text((CONF / "model" / "highway.yaml").read_text())
-    own = [*OWN, "model=myhighway"]
-    run = tmp_path / "run"
-    (run / ".hydra").mkdir(parents=True)
-    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(own))
-    cfg = compose_cfg([*own, f"hydra.searchpath=[file://{extra}]"], run)
-    OmegaConf.save(cfg, run / ".hydra" / "config.yaml")
-    sources = [{"path": "hydra.conf", "schema": "pkg", "provider": "hydra"},
-               {"path": str(CONF), "schema": "file", "provider": "main"},
-               {"path": str(extra), "schema": "file", "provider": "command-line"}]
-    (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
-        {"hydra": {"overrides": {"hydra": [], "task": own},
-                   "runtime": {"config_sources": sources,
-                               "choices": {"model": "myhighway", "optim": "sgd"}}}}))
-    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=8, mid_epoch=False)
     mine.write_text(mine.read_text().replace("gate_bias: auto", "gate_bias: -3"))
     later = time.time() + 5
     os.utime(mine, (later, later))

@@ -10,6 +10,7 @@ import logging
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import lightning as L
 import pytest
@@ -520,26 +521,32 @@ def test_a_resumed_fits_first_line_says_where_it_resumes():
     assert _resumed_at(trainer(300, 0, epoch=1)) == " at step 300 (resumed)"  # at an epoch's end
 
 
-def test_the_finished_line_names_a_logger_folder_under_another_name(tmp_path, caplog):
-    # pass 53, row 74: logger.csv.name= (empty) writes version_0/; before, the line named no CSV log
+def finished_line_of(folder: Path, caplog) -> str:
+    """The Finished line of a run folder ``folder`` (its metrics.json and train.log written here), as
+    :func:`highwaylab.utils.task.finished_line` logs it outside a Hydra job."""
     from hydra.core.hydra_config import HydraConfig
 
     from highwaylab.utils.task import finished_line
 
+    (folder / "metrics.json").write_text("{}")
+    (folder / "train.log").write_text("")
     saved, HydraConfig.instance().cfg = HydraConfig.instance().cfg, None  # no job: its log is train.log
     try:
-        (tmp_path / "metrics.json").write_text("{}")
-        (tmp_path / "checkpoints").mkdir()
-        (tmp_path / "version_0").mkdir()
-        (tmp_path / "version_0" / "metrics.csv").write_text("epoch\n")
-        (tmp_path / "notes").mkdir()  # a folder of the user's: no log, not named
-        (tmp_path / "train.log").write_text("")
         with caplog.at_level("INFO", logger="highwaylab.utils.task"):
-            finished_line(str(tmp_path))
+            finished_line(str(folder))
     finally:
         HydraConfig.instance().cfg = saved
-    assert caplog.messages[-1] == (f"Finished: {tmp_path} holds the run's metrics.json, checkpoints/, "
-                                   f"version_0/ and train.log")
+    return caplog.messages[-1]
+
+
+def test_the_finished_line_names_a_logger_folder_under_another_name(tmp_path, caplog):
+    # pass 53, row 74: logger.csv.name= (empty) writes version_0/; before, the line named no CSV log
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "version_0").mkdir()
+    (tmp_path / "version_0" / "metrics.csv").write_text("epoch\n")
+    (tmp_path / "notes").mkdir()  # a folder of the user's: no log, not named
+    assert finished_line_of(tmp_path, caplog) == (f"Finished: {tmp_path} holds the run's metrics.json, "
+                                                  f"checkpoints/, version_0/ and train.log")
 
 
 def test_a_further_ranks_info_lines_stay_in_its_own_log(monkeypatch):
@@ -560,19 +567,7 @@ def test_a_further_ranks_info_lines_stay_in_its_own_log(monkeypatch):
 def test_the_finished_line_names_lightnings_own_checkpoint_folder(tmp_path, caplog):
     # pass 57, row 87: callbacks=none leaves Lightning's default checkpoint in the logger's folder
     # (highwaylab/<id>/checkpoints/, which metrics.json's best_ckpt names); before, left out of the line
-    from hydra.core.hydra_config import HydraConfig
-
-    from highwaylab.utils.task import finished_line
-
-    saved, HydraConfig.instance().cfg = HydraConfig.instance().cfg, None  # no job: its log is train.log
-    try:
-        (tmp_path / "metrics.json").write_text("{}")
-        (tmp_path / "highwaylab" / "wasjks51" / "checkpoints").mkdir(parents=True)
-        (tmp_path / "highwaylab" / "wasjks51" / "checkpoints" / "epoch=0-step=5.ckpt").write_bytes(b"")
-        (tmp_path / "train.log").write_text("")
-        with caplog.at_level("INFO", logger="highwaylab.utils.task"):
-            finished_line(str(tmp_path))
-    finally:
-        HydraConfig.instance().cfg = saved
-    assert caplog.messages[-1] == (f"Finished: {tmp_path} holds the run's metrics.json, "
-                                   f"highwaylab/wasjks51/checkpoints/ and train.log")
+    (tmp_path / "highwaylab" / "wasjks51" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "highwaylab" / "wasjks51" / "checkpoints" / "epoch=0-step=5.ckpt").write_bytes(b"")
+    assert finished_line_of(tmp_path, caplog) == (f"Finished: {tmp_path} holds the run's metrics.json, "
+                                                  f"highwaylab/wasjks51/checkpoints/ and train.log")
