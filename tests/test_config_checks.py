@@ -2050,6 +2050,15 @@ def test_a_master_port_in_use_is_refused_before_the_ranks_start(tmp_path):
         check_master_port(trainer, {"MASTER_PORT": port, "LOCAL_RANK": "0"})  # a launcher's: its own port
         check_master_port(compose_cfg([], tmp_path).trainer, {"MASTER_PORT": port})  # no DDP
     check_master_port(trainer, {"MASTER_PORT": port})  # free again
+    # pass 59, row 26: before, an OverflowError traceback from bind() (99999), or Lightning's ValueError
+    # after start-up (29500x)
+    for odd in ("99999", "29500x", "0"):
+        with pytest.raises(ConfigError) as refusal:
+            check_master_port(trainer, {"MASTER_PORT": odd})
+        assert str(refusal.value) == (
+            f"MASTER_PORT='{odd}' (from the environment) is not a port (an integer in 1 .. 65535), where "
+            f"rank 0 of this DDP run would listen. Fix: unset MASTER_PORT (Lightning picks a free port), or "
+            f"e.g. MASTER_PORT=29500")
 
 
 def test_a_stage_missing_a_comma_is_named_with_the_stage_to_write(tmp_path):
