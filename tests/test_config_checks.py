@@ -967,6 +967,12 @@ COMMAND_LINES = {
     "--cfg job optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'",
     "depth=0": "depth=0 is invalid",  # a single run's config: validated before Hydra's run
     "+logger.wandbb.project=x": "logger.wandbb has no _target_, so it would build nothing",
+    # pass 59, row 25: before, "or give it a _target_", naming no class
+    "+callbacks.early_stopping.patience=1":
+        "callbacks.early_stopping has no _target_, so it would build nothing and its settings would be "
+        "ignored. Fix: correct the name (python train.py --cfg job lists callbacks), or give it a _target_, "
+        "e.g. +callbacks.early_stopping._target_=lightning.pytorch.callbacks.EarlyStopping "
+        "+callbacks.early_stopping.monitor=val/acc +callbacks.early_stopping.mode=max",
     "hydra/launcher=slurm_cpu trainer=cpu": "hydra/launcher=slurm_cpu launches the jobs of a multirun; this "
                                             "command runs here, without it. Fix: add -m",
     "logger=[tensorboard,none]": "logger=[tensorboard,none]: none removes every logger, the others included. "
@@ -2246,3 +2252,21 @@ def test_the_optimizer_arguments_read_without_torch_are_the_installed_torchs():
         cls = getattr(torch.optim, target.rsplit(".", 1)[1])
         assert arguments == tuple(p for p in inspect.signature(cls.__init__).parameters
                                   if p not in ("self", "params")), target
+
+
+def test_a_callback_built_without_an_argument_its_class_needs_names_it(tmp_path):
+    # pass 59, row 25b (major): before, "The run failed: InstantiationException(...)" and Hydra's raw block
+    from highwaylab.train import instantiate_checked
+
+    node = OmegaConf.create({"_target_": "lightning.pytorch.callbacks.EarlyStopping", "patience": 1})
+    with pytest.raises(ConfigError) as refusal:
+        instantiate_checked("callbacks.early_stopping", node)
+    assert str(refusal.value) == (
+        "callbacks.early_stopping: EarlyStopping needs monitor, which the config does not give "
+        "(EarlyStopping.__init__() missing 1 required positional argument: 'monitor'). Fix: "
+        "+callbacks.early_stopping.monitor=val/acc +callbacks.early_stopping.mode=max")
+    fixed = OmegaConf.merge(node, {"monitor": "val/acc", "mode": "max"})  # the fix, as given
+    assert instantiate_checked("callbacks.early_stopping", fixed).monitor == "val/acc"
+    validate(compose_cfg(["+callbacks.early_stopping._target_=lightning.pytorch.callbacks.EarlyStopping",
+                          "+callbacks.early_stopping.monitor=val/acc", "+callbacks.early_stopping.mode=max"],
+                         tmp_path))  # and the config checks take it

@@ -384,9 +384,14 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
             continue
         builders = [str(k) for k, v in entries.items() if OmegaConf.is_dict(v) and "_target_" in v]
         meant = did_you_mean(str(name), builders, prefix=f"{group}.") or "."
+        key = f"+{group}.{name}"  # pass 59, row 25: before, "give it a _target_", naming no class
+        example = (f"{key}._target_=lightning.pytorch.callbacks.EarlyStopping {key}.monitor=val/acc "
+                   f"{key}.mode=max" if "stop" in str(name).lower() else
+                   f"{key}._target_=lightning.pytorch.callbacks.<Class>" if group == "callbacks" else
+                   f"{key}._target_=lightning.pytorch.loggers.<Class>")
         raise ConfigError(f"{group}.{name} has no _target_, so it would build nothing and its settings would "
                           f"be ignored{meant} Fix: correct the name (python train.py --cfg job lists "
-                          f"{group}), or give it a _target_")
+                          f"{group}), or give it a _target_, e.g. {example}")
 
 
 def check_monitors(callbacks: DictConfig | None) -> None:

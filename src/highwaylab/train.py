@@ -370,7 +370,8 @@ def build(cfg: DictConfig) -> Built:
     module = instantiate_checked("module", cfg.module, net=net, num_classes=datamodule.num_classes,
                                  input_shape=datamodule.input_shape)  # example input: FLOPs in the summary
     module.run_seed = cfg.get("seed")  # kept in its checkpoints: the run that wrote them
-    callbacks = instantiate_group(cfg.get("callbacks"))
+    callbacks = instantiate_group(cfg.get("callbacks"),  # a class's refusal names its key (pass 59, row 25b)
+                                  lambda name, node: instantiate_checked(f"callbacks.{name}", node))
     # the epoch line is an epoch's last word: after the other callbacks' epoch-end work, which it times
     callbacks.sort(key=lambda cb: isinstance(cb, EpochLogger))
     callbacks.append(StopOnSignal())  # SIGTERM/SIGINT: stop at a batch boundary, state saved
@@ -697,6 +698,13 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
                            f"or choose a preset (python train.py --help lists them)")
     if isinstance(cause, TypeError) and node is not None and (unknown := _unknown_argument(node, where)):
         return unknown
+    missing = re.findall(r"'(\w+)'", detail) if "required positional argument" in detail else []
+    if isinstance(cause, TypeError) and missing:  # pass 59, row 25b: EarlyStopping without its monitor
+        example = {"monitor": f"val/acc +{where}.mode=max"}  # the metric highwaylab's checkpoints use
+        adds = " ".join(f"+{where}.{name}={example.get(name, '<value>')}" for name in missing)
+        cls = str((node or {}).get("_target_", "its class")).rsplit(".", 1)[-1]
+        return ConfigError(f"{where}: {cls} needs {', '.join(missing)}, which the config does not give "
+                           f"({detail}). Fix: {adds}")
     return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
                        f"(python train.py --cfg job shows the config)")
 

@@ -206,13 +206,15 @@ def compose_config(config_dir: str | Path, overrides: list[str], output_dir: str
     return cfg
 
 
-def instantiate_group(cfg: DictConfig | None) -> list[Any]:
-    """Instantiate each ``_target_`` node of a group such as ``callbacks`` or ``logger``."""
+def instantiate_group(cfg: DictConfig | None, build: Any = None) -> list[Any]:
+    """Instantiate each ``_target_`` node of a group such as ``callbacks`` or ``logger``;
+    ``build(name, node)``, when given, builds each instead of ``instantiate(node)`` (train.py's names
+    the key of a node its class refuses)."""
     objects = []
     for name, node in (cfg or {}).items():
         if isinstance(node, DictConfig) and "_target_" in node:
             log.info(f"Instantiating {name} <{node._target_}>")
-            objects.append(instantiate(node))
+            objects.append(build(name, node) if build is not None else instantiate(node))
     return objects
 
 
