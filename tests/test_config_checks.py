@@ -967,6 +967,12 @@ COMMAND_LINES = {
     "--cfg job optim.optimizer.lrr=0.1": "optim.optimizer.lrr=0.1: optim.optimizer has no key 'lrr'",
     "depth=0": "depth=0 is invalid",  # a single run's config: validated before Hydra's run
     "+logger.wandbb.project=x": "logger.wandbb has no _target_, so it would build nothing",
+    # pass 59, row 60 (major): before, rc 0, trained at batch size 8192 with 128 recorded
+    "+callbacks.bsf._target_=lightning.pytorch.callbacks.BatchSizeFinder":
+        "callbacks.bsf: BatchSizeFinder changes data.batch_size during the run, while the run's record "
+        "(config_resolved.yaml, the W&B config) keeps the value given, and it resets "
+        "trainer.limit_*_batches. Fix: leave it out; find the value in a run of its own, then give it: "
+        "data.batch_size=<value>",
     # pass 59, row 25: before, "or give it a _target_", naming no class
     "+callbacks.early_stopping.patience=1":
         "callbacks.early_stopping has no _target_, so it would build nothing and its settings would be "

@@ -380,6 +380,14 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
     from highwaylab.utils.hydra_utils import did_you_mean
 
     for name, node in (entries or {}).items():
+        target = str(node.get("_target_", "")) if OmegaConf.is_dict(node) else ""
+        if target.endswith(("BatchSizeFinder", "LearningRateFinder")):  # pass 59, row 60 (major): before,
+            # rc 0, trained at batch 8192 with batch_size 128 recorded, and limit_*_batches dropped
+            what = "data.batch_size" if target.endswith("BatchSizeFinder") else "optim.optimizer.lr"
+            raise ConfigError(f"{group}.{name}: {target.rsplit('.', 1)[-1]} changes {what} during the "
+                              f"run, while the run's record (config_resolved.yaml, the W&B config) keeps the "
+                              f"value given, and it resets trainer.limit_*_batches. Fix: leave it out; find "
+                              f"the value in a run of its own, then give it: {what}=<value>")
         if node is None or not OmegaConf.is_dict(node) or "_target_" in node:
             continue
         builders = [str(k) for k, v in entries.items() if OmegaConf.is_dict(v) and "_target_" in v]
