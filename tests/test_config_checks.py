@@ -772,6 +772,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 59, row 67 (major): before, "quote it, e.g. \"model.stages.-1.channels='32'\"", refused in turn
+    "model=conv_highway model.stages.-1.channels=32":
+        "model.stages.-1.channels=32: a key numbers list items from 0, not from the end (model.stages has "
+        "3). Fix: model.stages.2.channels=32",
     # pass 58, row 68: before, argparse's "argument --help/-h: ignored explicit argument 'elp'"
     "-help": "-help: a long flag takes two dashes. Fix: --help",
     "-cfg=job depth=3": "-cfg=job: a long flag takes two dashes. Fix: --cfg=job",

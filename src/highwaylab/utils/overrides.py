@@ -826,7 +826,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             try:
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
-                raise OverrideError(_spaced_equals(overrides, i) or _split_list(overrides, i)
+                raise OverrideError(_from_the_end(overrides, i, config_dir, config_name)
+                                    or _spaced_equals(overrides, i) or _split_list(overrides, i)
                                     or _colon(overrides, i, config_dir, config_name)
                                     or _split_value(overrides, i, config_dir)
                                     or _unreadable(override)) from None
@@ -1784,6 +1785,29 @@ def _control_character(override: str) -> str | None:
     fixed = "".join(c for c in override if c != found)
     return (f"{shown}: it holds the control character U+{ord(found):04X}, invisible on a terminal (pasted "
             f"text?). Fix: type it: {shell_word(fixed)}")
+
+
+def _from_the_end(overrides: list[str], i: int, config_dir: str | Path, config_name: str) -> str | None:
+    """For an override whose key indexes a list from its end (``model.stages.-1.channels=32``): Hydra's
+    keys number list items from 0 only, and its grammar cannot read the ``-``; the message gives the
+    index from the start, read from the config the other overrides compose (pass 59, row 67: before,
+    "quote it", which was refused in turn). ``None`` for any other override."""
+    import re
+
+    key, _, value = overrides[i].partition("=")
+    parts = key.lstrip("+~").split(".")
+    at = next((j for j, part in enumerate(parts) if re.fullmatch(r"-\d+", part)), None)
+    if at is None:
+        return None
+    others = [o for j, o in enumerate(overrides) if j != i]
+    cfg = _compose(config_dir, config_name, others)[0]
+    items = OmegaConf.select(cfg, ".".join(parts[:at]), default=None) if cfg is not None else None
+    if OmegaConf.is_list(items) and -len(items) <= int(parts[at]) < 0:
+        fixed = ".".join([*parts[:at], str(len(items) + int(parts[at])), *parts[at + 1:]])
+        return (f"{overrides[i]}: a key numbers list items from 0, not from the end ({'.'.join(parts[:at])} "
+                f"has {len(items)}). Fix: {key[:len(key) - len(key.lstrip('+~'))]}{fixed}={value}")
+    return (f"{overrides[i]}: a key numbers list items from 0, not from the end. Fix: give the item's index "
+            f"from the start (0 for the first)")
 
 
 def _unreadable(override: str) -> str:
