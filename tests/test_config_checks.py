@@ -772,6 +772,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 59, row 21: before, 4 jobs (each seed twice, with one tag each), without a word
+    "-m seed=0,1 tags=baseline,v2":
+        "tags=baseline,v2: in a multirun, a comma sweeps: each tag would be a job of its own, and every "
+        "other setting would run once per tag. Fix: 'tags=[baseline,v2]' (all of them on every job)",
     # pass 59, row 67 (major): before, "quote it, e.g. \"model.stages.-1.channels='32'\"", refused in turn
     "model=conv_highway model.stages.-1.channels=32":
         "model.stages.-1.channels=32: a key numbers list items from 0, not from the end (model.stages has "
@@ -1128,8 +1132,7 @@ COMMAND_LINES = {
         "job. Fix: add -m to sweep it (python train.py -m ... trainer.max_epochs=1,2), or give one value "
         "(trainer.max_epochs=1)",
     "tags=a,b": "tags=a,b: a list of values is a sweep, one job per value, and this command runs one job. "
-                "Fix: add -m to sweep it (python train.py -m ... tags=a,b), or write a list value in "
-                "brackets ('tags=[a,b]')",
+                "Fix: write the tags as a list, in brackets ('tags=[a,b]')",
     # pass 24, row 46: before, "... add it: +hydra.sweeper.n_trials=...", which was refused in turn
     # ("BasicSweeperConf has no field 'n_trials'"), and no word of hparams_search=
     "hydra.sweeper.n_trials=5": "hydra.sweeper.n_trials=5: hydra.sweeper.n_trials is a setting of the Optuna "

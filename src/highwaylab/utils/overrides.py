@@ -226,6 +226,12 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                                 f"{_interval_search(override)}; for a plain sweep list values, e.g. -m "
                                 f"{_interval_ends(override)}; for one run give one value, e.g. "
                                 f"{_first_value(override)}")
+        if multirun and override.key_or_group == "tags" and override.is_sweep_override() \
+                and not override.is_interval_sweep():  # pass 59, row 21: before, 4 jobs for 2 seeds, unsaid
+            listed = ",".join(override.sweep_string_iterator())
+            raise OverrideError(f"{override.input_line}: in a multirun, a comma sweeps: each tag would be a "
+                                f"job of its own, and every other setting would run once per tag. Fix: "
+                                f"'tags=[{listed}]' (all of them on every job)")
         one_id = override.get_key_element() == "logger.wandb.id" and not override.is_sweep_override()
         if multirun and one_id and override.value() not in (None, "null"):
             raise OverrideError(f"{override.input_line}: every job of this multirun would log to that one "
@@ -406,6 +412,9 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
         sweep = "" if isinstance(listed, float) else f" (or, for a sweep of {low} and {high}, add -m)"
         return (f"{line}: a comma separates the values of a sweep, not a number's decimals; did you mean "
                 f"{key}={decimal}? Fix: write {key}={decimal}{sweep}")
+    if key.lstrip("+~") == "tags":  # a sweep of tags is refused under -m too (pass 59, row 21)
+        return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. "
+                f"Fix: write the tags as a list, in brackets ('tags=[{value}]')")
     return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
             f"add -m to sweep it (python train.py -m ... {line}), or {one}")
 
