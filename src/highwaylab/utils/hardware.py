@@ -55,7 +55,7 @@ def check_master_port(trainer: DictConfig, environ: dict[str, str] | None = None
     if ddp and port and not launched and not (port.strip().isdigit() and 1 <= int(port) <= 65535):
         raise ConfigError(f"MASTER_PORT={port!r} (from the environment) is not a port (an integer in 1 .. "
                           f"65535), where rank 0 of this DDP run would listen. Fix: unset MASTER_PORT "
-                          f"(Lightning picks a free port), or e.g. MASTER_PORT=29500")  # pass 58/59, row 26
+                          f"(Lightning picks a free port), or e.g. MASTER_PORT=29500")  # pass 59, row 26
     if not ddp or not port.isdigit() or launched or host not in ("127.0.0.1", "localhost") \
             or trainer.get("num_nodes", 1) not in (1, None):
         return
