@@ -1064,17 +1064,23 @@ def _check_sweep_jobs(parsed: list[Any], single: list[str | None], overrides: li
     with ``model=residual``) or option (``model=highway,resdual``) was Hydra's raw lines, after the
     sweep's folder was made (pass 57, rows 26 and 29, major). Each other value of each group sweep is
     composed with the other overrides at their first values."""
+    for _, override, job, others, err in _other_jobs_composed(parsed, single, config_dir, config_name):
+        if err is not None:
+            problem = _explain(err, overrides, others, config_dir, config_name) or _one_line(err)
+            raise OverrideError(f"{job}, a job of the sweep {override.input_line}, is refused (nothing ran): "
+                                f"{problem}")
 
+
+def _other_jobs_composed(parsed: list[Any], single: list[str | None], config_dir: str | Path,
+                         config_name: str) -> Iterator[tuple[int, Any, str, list, Exception | None]]:
+    """For each other value of each group sweep (:func:`_other_jobs`), with the other overrides at
+    their first values (``single``): the override's index, the override, the job's value of it
+    (``model=residual``), that job's overrides, and the composition's error (``None``: it composes)."""
     for i, override in enumerate(parsed):
         for value in _other_jobs(override, config_dir):
             job = f"{override.get_key_element()}={value}"
             others = [*single[:i], job, *single[i + 1:]]
-            _, err = _compose(config_dir, config_name, [o for o in others if o is not None])
-            if err is None:
-                continue
-            problem = _explain(err, overrides, others, config_dir, config_name) or _one_line(err)
-            raise OverrideError(f"{job}, a job of the sweep {override.input_line}, is refused (nothing ran): "
-                                f"{problem}")
+            yield i, override, job, others, _compose(config_dir, config_name, [o for o in others if o])[1]
 
 
 def _other_jobs(override: Any, config_dir: str | Path) -> list[str]:
@@ -1100,13 +1106,9 @@ def _first_job_refused(parsed: list[Any], single: list[str | None], config_dir: 
     group sweeps does: the prefix that names that first job (``model=highway, a job of the sweep
     model=highway,residual, is refused (nothing ran): ``), as a later job's refusal reads (pass 58,
     row 20: before, the first job's was worded as a single run's); ``None`` otherwise."""
-    for i, override in enumerate(parsed):
-        if single[i] is None:
-            continue
-        for value in _other_jobs(override, config_dir):
-            others = [*single[:i], f"{override.get_key_element()}={value}", *single[i + 1:]]
-            if _compose(config_dir, config_name, [o for o in others if o is not None])[1] is None:
-                return f"{single[i]}, a job of the sweep {override.input_line}, is refused (nothing ran): "
+    for i, override, _, _, err in _other_jobs_composed(parsed, single, config_dir, config_name):
+        if single[i] is not None and err is None:
+            return f"{single[i]}, a job of the sweep {override.input_line}, is refused (nothing ran): "
     return None
 
 
