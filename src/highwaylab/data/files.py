@@ -209,16 +209,13 @@ def _renamed_files(where: Path, dataset: str) -> list[tuple[str, str]]:
     """The files in ``where`` that are ``dataset``'s missing files under another spelling: the same
     name, letter case and the separators ``-``, ``.``, ``_`` aside (``train-images.idx3-ubyte`` for
     ``train-images-idx3-ubyte``), as ``(found, expected)`` pairs."""
-    def plain(name: str) -> str:
-        return "".join(c for c in name.lower() if c not in "-._")
-
     try:
         present = [p.name for p in where.iterdir() if p.is_file()] if where.is_dir() else []
     except OSError:  # a folder this user may not enter: the general advice
         return []
-    by_plain = {plain(name): name for name in present}
-    return [(by_plain[plain(name)], name) for name in data_files(dataset)
-            if name not in present and plain(name) in by_plain]
+    by_plain = {_plain_name(name): name for name in present}
+    return [(by_plain[_plain_name(name)], name) for name in data_files(dataset)
+            if name not in present and _plain_name(name) in by_plain]
 
 
 def _other_case(given: Path, parts: tuple[str, ...]) -> Path | None:
@@ -392,19 +389,22 @@ def check_data_path(path: Path, missing: str, folder: bool = False) -> None:
                     f"should be. Fix: remove it (rm {path}) and copy the real {want} there.")
 
 
+def _plain_name(name: str) -> str:
+    """A file name with letter case and the separators ``-``, ``.``, ``_`` left out: the spellings of
+    one data file that copies of the data sets use (``train-images.idx3-ubyte``)."""
+    return "".join(c for c in name.lower() if c not in "-._")
+
+
 def _unzipped_into_folders(raw: Path) -> list[tuple[Path, Path]]:
     """The folders in ``raw`` that each hold one regular file alone, of the folder's name in another
     spelling (letter case and the separators ``-``, ``.``, ``_`` aside: ``train-images-idx3-ubyte/
     train-images.idx3-ubyte``), as ``(folder, file)`` pairs: what some unzip tools make of an archive of
     archives."""
-    def plain(name: str) -> str:
-        return "".join(c for c in name.lower() if c not in "-._")
-
     found = []
     try:
         for box in sorted(p for p in raw.iterdir() if p.is_dir() and not p.is_symlink()):
             inner = list(box.iterdir())
-            if len(inner) == 1 and inner[0].is_file() and plain(inner[0].name) == plain(box.name):
+            if len(inner) == 1 and inner[0].is_file() and _plain_name(inner[0].name) == _plain_name(box.name):
                 found.append((box, inner[0]))
     except OSError:  # a folder this user may not enter: the general advice
         return []
