@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import json
 import logging
 import os
 import shlex
@@ -156,15 +155,12 @@ def sync_line(folder: Path) -> str | None:
     ``wandb sync`` that uploads all of them, its folder quoted for the shell. W&B's own closing line
     names the latest segment alone, which would upload the resumed part only (new-user pass 32).
     ``None`` for a run of one segment, an online run, or none."""
-    try:
-        metrics = json.loads((folder / "metrics.json").read_text())
-        run_dir = Path(metrics["wandb_dir"])  # .../wandb/offline-run-<date>_<time>-<id>
-        run_dir = run_dir.parent if run_dir.name == "files" else run_dir  # as recorded before new-user 48/3
-        run_id = str(metrics["wandb_run_path"]).rsplit("/", 1)[-1]
-    except (OSError, ValueError, KeyError, TypeError):
+    from highwaylab.utils.wandb_offline import recorded_wandb_folder
+
+    run_dir = recorded_wandb_folder(folder)  # .../wandb/offline-run-<date>_<time>-<id>
+    if run_dir is None or not run_dir.name.startswith("offline-run-"):
         return None
-    if not run_dir.name.startswith("offline-run-"):
-        return None
+    run_id = run_dir.name.rsplit("-", 1)[1]
     segments = sorted(run_dir.parent.glob(f"offline-run-*-{run_id}"))
     if len(segments) < 2:
         return None

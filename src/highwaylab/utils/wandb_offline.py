@@ -113,7 +113,7 @@ def find_run_files(path: str | Path) -> list[Path]:
             "not a regular file"
         raise NoRunError(f"{odd[0]}: the run's W&B log is {kind}, not a regular file, so it cannot be read. "
                          f"Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")
-    if not found and (recorded := _recorded_wandb_folder(path)) is not None and recorded.is_dir() \
+    if not found and (recorded := recorded_wandb_folder(path)) is not None and recorded.is_dir() \
             and not recorded.resolve().is_relative_to(path.resolve()):
         return find_run_files(recorded)  # logger.wandb.save_dir elsewhere: where metrics.json says it is
     if not found:
@@ -126,10 +126,11 @@ def find_run_files(path: str | Path) -> list[Path]:
     return sorted(found.values())
 
 
-def _recorded_wandb_folder(run: Path) -> Path | None:
+def recorded_wandb_folder(run: Path) -> Path | None:
     """The W&B run folder that the run folder ``run``'s ``metrics.json`` records (``wandb_dir``: its
-    ``offline-run-*`` folder, wherever ``logger.wandb.save_dir`` put it); ``None`` without that record
-    (pass 56, row 67: before, a run logged to another save_dir was said to have lost its W&B run)."""
+    ``offline-run-*`` folder, wherever ``logger.wandb.save_dir`` put it; a ``files/`` folder, as it was
+    recorded before new-user pass 48, is read as its run folder); ``None`` without that record (pass
+    56, row 67: before, a run logged to another save_dir was said to have lost its W&B run)."""
     try:
         recorded = Path(json.loads((run / "metrics.json").read_text())["wandb_dir"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -150,7 +151,7 @@ def _what_it_logged(run: Path) -> str:
     if not isinstance(loggers, dict) or not loggers:
         return ": the run logged to no logger (logger=none)"
     if "wandb" in loggers:
-        recorded = _recorded_wandb_folder(run)
+        recorded = recorded_wandb_folder(run)
         where = f"{recorded}, as metrics.json records it," if recorded is not None else \
             "(wandb/offline-run-*)"
         return (f": the run logged to W&B, but its offline run folder {where} is gone: removed by wandb sync "
