@@ -834,6 +834,38 @@ def test_another_runs_checkpoint_copied_over_the_runs_own_is_refused_and_a_copie
     assert f"ckpt_path={last}" in argv(f"resume={run}")
 
 
+def test_a_run_moved_away_before_a_new_run_took_its_old_name_resumes_as_itself(tmp_path):
+    # breaking pass 59, rows 63 and 64 (major): `mv m1 m1keep`, then a new run (seed 1) at m1; before,
+    # resume=m1keep was refused "checkpoints/last.ckpt was written by another run: its paths point at
+    # .../m1/checkpoints", and, as a copy of m1, would have got a new W&B run
+    from highwaylab.train import copied_from
+
+    keep = make_run(tmp_path / "m1keep", [*OWN, "seed=0"])
+    new = make_run(tmp_path / "m1", [*OWN, "seed=1"])
+    for folder, seed, run_id in ((keep, 0, "keep0001"), (new, 1, "newrun01")):
+        (folder / "config_resolved.yaml").write_text(yaml.safe_dump({"seed": seed}))
+        (folder / "wandb" / f"offline-run-20261206_120000-{run_id}").mkdir(parents=True)
+        last = fake_checkpoint(folder / "checkpoints" / "last.ckpt", epochs=2, step=8, mid_epoch=False)
+        state = torch.load(last, weights_only=False)
+        state |= {"callbacks": {"ModelCheckpoint{'monitor': 'val/acc', 'mode': 'max'}":
+                                {"dirpath": str(tmp_path / "m1" / "checkpoints")}},
+                  "logger_versions": {"WandbLogger": run_id}, "run_seed": seed}
+        torch.save(state, last)
+    last = keep / "checkpoints" / "last.ckpt"
+    assert argv(f"resume={keep}")[-1] == f"ckpt_path={last}"
+    state = torch.load(last, weights_only=False)
+    assert copied_from(state, str(last)) is None  # moved: it continues W&B run keep0001
+    # without W&B, its seed tells it (its own, not the new run's)
+    shutil.rmtree(keep / "wandb")
+    assert argv(f"resume={keep}")[-1] == f"ckpt_path={last}"
+    assert copied_from(state, str(last)) is None
+    # the new run's checkpoint copied over m1keep's own is still refused
+    shutil.copy(new / "checkpoints" / "last.ckpt", last)
+    assert message(f"resume={keep}").startswith(
+        f"resume={keep}: checkpoints/last.ckpt was written by a run of seed=1 (saved in {new}), but this "
+        f"run's config_resolved.yaml has seed=0")
+
+
 def test_a_run_without_the_checkpoint_callbacks_names_lightnings_default_checkpoint(tmp_path):
     # breaking pass 16, row 44: before, a ~callbacks run (Lightning's default checkpoint in
     # csv/version_0/checkpoints/, named in metrics.json's best_ckpt) "finished without writing a checkpoint"

@@ -80,9 +80,11 @@ from highwaylab.utils.resume import (
     check_resume,
     continue_wandb_steps,
     latest_resolved,
+    moved_from,
     run_metrics,
     run_of,
     saved_dirpath,
+    wrote_wandb_run,
 )
 from highwaylab.utils.run_folder import remember as remember_run_folder
 from highwaylab.utils.shell_args import override_arg
@@ -880,7 +882,10 @@ def copied_from(checkpoint: dict, path: str) -> Path | None:
     if saved is None:
         return None
     here, there = Path(os.path.realpath(Path(path).parent)), Path(os.path.realpath(saved))
-    return there.parent if there != here and (there / "last.ckpt").is_file() else None
+    if there == here or not (there / "last.ckpt").is_file():
+        return None
+    run = run_of(Path(path)) or Path(path).parent.parent
+    return None if moved_from(run, checkpoint) else there.parent  # moved, and a new run started there
 
 
 def other_copies(checkpoint: dict, path: str, run_id: str) -> list[Path]:
@@ -904,9 +909,7 @@ def other_copies(checkpoint: dict, path: str, run_id: str) -> list[Path]:
         for folder in folders:
             if folder == here or not (folder / "checkpoints").is_dir():
                 continue
-            segments = (folder / "wandb").is_dir() and any((folder / "wandb").glob(f"*run-*-{run_id}"))
-            wrote = str((run_metrics(folder) or {}).get("wandb_run_path") or "").endswith(f"/{run_id}")
-            if segments or wrote:
+            if wrote_wandb_run(folder, run_id):
                 found.append(folder)
     return found
 

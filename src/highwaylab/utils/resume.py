@@ -1282,6 +1282,35 @@ def saved_dirpath(checkpoint: dict) -> str | None:
                  and isinstance(s, dict) and s.get("dirpath")), None)
 
 
+def wrote_wandb_run(folder: Path, run_id: str) -> bool:
+    """Whether ``folder`` (a run's folder) holds W&B run ``run_id``: its offline segments
+    (``wandb/*run-*-<run_id>``) or its ``metrics.json``'s ``wandb_run_path``."""
+    segments = (folder / "wandb").is_dir() and any((folder / "wandb").glob(f"*run-*-{run_id}"))
+    return segments or str((run_metrics(folder) or {}).get("wandb_run_path") or "").endswith(f"/{run_id}")
+
+
+def moved_from(run: Path, checkpoint: dict) -> bool:
+    """Whether ``run``'s folder was moved away from the folder ``checkpoint`` (its own ``last.ckpt``)
+    was saved in, and another run has been started at that path since: the checkpoint's W&B run
+    (``logger_versions``) is in this folder and not in that one, or, without W&B, the checkpoint's
+    seed (``run_seed``) is this run's and not that one's (breaking pass 59, rows 63 and 64: before,
+    ``mv m1 m1keep`` then a new run at ``m1`` made ``resume=m1keep`` refused as "written by another run",
+    or taken for a copy that got a new W&B run)."""
+    saved = saved_dirpath(checkpoint)
+    if not saved:
+        return False
+    other = Path(os.path.realpath(saved)).parent
+    versions = checkpoint.get("logger_versions")
+    run_id = versions.get("WandbLogger") if isinstance(versions, dict) else None
+    if isinstance(run_id, str) and run_id:
+        ours, theirs = wrote_wandb_run(run, run_id), wrote_wandb_run(other, run_id)
+        if ours != theirs:
+            return ours
+    seed = checkpoint.get("run_seed")
+    return (isinstance(seed, int) and _recorded_value(run, "seed") == seed
+            and _recorded_value(other, "seed") not in (seed, None))
+
+
 def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
     """Check that ``checkpoint`` (read from ``ckpt``, the checkpoint ``resume=<run>`` continues from)
     was written by ``run``. Its ``ModelCheckpoint`` state records the folder it was saved in; when
@@ -1312,6 +1341,8 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
         return  # its own folder
     if not (other / RECORD / "config.yaml").is_file() or not (run / RECORD / "config.yaml").is_file():
         return  # a moved folder: nothing is left where it was saved
+    if moved_from(run, checkpoint):
+        return  # a moved folder, and a new run started where it was
     name = f"resume={run}"
     theirs = OmegaConf.to_container(_load_config(other / RECORD / "config.yaml", name), resolve=False)
     ours = OmegaConf.to_container(_load_config(run / RECORD / "config.yaml", name), resolve=False)
