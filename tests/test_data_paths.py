@@ -297,6 +297,51 @@ def test_files_named_as_another_copy_names_them_get_the_renames_that_work(tmp_pa
     assert sorted(p.name for p in raw.iterdir()) == sorted(RAW_FILES)
 
 
+def test_a_zipped_or_tarred_data_set_gets_the_command_that_unpacks_it(tmp_path):
+    # pass 59, row 8: a data folder holding only mnist.zip; before, "Expected the uncompressed IDX files
+    # ... Fix: copy them there", with no word of the archive
+    import gzip
+    import tarfile
+    import zipfile
+
+    raw = tmp_path / "MNIST" / "raw"
+    with zipfile.ZipFile(tmp_path / "mnist.zip", "w") as box:  # the .gz files, in a folder of their own
+        for name in RAW_FILES:
+            box.writestr(f"mnist/{name}.gz", gzip.compress(b""))
+    refused_then_fixed(tmp_path, f"Data file missing: {raw}/{IMAGES}. {tmp_path}/mnist.zip is there, packed, "
+                                 f"and the files are read unpacked from {raw}. Fix: mkdir -p {raw} && unzip "
+                                 f"-j -o {tmp_path}/mnist.zip mnist/train-images-idx3-ubyte.gz ")
+    assert sorted(p.name for p in raw.iterdir()) == sorted([*RAW_FILES, *(n + ".gz" for n in RAW_FILES)])
+    # Kaggle's spelling, unpacked as it is and renamed to the names that are read
+    other = tmp_path / "kaggle"
+    other.mkdir()
+    with zipfile.ZipFile(other / "archive.zip", "w") as box:
+        for name in RAW_FILES:
+            box.writestr(name.replace("s-idx", "s.idx"), b"")
+    refused_then_fixed(other, f"Data file missing: {other}/MNIST/raw/{IMAGES}. {other}/archive.zip is there")
+    assert sorted(p.name for p in (other / "MNIST" / "raw").iterdir()) == sorted(RAW_FILES)
+    # a tar of the whole layout: unpacked where it belongs
+    layout = tmp_path / "tarred"
+    (layout / "src").mkdir(parents=True)
+    with tarfile.open(layout / "mnist.tar.gz", "w:gz") as box:
+        box.add(raw, arcname="data/MNIST/raw")
+    refused_then_fixed(layout, f"Data file missing: {layout}/MNIST/raw/{IMAGES}. {layout}/mnist.tar.gz is "
+                               f"there, packed, and the files are read from {layout}/MNIST/raw. Fix: tar -xf "
+                               f"{layout}/mnist.tar.gz -C {layout} --strip-components=1")
+    # an archive of something else is named as such, with what it holds
+    csv = tmp_path / "csv"
+    csv.mkdir()
+    with zipfile.ZipFile(csv / "mnist.zip", "w") as box:
+        box.writestr("mnist_train.csv", "")
+        box.writestr("mnist_test.csv", "")
+    with pytest.raises(DataError, match=(f"^Data file missing: {csv}/MNIST/raw/{IMAGES}. {csv}/mnist.zip is "
+                                         f"there, but it holds none of mnist's files \\(mnist_train.csv, "
+                                         f"mnist_test.csv\\): the files read are {IMAGES}, ")):
+        from highwaylab.data.files import check_data_files
+
+        check_data_files("mnist", str(csv))
+
+
 def test_files_one_folder_above_their_own_get_the_move_that_works(tmp_path):
     # pass 52, row 12: the four files in MNIST/, without raw/; before, "Data file missing" and "copy them
     # there", with no word that they were one folder up

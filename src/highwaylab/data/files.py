@@ -11,6 +11,8 @@ import errno
 import os
 import shlex
 import stat
+import tarfile
+import zipfile
 from pathlib import Path
 
 from highwaylab.data.checksums import OFFICIAL, unreadable_error
@@ -147,6 +149,8 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
         return (f"The folder {where} holds the files under other names ({named}), as some copies of "
                 f"{dataset.upper()} name them. Fix: give them the names that are read: cd "
                 f"{shlex.quote(str(where))} && {moves}")
+    if (packed := _archive_hint(given, where, dataset)) is not None:  # pass 59, row 8: only mnist.zip
+        return packed
     if url is None:
         return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
@@ -156,6 +160,66 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
+
+
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".7z", ".rar")
+
+
+def _members(archive: Path) -> list[str] | None:
+    """The names of the files in a zip or tar ``archive`` (read from its index, nothing unpacked);
+    ``None`` for another kind (7z, rar), or one that cannot be read."""
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as box:
+                return [i.filename for i in box.infolist() if not i.is_dir()]
+        with tarfile.open(archive) as box:
+            return [m.name for m in box.getmembers() if m.isfile()]
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError):
+        return None
+
+
+def _archive_hint(given: Path, where: Path, dataset: str) -> str | None:
+    """The fix when ``dataset``'s files are missing but an archive (zip, tar, 7z, rar) lies in ``given``
+    or on the way to ``where``: the command that unpacks the data files from it into ``where``
+    (CIFAR's tar.gz: into ``given``, which it makes ``<folder>/`` in), or what it holds instead.
+    ``None`` without such an archive."""
+    parts = Path(LAYOUT[dataset][0]).parts
+    folders = [given, *(given / Path(*parts[:n]) for n in range(1, len(parts) + 1))]
+    try:
+        archives = [p for f in folders if f.is_dir() for p in sorted(f.iterdir())
+                    if p.is_file() and p.name.lower().endswith(ARCHIVES)]
+    except OSError:  # a folder this user may not enter: the general advice
+        return None
+    if not archives:
+        return None
+    archive, layout = archives[0], LAYOUT[dataset][0]
+    members, box = _members(archive), shlex.quote(str(archive))
+    if members is None:
+        return (f"{archive} is there, packed, and the files are read unpacked from {where}. Fix: unpack it "
+                f"so that {where} holds {', '.join(data_files(dataset))}")
+    if any(m.startswith(f"{layout}/") or f"/{layout}/" in m for m in members):  # the layout inside it
+        top = next(m for m in members if f"{layout}/" in m).split(f"{layout}/")[0].count("/")
+        strip = f" --strip-components={top}" if top else ""
+        unpack = (f"unzip -o {box} -d {shlex.quote(str(given))}" if zipfile.is_zipfile(archive) else
+                  f"tar -xf {box} -C {shlex.quote(str(given))}{strip}")
+        return f"{archive} is there, packed, and the files are read from {where}. Fix: {unpack}"
+    wanted = {_plain_name(n + gz): n + gz for n in data_files(dataset) for gz in ("", ".gz")}
+    found = {m: wanted[_plain_name(Path(m).name)] for m in members if _plain_name(Path(m).name) in wanted}
+    if not found:
+        shown = ", ".join(members[:3]) + (", ..." if len(members) > 3 else "")
+        return (f"{archive} is there, but it holds none of {dataset}'s files ({shown}): the files read are "
+                f"{', '.join(data_files(dataset))}, in {where}")
+    dest = shlex.quote(str(where))
+    names = " ".join(shlex.quote(m) for m in found)
+    unpack = (f"unzip -j -o {box} {names} -d {dest}" if zipfile.is_zipfile(archive) else
+              f"tar -xf {box} -C {dest} --transform='s|.*/||' {names}")
+    steps = [f"mkdir -p {dest}", unpack]
+    steps += [f"mv {dest}/{shlex.quote(Path(m).name)} {dest}/{shlex.quote(n)}" for m, n in found.items()
+              if Path(m).name != n]
+    if packed := [shlex.quote(str(where / n)) for n in found.values() if n.endswith(".gz")]:
+        steps.append(f"gunzip -k {' '.join(packed)}")
+    return (f"{archive} is there, packed, and the files are read unpacked from {where}. Fix: "
+            + " && ".join(steps))
 
 
 def _files_folder_fix(given: Path, dataset: str, key: str) -> tuple[str, str]:
