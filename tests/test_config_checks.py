@@ -1125,6 +1125,9 @@ COMMAND_LINES = {
     "+trainer.limit_train_batches=3 +depth=5": "+depth=5: depth is already set (the config has it)",
     "+trainer.limit_train_batches=3 trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key "
                                                           "'max_epoch'; did you mean trainer.max_epochs?",
+    # pass 59, row 69: before, "did you mean trainer.min_epochs?" alone
+    "trainer.epochs=3": "trainer.epochs=3: trainer has no key 'epochs'; did you mean trainer.max_epochs or "
+                        "trainer.min_epochs? Fix: correct the key",
     # pass 24, row 43: before, "warning: ... the last one, trainer.max_epochs=1,2, is used", then Hydra's
     # four lines ("Ambiguous value for argument")
     "trainer.max_epochs=2 trainer.max_epochs=1,2":

@@ -252,12 +252,23 @@ def quiet_args_parser() -> Any:
     return parser
 
 
-def did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
-    """``"; did you mean <prefix><closest>?"`` for a typo of one of ``candidates``, else ``""``."""
+def closest_names(name: str, candidates: list[str]) -> list[str]:
+    """The ``candidates`` that ``name`` is a typo of: the closest, with those equally close, sorted;
+    empty when none is close (``difflib``'s ratio under 0.75: other names, not typos)."""
     import difflib
 
-    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)  # typos, not other keys
-    return f"; did you mean {prefix}{match[0]}?" if match else ""
+    match = difflib.get_close_matches(name, candidates, n=3, cutoff=0.75)
+    best = difflib.SequenceMatcher(None, name, match[0]).ratio() if match else None
+    return sorted(m for m in match if difflib.SequenceMatcher(None, name, m).ratio() == best)
+
+
+def did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
+    """``"; did you mean <prefix><closest>?"`` for a typo of one of ``candidates``, else ``""``; the
+    candidates equally close are all named (``epochs``: ``max_epochs or min_epochs``; pass 59, row 69:
+    before, only the one that sorts last)."""
+    if not (tied := closest_names(name, candidates)):
+        return ""
+    return f"; did you mean {' or '.join(prefix + m for m in tied)}?"
 
 
 def flags_first(argv: list[str]) -> list[str]:

@@ -70,7 +70,7 @@ from omegaconf.errors import (
 )
 
 from highwaylab.errors import ConfigError
-from highwaylab.utils.hydra_utils import did_you_mean
+from highwaylab.utils.hydra_utils import closest_names, did_you_mean
 from highwaylab.utils.shell_args import override_arg, shell_word
 
 # Hydra's config groups, which an override chooses with a slash (hydra/job_logging=disabled)
@@ -978,7 +978,7 @@ def _top_level_additions(parsed: list[Any], single: list[str | None], config_dir
         leaves = [path for path in _leaf_paths(OmegaConf.to_container(base, resolve=False))
                   if not path.startswith("hydra.")]
         names = {path.rsplit(".", 1)[-1]: path for path in reversed(leaves)}  # the first path per name
-        meant = did_you_mean(key, list(names)).removeprefix("; did you mean ").removesuffix("?")
+        meant = next(iter(closest_names(key, list(names))), "")
         hint = f"; did you mean {names[meant]}?" if meant else "."
         raise OverrideError(f"{override.input_line}: adds a top-level key '{key}' that nothing in the run "
                             f"reads (it would be ignored, and recorded){hint} Fix: correct the key (python "
@@ -1324,7 +1324,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "") or _deeper(node, parent, name)
     value = given.split("=", 1)[1] if "=" in given else ""
     groups = [p.parent.name for p in Path(config_dir).glob(f"*/{value}.yaml")] if value and not parent else []
-    if group := did_you_mean(name, groups).removeprefix("; did you mean ").removesuffix("?"):
+    if group := next(iter(closest_names(name, groups)), ""):
         meant = f"; did you mean the group {group}={value}?"  # modle=plain: model=, not module
     model = cfg.hydra.runtime.choices.get("model") if cfg is not None else None
     if missing_key == "model.gate_bias" and model is not None and not given.startswith("~"):
