@@ -2240,6 +2240,25 @@ def test_a_sweep_over_config_groups_whose_jobs_all_compose_passes(tmp_path):
         check_command_line(["train.py", *line.split(), f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
 
 
+def test_a_highwaylab_root_that_is_an_outputs_folder_warns_of_outputs_inside_outputs(tmp_path, monkeypatch):
+    # pass 59, row 39: before, HIGHWAYLAB_ROOT=<checkout>/outputs wrote outputs/outputs/runs/... unsaid
+    from highwaylab.config_checks import nested_outputs_warning
+
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(tmp_path / "outputs"))
+    log_dir = compose_cfg(["depth=3"], tmp_path).paths.log_dir
+    assert log_dir == f"{tmp_path}/outputs/outputs"  # conf/paths/default.yaml: ${paths.root_dir}/outputs
+    run = f"{log_dir}/runs/highway-d3-s0"
+    cfg = compose_cfg(["depth=3"], tmp_path / run)
+    assert nested_outputs_warning(cfg) == (
+        f"HIGHWAYLAB_ROOT={tmp_path}/outputs (from the environment) is an outputs/ folder itself, but it "
+        f"names the folder that holds outputs/, so this run is written to {run} (outputs/ inside outputs/). "
+        f"To write the runs to {tmp_path}/outputs/runs/..., set HIGHWAYLAB_ROOT={tmp_path}")
+    monkeypatch.setenv("HIGHWAYLAB_ROOT", str(tmp_path))  # the fix it gives
+    fixed = compose_cfg(["depth=3"], tmp_path)
+    assert fixed.paths.log_dir == f"{tmp_path}/outputs"
+    assert nested_outputs_warning(compose_cfg(["depth=3"], tmp_path / "outputs" / "runs" / "x")) is None
+
+
 def test_tags_beside_an_experiments_own_tags_warn_with_the_list_that_keeps_them(tmp_path):
     # pass 57, row 75: before, experiment=paper_mnist_depth tags=mine lost the tags paper and mnist_depth
     # without a word (Hydra replaces the list)

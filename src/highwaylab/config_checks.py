@@ -988,6 +988,24 @@ def _experiment_option(experiment: str, group: str) -> tuple[str | None, set[str
     return option, keys
 
 
+def nested_outputs_warning(cfg: DictConfig) -> str | None:
+    """The warning for a ``HIGHWAYLAB_ROOT`` that is an ``outputs/`` folder itself: it names the folder
+    that holds ``outputs/``, so the run goes to ``<it>/outputs/runs/...`` (pass 59, row 39:
+    ``HIGHWAYLAB_ROOT=<checkout>/outputs`` wrote ``outputs/outputs/`` without a word); ``None`` otherwise,
+    or where ``paths.log_dir`` or the run's folder is set elsewhere."""
+    root = os.environ.get("HIGHWAYLAB_ROOT", "")
+    if not root.strip() or os.path.basename(os.path.normpath(root)) != "outputs":
+        return None
+    nested = os.path.join(os.path.abspath(root), "outputs")
+    output_dir = os.path.abspath(str(OmegaConf.select(cfg, "paths.output_dir", default="") or ""))
+    if not (output_dir == nested or output_dir.startswith(nested + os.sep)):
+        return None
+    parent = os.path.dirname(os.path.abspath(root))
+    return (f"HIGHWAYLAB_ROOT={root} (from the environment) is an outputs/ folder itself, but it names the "
+            f"folder that holds outputs/, so this run is written to {output_dir} (outputs/ inside outputs/). "
+            f"To write the runs to {os.path.abspath(root)}/runs/..., set HIGHWAYLAB_ROOT={parent}")
+
+
 def replaced_tags_warning(cfg: DictConfig) -> str | None:
     """The warning for ``tags=...`` beside an ``experiment=`` whose file sets tags of its own: Hydra
     replaces the list, so the run loses the experiment's tags (pass 57, row 75: ``experiment=

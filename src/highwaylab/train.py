@@ -49,7 +49,12 @@ from highwaylab.callbacks import (
 from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.callbacks.media import check_figures_folder
-from highwaylab.config_checks import replaced_tags_warning, validate, zero_rate_warning
+from highwaylab.config_checks import (
+    nested_outputs_warning,
+    replaced_tags_warning,
+    validate,
+    zero_rate_warning,
+)
 from highwaylab.errors import CheckpointMissingError, ConfigError, MetricsWriteError
 from highwaylab.models.carry import check_carry
 from highwaylab.trainer_checks import (
@@ -133,8 +138,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         log.warning(unknown)
     if rank_zero_only.rank == 0 and (decayed := decayed_lr_warning(cfg)) is not None:
         log.warning(decayed)  # the default gamma 0.6 over 30 epochs and more
-    # sgd_step in a short run; val_size=1; tags= beside an experiment's own tags
-    for warning in (undecayed_lr_warning, small_val_set_warning, replaced_tags_warning):
+    # sgd_step in a short run; val_size=1; tags= beside an experiment's own tags; outputs/outputs/
+    for warning in (undecayed_lr_warning, small_val_set_warning, replaced_tags_warning,
+                    nested_outputs_warning):
         if rank_zero_only.rank == 0 and (line := warning(cfg)) is not None:
             log.warning(line)
     checkpoint = read_checkpoint(ckpt_path) if ckpt_path else None  # read once, for both checks
