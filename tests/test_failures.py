@@ -252,7 +252,8 @@ def test_a_run_without_a_logger_says_why_it_records_no_learning_rate(tmp_path, c
     caplog.clear()
     with caplog.at_level("INFO", logger="highwaylab.train"):
         metrics = train(compose_cfg([*TINY, "logger=csv"], tmp_path / "csv"))
-    assert metrics["train/lr"] == pytest.approx(0.1) and not [m for m in caplog.messages if "No logger" in m]
+    assert metrics["train/lr"] == 0.1  # exactly, as the loggers get it (new-user pass 60: 0.1000000014901)
+    assert not [m for m in caplog.messages if "No logger" in m]
     caplog.clear()  # new-user pass 50, finding 8: debug=fast was told "add logger=csv", which records nothing
     with caplog.at_level("INFO", logger="highwaylab.train"):
         train(compose_cfg(["debug=fast", "depth=3", "width=8"], tmp_path / "fast"))
