@@ -158,6 +158,27 @@ def test_layer_step_maps_of_two_quantities_give_each_panel_its_own_log_scale_and
     assert scales == {(1e-3, 3.0)}
 
 
+def test_a_measurement_is_drawn_for_its_cadence_and_the_steps_after_it_are_left_blank():
+    # new-user pass 60: grad_norm/by_step of a 30-step run, measured every 200 steps, painted step 0's
+    # value over all 30 steps, as if measured there
+    params, inputs = np.array([[1e-3, 2e-3]]), np.array([[0.5, 1.0]])  # (S, L): one measurement, step 0
+    fig = layer_step_maps([0], {"parameters": params, "inputs": inputs}, "norms", "norm", log=True,
+                          end_step=30, shared_scale=False, hold=5)
+    mesh = fig.axes[0].collections[0]
+    assert fig.axes[0].get_xlim() == (0.0, 30.0)  # the x axis still runs to the step it is drawn at
+    np.testing.assert_array_equal(mesh.get_coordinates()[0, :, 0], [0, 5, 30])  # step 0 held 5 steps
+    np.testing.assert_array_equal(np.ma.filled(mesh.get_array(), np.nan).reshape(2, 2),
+                                  [[1e-3, np.nan], [2e-3, np.nan]])  # layer x span: blank after step 5
+    # measurements every 10 steps, the last at step 20 of 31: each holds to the next, the last 10 steps
+    steps, values = [0, 10, 20], np.array([[1.0], [2.0], [3.0]])
+    mesh = layer_step_map(steps, values, "mean T", "T", end_step=31).axes[0].collections[0]
+    held = layer_step_maps(steps, {"": values}, "mean T", "T", end_step=31, hold=10).axes[0].collections[0]
+    np.testing.assert_array_equal(mesh.get_coordinates()[0, :, 0], [0, 10, 20, 31])  # without hold
+    np.testing.assert_array_equal(held.get_coordinates()[0, :, 0], [0, 10, 20, 30, 31])
+    np.testing.assert_array_equal(np.ma.filled(held.get_array(), np.nan), [[1.0, 2.0, 3.0, np.nan]])
+    plt.close("all")
+
+
 def test_the_gate_mean_scale_starts_a_decade_below_the_lowest_initial_mean():
     # README, "How to read the images"; new-user pass 3: it started at 0.01 for an initial mean of
     # 0.0202, so gates closing below 0.01 all had the lowest colour

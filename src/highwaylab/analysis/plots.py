@@ -90,7 +90,8 @@ def layer_step_map(steps: Sequence[int], values: np.ndarray, title: str, cbar_la
 def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: str, cbar_label: str,
                     cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
                     log: bool = False, cbar_marks: Sequence[tuple[float, str]] = (),
-                    end_step: int | None = None, shared_scale: bool = True) -> Figure:
+                    end_step: int | None = None, shared_scale: bool = True,
+                    hold: int | None = None) -> Figure:
     """Layer x training-step heat maps, side by side: each ``(S, L)`` array of ``maps`` (titled by
     its key) holds per-layer values measured at ``steps (S,)``, layer 1 on top. ``shared_scale``:
     one colour scale and bar for all panels (values of one quantity); else each panel has its own
@@ -98,7 +99,10 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
     parameters and of its input, which can lie decades apart).
     Each measurement is drawn from its step to the next one's (the last to ``end_step``, the step
     the figure is drawn at, or one step on), so the x axis runs from the first measurement to now;
-    small ticks at the bottom mark the measurements. ``log``: a logarithmic colour scale; values of
+    small ticks at the bottom mark the measurements. ``hold``: the measurements' cadence in steps; a
+    measurement is drawn for at most that many steps, and the steps after it are left blank until the
+    next one (new-user pass 60: a run of 30 steps measured every 200 showed step 0's value painted
+    over all 30). ``log``: a logarithmic colour scale; values of
     exactly 0 (a gradient that vanished entirely: below any log scale) are drawn grey and the colour
     bar's label says so (before, blank white, like no measurement: new-user pass 32), other
     non-positive values are left blank; ``vmin``/``vmax`` default to the data's range.
@@ -127,6 +131,12 @@ def layer_step_maps(steps: Sequence[int], maps: dict[str, np.ndarray], title: st
         norms += [LogNorm(vmin=low, vmax=high) if log else plt.Normalize(vmin=low, vmax=high)] * len(group)
     end = max(float(end_step) if end_step is not None else steps[-1], steps[-1] + 1)
     edges = np.concatenate([steps, [end]])  # measurement i holds from steps[i] to steps[i + 1]
+    if hold is not None:  # ... or for `hold` steps, then a blank (NaN) span until the next one
+        stops = np.minimum(edges[1:], steps + hold)
+        gaps = np.flatnonzero(stops < edges[1:])
+        edges = np.insert(edges, gaps + 1, stops[gaps])
+        shown = {name: np.insert(a, gaps + 1, np.nan, axis=0) for name, a in shown.items()}
+        zeros = {name: np.insert(z, gaps + 1, np.nan, axis=0) for name, z in zeros.items()}
     # a fixed layout in inches (constrained layout costs twice the drawing time, paid every epoch):
     # 0.8 in left, 5.2 in per panel and 0.35 in between (1.6 in with a colour bar each), 1.6 in right
     # for the last colour bar and its labels

@@ -123,13 +123,13 @@ class LayerGradNormMonitor(L.Callback):
                                  "table (grad_norm/global is still logged)")
             return
         step = step_of(trainer)
-        last = f"last measured at step {self.param_history.steps[-1]}"
+        last = f"measured every {self.every_n_steps} steps, last at step {self.param_history.steps[-1]}"
         log_figure(trainer, "grad_norm/by_step", lambda: layer_step_maps(
             self.param_history.steps, {"parameters of layer k": self.param_history.array(),
                                        "input activations of layer k": self.input_history.array()},
             f"Gradient norm by layer and step ({when(trainer, step)}; {last})",
             "L2 norm of the gradient (log scale)", cmap="magma", log=True, end_step=step,
-            shared_scale=False), step)
+            shared_scale=False, hold=self.every_n_steps), step)
         log_figure(trainer, "grad_norm/by_layer", lambda: layer_lines(
             {"parameters of layer k": self.param_norms.numpy(),
              "input activations of layer k": self.input_norms.numpy()},
