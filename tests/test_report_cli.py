@@ -153,8 +153,8 @@ def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
     table = markdown_table(rows, jobs, points)
     assert table.startswith("| model | depth | optim.optimizer.lr | seeds | final training loss (nats) | "
                             "test accuracy (%) |\n|---|---|---|---|---|---|\n"
-                            "| highway | 3 | 0.01 | 1 | 1.1 | 60.00 |\n"
-                            "| highway | 3 | 0.1 | 2 | 0.4 ± 0.14 | 85.00 ± 7.07 |\n")
+                            "| highway | 3 | 0.01 | 1 | 1.100 | 60.00 |\n"
+                            "| highway | 3 | 0.1 | 2 | 0.4000 ± 0.14 | 85.00 ± 7.07 |\n")
     assert "- 3_mnist-highway-d3-relu-sgd-s1: failed: optimized_metric val/acc_best is NaN" in table
 
 
@@ -171,7 +171,7 @@ def test_a_swept_key_keeps_its_column_when_the_other_value_failed(tmp_path, erro
     table = markdown_table(table_rows(points), jobs, points)
     assert table.startswith("| model | depth | optim.optimizer.lr | seeds | final training loss (nats) | "
                             "test accuracy (%) |\n|---|---|---|---|---|---|\n"
-                            "| highway | 3 | 0.1 | 1 | 0.3 | 90.00 |\n"), table
+                            "| highway | 3 | 0.1 | 1 | 0.3000 | 90.00 |\n"), table
     assert f"- 1_mnist-highway-d3-relu-sgd-s0: failed: {error}" in table
 
 
@@ -253,13 +253,13 @@ def test_a_job_that_failed_on_a_seed_that_is_no_integer_is_listed_not_a_tracebac
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert f"- {bad.name}: failed: seed='x' must be an integer" in proc.stdout
-    assert "| highway | 3 | 1 | 0.5 | 90.00 |" in proc.stdout
+    assert "| highway | 3 | 1 | 0.5000 | 90.00 |" in proc.stdout
 
 
 def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):
     proc = report(repeated_seed, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "| highway | 3 | 2 | 0.55 ± 0.21 | 90.00 ± 7.07 |" in proc.stdout
+    assert "| highway | 3 | 2 | 0.5500 ± 0.21 | 90.00 ± 7.07 |" in proc.stdout
     assert "- repeated seeds: highway depth 3: seed 0 ran in 2 jobs" in proc.stdout
     warning = [line for line in proc.stderr.splitlines() if "warning" in line]
     assert warning == [f"python -m highwaylab.report: warning: {REPEAT_NOTE}"]
@@ -278,8 +278,8 @@ def test_plain_seeds_and_models_keep_the_table_as_it_was(tmp_path):
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr[-3000:]
     assert ("| model | depth | seeds | final training loss (nats) | test accuracy (%) |\n"
             "|---|---|---|---|---|\n"
-            "| highway | 3 | 2 | 0.3 ± 0.14 | 94.00 ± 1.41 |\n"
-            "| plain | 3 | 2 | 1.1 ± 0.28 | 60.00 ± 14.14 |\n") in proc.stdout
+            "| highway | 3 | 2 | 0.3000 ± 0.14 | 94.00 ± 1.41 |\n"
+            "| plain | 3 | 2 | 1.100 ± 0.28 | 60.00 ± 14.14 |\n") in proc.stdout
     assert list(read_csv(sweep / "report")[0]) == ["model", "depth", "seeds", "jobs", "train_loss_mean",
                                                    "train_loss_std", "test_acc_mean", "test_acc_std"]
 
@@ -812,7 +812,7 @@ def test_a_job_resumed_to_more_epochs_is_not_averaged_with_the_others_and_says_s
     table = markdown_table(table_rows(points), jobs, points)
     assert table.splitlines()[0] == ("| model | depth | epochs trained | seeds | final training loss "
                                      "(nats) | test accuracy (%) |")
-    assert "| highway | 10 | 2 | 1 | 0.3 | 63.00 |" in table
+    assert "| highway | 10 | 2 | 1 | 0.3000 | 63.00 |" in table
     for job in jobs:
         job.metrics["epochs"] = 1
     assert [p.variant for p in aggregate(jobs)] == [()]  # the same epochs: no column
@@ -851,6 +851,29 @@ def test_the_wandb_report_run_goes_to_the_jobs_recorded_project_and_group(tmp_pa
     with pytest.raises(Stop):
         main([str(sweep), "--out", str(tmp_path / "rep")])
     assert (started[-1]["project"], started[-1]["group"]) == ("highwaylab", "sweep-sw")
+
+
+def test_a_debug_fast_sweep_is_reported_as_a_check_not_as_results(tmp_path):
+    # pass 59, row 32: before, the report of `-m debug=fast depth=3,4` showed one-step runs as results,
+    # blamed their 128 test examples on trainer.limit_test_batches, and wrote losses 2.3 beside 2.301
+    from .conftest import ROOT
+
+    sweep = tmp_path / "sweep"
+    ran = subprocess.run([sys.executable, "train.py", "-m", "debug=fast", "depth=3,4",
+                          f"hydra.sweep.dir={sweep}"], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                         env=subprocess_env())
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    done = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    note = ("every finished job ran trainer.fast_dev_run (debug=fast): one batch of training, validation and "
+            "test each, so their loss and accuracy are those of a net trained for one step, a check that the "
+            "sweep runs, not a result: run the sweep without debug=fast for the paper's figures")
+    assert f"python -m highwaylab.report: warning: {note}" in done.stderr.splitlines()
+    assert "limit_test_batches" not in done.stderr
+    table = (sweep / "report" / "table.md").read_text()
+    assert table.endswith(f"\n- {note}\n")
+    losses = [line.split(" | ")[3] for line in table.splitlines()[2:4]]
+    assert [len(loss) for loss in losses] == [5, 5], losses  # 4 significant digits each: 2.300, 2.284
 
 
 def test_a_test_accuracy_over_part_of_the_test_set_is_named_under_the_table(tmp_path):
@@ -1133,7 +1156,7 @@ def test_a_sweep_run_with_test_false_is_reported_without_its_accuracy(tmp_path, 
             f"test=true")
     assert f"python -m highwaylab.report: warning: {note}" in proc.stderr.splitlines()
     table = (sweep / "report" / "table.md").read_text()
-    loss = "0.55 ± 0.071" if seeds > 1 else "0.5"
+    loss = "0.5500 ± 0.071" if seeds > 1 else "0.5000"
     assert f"| highway | 3 | {seeds} | {loss} | - |" in table.splitlines() and f"- {note}" in table
     assert (sweep / "report" / "depth.png").stat().st_size > 0
 

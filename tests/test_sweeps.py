@@ -257,7 +257,7 @@ def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_p
     (sweep / "summary.jsonl").write_text('{"job": 0, "status": "ok"')  # a half-written line
     out = report_main([str(sweep), "--no-wandb"])
     table = (out / "table.md").read_text()
-    assert "| plain | 3 | 1 | 0.5 | 90.00 |" in table
+    assert "| plain | 3 | 1 | 0.5000 | 90.00 |" in table
     assert "1_highway-d3-s0: incomplete: metrics.json cannot be read" in table
 
     empty = tmp_path / "failed"

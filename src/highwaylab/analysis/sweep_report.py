@@ -67,6 +67,7 @@ class Job:
     error: str | None = None
     curve: list[tuple[int, float]] = field(default_factory=list)  # (step, train/loss_step)
     overrides: dict[str, str | None] = field(default_factory=dict)
+    fast_dev_run: bool = False  # trainer.fast_dev_run (debug=fast): one batch each, a check, not a result
 
 
 def collect_jobs(sweep_dir: str | Path) -> list[Job]:
@@ -131,8 +132,9 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
             warnings.warn(f"{folder.name}: {error}", stacklevel=2)
         status = "ok" if metrics else (recorded or "incomplete")
         depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
+        smoke = bool(OmegaConf.select(cfg, "trainer.fast_dev_run", default=False))
         jobs.append(Job(folder, str(choices.get("model")), depth, _whole(cfg.get("seed")), status, metrics,
-                        error, loss_curve(folder), overrides))
+                        error, loss_curve(folder), overrides, smoke))
     if not jobs and (sweep_dir / "multirun.yaml").is_file():  # pass 57, row 95: before, "give the folder
         raise FileNotFoundError(f"{sweep_dir} is a multirun that started no job (it holds multirun.yaml, "
                                 f"no job folder <n>_<name>/): nothing to report. Run the sweep again (its "
@@ -620,7 +622,7 @@ def aggregate(jobs: list[Job]) -> list[Point]:
         if point.repeats:
             warnings.warn(point.repeats_note(), stacklevel=2)
         points.append(point)
-    for note in (partial_test_note(jobs), untested_note(jobs)):
+    for note in (smoke_test_note(jobs), partial_test_note(jobs), untested_note(jobs)):
         if note is not None:
             warnings.warn(note, stacklevel=2)
     return points
@@ -650,7 +652,7 @@ def partial_test_note(jobs: list[Job]) -> str | None:
     (``test_examples`` in their metrics.json, below ``TEST_SET_SIZE``: ``trainer.limit_test_batches``),
     which the table's accuracy would otherwise not show (breaking pass 26, row 34); ``None`` if none."""
     partial = {j.folder.name: j.metrics["test_examples"] for j in jobs
-               if j.status == "ok" and isinstance(j.metrics.get("test_examples"), int)
+               if j.status == "ok" and not j.fast_dev_run and isinstance(j.metrics.get("test_examples"), int)
                and j.metrics["test_examples"] < TEST_SET_SIZE}
     if not partial:
         return None
@@ -662,6 +664,22 @@ def partial_test_note(jobs: list[Job]) -> str | None:
     return (f"the test accuracy of {which} counts {shown} of the test set's {TEST_SET_SIZE:,} examples "
             f"(trainer.limit_test_batches), so it is a rough estimate: run without the limit for the "
             f"paper's figures")
+
+
+def smoke_test_note(jobs: list[Job]) -> str | None:
+    """One line for the finished jobs that ran ``trainer.fast_dev_run`` (``debug=fast``): one batch of
+    training, validation and test each, so their loss and accuracy are those of an untrained net, a
+    check that the sweep runs (pass 59, row 32: before, shown as results, and their 128 test examples
+    blamed on ``trainer.limit_test_batches``); ``None`` if none."""
+    smoke = [j for j in jobs if j.status == "ok" and j.fast_dev_run]
+    if not smoke:
+        return None
+    finished = sum(j.status == "ok" for j in jobs)
+    which = "every finished job" if len(smoke) == finished else f"{len(smoke)} of {finished} finished jobs"
+    return (f"{which} ran trainer.fast_dev_run (debug=fast): one batch of training, validation and test "
+            f"each, so {'its' if len(smoke) == 1 else 'their'} loss and accuracy are those of a net trained "
+            f"for one step, a check that the sweep runs, not a result: run the sweep without debug=fast "
+            f"for the paper's figures")
 
 
 def _metric(job: Job, key: str) -> float:
@@ -838,7 +856,8 @@ def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None
                                 "test accuracy (%)"]) + " |",
              "|" + "---|" * (5 + len(swept))]
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
-        loss = _spread(r["train_loss_mean"], r["train_loss_std"], r["seeds"], ".4g", ".2g")
+        loss = _spread(r["train_loss_mean"], r["train_loss_std"], r["seeds"], "#.4g", ".2g")  # 2.300, not
+        # 2.3 beside 2.301 (pass 59, row 32)
         acc = (_spread(100 * r["test_acc_mean"], 100 * r["test_acc_std"], r["seeds"], ".2f")
                if math.isfinite(r["test_acc_mean"]) else "-")  # test=false: not tested
         lines.append(" | ".join([f"| {r['model']}", str(r["depth"]), *(str(r[k]) for k in swept),
@@ -846,7 +865,7 @@ def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None
     for note in (p.repeats_note() for p in points or []):
         if note:
             lines.append(f"\n- repeated seeds: {note}")
-    for note in (partial_test_note(jobs), untested_note(jobs)):
+    for note in (smoke_test_note(jobs), partial_test_note(jobs), untested_note(jobs)):
         if note is not None:
             lines.append(f"\n- {note}")
     for job in (j for j in jobs if j.status != "ok"):
