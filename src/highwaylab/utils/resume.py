@@ -749,6 +749,21 @@ def check_run_name(value: Any) -> None:
                           f"(<date>_<time>_<run_name>_<hex>) allows {MAX_RUN_NAME}. Fix: a shorter run_name")
 
 
+def _check_outside_runs(folder: Path, key: str, run: str, mixed: str, made: str) -> None:
+    """Raises ResumeError if ``folder`` (given by ``key``) lies inside the folder of ``run`` (a folder
+    that holds a run's record, not a lone ``metrics.json``; a multirun's folder, which holds its jobs'
+    runs, is not one): ``mixed`` says what would be mixed among that run's files, ``made`` what gets a
+    folder of its own when ``key`` is left out."""
+    from highwaylab.utils.out_paths import run_folder_holding
+
+    around = run_folder_holding(folder.parent)
+    if around is not None and RECORD in around[1]:
+        other, held = around
+        raise ResumeError(f"{key}={folder} is inside {other}, the folder of {run} (it holds "
+                          f"{', '.join(held)}): {mixed}. Fix: give a folder outside it (or leave {key} out: "
+                          f"every {made} gets a folder of its own)")
+
+
 def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     """Raises ResumeError if ``folder`` (``hydra.run.dir``) holds another run's files, or any other
     files (``hydra.run.dir=.`` in a checkout: the run's record, checkpoints and logs would be written
@@ -756,15 +771,9 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     checkpoint inside it). A missing or empty folder is free."""
     if ckpt_path and ckpt_path != "null" and _inside(Path(ckpt_path), folder):
         return  # resuming that very run, in place
-    from highwaylab.utils.out_paths import run_folder_holding
-
-    around = run_folder_holding(folder.parent)  # a multirun's folder may hold runs: its jobs'
-    if around is not None and RECORD in around[1]:  # a run's record (not a lone metrics.json)
-        other, held = around  # pass 37, row 52: before, a whole run was written into another's checkpoints/
-        raise ResumeError(f"hydra.run.dir={folder} is inside {other}, the folder of another run (it holds "
-                          f"{', '.join(held)}): the new run's record and checkpoints would be mixed among "
-                          f"that run's files (resume= of it would find them). Fix: give a folder outside it "
-                          f"(or leave hydra.run.dir out: every run gets a folder of its own)")
+    # pass 37, row 52: before, a whole run was written into another's checkpoints/
+    _check_outside_runs(folder, "hydra.run.dir", "another run", "the new run's record and checkpoints would "
+                        "be mixed among that run's files (resume= of it would find them)", "run")
     if not folder.is_dir():
         return  # nothing there yet
     if (pid := holder(folder)) is not None:  # before: "wrote no checkpoint ... rm -r" of a live run
@@ -819,15 +828,8 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
     ``search`` (an ``hparams_search=``) and it holds that search's study (``optuna.db``): a restarted
     search continues its study, its new trials numbered after the old ones; or if ``folder`` is inside
     a run's folder (pass 56, row 61: before, the sweep's folders were written into a finished run's)."""
-    from highwaylab.utils.out_paths import run_folder_holding
-
-    around = run_folder_holding(folder.parent)
-    if around is not None and RECORD in around[1]:  # a run's record, as check_folder_free reads it
-        other, held = around
-        raise ResumeError(f"hydra.sweep.dir={folder} is inside {other}, the folder of a run (it holds "
-                          f"{', '.join(held)}): the sweep's job folders and summary would be mixed among "
-                          f"that run's files. Fix: give a folder outside it (or leave hydra.sweep.dir out: "
-                          f"every sweep gets a folder of its own)")
+    _check_outside_runs(folder, "hydra.sweep.dir", "a run", "the sweep's job folders and summary would be "
+                        "mixed among that run's files", "sweep")
     if not folder.is_dir() or (search and (folder / STUDY_FILE).is_file()):
         return
     jobs = sorted(p.name for p in folder.iterdir() if (p / RECORD).is_dir())
