@@ -229,6 +229,46 @@ def test_an_empty_path_argument_is_refused_not_read_as_the_current_folder(args, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0_job"]  # nothing written where it ran
 
 
+LONG = "x" * 300  # a folder name longer than NAME_MAX, 255 bytes on Linux's file systems
+TOO_LONG = (f"the name {'x' * 24}... in it is 300 bytes long, and this file system allows at most 255 in one "
+            f"file or folder name (File name too long). Fix: give a shorter name")
+
+
+@pytest.mark.parametrize("args, option", [
+    (["train.py", "depth=3", "hydra.run.dir=/tmp/{long}/run"], "hydra.run.dir="),
+    (["train.py", "-m", "depth=3,4", "hydra.sweep.dir=/tmp/{long}"], "hydra.sweep.dir="),
+    (["train.py", "depth=3", "ckpt_path=/tmp/{long}/last.ckpt"], "ckpt_path="),
+    (["train.py", "resume=/tmp/{long}"], "resume="),
+    (["train.py", "depth=3", "data.data_dir=/tmp/{long}"], "data.data_dir="),
+    (["train.py", "depth=3", "HIGHWAYLAB_DATA_DIR"], "HIGHWAYLAB_DATA_DIR="),
+    (["-m", "highwaylab.report", "/tmp/{long}"], "python -m highwaylab.report: error: argument sweep_dir: "),
+    (["-m", "highwaylab.report", "{sweep}", "--out", "/tmp/{long}"],
+     "python -m highwaylab.report: error: --out "),
+    (["-m", "highwaylab.utils.wandb_offline", "/tmp/{long}"],
+     "python -m highwaylab.utils.wandb_offline: error: argument run: "),
+    (["-m", "highwaylab.probe", "--plot", "/tmp/{long}/plot.png"],
+     "python -m highwaylab.probe: error: argument --plot: "),
+])
+def test_a_path_with_a_name_too_long_for_the_file_system_is_one_line(args, option, tmp_path):
+    # breaking pass 60, row 33: before, each gave a traceback ending in OSError: [Errno 36] File name too long
+    sweep = tmp_path / "sweep"
+    (sweep / "0_job" / ".hydra").mkdir(parents=True)
+    env = subprocess_env()
+    if "HIGHWAYLAB_DATA_DIR" in args:
+        args, env["HIGHWAYLAB_DATA_DIR"] = args[:-1], f"/tmp/{LONG}"
+    command = [a.format(long=LONG, sweep=sweep) for a in args]
+    proc = subprocess.run([sys.executable, *command], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120)
+    line = proc.stderr.strip().splitlines()[-1]
+    given = next((a.split("=", 1)[1] for a in command if a.startswith(option)), None) or \
+        env["HIGHWAYLAB_DATA_DIR"] if "=" in option else command[-1]
+    shown = f"{given[:60]}...{given[-12:]}"
+    prefix = "highwaylab: " + option if args[0] == "train.py" else option
+    assert proc.returncode == (1 if args[0] == "train.py" else 2), proc.stderr[-2000:]
+    assert line == f"{prefix}{shown}: {TOO_LONG}", line
+    assert "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("module, shown", [("highwaylab.train", "python train.py depth=3"),
                                            ("highwaylab", "python train.py depth=3")])
 def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(module, shown, tmp_path):

@@ -31,12 +31,17 @@ def non_empty(example: str, kind: type = str) -> object:
     """An argparse ``type`` that refuses an empty (or blank) argument, ``''`` from an unset shell
     variable, with ``<arg>: '' is empty: give <example>``: read as is, ``Path('')`` is ``.``, the
     current folder, which a tool would read or write instead (breaking pass 45, row 26: ``--plot ''``
-    was quoted as ``--plot .``; ``report ''`` reported the current folder)."""
+    was quoted as ``--plot .``; ``report ''`` reported the current folder); and a path with a name
+    longer than the file system allows (:func:`highwaylab.utils.out_paths.long_name_problem`)."""
     import argparse
+
+    from highwaylab.utils.out_paths import long_name_problem
 
     def checked(text: str) -> object:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"{text!r} is empty: give {example}")
+        if (problem := long_name_problem("", text)) is not None:  # a path no file system call takes
+            raise argparse.ArgumentTypeError(problem)
         return kind(text)
 
     checked.__name__ = kind.__name__  # argparse names the type in its own messages

@@ -49,7 +49,7 @@ from highwaylab.analysis.sweep_report import (
     wandb_run_files,
 )
 from highwaylab.cli import non_empty
-from highwaylab.utils.out_paths import run_folder_holding, tilde_problem
+from highwaylab.utils.out_paths import long_name_problem, run_folder_holding, tilde_problem
 
 SWEEP_EXAMPLE = "outputs/multiruns/<date>_<time>_<hex>"  # in the messages: what a multirun folder is
 
@@ -145,6 +145,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     tilde = tilde_problem("--out", args.out) if args.out is not None else None
     if tilde is not None:  # pass 35, row 25: before, the report written into a folder named '~'
         fail(parser, tilde)
+    if args.out is not None and (long := long_name_problem("--out ", args.out)) is not None:
+        fail(parser, long)
     args.out = Path(args.out) if args.out is not None else None
     # --out is checked before the jobs are read, so that a refusal is one line, without their warnings
     # before it (pass 50, row 57; pass 52, row 64), as the README says

@@ -28,6 +28,36 @@ def tilde_problem(option: str, path: str | os.PathLike) -> str | None:
             f"{os.getcwd()}. Fix: {fix}")
 
 
+def long_name_problem(option: str, path: str | os.PathLike) -> str | None:
+    """The message for ``path`` (given as ``option``: ``--out``, ``hydra.run.dir=``) when a file or
+    folder name in it is longer than the file system allows (``NAME_MAX``, of the nearest folder that
+    exists; 255 bytes where it cannot be read), or the whole path longer than ``PATH_MAX`` (4096
+    bytes): every use of it would fail with ``OSError`` 36, "File name too long" (breaking pass 60,
+    row 33: before, a traceback from the first check that looked at it); else ``None``."""
+    text = os.fsencode(os.fspath(path))
+    if len(text) <= 255:
+        return None  # no name in it can be too long
+    existing = Path(os.path.abspath(os.fspath(path)))
+    while not os.path.isdir(existing) and existing != existing.parent:  # isdir: False, never an error
+        existing = existing.parent
+    try:
+        name_max, path_max = os.pathconf(existing, "PC_NAME_MAX"), os.pathconf(existing, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = 255, 4096
+    shown = os.fspath(path)
+    shown = shown if len(shown) <= 80 else f"{shown[:60]}...{shown[-12:]}"
+    long = next((part for part in text.split(b"/") if len(part) > name_max), None)
+    if long is not None:
+        name = os.fsdecode(long)
+        return (f"{option}{shown}: the name {name[:24]}... in it is {len(long)} bytes long, and this file "
+                f"system allows at most {name_max} in one file or folder name (File name too long). Fix: "
+                f"give a shorter name")
+    if len(text) >= path_max:
+        return (f"{option}{shown}: the path is {len(text)} bytes long, and this system allows at most "
+                f"{path_max - 1} (File name too long). Fix: give a shorter path")
+    return None
+
+
 def run_folder_holding(path: str | os.PathLike, *,
                        allowed: Path | None = None) -> tuple[Path, list[str]] | None:
     """The nearest folder at or above ``path`` (made absolute; it need not exist) that holds a run's

@@ -125,8 +125,9 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
 
     from highwaylab.config_checks import validate
     from highwaylab.utils.hydra_utils import quiet_args_parser
+    from highwaylab.utils.out_paths import long_name_problem
     from highwaylab.utils.ranks import further_rank
-    from highwaylab.utils.resume import NOT_A_RUN
+    from highwaylab.utils.resume import NOT_A_RUN, check_name_lengths
 
     if further_rank():
         check_rank_variables()
@@ -141,6 +142,9 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
         return
     _one_command(args)
     _no_rerun(args)
+    if args.config_dir and (problem := long_name_problem("--config-dir ", args.config_dir)) is not None:
+        raise OverrideError(problem)
+    check_name_lengths(dict(o.split("=", 1) for o in args.overrides if "=" in o))  # before any path is used
     if args.config_dir and not Path(args.config_dir).expanduser().is_dir():  # before: Hydra's line, no fix
         raise OverrideError(f"--config-dir {args.config_dir}: no such folder. Fix: give the folder that "
                             f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "

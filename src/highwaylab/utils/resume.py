@@ -112,6 +112,27 @@ def prepare_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         sys.exit(1)
 
 
+# the environment variables that name folders the run reads or writes
+PATH_VARIABLES = ("HIGHWAYLAB_DATA_DIR", "HIGHWAYLAB_ROOT", "WANDB_DIR")
+
+
+def check_name_lengths(values: dict[str, str]) -> None:
+    """Raises ResumeError for an override's value (``hydra.run.dir=``, ``ckpt_path=``, ``resume=``,
+    ``data.data_dir=`` ...: any value with a ``/``, or of a key that names a path) or a folder's
+    environment variable (:data:`PATH_VARIABLES`) with a file or folder name longer than the file system
+    allows (:func:`highwaylab.utils.out_paths.long_name_problem`; breaking pass 60, row 33: before, a
+    traceback, ``OSError: [Errno 36] File name too long``, from the first check that looked at it)."""
+    from highwaylab.utils.out_paths import long_name_problem
+
+    named = {f"{key}=": value for key, value in values.items()
+             if "/" in value or key.rsplit(".", 1)[-1] in ("dir", "dirpath", "path", "resume", "ckpt_path")
+             or key.endswith(("_dir", "_path"))}
+    named |= {f"{name}=": os.environ[name] for name in PATH_VARIABLES if os.environ.get(name)}
+    for option, value in named.items():
+        if (problem := long_name_problem(option, value)) is not None:
+            raise ResumeError(problem)
+
+
 def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "train") -> list[str]:
     """The command line ``argv`` (``sys.argv``) as Hydra should see it; see the module's docstring.
 
@@ -146,6 +167,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           "resume= out to start a new run)")
     for value in _sweep_values(values.get("run_name")):
         check_run_name(value)
+    check_name_lengths(values)
     if values.get("hydra.output_subdir") in ("null", "", "~"):
         raise ResumeError("hydra.output_subdir=null would leave the run without its record (.hydra/: its "
                           "config and overrides), so resume= could never continue it; leave "
