@@ -1368,6 +1368,28 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     assert not (tmp_path / "logs").exists()
 
 
+def test_a_pl_trainer_variable_in_the_environment_is_refused_with_the_override_that_records_it(
+        tmp_path, monkeypatch):
+    # breaking pass 60, row 5: before, PL_TRAINER_FAST_DEV_RUN=1 made a run a one-batch debug pass (exit 0),
+    # and PL_TRAINER_ACCUMULATE_GRAD_BATCHES=5 one optimiser step of 5 batches; neither was in the record
+    monkeypatch.setenv("PL_TRAINER_ACCUMULATE_GRAD_BATCHES", "5")
+    monkeypatch.setenv("PL_TRAINER_FAST_DEV_RUN", "1")
+    expected = ("PL_TRAINER_ACCUMULATE_GRAD_BATCHES=5 is set in the environment (and "
+                "PL_TRAINER_FAST_DEV_RUN): Lightning's Trainer would take it as "
+                "trainer.accumulate_grad_batches, which the run's record (config_resolved.yaml, the W&B "
+                "config) would not show. Fix: unset PL_TRAINER_ACCUMULATE_GRAD_BATCHES "
+                "PL_TRAINER_FAST_DEV_RUN; to set it for a run, give trainer.accumulate_grad_batches=5 on the "
+                "command line (+trainer.accumulate_grad_batches=5 where python train.py --cfg job shows no "
+                "trainer.accumulate_grad_batches)")
+    assert command_line_error("depth=3", tmp_path) == expected
+    assert command_line_error(f"resume={tmp_path}", tmp_path) == expected  # a resume too
+    monkeypatch.delenv("PL_TRAINER_ACCUMULATE_GRAD_BATCHES")
+    monkeypatch.delenv("PL_TRAINER_FAST_DEV_RUN")
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", "depth=3", f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")  # the fix
+
+
 def test_a_byte_that_is_not_utf8_gets_a_quoted_example_that_the_shell_types_back(tmp_path):
     # pass 22, row 33: before, the example showed the byte as \udcff, and pasted it made a folder so named
     given = f"hydra.run.dir={tmp_path}/run_\udcff_d03"  # the byte 0xff, as Python reads it from argv

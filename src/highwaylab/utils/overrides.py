@@ -172,6 +172,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
     _option_file_names(list(args.overrides), args.config_dir, config_dir)
     check_thread_count()  # OMP_NUM_THREADS=abc: only libgomp's line, and every core is used
+    check_trainer_variables()  # PL_TRAINER_FAST_DEV_RUN=1: a debug pass the record does not show
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
@@ -559,6 +560,26 @@ def check_warning_filters(options: list[str] | None = None, environ: dict[str, s
                             f"Lightning's PossibleUserWarning on a short epoch) would stop the run with a "
                             f"traceback. Fix: {fix}; to make your own warnings errors, name their class "
                             f"(error::<module>.<WarningClass>)")
+
+
+def check_trainer_variables(environ: dict[str, str] | None = None) -> None:
+    """Raises OverrideError for a ``PL_TRAINER_<ARG>`` environment variable: Lightning's ``Trainer``
+    takes it as the default of argument ``<arg>``, unseen by the config, so the run would not be the
+    one its record (``config_resolved.yaml``, the W&B config) describes (breaking pass 60, row 5:
+    ``PL_TRAINER_FAST_DEV_RUN=1`` left in a shell made every run a one-batch debug pass, exit 0, and
+    ``PL_TRAINER_ACCUMULATE_GRAD_BATCHES=5`` took one optimiser step of five batches, unsaid)."""
+    found = sorted((k, v) for k, v in (os.environ if environ is None else environ).items()
+                   if k.startswith("PL_TRAINER_"))
+    if not found:
+        return
+    name, value = found[0]
+    key = f"trainer.{name.removeprefix('PL_TRAINER_').lower()}"
+    others = f" (and {', '.join(k for k, _ in found[1:])})" if len(found) > 1 else ""
+    raise OverrideError(f"{name}={value} is set in the environment{others}: Lightning's Trainer would take "
+                        f"it as {key}, which the run's record (config_resolved.yaml, the W&B config) would "
+                        f"not show. Fix: unset {' '.join(k for k, _ in found)}; to set it for a run, give "
+                        f"{key}={value} on the command line (+{key}={value} where python train.py --cfg job "
+                        f"shows no {key})")
 
 
 def check_thread_count(environ: dict[str, str] | None = None, key: str = "OMP_NUM_THREADS") -> None:
