@@ -1125,6 +1125,10 @@ COMMAND_LINES = {
     "+trainer.limit_train_batches=3 +depth=5": "+depth=5: depth is already set (the config has it)",
     "+trainer.limit_train_batches=3 trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key "
                                                           "'max_epoch'; did you mean trainer.max_epochs?",
+    # breaking pass 60, row 12: before, a traceback ending in "range() arg 3 must not be zero"
+    "-m depth=3 seed=range(0,4,0)": "seed=range(0,4,0): range() arg 3 must not be zero: range(start, stop, "
+                                    "step) steps from start up to stop (not included) by a step that is not "
+                                    "0. Fix: e.g. seed=range(0,4) or seed=range(0,4,2)",
     # pass 59, row 69: before, "did you mean trainer.min_epochs?" alone
     "trainer.epochs=3": "trainer.epochs=3: trainer has no key 'epochs'; did you mean trainer.max_epochs or "
                         "trainer.min_epochs? Fix: correct the key",
