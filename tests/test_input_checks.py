@@ -485,3 +485,22 @@ def test_a_list_of_seeds_beside_a_search_is_one_line_before_the_sweeper(capsys):
 ])
 def test_an_objective_no_trial_can_give_is_one_line_before_the_sweeper(overrides, message, capsys):
     assert sweep_check(overrides, capsys) == (1, f"highwaylab: {message}\n")
+
+
+def test_a_basic_sweeper_batch_size_below_one_is_one_line_and_no_sweep_folder(tmp_path):
+    # breaking pass 60, row 29: before, Hydra's BasicSweeper asserted it: a traceback ending in a bare
+    # AssertionError, and an empty sweep folder left behind
+    import subprocess
+    import sys
+
+    from .conftest import subprocess_env
+
+    sweep = tmp_path / "sweep"
+    proc = subprocess.run([sys.executable, "train.py", "-m", "depth=3", "seed=0,1",
+                           "hydra.sweeper.max_batch_size=0", f"hydra.sweep.dir={sweep}"], capture_output=True,
+                          text=True, cwd=ROOT, env=subprocess_env(), timeout=300)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "highwaylab: hydra.sweeper.max_batch_size=0 must be an integer >= 1 (the jobs the basic sweeper "
+        "hands the launcher at a time), or null (all at once), e.g. hydra.sweeper.max_batch_size=2")
+    assert "Traceback" not in proc.stderr and not sweep.exists()

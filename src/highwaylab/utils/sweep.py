@@ -261,6 +261,11 @@ class SweepCheck(Callback):
                     raise ConfigError(f"hydra.sweeper.{key}={value!r} must be an integer >= 1 (n_trials: "
                                       f"the trials of the search; n_jobs: how many run at once), e.g. "
                                       f"hydra.sweeper.{key}=4")
+            batch = config.hydra.sweeper.get("max_batch_size")  # the basic sweeper's, which asserts it
+            if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+                raise ConfigError(f"hydra.sweeper.max_batch_size={batch!r} must be an integer >= 1 (the jobs "
+                                  f"the basic sweeper hands the launcher at a time), or null (all at once), "
+                                  f"e.g. hydra.sweeper.max_batch_size=2")  # pass 60, row 29: AssertionError
             check_sampler_counts(config.hydra.sweeper.get("sampler"))  # the Optuna sweeper's
             if "max_failure_rate" in config.hydra.sweeper:  # the Optuna sweeper asserts 0 <= it <= 1
                 check_max_failure_rate(config.hydra.sweeper.max_failure_rate)
