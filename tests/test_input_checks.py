@@ -504,3 +504,17 @@ def test_a_basic_sweeper_batch_size_below_one_is_one_line_and_no_sweep_folder(tm
         "highwaylab: hydra.sweeper.max_batch_size=0 must be an integer >= 1 (the jobs the basic sweeper "
         "hands the launcher at a time), or null (all at once), e.g. hydra.sweeper.max_batch_size=2")
     assert "Traceback" not in proc.stderr and not sweep.exists()
+
+
+def test_a_sampler_target_that_does_not_take_the_searchs_settings_is_one_line(capsys):
+    # breaking pass 60, row 30: before, Hydra's raw block: "Error in call to target ... CmaEsSampler ...
+    # unexpected keyword argument 'consider_prior'", after the sweep folder was made
+    code, err = sweep_check(["hydra.sweeper.sampler._target_=optuna.samplers.CmaEsSampler"], capsys)
+    assert code == 1 and err.startswith(
+        "highwaylab: hydra.sweeper.sampler._target_=optuna.samplers.CmaEsSampler does not take "
+        "hydra.sweeper.sampler.consider_prior, hydra.sweeper.sampler.prior_weight, "), err
+    assert err.endswith("which the sampler of hparams_search=mnist_tpe holds (a sampler's settings cannot "
+                        "be removed on the command line). Fix: leave hydra.sweeper.sampler._target_ out, or "
+                        "use the search made for a sampler (hparams_search=mnist_tpe: tpe; mnist_random: "
+                        "random)\n")
+    assert sweep_check(["hydra.sweeper.sampler._target_=optuna.samplers.TPESampler"], capsys) == (None, "")

@@ -206,6 +206,36 @@ def check_sampler_counts(sampler: Any) -> None:
                               f"default), or leave it out")
 
 
+def check_sampler_arguments(sampler: Any, search: str | None) -> None:
+    """Raises ConfigError when the Optuna sampler's class (``hydra.sweeper.sampler._target_``) does not
+    take a setting the sampler's node holds: a ``_target_`` given alone keeps the settings that
+    ``hparams_search=<search>`` made for its own sampler (breaking pass 60, row 30: ``_target_=
+    optuna.samplers.CmaEsSampler`` under ``mnist_tpe`` got Hydra's raw "unexpected keyword argument
+    'consider_prior'", and ``~hydra.sweeper.sampler.<key>`` is refused: its node is a structured
+    config). A class that cannot be imported, or that takes ``**kwargs``, is left to Hydra."""
+    import inspect
+
+    from hydra.utils import get_class
+
+    if not OmegaConf.is_dict(sampler) or not isinstance(sampler.get("_target_"), str):
+        return
+    try:
+        params = inspect.signature(get_class(sampler._target_)).parameters
+    except Exception:  # not importable, or no signature: Hydra's own error names it
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    extra = [str(k) for k in sampler if not str(k).startswith("_") and k not in params]
+    if not extra:
+        return
+    keys = ", ".join(f"hydra.sweeper.sampler.{k}" for k in extra)
+    made = f", which the sampler of hparams_search={search} holds" if search else ""
+    raise ConfigError(f"hydra.sweeper.sampler._target_={sampler._target_} does not take {keys}{made} (a "
+                      f"sampler's settings cannot be removed on the command line). Fix: leave "
+                      f"hydra.sweeper.sampler._target_ out, or use the search made for a sampler "
+                      f"(hparams_search=mnist_tpe: tpe; mnist_random: random)")
+
+
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
@@ -267,6 +297,8 @@ class SweepCheck(Callback):
                                   f"the basic sweeper hands the launcher at a time), or null (all at once), "
                                   f"e.g. hydra.sweeper.max_batch_size=2")  # pass 60, row 29: AssertionError
             check_sampler_counts(config.hydra.sweeper.get("sampler"))  # the Optuna sweeper's
+            check_sampler_arguments(config.hydra.sweeper.get("sampler"),
+                                    config.hydra.runtime.choices.get("hparams_search"))
             if "max_failure_rate" in config.hydra.sweeper:  # the Optuna sweeper asserts 0 <= it <= 1
                 check_max_failure_rate(config.hydra.sweeper.max_failure_rate)
         except ConfigError as err:
