@@ -1125,6 +1125,15 @@ COMMAND_LINES = {
     "+trainer.limit_train_batches=3 +depth=5": "+depth=5: depth is already set (the config has it)",
     "+trainer.limit_train_batches=3 trainer.max_epoch=3": "trainer.max_epoch=3: trainer has no key "
                                                           "'max_epoch'; did you mean trainer.max_epochs?",
+    # breaking pass 60, row 37: before, the fix offered was -m hparams_search=mnist_tpe,mnist_random, which
+    # ran two plain jobs of the default config, no search (or got Hydra's raw "Key 'n_trials' not in ...")
+    "hparams_search=[mnist_tpe,mnist_random]": "hparams_search=[mnist_tpe,mnist_random]: a search is a "
+        "multirun of its own (the Optuna sweeper runs its trials), so one command runs one search, and a "
+        "multirun cannot run a search per job. Fix: choose one (hparams_search=mnist_tpe); to run several, "
+        "give each its own command and folder (e.g. hparams_search=mnist_tpe "
+        "hydra.sweep.dir=outputs/multiruns/mnist_tpe)",
+    "-m hparams_search=mnist_tpe,mnist_random hydra.sweeper.n_trials=2":
+        "hparams_search=mnist_tpe,mnist_random: a search is a multirun of its own",
     # breaking pass 60, row 12: before, a traceback ending in "range() arg 3 must not be zero"
     "-m depth=3 seed=range(0,4,0)": "seed=range(0,4,0): range() arg 3 must not be zero: range(start, stop, "
                                     "step) steps from start up to stop (not included) by a step that is not "

@@ -681,6 +681,17 @@ def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str 
     import yaml
 
     group, value = override.key_or_group, override.value()
+    if group == "hparams_search" and (override.is_sweep_override() or isinstance(value, list)):
+        # breaking pass 60, row 37: before, -m hparams_search=a,b was offered, which ran two plain jobs of
+        # the default config (or got Hydra's raw "Key 'n_trials' not in 'BasicSweeperConf'")
+        swept = override.is_sweep_override() and not override.is_interval_sweep()
+        options = (_sweep_strings(override) if swept else
+                   [str(v) for v in value] if isinstance(value, list) else [])
+        first = options[0] if options else "mnist_tpe"
+        return (f"{override.input_line}: a search is a multirun of its own (the Optuna sweeper runs its "
+                f"trials), so one command runs one search, and a multirun cannot run a search per job. Fix: "
+                f"choose one (hparams_search={first}); to run several, give each its own command and "
+                f"folder (e.g. hparams_search={first} hydra.sweep.dir=outputs/multiruns/{first})")
     if group not in ONE_OPTION_GROUPS or override.is_sweep_override():
         return None
     if isinstance(value, list):
