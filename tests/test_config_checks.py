@@ -1134,6 +1134,9 @@ COMMAND_LINES = {
         "hydra.sweep.dir=outputs/multiruns/mnist_tpe)",
     "-m hparams_search=mnist_tpe,mnist_random hydra.sweeper.n_trials=2":
         "hparams_search=mnist_tpe,mnist_random: a search is a multirun of its own",
+    # breaking pass 60, row 43 (major): before, "quote it, e.g. \"tags='[🚀]'\"", which made one tag, '[🚀]'
+    "tags=[🚀]": "tags=[🚀]: Hydra's override grammar cannot read an entry of this list unquoted. Fix: quote "
+                 "each entry, e.g. \"tags=['🚀']\"",
     # breaking pass 60, row 12: before, a traceback ending in "range() arg 3 must not be zero"
     "-m depth=3 seed=range(0,4,0)": "seed=range(0,4,0): range() arg 3 must not be zero: range(start, stop, "
                                     "step) steps from start up to stop (not included) by a step that is not "

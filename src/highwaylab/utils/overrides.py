@@ -1952,6 +1952,13 @@ def _unreadable(override: str) -> str:
 
         return (f"{override}: an activation is given by its name, not called. Fix: {key}={call[1].lower()} "
                 f"(its options: {', '.join(name.lower() for name in ACTIVATIONS)})")
+    entries = [e.strip() for e in inner[1:-1].split(",")] if inner.startswith("[") and inner.endswith("]") \
+        else []
+    if entries and all(e and not set(e) & set("'\"[]{}") for e in entries):
+        # breaking pass 60, row 43 (major): tags=[🚀] was to be quoted whole, which made one tag, '[🚀]'
+        listed = ",".join(f"'{e}'" for e in entries)
+        return (f"{override}: Hydra's override grammar cannot read an entry of this list unquoted. Fix: "
+                f"quote each entry, e.g. \"{key}=[{listed}]\"")
     return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
             f"e.g. \"{key}='{value}'\"")
 
