@@ -7,6 +7,7 @@ and optimiser arguments that torch refuses (#94: an omegaconf IndexError inside 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -170,6 +171,15 @@ def test_a_plot_type_matplotlib_cannot_write_is_refused_before_the_computation(t
     line = probe_error(["--plot", str(tmp_path)], capsys)  # a folder
     assert line == (f"python -m highwaylab.probe: error: --plot {tmp_path} is a folder; give a file name, "
                     f"e.g. --plot {tmp_path}/grad_norms.png")
+    # breaking pass 60, row 17: before, --plot /dev/null made a regular file /dev/null.png (as root)
+    assert probe_error(["--plot", "/dev/null"], capsys) == (
+        "python -m highwaylab.probe: error: --plot /dev/null is a character device, not a file: the figure "
+        "is written to a file of its own (a name without a suffix gets .png), and the table is printed "
+        "either way. Fix: give a file name, e.g. --plot /tmp/grad_norms.png")
+    assert not Path("/dev/null.png").exists()
+    os.mkfifo(tmp_path / "fifo")
+    assert " --plot " + str(tmp_path / "fifo") + " is a FIFO, not a file" in probe_error(
+        ["--plot", str(tmp_path / "fifo")], capsys)
     (tmp_path / "file").write_text("")
     line = probe_error(["--plot", str(tmp_path / "file" / "g.png")], capsys)
     assert line.endswith(f"cannot create the folder {tmp_path}/file (a file is there); give a writable "

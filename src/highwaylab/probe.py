@@ -154,6 +154,15 @@ def check_plot_path(parser: argparse.ArgumentParser, plot: Path) -> Path:
         parser.error(tilde)
     if plot.is_dir():
         parser.error(f"--plot {plot} is a folder; give a file name, e.g. --plot {plot / 'grad_norms.png'}")
+    if plot.exists() and not plot.is_file():  # pass 60, row 17: /dev/null made /dev/null.png, as root
+        import stat
+
+        kind = next((name for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK,
+                     "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+                     if test(plot.stat().st_mode)), "not a regular file")
+        parser.error(f"--plot {plot} is {kind}, not a file: the figure is written to a file of its own (a "
+                     f"name without a suffix gets .png), and the table is printed either way. Fix: give a "
+                     f"file name, e.g. --plot /tmp/grad_norms.png")
     canvas = Figure().canvas
     types = canvas.get_supported_filetypes()
     fmt = plot.suffix[1:].lower()
