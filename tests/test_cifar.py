@@ -166,6 +166,27 @@ def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_
         f"then blue 32 x 32 plane of each image) and 'labels', N labels in 0 .. 9")
 
 
+def test_batches_saved_again_with_bytes_keys_are_named_as_that_and_the_fix_works(fresh_cifar10):
+    # breaking pass 60, row 23: before, "is not a CIFAR pickle: no 'labels' entry", of a file with b'labels'
+    # (read with encoding='bytes', as the CIFAR site shows, and saved again from Python 3)
+    root, folder = fresh_cifar10
+    path = folder / "data_batch_3"
+    with path.open("rb") as f:
+        batch = pickle.load(f, encoding="bytes")
+    with path.open("wb") as f:
+        pickle.dump(batch, f)
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value) == (
+        f"Data file corrupt: {path} has bytes keys (b'batch_label', b'labels', b'data', b'filenames'), as "
+        f"pickle.load(f, encoding='bytes') reads the official files and pickle.dump then keeps them; the "
+        f"files are read with str keys ('labels'). Fix: save each batch again with str keys, "
+        f"{{k.decode(): v for k, v in batch.items()}}")
+    with path.open("wb") as f:  # the fix
+        pickle.dump({k.decode(): v for k, v in batch.items()}, f)
+    CIFARDataModule(str(root), val_size=10, verify=False).setup()
+
+
 def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
     x = cifar10.data_train.x
     out = cifar10.transform_batch(x, train=False)

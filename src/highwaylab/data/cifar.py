@@ -301,7 +301,8 @@ class CIFARDataModule(InMemoryDataModule):
             problem = _format_problem(entry, cls.meta["key"] if name == cls.meta["filename"] else label_key,
                                       is_meta=name == cls.meta["filename"], num_classes=self.num_classes)
             if problem:
-                return DataError(f"Data file corrupt: {path} {problem}. {again}")
+                fix = "" if "Fix: " in problem else f". {again}"  # a fix of its own: bytes keys
+                return DataError(f"Data file corrupt: {path} {problem}{fix}")
         return None
 
     def _fix_hint(self, download: bool = True) -> str:
@@ -310,6 +311,12 @@ class CIFARDataModule(InMemoryDataModule):
 
 def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> str | None:
     """What is wrong with one unpickled CIFAR file, or None."""
+    if isinstance(entry, dict) and key not in entry and key.encode() in entry:  # pass 60, row 23: before,
+        # "no 'labels' entry", of a file that has b'labels'
+        shown = ", ".join(repr(k) for k in list(entry)[:4]) + (", ..." if len(entry) > 4 else "")
+        return (f"has bytes keys ({shown}), as pickle.load(f, encoding='bytes') reads the official files and "
+                f"pickle.dump then keeps them; the files are read with str keys ({key!r}). Fix: save each "
+                f"batch again with str keys, {{k.decode(): v for k, v in batch.items()}}")
     if not isinstance(entry, dict) or key not in entry:
         return f"is not a CIFAR pickle: no {key!r} entry"
     if is_meta:
