@@ -276,6 +276,10 @@ def test_cli_refuses_a_step_key_that_no_row_has(run_dir):
     assert proc.stderr.strip() == (f"{PROG}: error: --step-key nope: no row of the run has it; its step-like "
                                    f"keys: epoch, {STEP} (default {STEP})")
     assert cli(run_dir, "--step-key", "epoch").returncode == 0
+    empty = cli(run_dir, "--step-key", "")  # pass 60, row 28: before, "--step-key : no row of the run has it"
+    assert empty.returncode == 2 and empty.stderr.strip().splitlines()[-1] == (
+        f"{PROG}: error: argument --step-key: '' is empty: give a step key, e.g. --step-key {STEP} (the "
+        f"default)")
 
 
 @pytest.mark.slow

@@ -659,6 +659,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "offline-run-* folder, or the run-<id>.wandb file")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--step-key", default=STEP_KEY, metavar="KEY",
+                        type=non_empty(f"a step key, e.g. --step-key {STEP_KEY} (the default)"),
                         help=f"the step key whose range is shown (default: {STEP_KEY})")
     return parser
 
@@ -679,7 +680,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     known = args.step_key in summary.keys or args.step_key == "_step"  # W&B's row counter: every row
     if args.step_key != STEP_KEY and summary.rows and not known:
-        scalars = [k for k in summary.keys_of_kind("scalar") if "step" in k or k == "epoch"]
+        # step counters, not per-step values such as train/loss_step (pass 60, row 28)
+        scalars = [k for k in summary.keys_of_kind("scalar") if k == "epoch" or k.split("/")[-1] in (
+            "step", "global_step", "_step") or k.endswith("_steps")]
         print(f"{PROG}: error: --step-key {args.step_key}: no row of the run has it; its step-like keys: "
               f"{', '.join(scalars[:6] or list(summary.keys)[:6])} (default {STEP_KEY})", file=sys.stderr)
         return 2
