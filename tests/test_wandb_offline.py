@@ -2,6 +2,7 @@
 command line ``python -m highwaylab.utils.wandb_offline <run>``."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -511,3 +512,23 @@ def test_wandbs_own_debug_log_given_is_pointed_at_the_run_folder(tmp_path):
         assert str(err.value).startswith(f"{given}: not a readable W&B run: "), str(err.value)
         assert str(err.value).endswith(
             f". Fix: give the folder that holds the run's run-*.wandb file (e.g. {folder}{holds})")
+
+
+def test_a_run_still_in_its_first_steps_is_named_as_training_not_as_a_damaged_file(tmp_path):
+    # breaking pass 60, row 44: before, "no W&B records in it (an empty file, or not a .wandb log)" of a run
+    # whose W&B had not filled its first 32 KiB block yet
+    from highwaylab.utils.run_lock import holding
+
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    segment = run / "wandb" / "offline-run-20261206_130000-abcd1234"
+    segment.mkdir(parents=True)
+    (segment / "run-abcd1234.wandb").write_bytes(b"")
+    with holding(run):  # as train.py holds it while it trains
+        proc = cli(run)
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        f"{PROG}: error: {segment}/run-abcd1234.wandb: no W&B records in it yet: its run, {run}, is still "
+        f"training (process {os.getpid()}), and W&B writes the offline file in blocks of 32 KiB, none of "
+        f"which is full yet. Read it again after more steps, or when the run has ended")
+    ended = cli(run)  # no process trains it: the file is empty, as before
+    assert ended.stderr.strip().endswith("no W&B records in it (an empty file, or not a .wandb log)")

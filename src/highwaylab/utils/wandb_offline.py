@@ -465,6 +465,19 @@ def summarize_records(records: list[dict], path: str | Path = "", step_key: str 
     return summary
 
 
+def _training(file: Path) -> tuple[Path, int] | None:
+    """The run folder that holds the ``.wandb`` ``file`` (``<run>/wandb/offline-run-*/run-*.wandb``) and
+    the process training it, while one is (it holds the run's lock); ``None`` otherwise."""
+    from highwaylab.utils.run_lock import holder
+
+    run = Path(file).resolve().parent.parent.parent
+    try:
+        pid = holder(run) if (run / ".hydra").is_dir() else None
+    except Exception:  # something else at the lock's path: not a run known to be training
+        return None
+    return None if pid is None else (run, pid)
+
+
 def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
     """Summarize the offline W&B run at ``path`` (a run folder, its ``wandb/`` folder, the
     ``offline-run-*`` folder or the ``.wandb`` file).
@@ -486,6 +499,11 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
         if corrupt:
             raise RunReadError(f"{file}: corrupt W&B log: {'; '.join(corrupt)}")
         if not file_records and len(files) == 1:
+            if (running := _training(file)) is not None:  # pass 60, row 44: before, "an empty file, or
+                raise RunReadError(  # not a .wandb log", of a run in its first steps
+                    f"{file}: no W&B records in it yet: its run, {running[0]}, is still training (process "
+                    f"{running[1] or '?'}), and W&B writes the offline file in blocks of 32 KiB, none of "
+                    f"which is full yet. Read it again after more steps, or when the run has ended")
             raise RunReadError(f"{file}: no W&B records in it (an empty file, or not a .wandb log)")
         if not file_records:  # a segment killed before it wrote a record (SIGKILL, then resume=)
             notes.append(f"{file}: no W&B records in this segment (its process was killed before it "
