@@ -825,6 +825,28 @@ def test_a_protected_checkpoint_folder_of_the_run_is_named_without_a_key_never_s
         f"one). Fix: make {folder} writable, then run the same command again")
 
 
+def test_an_append_only_checkpoint_folder_is_refused_before_training_with_its_cause(tmp_path):
+    # breaking pass 60, row 26: before, resume= of a run whose checkpoints/ was append-only (chattr +a)
+    # trained an epoch, failed renaming epoch_001.ckpt.tmp, and said the folder "cannot be written", "no
+    # earlier checkpoint was there" and "hydra.run.dir=...", none of it true of the run
+    run = tmp_path / "run"
+    cfg = compose_cfg(TINY, run)
+    (folder := run / "checkpoints").mkdir(parents=True)
+    if subprocess.run(["chattr", "+a", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +a is not available here")
+    try:
+        with pytest.raises(CheckpointFolderError) as err:
+            check_checkpoint_dirs(cfg.callbacks, run)
+    finally:
+        subprocess.run(["chattr", "-a", str(folder)], check=True)
+    assert str(err.value) == (
+        f"the run's checkpoint folder {folder}: no checkpoint can be saved there: {folder} is append-only "
+        f"(chattr +a; lsattr -d shows 'a'), so a file can be made in it but not renamed or removed, and each "
+        f"checkpoint is written as <name>.tmp, then renamed into place. Fix: chattr -a {folder}, then run "
+        f"the same command again")
+    check_checkpoint_dirs(cfg.callbacks, run)  # the fix
+
+
 def test_a_second_ctrl_c_after_an_interrupted_run_stopped_is_not_called_a_start_up_interrupt(no_hydra_run):
     # pass 45, row 49: Ctrl-C twice; the second one came after the run's handlers had given train.py's
     # start-up handler back, and the run ended with "interrupted by SIGINT during start-up: nothing was

@@ -315,6 +315,39 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
             raise CheckpointFolderError(f"{key}={value}: no checkpoint can be written there: {reason}. Fix: "
                                         f"{fix}set {key} to another folder (or leave it out: the run's "
                                         "folder's checkpoints/)") from err
+        existing = _nearest_existing(folder)
+        if _append_only(existing):  # pass 60, row 26: before, the first checkpoint's rename failed after an
+            # epoch of training, with a line that misread the cause
+            where = (f"the run's checkpoint folder {folder}" if run_dir is not None and not outside
+                     else f"{key}={value}")
+            raise CheckpointFolderError(
+                f"{where}: no checkpoint can be saved there: {existing} is append-only (chattr +a; lsattr -d "
+                f"shows 'a'), so a file can be made in it but not renamed or removed, and each checkpoint is "
+                f"written as <name>.tmp, then renamed into place. Fix: chattr -a "
+                f"{shlex.quote(str(existing))}, then run the same command again")
+
+
+FS_IOC_GETFLAGS, FS_APPEND_FL = 0x80086601, 0x20  # linux/fs.h: the inode flags that lsattr shows
+
+
+def _append_only(folder: Path) -> bool:
+    """Whether ``folder`` has the append-only flag (``chattr +a``); ``False`` where the file system or
+    the platform cannot tell."""
+    try:
+        import array
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        return False
+    try:
+        flags = array.array("i", [0])
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
+        return bool(flags[0] & FS_APPEND_FL)
+    except OSError:  # a file system without inode flags (tmpfs, NFS)
+        return False
+    finally:
+        os.close(fd)
 
 
 def _probe(folder: Path) -> None:
