@@ -5,6 +5,7 @@ import os
 import signal
 
 import lightning as L
+from hydra.experimental.callback import Callback
 
 
 class SignalAt(L.Callback):
@@ -231,3 +232,16 @@ class SignalGroupAt(L.Callback):
         if trainer.global_step == self.step and trainer.global_rank == 0 and not self.sent:
             self.sent = True
             os.killpg(os.getpgid(0), self.signum)
+
+
+class SignalAfterJob(Callback):
+    """A Hydra callback (``+hydra.callbacks.signal_after_job._target_=tests.signal_at.SignalAfterJob``)
+    that sends this process the real signal ``signum`` when job ``job`` of a multirun has ended (its own
+    handlers gone): between that job and the next one."""
+
+    def __init__(self, job: int = 0, signum: int = int(signal.SIGTERM)) -> None:
+        self.job, self.signum = job, signum
+
+    def on_job_end(self, config, job_return, **kwargs) -> None:
+        if config.hydra.job.num == self.job:
+            os.kill(os.getpid(), self.signum)

@@ -397,3 +397,23 @@ def test_the_sweeps_closing_line_names_a_relative_sweep_folder_in_full(tmp_path,
     assert [r.getMessage() for r in caplog.records] == [
         f"Sweep {tmp_path}/sweeps/74rel: 1 of 1 jobs finished (summary.jsonl); compare them with: python -m "
         f"highwaylab.report {tmp_path}/sweeps/74rel"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_between_the_jobs_of_a_sweep_is_one_line(signum, tmp_path):
+    # breaking pass 60, row 45: before, a SIGTERM as the next job started ended the sweep with status 143
+    # and no word at all
+    sweep = tmp_path / "sweep"
+    proc = subprocess.run(
+        [sys.executable, "train.py", "-m", "depth=3", "trainer.max_epochs=1", "trainer.limit_train_batches=2",
+         "trainer.limit_val_batches=1", "trainer.limit_test_batches=1", "callbacks=minimal", "logger=none",
+         "seed=0,1,2", "+hydra.callbacks.signal_after_job._target_=tests.signal_at.SignalAfterJob",
+         f"+hydra.callbacks.signal_after_job.signum={int(signum)}", f"hydra.sweep.dir={sweep}"],
+        capture_output=True, text=True, cwd=ROOT, env=subprocess_env(), timeout=600)
+    assert proc.returncode == 128 + signum, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"highwaylab: interrupted by {signum.name} between the jobs of the multirun in {sweep} (1 job in "
+        f"summary.jsonl): the multirun stops here, before its next job. See what ran, and the command of "
+        f"each job that did not, with: python -m highwaylab.report {sweep}")
+    assert [line["status"] for line in map(json.loads, (sweep / "summary.jsonl").read_text().splitlines())] \
+        == ["ok"]

@@ -236,6 +236,35 @@ def check_sampler_arguments(sampler: Any, search: str | None) -> None:
                       f"(hparams_search=mnist_tpe: tpe; mnist_random: random)")
 
 
+def stop_between_jobs(sweep_dir: Path) -> None:
+    """Make SIGTERM, SIGINT and SIGHUP (unless ignored: ``nohup``) end the multirun in ``sweep_dir``
+    with one line and exit status 128 + the signal's number when they come between its jobs (each
+    job's own handlers take them while it runs, and give these back at its end). Before (breaking pass
+    60, row 45), a SIGTERM as the next job started ended the sweep with status 143 and no word. Nothing
+    is left to save then: the finished jobs are in ``summary.jsonl``, and the report gives the command
+    of each job that did not run. Does nothing outside the main thread."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def between_jobs(signum: int, frame: Any) -> None:
+        finished = len(read_summary(sweep_dir)) if (sweep_dir / SUMMARY).is_file() else 0
+        with contextlib.suppress(OSError, ValueError):  # a closed terminal (SIGHUP) takes no line
+            print(f"highwaylab: interrupted by {signal.Signals(signum).name} between the jobs of the "
+                  f"multirun in {sweep_dir} ({finished} {'job' if finished == 1 else 'jobs'} in "
+                  f"summary.jsonl): the multirun stops here, before its next job. See what ran, and the "
+                  f"command of each job that did not, with: python -m highwaylab.report "
+                  f"{shlex.quote(str(sweep_dir))}",
+                  file=sys.stderr, flush=True)
+        os._exit(128 + signum)  # at once: an exception raised inside Hydra's launcher loop is a traceback
+
+    for signum in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, between_jobs)
+
+
 class SweepCheck(Callback):
     """Hydra callback: before a multirun builds its sweeper, check what the sweeper reads: ``seed``
     (it seeds the Optuna sampler as well as every job), a search's ``optimized_metric`` (one of
@@ -257,7 +286,9 @@ class SweepCheck(Callback):
         from highwaylab.config_checks import RUN_METRICS, check_seed
         from highwaylab.utils.interrupt import end_start_up_handlers
 
-        end_start_up_handlers()  # SIGTERM to a sweep's launcher: its default action, not a start-up's line
+        end_start_up_handlers()  # SIGTERM to a sweep's launcher: not a start-up's line, but the sweep's
+        if "BasicLauncher" in str(OmegaConf.select(config, "hydra.launcher._target_", default="")):
+            stop_between_jobs(Path(str(config.hydra.sweep.dir)))  # its jobs run in this process, in turn
 
         try:
             check_seed(config.get("seed"))
