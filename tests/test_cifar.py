@@ -187,6 +187,29 @@ def test_batches_saved_again_with_bytes_keys_are_named_as_that_and_the_fix_works
     CIFARDataModule(str(root), val_size=10, verify=False).setup()
 
 
+@pytest.mark.parametrize("form", ["column array", "list of lists"])
+def test_labels_in_a_column_are_refused_by_shape_before_any_step(fresh_cifar10, form):
+    # breaking pass 61, row 8 (major): before, labels of shape (N, 1) passed the format check, and the first
+    # validation step failed with a traceback ("0D or 1D target tensor expected, multi-target not supported")
+    root, folder = fresh_cifar10
+    path = folder / "data_batch_4"
+    with path.open("rb") as f:
+        batch = pickle.load(f, encoding="bytes")
+    labels = np.asarray(batch[b"labels"]).reshape(-1, 1)
+    batch[b"labels"] = labels if form == "column array" else labels.tolist()
+    dump_py2(batch, path)
+    got = f"of shape ({len(labels)}, 1)" if form == "column array" else "of lists"
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value).startswith(
+        f"Data file corrupt: {path} has 'labels' {got}; they must be N integers, one per image (a list or a "
+        f"1-D array, e.g. labels.reshape(-1).tolist()). Fix: write each batch as the CIFAR python files hold "
+        f"it"), str(err.value)
+    batch[b"labels"] = labels.reshape(-1).tolist()  # the fix
+    dump_py2(batch, path)
+    CIFARDataModule(str(root), val_size=10, verify=False).setup()
+
+
 def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
     x = cifar10.data_train.x
     out = cifar10.transform_batch(x, train=False)

@@ -327,6 +327,14 @@ def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> st
         parts = (type(data).__name__, getattr(data, "dtype", None), shape)
         got = " ".join(str(part) for part in parts if part is not None)
         return f"has no uint8 'data' array of (N, 3072) rows (got {got})"
+    label_shape = getattr(labels, "shape", None)
+    first = labels[0] if len(labels) else 0
+    nested = isinstance(first, list | tuple) or getattr(first, "ndim", 0) > 0
+    if (label_shape is not None and len(label_shape) != 1) or nested:  # pass 61, row 8: (N, 1) labels passed,
+        # and the first validation step failed with a traceback ("0D or 1D target tensor expected")
+        got = f"of shape {tuple(label_shape)}" if label_shape is not None else "of lists"
+        return (f"has {key!r} {got}; they must be N integers, one per image (a list or a 1-D array, e.g. "
+                f"labels.reshape(-1).tolist())")
     if shape[0] != len(labels):
         return f"holds {shape[0]} images but {len(labels)} labels"
     if len(labels) and not 0 <= min(labels) <= max(labels) < num_classes:
