@@ -528,3 +528,30 @@ def test_a_sampler_target_that_does_not_take_the_searchs_settings_is_one_line(ca
                         "use the search made for a sampler (hparams_search=mnist_tpe: tpe; mnist_random: "
                         "random)\n")
     assert sweep_check(["hydra.sweeper.sampler._target_=optuna.samplers.TPESampler"], capsys) == (None, "")
+
+
+def test_a_choice_value_a_run_refuses_is_named_before_the_search_starts(tmp_path):
+    # breaking pass 61, row 24: before, each trial that drew PReLU failed after the study had started, and
+    # Optuna added "Return value must be float-castable. Got 'None'."
+    import subprocess
+    import sys
+
+    from .conftest import subprocess_env
+
+    def search(choice: str) -> subprocess.CompletedProcess:
+        tiny = ["depth=3", "trainer.max_epochs=1", "trainer.limit_train_batches=2", "callbacks=minimal",
+                "trainer.limit_val_batches=1", "trainer.limit_test_batches=1", "logger=none"]
+        return subprocess.run([sys.executable, "train.py", "hparams_search=mnist_random", *tiny,
+                               "hydra.sweeper.n_trials=1", f"model.activation={choice}",
+                               f"hydra.sweep.dir={tmp_path / choice[7:11]}"], capture_output=True, text=True,
+                              cwd=ROOT, env=subprocess_env(), timeout=600)
+
+    refused = search("choice(relu,PReLU)")
+    line = refused.stderr.strip().splitlines()[-1]
+    assert refused.returncode == 1 and line.startswith(
+        "highwaylab: model.activation=choice(relu,PReLU): PReLU, one of its choices, fails the run's "
+        "checks, so every trial that draws it would fail: model.activation='PReLU': that torch.nn module has "
+        "learnable weights, so it cannot be every layer's activation."), line
+    assert line.endswith("(e.g. model.activation=tanh). Fix: leave PReLU out of the choice()")
+    assert not (tmp_path / "relu").exists()  # no study, no trial
+    assert search("choice(relu,tanh)").returncode == 0  # the fix

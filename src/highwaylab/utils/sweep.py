@@ -308,6 +308,8 @@ class SweepCheck(Callback):
                                   f"none would have a result. Fix: optimized_metric=val/acc_best (or leave "
                                   f"test=false out)")
             check_params(config)
+            if "n_trials" in config.hydra.sweeper:  # a search (Optuna's): a plain sweep's job that fails
+                check_choice_values(config)  # is recorded as failed, and the sweep goes on (the README)
             if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
                 check_storage(config.hydra.sweeper.storage)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
@@ -418,6 +420,56 @@ def tuned_on_test_warning(config: DictConfig) -> str | None:
     return (f"highwaylab: optimized_metric={metric} tunes the search on the test set, so the best trial's "
             f"{metric} is no longer a fair estimate of it; tune on the validation set instead: "
             f"optimized_metric={instead}")
+
+
+def check_choice_values(config: DictConfig) -> None:
+    """Check each value of a ``choice()`` over a key (not a config group) that a search draws
+    from (an override such as ``'model.activation=choice(relu,PReLU)'``, or an entry of
+    ``hydra.sweeper.params``) as a single run's value is checked: the job's config with that value
+    must pass :func:`highwaylab.config_checks.validate` (breaking pass 61, row 24: before, each trial
+    that drew ``PReLU`` failed, after the study had started, and Optuna added "Return value must be
+    float-castable").
+
+    Raises:
+        ConfigError: naming the choice, the value and the reason it is refused.
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import ChoiceSweep
+
+    from highwaylab.config_checks import validate
+    from highwaylab.errors import HighwaylabError
+
+    choices = dict(config.hydra.runtime.choices)
+    lines = [str(o) for o in config.hydra.overrides.task]
+    lines += [f"{k}={v}" for k, v in (config.hydra.sweeper.get("params") or {}).items()]
+    try:
+        parsed = OverridesParser.create().parse_overrides(lines)
+    except Exception:  # Hydra's own parser reports it
+        return
+    if not HydraConfig.initialized():  # the run's name and folder resolve against it
+        HydraConfig.instance().set_config(config)
+    try:  # the job as composed first: a fault of its own is not a choice's (each job reports it)
+        validate(OmegaConf.create(OmegaConf.to_container(config, resolve=False)))
+    except Exception:
+        return
+    for override in parsed:
+        key = override.key_or_group
+        if not isinstance(override.value(), ChoiceSweep) or key.replace(".", "/") in choices \
+                or key.startswith("hydra."):
+            continue
+        for value in override.value().list:
+            if not isinstance(value, str | int | float | bool):
+                continue
+            job = OmegaConf.create(OmegaConf.to_container(config, resolve=False))
+            try:
+                OmegaConf.update(job, key, value, merge=False)
+                validate(job)
+            except HighwaylabError as err:
+                raise ConfigError(f"{override.input_line}: {value}, one of its choices, fails the run's "
+                                  f"checks, so every trial that draws it would fail: {str(err).rstrip('.')}. "
+                                  f"Fix: leave {value} out of the choice()") from None
+            except Exception:  # a key the job's config lacks: check_params names it
+                continue
 
 
 def check_params(config: DictConfig) -> None:
