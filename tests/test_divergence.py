@@ -131,3 +131,30 @@ def test_guard_message_says_what_is_non_finite_without_contradiction(module_cls,
     assert message.startswith(words)
     assert "is none" not in message and "the loss is finite; " not in message  # the old contradiction
     assert all_finite(module)
+
+
+def test_a_finite_but_diverging_loss_warns_with_the_learning_rate(tmp_path, data_dir, caplog):
+    # breaking pass 61, row 52: before, lr 1e9 without the non-finite guard reached a loss of 2.6e31 and
+    # ended with exit 0 and no word; the epoch line printed it with 32 digits
+    cfg = compose_cfg(BARE + ["optim.optimizer.lr=1e9", "trainer.limit_train_batches=5"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.module.classifier"):
+        metrics = train(cfg)
+    loss = metrics["train/loss"]
+    assert math.isfinite(loss) and loss > 100 * math.log(10)
+    warned = [r.getMessage() for r in caplog.records if "diverging" in r.getMessage()]
+    assert warned == [
+        f"highwaylab: train/loss is {loss:.4g} at the end of epoch 0 (step 5), "
+        f"{loss / math.log(10):.3g} times the loss of chance (ln 10 = 2.303): the run is diverging, though "
+        f"its loss is still finite. Fix: lower optim.optimizer.lr (it is 1e+09), or keep "
+        f"trainer.gradient_clip_val set"]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="highwaylab.module.classifier"):  # a run that learns: no word
+        train(compose_cfg(BARE + ["trainer.limit_train_batches=5"], tmp_path / "ok"))
+    assert not [r for r in caplog.records if "diverging" in r.getMessage()]
+
+
+def test_the_epoch_line_writes_huge_values_in_four_significant_digits():
+    from highwaylab.callbacks.epoch_log import _number
+
+    assert (_number(2.6086484224286258e31), _number(123456.789), _number(2.5e-5)) == (
+        "2.609e+31", "123456.7890", "2.5e-05")

@@ -165,7 +165,10 @@ def _max_steps_reached(trainer: L.Trainer) -> bool:
 
 
 def _number(value: float) -> str:
-    """4 decimals; tiny values, NaN and infinity in 3 significant digits (``2.5e-05``, ``nan``)."""
+    """4 decimals; tiny values, NaN and infinity in 3 significant digits (``2.5e-05``, ``nan``), and
+    values of 1e6 and more in 4 (``2.609e+31``; pass 61, row 52: before, 32 digits and 4 decimals)."""
+    if math.isfinite(value) and abs(value) >= 1e6:
+        return f"{value:.4g}"
     return f"{value:.4f}" if value == 0 or (math.isfinite(value) and abs(value) >= 1e-3) else f"{value:.3g}"
 
 

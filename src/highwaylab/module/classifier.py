@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -21,6 +22,11 @@ from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
 from highwaylab.trainer_checks import CHOICE_KEYS, accumulation_past_epoch, min_steps_unreachable
 from highwaylab.utils.loggers import cli_text
+
+log = logging.getLogger(__name__)
+
+# an epoch's mean training loss this many times the loss of chance, ln(classes), is a diverging run's
+DIVERGED_FACTOR = 100.0
 
 
 class ClassifierModule(LightningModule):
@@ -194,6 +200,28 @@ class ClassifierModule(LightningModule):
         loss, self._step_loss = self._step_loss, None
         if loss is not None and not torch.isfinite(loss).item():
             raise NonFiniteError(self._nonfinite_message(float(loss), optimizer))
+
+    def on_train_epoch_end(self) -> None:
+        """Warn (once per run, rank zero) when the epoch's mean training loss is finite but more than
+        :data:`DIVERGED_FACTOR` times the loss of chance, ln(classes): the weights are diverging, though
+        no NaN/inf has come yet to stop the run (breaking pass 61, row 52: ``optim.optimizer.lr=1e9``
+        without the non-finite guard reached a loss of 2.6e31 and ended with exit 0, unsaid)."""
+        loss = self.trainer.callback_metrics.get("train/loss")
+        if loss is None or getattr(self, "_diverged_warned", False):
+            return
+        value, chance = float(loss), math.log(self.hparams.num_classes)
+        if not math.isfinite(value) or value <= DIVERGED_FACTOR * chance:
+            return
+        self._diverged_warned = True
+        optimizers = self.trainer.optimizers
+        group = optimizers[0].param_groups[0] if optimizers and optimizers[0].param_groups else None
+        lr = f" (it is {float(group.get('initial_lr', group['lr'])):g})" if group is not None else ""
+        if self.trainer.is_global_zero:
+            log.warning(f"highwaylab: train/loss is {value:.4g} at the end of epoch {self.current_epoch} "
+                        f"(step {self.global_step}), {value / chance:.3g} times the loss of chance (ln "
+                        f"{self.hparams.num_classes} = {chance:.3f}): the run is diverging, though its "
+                        f"loss is still finite. Fix: lower optim.optimizer.lr{lr}, or keep "
+                        f"trainer.gradient_clip_val set")
 
     def _nonfinite_message(self, value: float, optimizer: torch.optim.Optimizer) -> str:
         trainer = self.trainer
