@@ -847,6 +847,25 @@ def test_an_append_only_checkpoint_folder_is_refused_before_training_with_its_ca
     check_checkpoint_dirs(cfg.callbacks, run)  # the fix
 
 
+def test_a_protected_checkpoint_the_run_would_replace_is_refused_before_training(tmp_path):
+    # breaking pass 61, row 53 (major): before, an immutable best checkpoint (epoch_000.ckpt), then resume=,
+    # trained epoch 1 and failed removing the old best: Lightning's PermissionError traceback, and
+    # last.ckpt left at the step before, the epoch's resume point lost
+    run = tmp_path / "run"
+    cfg = compose_cfg(TINY, run)
+    (folder := run / "checkpoints").mkdir(parents=True)
+    best = folder / "epoch_000.ckpt"
+    best.write_bytes(b"checkpoint")
+    with protected(best), pytest.raises(CheckpointFolderError) as err:
+        check_checkpoint_dirs(cfg.callbacks, run)
+    assert str(err.value) == (
+        f"the run's checkpoint {best} is immutable (chattr +i; lsattr shows 'i'), and the run replaces or "
+        f"removes its checkpoints as it trains (last.ckpt each epoch, a best one when a better epoch comes), "
+        f"which would fail after an epoch of training. Fix: chattr -i {best}, then run the same command "
+        f"again (to keep a copy, copy it elsewhere first)")
+    check_checkpoint_dirs(cfg.callbacks, run)  # the fix: the protection cleared
+
+
 def test_a_second_ctrl_c_after_an_interrupted_run_stopped_is_not_called_a_start_up_interrupt(no_hydra_run):
     # pass 45, row 49: Ctrl-C twice; the second one came after the run's handlers had given train.py's
     # start-up handler back, and the run ended with "interrupted by SIGINT during start-up: nothing was

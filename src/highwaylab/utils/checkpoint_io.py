@@ -315,6 +315,8 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
             raise CheckpointFolderError(f"{key}={value}: no checkpoint can be written there: {reason}. Fix: "
                                         f"{fix}set {key} to another folder (or leave it out: the run's "
                                         "folder's checkpoints/)") from err
+        if run_dir is not None and not outside:
+            check_checkpoints_replaceable(folder)
         existing = _nearest_existing(folder)
         if _append_only(existing):  # pass 60, row 26: before, the first checkpoint's rename failed after an
             # epoch of training, with a line that misread the cause
@@ -327,27 +329,55 @@ def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None
                 f"{shlex.quote(str(existing))}, then run the same command again")
 
 
-FS_IOC_GETFLAGS, FS_APPEND_FL = 0x80086601, 0x20  # linux/fs.h: the inode flags that lsattr shows
+# linux/fs.h: the inode flags that lsattr shows ('i': immutable, 'a': append only)
+FS_IOC_GETFLAGS, FS_IMMUTABLE_FL, FS_APPEND_FL = 0x80086601, 0x10, 0x20
 
 
-def _append_only(folder: Path) -> bool:
-    """Whether ``folder`` has the append-only flag (``chattr +a``); ``False`` where the file system or
-    the platform cannot tell."""
+def _inode_flags(path: Path) -> int:
+    """The inode flags of ``path`` (``lsattr``'s); 0 where the file system or the platform has none."""
     try:
         import array
         import fcntl
 
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except (ImportError, OSError):
-        return False
+        return 0
     try:
         flags = array.array("i", [0])
         fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
-        return bool(flags[0] & FS_APPEND_FL)
+        return flags[0]
     except OSError:  # a file system without inode flags (tmpfs, NFS)
-        return False
+        return 0
     finally:
         os.close(fd)
+
+
+def _append_only(folder: Path) -> bool:
+    """Whether ``folder`` has the append-only flag (``chattr +a``)."""
+    return bool(_inode_flags(folder) & FS_APPEND_FL)
+
+
+def check_checkpoints_replaceable(folder: Path) -> None:
+    """Raises CheckpointFolderError for a checkpoint in the run's ``folder`` that is protected
+    (``chattr +i`` or ``+a``): the run replaces ``last.ckpt`` and removes a best checkpoint when a
+    better epoch comes (``save_top_k``), and that would fail after an epoch of training, with
+    Lightning's ``PermissionError`` traceback and the epoch's resume point lost (breaking pass 61, row
+    53: an immutable ``epoch_000.ckpt``, then ``resume=``)."""
+    try:
+        files = sorted(p for p in folder.glob("*.ckpt") if p.is_file())
+    except OSError:
+        return
+    for path in files:
+        flags = _inode_flags(path)
+        if flags & (FS_IMMUTABLE_FL | FS_APPEND_FL):
+            how = "immutable (chattr +i; lsattr shows 'i')" if flags & FS_IMMUTABLE_FL else \
+                "append-only (chattr +a; lsattr shows 'a')"
+            flag = "i" if flags & FS_IMMUTABLE_FL else "a"
+            raise CheckpointFolderError(
+                f"the run's checkpoint {path} is {how}, and the run replaces or removes its checkpoints as "
+                f"it trains (last.ckpt each epoch, a best one when a better epoch comes), which would fail "
+                f"after an epoch of training. Fix: chattr -{flag} {shlex.quote(str(path))}, then run the "
+                f"same command again (to keep a copy, copy it elsewhere first)")
 
 
 def _probe(folder: Path) -> None:
