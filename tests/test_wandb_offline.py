@@ -532,3 +532,33 @@ def test_a_run_still_in_its_first_steps_is_named_as_training_not_as_a_damaged_fi
         f"which is full yet. Read it again after more steps, or when the run has ended")
     ended = cli(run)  # no process trains it: the file is empty, as before
     assert ended.stderr.strip().endswith("no W&B records in it (an empty file, or not a .wandb log)")
+
+
+@pytest.mark.slow
+def test_a_copied_run_resumed_beside_the_originals_segment_reads_its_own_run(run_dir, tmp_path):
+    # breaking pass 61, row 39 (major): cp -a of a run, then resume=: the copy's wandb/ holds the original's
+    # segment and the copy's own new W&B run; before, "2 W&B runs in this folder ..., pass one of them",
+    # with no way to pass one, and a segment's advice named that refused folder
+    file = next((run_dir / "wandb").glob("offline-run-*/run-*.wandb"))
+    own = file.name.removeprefix("run-").removesuffix(".wandb")
+    copy = tmp_path / "copy"
+    shutil.copytree(file.parent, copy / "wandb" / file.parent.name)
+    other = copy / "wandb" / "offline-run-20000101_000000-orig0001"  # the original's, copied along
+    other.mkdir()
+    shutil.copyfile(file, other / "run-orig0001.wandb")
+    (copy / "metrics.json").write_text(json.dumps({"wandb_run_path": f"me/highwaylab/{own}"}))
+    proc = cli(copy)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == (
+        f"{PROG}: warning: {copy} also holds W&B run orig0001, not this run's own ({own}, which its "
+        f"metrics.json names): copied with the folder? Read it with --run orig0001")
+    assert proc.stdout.splitlines()[0].split()[:2] == ["run", own]
+    assert cli(copy, "--run", "orig0001").returncode == 0
+    refused = cli(copy, "--run", "nope")
+    assert refused.returncode == 2 and refused.stderr.strip() == (
+        f"{PROG}: error: {copy}: no W&B run nope here; its runs: orig0001, {own}. Fix: --run orig0001")
+    (copy / "metrics.json").unlink()  # no record: both named, with the option that picks one
+    proc = cli(copy)
+    assert proc.returncode == 2 and (
+        f"{copy}: 2 W&B runs in this folder (orig0001, {own}), pass one of them with --run <id>, e.g. --run "
+        f"orig0001") in proc.stderr

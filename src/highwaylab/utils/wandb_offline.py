@@ -478,7 +478,70 @@ def _training(file: Path) -> tuple[Path, int] | None:
     return None if pid is None else (run, pid)
 
 
-def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
+def _run_id_of(file: Path) -> str:
+    return file.name.removeprefix("run-").removesuffix(".wandb")
+
+
+def own_run_id(path: str | Path) -> str | None:
+    """The W&B run id that the run folder at ``path`` (or its ``wandb/`` folder) names as its own: its
+    ``metrics.json``'s ``wandb_run_path``, else the segment that ``wandb/latest-run`` links to (the
+    last one it wrote); ``None`` for another folder, or without either."""
+    folder = Path(path)
+    run = folder.parent if folder.name == "wandb" else folder
+    recorded = str((_metrics_of(run) or {}).get("wandb_run_path") or "")
+    if recorded:
+        return recorded.rsplit("/", 1)[-1]
+    latest = run / "wandb" / "latest-run"
+    if latest.is_symlink():
+        return latest.resolve().name.rsplit("-", 1)[-1]
+    return None
+
+
+def _metrics_of(run: Path) -> dict | None:
+    try:
+        metrics = json.loads((run / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return metrics if isinstance(metrics, dict) else None
+
+
+def choose_run(path: str | Path, run_id: str | None = None) -> tuple[list[Path], str]:
+    """The segments of one W&B run at ``path`` (:func:`find_run_segments`), and a note (or ``""``):
+    with ``run_id`` (``--run``), that run's; where ``path`` holds several runs, the run folder's own
+    (:func:`own_run_id`), with a note naming the others (breaking pass 61, row 39: a copied run,
+    resumed, holds the original's segment beside its own new W&B run, and was refused as "2 W&B runs
+    ..., pass one of them", with no way to pass one).
+
+    Raises:
+        NoRunError: no run there, or none of ``run_id``. SeveralRunsError: several runs, and neither
+            ``run_id`` nor the folder's record chooses one.
+    """
+    try:
+        files = find_run_segments(path)
+    except SeveralRunsError as err:
+        if len({f.parent.parent.resolve() for f in err.runs}) > 1:  # runs of several folders (a sweep's
+            raise  # jobs): one of the folders is to be given
+        files = list(err.runs)
+    ids: dict[str, list[Path]] = {}
+    for file in files:
+        ids.setdefault(_run_id_of(file), []).append(file)
+    if run_id is not None and run_id not in ids:
+        raise NoRunError(f"{path}: no W&B run {run_id} here; its runs: {', '.join(ids)}. Fix: --run "
+                         f"{next(iter(ids))}")
+    chosen = run_id if run_id is not None else own_run_id(path) if len(ids) > 1 else next(iter(ids))
+    if chosen not in ids:
+        named = ", ".join(f"{i}" + (f" in {len(f)} segments" if len(f) > 1 else "") for i, f in ids.items())
+        raise SeveralRunsError(f"{path}: {len(ids)} W&B runs in this folder ({named}), pass one of them "
+                               f"with --run <id>, e.g. --run {next(iter(ids))}", files)
+    others = [i for i in ids if i != chosen]
+    note = ("" if run_id is not None or not others else
+            f"{path} also holds W&B run {', '.join(others)}, not this run's own ({chosen}, which its "
+            f"{'metrics.json' if (_metrics_of(Path(path)) or {}).get('wandb_run_path') else 'latest segment'}"
+            f" names): copied with the folder? Read it with --run {others[0]}")
+    return sorted(ids[chosen], key=lambda f: f.parent.name), note
+
+
+def summarize(path: str | Path, step_key: str = STEP_KEY, run_id: str | None = None) -> RunSummary:
     """Summarize the offline W&B run at ``path`` (a run folder, its ``wandb/`` folder, the
     ``offline-run-*`` folder or the ``.wandb`` file).
 
@@ -491,8 +554,8 @@ def summarize(path: str | Path, step_key: str = STEP_KEY) -> RunSummary:
         RunReadError: the file is empty or corrupt, or wandb cannot read it (a resumed run's segment
             without a record, left by a process killed at once, is skipped with a note).
     """
-    files = find_run_segments(path)
-    records, notes = [], []
+    files, chosen = choose_run(path, run_id)
+    records, notes = [], [chosen] if chosen else []
     for file in files:  # a resumed run: its segments in order, as one run
         file_records, file_notes = read_segment(file)
         corrupt = [n for n in file_notes if "corrupt" in n.lower()]
@@ -532,8 +595,10 @@ def _one_segment_of(files: list[Path]) -> str:
                    key=lambda f: f.parent.name)
     if len(every) < 2:
         return ""
+    others = {f.name for f in wandb_dir.glob("*/run-*.wandb")} - {own.name}
+    choose = f" --run {_run_id_of(own)}" if others else ""  # other runs there too (pass 61, row 39)
     return (f"segment {every.index(own) + 1} of the run's {len(every)} offline segments, read alone; give "
-            f"{wandb_dir} (or the run's folder) to read them all as one run")
+            f"{wandb_dir}{choose} (or the run's folder{choose}) to read them all as one run")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -676,6 +741,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="a run folder (outputs/runs/<run>), its wandb/ folder, the "
                                     "offline-run-* folder, or the run-<id>.wandb file")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--run", dest="run_id", default=None, metavar="ID",
+                        help="the W&B run id to read where the folder holds several (default: the run "
+                             "folder's own, from its metrics.json)")
     parser.add_argument("--step-key", default=STEP_KEY, metavar="KEY",
                         type=non_empty(f"a step key, e.g. --step-key {STEP_KEY} (the default)"),
                         help=f"the step key whose range is shown (default: {STEP_KEY})")
@@ -685,7 +753,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        summary = summarize(args.run, step_key=args.step_key)
+        summary = summarize(args.run, step_key=args.step_key, run_id=args.run_id)
     except SeveralRunsError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         if args.json:
