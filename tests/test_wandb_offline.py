@@ -550,8 +550,8 @@ def test_a_copied_run_resumed_beside_the_originals_segment_reads_its_own_run(run
     proc = cli(copy)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == (
-        f"{PROG}: warning: {copy} also holds W&B run orig0001, not this run's own ({own}, which its "
-        f"metrics.json names): copied with the folder? Read it with --run orig0001")
+        f"{PROG}: warning: {copy} also holds W&B run orig0001, not this run's own ({own}, named by its "
+        f"metrics.json or latest segment): copied with the folder? Read it with --run orig0001")
     assert proc.stdout.splitlines()[0].split()[:2] == ["run", own]
     assert cli(copy, "--run", "orig0001").returncode == 0
     refused = cli(copy, "--run", "nope")

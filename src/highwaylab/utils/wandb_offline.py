@@ -486,23 +486,17 @@ def own_run_id(path: str | Path) -> str | None:
     """The W&B run id that the run folder at ``path`` (or its ``wandb/`` folder) names as its own: its
     ``metrics.json``'s ``wandb_run_path``, else the segment that ``wandb/latest-run`` links to (the
     last one it wrote); ``None`` for another folder, or without either."""
+    from highwaylab.utils.resume import run_metrics
+
     folder = Path(path)
     run = folder.parent if folder.name == "wandb" else folder
-    recorded = str((_metrics_of(run) or {}).get("wandb_run_path") or "")
+    recorded = str((run_metrics(run) or {}).get("wandb_run_path") or "")
     if recorded:
         return recorded.rsplit("/", 1)[-1]
     latest = run / "wandb" / "latest-run"
     if latest.is_symlink():
         return latest.resolve().name.rsplit("-", 1)[-1]
     return None
-
-
-def _metrics_of(run: Path) -> dict | None:
-    try:
-        metrics = json.loads((run / "metrics.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return metrics if isinstance(metrics, dict) else None
 
 
 def choose_run(path: str | Path, run_id: str | None = None) -> tuple[list[Path], str]:
@@ -535,9 +529,8 @@ def choose_run(path: str | Path, run_id: str | None = None) -> tuple[list[Path],
                                f"with --run <id>, e.g. --run {next(iter(ids))}", files)
     others = [i for i in ids if i != chosen]
     note = ("" if run_id is not None or not others else
-            f"{path} also holds W&B run {', '.join(others)}, not this run's own ({chosen}, which its "
-            f"{'metrics.json' if (_metrics_of(Path(path)) or {}).get('wandb_run_path') else 'latest segment'}"
-            f" names): copied with the folder? Read it with --run {others[0]}")
+            f"{path} also holds W&B run {', '.join(others)}, not this run's own ({chosen}, named by its "
+            f"metrics.json or latest segment): copied with the folder? Read it with --run {others[0]}")
     return sorted(ids[chosen], key=lambda f: f.parent.name), note
 
 
