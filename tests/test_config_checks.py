@@ -112,6 +112,12 @@ BAD = {
         "model.stages[0].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
         "only the stem to 8 channels). Fix: give it layers, or remove it.",
     # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
+    # breaking pass 62, row 47 (major): before, a TypeError traceback in check_log_dirs, and a run folder left
+    "logger.wandb.save_dir=null":
+        "logger.wandb.save_dir=null: the logger needs a folder for its files (by default the run's folder). "
+        "Fix: leave logger.wandb.save_dir out, or give a folder",
+    "logger=csv logger.csv.save_dir=null":
+        "logger.csv.save_dir=null: the logger needs a folder for its files",
     "logger=tensorboard logger.tensorboard.version=../../escape_f06":
         "logger.tensorboard.version=../../escape_f06 would put the TensorBoard files outside "
         "logger.tensorboard.save_dir (the run's folder): version names a folder below it. Fix: a plain name, "

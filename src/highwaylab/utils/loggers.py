@@ -501,7 +501,14 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
     for name, node in (logger_cfg or {}).items():
         if not OmegaConf.is_dict(node) and not isinstance(node, Mapping):
             continue
-        kind = FOLDER_LOGGERS.get(str(node.get("_target_", "")).rpartition(".")[2])
+        target = str(node.get("_target_", "")).rpartition(".")[2]
+        kind = FOLDER_LOGGERS.get(target)
+        save_dir = node.get("save_dir", ".")  # pass 62, row 47: null, a traceback in check_log_dirs
+        if (kind or target == "WandbLogger") and (save_dir is None or not str(save_dir).strip()):
+            shown = "null" if save_dir is None else repr(save_dir)
+            raise ConfigError(f"logger.{name}.save_dir={shown}: the logger needs a folder for its files (by "
+                              f"default the run's folder). Fix: leave logger.{name}.save_dir out, or give "
+                              f"a folder")
         for key in ("name", "version") if kind else ():
             value = node.get(key)
             parts = str(value).replace("\\", "/").split("/")
