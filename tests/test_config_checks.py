@@ -1143,6 +1143,14 @@ COMMAND_LINES = {
     # breaking pass 60, row 43 (major): before, "quote it, e.g. \"tags='[🚀]'\"", which made one tag, '[🚀]'
     "tags=[🚀]": "tags=[🚀]: Hydra's override grammar cannot read an entry of this list unquoted. Fix: quote "
                  "each entry, e.g. \"tags=['🚀']\"",
+    # breaking pass 62, rows 29 and 31: before, Optuna's 28-line traceback (and optuna.db left), and a
+    # tag(int, ...) run as a float search without a word
+    "hparams_search=mnist_tpe optim.optimizer.lr=tag(log,interval(0,1))":
+        "optim.optimizer.lr=tag(log,interval(0,1)): a log-uniform interval needs a low bound above 0 (Optuna "
+        "would stop with a traceback). Fix: e.g. 'optim.optimizer.lr=tag(log, interval(0.001, 1))'",
+    "hparams_search=mnist_tpe optim.optimizer.lr=tag(int,interval(0.001,1.0))":
+        "optim.optimizer.lr=tag(int,interval(0.001,1.0)): the Optuna sweeper reads one tag, log (of an "
+        "interval: a log-uniform search), and would ignore int;",
     # breaking pass 60, row 12: before, a traceback ending in "range() arg 3 must not be zero"
     "-m depth=3 seed=range(0,4,0)": "seed=range(0,4,0): range() arg 3 must not be zero: range(start, stop, "
                                     "step) steps from start up to stop (not included) by a step that is not "

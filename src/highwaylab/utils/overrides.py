@@ -878,6 +878,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                     or _unreadable(override)) from None
         return None
     for override in parsed:
+        if problem := _search_tags(override):
+            raise OverrideError(problem)
         if override.is_interval_sweep() and (bounds := override.value()).start > bounds.end:
             raise OverrideError(f"{override.input_line}: the interval's low bound {bounds.start:g} is above "
                                 f"its high bound {bounds.end:g} (Optuna would stop with a traceback). Fix: "
@@ -1066,6 +1068,30 @@ def _first_use(node: Any, pattern: Any, path: str = "") -> str | None:
     for where, value in items:
         if (found := _first_use(value, pattern, where)) is not None:
             return found
+    return None
+
+
+def _search_tags(override: Any) -> str | None:
+    """The message for a sweep's ``tag()`` that the Optuna sweeper cannot take: it reads one tag, ``log``,
+    of an ``interval()`` (a log-uniform search, which needs a low bound above 0: else Optuna stops with a
+    traceback, after the study is made), and ignores any other (``tag(int, ...)`` ran as a float
+    search, unsaid); ``None`` otherwise (breaking pass 62, rows 29 and 31)."""
+    if not override.is_sweep_override():
+        return None
+    value = override.value()
+    tags = sorted(getattr(value, "tags", None) or ())
+    key = override.get_key_element()
+    if other := [t for t in tags if t != "log"]:
+        return (f"{override.input_line}: the Optuna sweeper reads one tag, log (of an interval: a "
+                f"log-uniform search), and would ignore {', '.join(other)}; an interval of integers, "
+                f"interval(1, 10), searches integers. Fix: tag(log, interval(...)), or no tag")
+    if tags and not override.is_interval_sweep():
+        return (f"{override.input_line}: tag(log, ...) makes a search log-uniform only over an interval(); "
+                f"the sweeper ignores it here. Fix: e.g. '{key}=tag(log, interval(0.001, 1.0))', or no tag")
+    if tags and value.start <= 0:
+        low, high = value.end / 1000, value.end
+        return (f"{override.input_line}: a log-uniform interval needs a low bound above 0 (Optuna would "
+                f"stop with a traceback). Fix: e.g. '{key}=tag(log, interval({low:g}, {high:g}))'")
     return None
 
 
