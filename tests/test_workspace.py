@@ -5,6 +5,7 @@ command-line subprocesses."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -285,3 +286,23 @@ def test_a_name_with_an_emoji_or_a_symbol_is_one_line_before_any_work(tmp_path):
     assert not out.exists()
     fixed = cli("--entity", "me", "--name", "résumé depth", "--out", str(out), tmp_path=tmp_path)
     assert fixed.returncode == 0 and out.is_file()  # the fix, as given
+
+
+def test_cli_out_to_a_stream_writes_the_layout_there_and_never_advises_removing_it(tmp_path):
+    # breaking pass 62, row 33 (major): before, --out /dev/stdout, with the output redirected to a log file,
+    # was "a file that holds something else than a workspace layout ... or remove the file first"
+    log = tmp_path / "run.log"
+    log.write_text("earlier lines\n")
+    with log.open("a") as out:
+        proc = subprocess.run([sys.executable, "-m", "highwaylab.workspace", "--entity", "me", "--project",
+                               "highwaylab", "--out", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE,
+                              text=True, cwd=tmp_path, env=subprocess_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = log.read_text()
+    assert text.startswith("earlier lines\n") and json.loads(text.split("\n", 1)[1])["entity"] == "me"
+    fifo = tmp_path / "fifo"  # any other stream: a FIFO, read as it is written
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    proc = cli("--entity", "me", "--out", str(fifo), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(reader.communicate(timeout=60)[0])["project"] == "highwaylab"

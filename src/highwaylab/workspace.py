@@ -243,12 +243,23 @@ def main(argv: list[str] | None = None) -> int:
         if out.is_dir():
             parser.exit(2, f"{parser.prog}: error: --out {out} is a folder; give a file name, e.g. "
                            f"--out {out / DEFAULT_OFFLINE_FILE}\n")
-        refused = None if str(out) == "-" else out_problem(out)
+        # a stream, not a file: /dev/stdout, /dev/stderr, a FIFO (pass 62, row 33: before, /dev/stdout
+        # redirected to a log file was "a file ... remove the file first", advice that deletes it)
+        stream = str(out).startswith(("/dev/", "/proc/self/fd/")) or (out.exists() and not out.is_file())
+        refused = None if str(out) == "-" or stream else out_problem(out)
         if refused is not None:  # before: written over whatever was there (pass 35, rows 22-24)
             parser.exit(2, f"{parser.prog}: error: {refused}\n")
         text = workspace_json(build_workspace(args.entity or "", args.project, args.name))
         if str(out) == "-":  # the usual name of standard output: the layout printed, no file "-"
             print(text)
+            return 0
+        if stream:
+            try:
+                with open(out, "a") as f:  # appended: a log behind /dev/stdout keeps what it holds
+                    f.write(text + "\n")
+            except OSError as err:
+                parser.exit(2, f"{parser.prog}: error: --out {out} cannot be written "
+                               f"({err.strerror or err}); to print the layout, give --out -\n")
             return 0
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
