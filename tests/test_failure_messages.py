@@ -617,6 +617,35 @@ def test_train_py_with_a_long_project_name_is_one_line_without_wandb_login(tmp_p
 CONSOLE_MODES = "auto, off, wrap, redirect, wrap_raw, wrap_emu"  # wandb 0.31's Settings.console
 
 
+def test_a_wandb_rewind_or_fork_variable_is_refused_and_a_settings_error_never_shows_the_api_key(
+        tmp_path):
+    # breaking pass 62, row 32 (major): before, WANDB_RESUME_FROM passed the checks, W&B refused it at
+    # wandb.init, and the line held W&B's whole Settings repr (5 KB), WANDB_API_KEY in clear text
+    import wandb
+
+    from highwaylab.utils.loggers import _settings_error, check_wandb_environment
+
+    with pytest.raises(ConfigError) as err:
+        check_wandb_environment({"WANDB_RESUME_FROM": "abcd1234?_step=3"})
+    assert str(err.value) == (
+        "WANDB_RESUME_FROM='abcd1234?_step=3' (from the environment) is set: W&B's rewind of a run "
+        "(resume_from) cannot go with the run's own W&B run (a new one, or the one resume= continues), and "
+        "needs an online run. Fix: unset WANDB_RESUME_FROM (to continue a run: python train.py "
+        "resume=<its folder>)")
+    with pytest.raises(ConfigError, match=r"^WANDB_FORK_FROM='abcd1234\?_step=3' \(from the environment\) "
+                                          r"is set: W&B's fork of a run \(fork_from\)"):
+        check_wandb_environment({"WANDB_FORK_FROM": "abcd1234?_step=3"})
+    key = "0123456789abcdef0123456789abcdef01234567"
+    with pytest.raises(ValueError) as refused:  # a check of the whole Settings, as wandb.init makes it
+        wandb.Settings(api_key=key, resume="allow", resume_from="abcd1234?_step=3")
+    line = str(_settings_error(refused.value))
+    assert key not in line and "Settings(" not in line and len(line) < 400, line
+    assert line == ("logger.wandb: W&B could not start its run: its settings are refused (`fork_from`, "
+                    "`resume`, or `resume_from` are mutually exclusive. Please specify only one of them.). "
+                    "Fix: check logger.wandb.settings and the WANDB_* environment variables (env | grep "
+                    "WANDB_)")
+
+
 def test_a_wandb_variable_wandb_refuses_is_named_before_the_run(monkeypatch):
     from highwaylab.utils.loggers import check_wandb_environment
 

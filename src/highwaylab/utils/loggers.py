@@ -405,6 +405,9 @@ def check_wandb_entity(key: str, value: object) -> None:
 # W&B variables checked elsewhere, with messages of their own: WANDB_MODE (without_disabled_wandb)
 OWN_WANDB_CHECKS = ("WANDB_MODE",)
 WANDB_SETTING_NOUNS = {"console": "console mode"}  # how a message names a setting's values
+# W&B variables that take a run's W&B history elsewhere than the run's own handling does
+RUN_HANDLING_VARIABLES = {"WANDB_RESUME_FROM": "rewind of a run (resume_from)",
+                          "WANDB_FORK_FROM": "fork of a run (fork_from)"}
 
 
 def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
@@ -423,6 +426,13 @@ def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
     import wandb
 
     env = os.environ if environ is None else environ
+    for variable, what in RUN_HANDLING_VARIABLES.items():  # pass 62, row 32: before, W&B refused it at
+        if env.get(variable):  # wandb.init, and the line held its whole Settings, the API key in clear
+            source, unset = _env_origin(variable)
+            raise ConfigError(f"{variable}={env[variable]!r} (from {source}) is set: W&B's {what} cannot go "
+                              f"with the run's own W&B run (a new one, or the one resume= continues), and "
+                              f"needs an online run. Fix: {unset} (to continue a run: python train.py "
+                              f"resume=<its folder>)")
     for variable in sorted(env):
         if not variable.startswith("WANDB_") or variable in OWN_WANDB_CHECKS:
             continue
@@ -755,9 +765,15 @@ def _settings_error(err: Exception) -> WandbStartError:
         return WandbStartError(f"logger.wandb: W&B could not start its run: {found}")
     details = err.errors() if callable(getattr(err, "errors", None)) else []
     detail = details[0] if details else {}
-    field = ".".join(str(part) for part in detail.get("loc", ())) or "?"
+    field = ".".join(str(part) for part in detail.get("loc", ()))
     reason = " ".join(str(detail.get("msg", err)).removeprefix("Value error, ").split())
+    given = detail.get("input")
+    if not field or not isinstance(given, str | int | float | bool | None):  # a check of the whole
+        # Settings: its repr, the API key in it, is never shown (pass 62, row 32)
+        return WandbStartError(f"logger.wandb: W&B could not start its run: its settings are refused "
+                               f"({reason[:300]}). Fix: check logger.wandb.settings and the WANDB_* "
+                               f"environment variables (env | grep WANDB_)")
     key = f"logger.wandb.settings.{field}"
     return WandbStartError(f"logger.wandb: W&B could not start its run: its setting {field}="
-                           f"{detail.get('input')!r} is refused ({reason}). Fix: change or remove {key}, or "
+                           f"{given!r} is refused ({reason}). Fix: change or remove {key}, or "
                            f"the WANDB_{field.upper()} environment variable")
