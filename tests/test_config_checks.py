@@ -1151,6 +1151,10 @@ COMMAND_LINES = {
     "hparams_search=mnist_tpe optim.optimizer.lr=tag(int,interval(0.001,1.0))":
         "optim.optimizer.lr=tag(int,interval(0.001,1.0)): the Optuna sweeper reads one tag, log (of an "
         "interval: a log-uniform search), and would ignore int;",
+    # breaking pass 62, row 35 (major): before, the fix was 'tags=[[a],[b]]', refused in every job
+    "-m depth=3 tags=[a],[b]":
+        "tags=[a],[b]: in a multirun, a comma sweeps: each list of tags would be a job of its own, and every "
+        "other setting would run once per list. Fix: 'tags=[a,b]' (all of them on every job)",
     # breaking pass 60, row 12: before, a traceback ending in "range() arg 3 must not be zero"
     "-m depth=3 seed=range(0,4,0)": "seed=range(0,4,0): range() arg 3 must not be zero: range(start, stop, "
                                     "step) steps from start up to stop (not included) by a step that is not "

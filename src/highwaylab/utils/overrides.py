@@ -233,10 +233,15 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                                 f"{_first_value(override)}")
         if multirun and override.key_or_group == "tags" and override.is_sweep_override() \
                 and not override.is_interval_sweep():  # pass 59, row 21: before, 4 jobs for 2 seeds, unsaid
-            listed = ",".join(_sweep_strings(override))
-            raise OverrideError(f"{override.input_line}: in a multirun, a comma sweeps: each tag would be a "
-                                f"job of its own, and every other setting would run once per tag. Fix: "
-                                f"'tags=[{listed}]' (all of them on every job)")
+            values = getattr(override.value(), "list", None) or []
+            lists = any(isinstance(v, list) for v in values)  # tags=[a],[b]: a list per job (pass 62, 35:
+            flat = [str(t) for v in values for t in (v if isinstance(v, list) else [v])]  # before, the fix
+            listed = ",".join(dict.fromkeys(flat)) or ",".join(_sweep_strings(override))  # was [[a],[b]])
+            what = "each list of tags" if lists else "each tag"
+            raise OverrideError(f"{override.input_line}: in a multirun, a comma sweeps: {what} would be a "
+                                f"job of its own, and every other setting would run once per "
+                                f"{'list' if lists else 'tag'}. Fix: 'tags=[{listed}]' (all of them on every "
+                                f"job)")
         one_id = override.get_key_element() == "logger.wandb.id" and not override.is_sweep_override()
         if multirun and one_id and override.value() not in (None, "null"):
             raise OverrideError(f"{override.input_line}: every job of this multirun would log to that one "
