@@ -1151,6 +1151,12 @@ COMMAND_LINES = {
     "hparams_search=mnist_tpe optim.optimizer.lr=tag(int,interval(0.001,1.0))":
         "optim.optimizer.lr=tag(int,interval(0.001,1.0)): the Optuna sweeper reads one tag, log (of an "
         "interval: a log-uniform search), and would ignore int;",
+    # breaking pass 62, row 9 (major): before, "quote it", which made the one tag 'extend_list(mine)'
+    "tags=extend_list(mine)": "tags=extend_list(mine): extend_list() is not a function of Hydra's override "
+                              "grammar (its functions: bool, choice, float, glob, int, interval, range, "
+                              "shuffle, sort, str, tag). Fix: give the value itself (e.g. tags=mine)",
+    "model.activation=nn.Sigmoid()": "model.activation=nn.Sigmoid(): an activation is given by its name, not "
+                                     "called. Fix: model.activation=sigmoid",
     # breaking pass 62, row 35 (major): before, the fix was 'tags=[[a],[b]]', refused in every job
     "-m depth=3 tags=[a],[b]":
         "tags=[a],[b]: in a multirun, a comma sweeps: each list of tags would be a job of its own, and every "

@@ -1976,12 +1976,24 @@ def _unreadable(override: str) -> str:
         fix = (f"{key}={inner}" if "," not in inner else
                f"-m {bare}={inner} for a sweep, one job per value, or '{key}=[{inner}]' for a list")
         return (f"{override}: Hydra's override grammar takes no parentheses around a value. Fix: {fix}")
-    call = re.fullmatch(r"([A-Za-z_]\w*)\s*\(.*\)", inner)
-    if call and key.lstrip("+~").rsplit(".", 1)[-1] == "activation":  # pass 40, row 6: before, "quote it",
-        # and the quoted 'Sigmoid()' was then refused as not an activation
-        from highwaylab.models.spec import ACTIVATIONS
+    call = re.fullmatch(r"([A-Za-z_][\w.]*)\s*\((.*)\)", inner)
+    from hydra.core.override_parser.overrides_parser import OverridesParser
 
-        return (f"{override}: an activation is given by its name, not called. Fix: {key}={call[1].lower()} "
+    from highwaylab.models.spec import ACTIVATIONS
+
+    functions = sorted(OverridesParser.create().functions.functions)
+    activation = key.lstrip("+~").rsplit(".", 1)[-1] == "activation"
+    named = call[1].rsplit(".", 1)[-1].lower() if call else ""  # nn.Sigmoid(): sigmoid
+    known = named in {name.lower() for name in ACTIVATIONS}
+    if call and call[1] not in functions and not (activation and known):
+        # breaking pass 62, row 9 (major): tags=extend_list(mine) was to be quoted, which made the tag
+        # 'extend_list(mine)'; Hydra 1.3 has no such function
+        example = f" (e.g. {key}={call[2].strip()})" if call[2].strip() else ""
+        return (f"{override}: {call[1]}() is not a function of Hydra's override grammar (its functions: "
+                f"{', '.join(functions)}). Fix: give the value itself{example}")
+    if call and activation:  # pass 40, row 6: before, "quote it",
+        # and the quoted 'Sigmoid()' was then refused as not an activation
+        return (f"{override}: an activation is given by its name, not called. Fix: {key}={named} "
                 f"(its options: {', '.join(name.lower() for name in ACTIVATIONS)})")
     entries = [e.strip() for e in inner[1:-1].split(",")] if inner.startswith("[") and inner.endswith("]") \
         else []
