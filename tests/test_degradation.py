@@ -172,6 +172,18 @@ def test_scheduler_gamma_outside_0_1_is_refused(gamma, tmp_path, data_dir):
     assert "Fix: a decay factor such as optim.scheduler.gamma=0.6" in message
 
 
+def test_a_negative_polynomial_power_is_refused_before_training(tmp_path, data_dir):
+    # breaking pass 62, row 19 (major): before, the rate rose every epoch, then a ZeroDivisionError
+    # traceback at epoch total_iters
+    poly = ["optim.scheduler._target_=torch.optim.lr_scheduler.PolynomialLR", "~optim.scheduler.gamma"]
+    assert str(build_error([*poly, "+optim.scheduler.power=-1"], tmp_path)) == (
+        "optim.scheduler.power=-1 is negative: the scheduler multiplies the learning rate by (1 - t / "
+        "total_iters) ** power, which then grows every epoch, and fails (0 to a negative power) at epoch "
+        "total_iters (5). Fix: e.g. optim.scheduler.power=1.0 (a linear decay to 0)")
+    parts = build(compose_cfg(BARE + [*poly, "+optim.scheduler.power=1.0"], tmp_path / "fixed"))
+    assert parts.module.scheduler.keywords["power"] == 1.0
+
+
 def test_scheduler_gamma_1_is_accepted_and_refusal_comes_before_training(tmp_path, data_dir):
     parts = build(compose_cfg(BARE + ["optim.scheduler.gamma=1"], tmp_path))
     assert parts.module.scheduler.keywords["gamma"] == 1

@@ -411,6 +411,14 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, int
                 "learning rate by it (negative: the rate changes sign every other time; 0: it drops "
                 "to 0; above 1: it grows). Fix: a decay factor such as optim.scheduler.gamma=0.6 "
                 "(1: a constant rate).")
+        power = part.keywords.get("power")  # PolynomialLR's (pass 62, row 19: -1 raised the rate each
+        if group == "optim.scheduler" and isinstance(power, numbers.Real) and power < 0:  # epoch, then
+            total = part.keywords.get("total_iters", 5)  # ZeroDivisionError at total_iters)
+            raise ConfigError(
+                f"optim.scheduler.power={power!r} is negative: the scheduler multiplies the learning rate by "
+                f"(1 - t / total_iters) ** power, which then grows every epoch, and fails (0 to a negative "
+                f"power) at epoch total_iters ({total}). Fix: e.g. optim.scheduler.power=1.0 (a linear decay "
+                f"to 0)")
 
 
 def _check_argument_names(group: str, part: functools.partial) -> None:
