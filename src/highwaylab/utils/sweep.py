@@ -310,6 +310,13 @@ class SweepCheck(Callback):
             check_params(config)
             if "n_trials" in config.hydra.sweeper:  # a search (Optuna's): a plain sweep's job that fails
                 check_choice_values(config)  # is recorded as failed, and the sweep goes on (the README)
+            name = config.hydra.sweeper.get("study_name", "x")  # pass 62, row 51: '' re-ran trial 0 into job
+            if "n_trials" in config.hydra.sweeper and (name is None or not str(name).strip()):  # 0's folder
+                search = config.hydra.runtime.choices.get("hparams_search")
+                default = f" (by default the search's name, {search})" if search else ""
+                raise ConfigError(f"hydra.sweeper.study_name={name!r} is empty: a search continues its study "
+                                  f"in optuna.db by the study's name, and its trials' job folders by that "
+                                  f"study's trials. Fix: leave it out{default}, or give a name")
             if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
                 check_storage(config.hydra.sweeper.storage)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
