@@ -876,6 +876,22 @@ def test_a_debug_fast_sweep_is_reported_as_a_check_not_as_results(tmp_path):
     assert [len(loss) for loss in losses] == [5, 5], losses  # 4 significant digits each: 2.300, 2.284
 
 
+def test_a_job_folder_that_is_a_link_to_another_jobs_gets_a_fix_that_runs_it_again(tmp_path):
+    # breaking pass 62, row 46 (major): before, "copied?", with the fix resume=<the link>, refused: the link
+    # resolved to the other job's finished folder
+    sweep = tmp_path / "sweep"
+    first = write_job(sweep, 0, ["seed=0"], 0.5, 0.6)
+    second = write_job(sweep, 1, ["seed=1"], 0.4, 0.7)
+    shutil.rmtree(second)
+    second.symlink_to(first)
+    done = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    fix = (f"its folder is a link to {first}, so it holds no result of its own. Fix: rm {second} (the link), "
+           f"then run it again: python train.py seed=1 hydra.run.dir={second}")
+    assert f"python -m highwaylab.report: warning: {second.name}: {fix}" in done.stderr.splitlines()
+    assert f"- {second.name}: incomplete: {fix}" in (sweep / "report" / "table.md").read_text()
+
+
 def test_a_test_accuracy_over_part_of_the_test_set_is_named_under_the_table(tmp_path):
     # pass 26, row 34: before, the table's test accuracy of jobs run with trainer.limit_test_batches (256
     # of 10,000 examples) read like the paper's, with no word

@@ -78,6 +78,8 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     """
     sweep_dir = Path(sweep_dir)
     summary = {Path(line["output_dir"]).name: line["status"] for line in read_summary(sweep_dir)}
+    given_overrides = {Path(line["output_dir"]).name: list(line.get("overrides") or [])
+                       for line in read_summary(sweep_dir)}
     ended = {Path(line["output_dir"]).name: (line["status"], line["error"])  # failed, or interrupted
              for line in read_summary(sweep_dir) if line["status"] != "ok"}
     jobs = []
@@ -97,7 +99,20 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                           stacklevel=2)
             continue
         metrics, (recorded, error) = {}, ended.get(folder.name, (None, None))
-        if (folder / "metrics.json").is_file():
+        if folder.is_symlink():  # pass 62, row 46: before, "copied?", and a resume= fix that resolved
+            # the link to the other job's finished folder and was refused
+            from highwaylab.utils.resume import _command
+            from highwaylab.utils.shell_args import hydra_value
+
+            target, here = Path(os.path.realpath(folder)), hydra_value(str(folder.absolute()))
+            given = given_overrides.get(folder.name)
+            again = (_command([*given, f"hydra.run.dir={here}"]) if given is not None else
+                     f"python train.py <its overrides, in {sweep_dir / 'multirun.yaml'}> "
+                     f"hydra.run.dir={here}")
+            error = (f"its folder is a link to {target}, so it holds no result of its own. Fix: rm "
+                     f"{shlex.quote(str(folder))} (the link), then run it again: {again}")
+            warnings.warn(f"{folder.name}: {error}", stacklevel=2)
+        elif (folder / "metrics.json").is_file():
             try:
                 metrics = json.loads((folder / "metrics.json").read_text())
             except ValueError as err:  # not JSON, or not UTF-8 text (pass 32, row 50: a traceback)
