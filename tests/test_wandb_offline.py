@@ -557,6 +557,10 @@ def test_a_copied_run_resumed_beside_the_originals_segment_reads_its_own_run(run
     refused = cli(copy, "--run", "nope")
     assert refused.returncode == 2 and refused.stderr.strip() == (
         f"{PROG}: error: {copy}: no W&B run nope here; its runs: orig0001, {own}. Fix: --run orig0001")
+    empty = cli(copy, "--run=")  # pass 62, row 7: before, "no W&B run  here" (the empty id, unnamed)
+    assert empty.returncode == 2 and empty.stderr.strip().splitlines()[-1] == (
+        f"{PROG}: error: argument --run: '' is empty: give a W&B run id, e.g. --run 1g05owd3 (the ids are in "
+        f"the folder's wandb/offline-run-<time>-<id> names)")
     (copy / "metrics.json").unlink()  # no record: both named, with the option that picks one
     proc = cli(copy)
     assert proc.returncode == 2 and (

@@ -735,6 +735,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "offline-run-* folder, or the run-<id>.wandb file")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--run", dest="run_id", default=None, metavar="ID",
+                        type=non_empty("a W&B run id, e.g. --run 1g05owd3 (the ids are in the folder's "
+                                       "wandb/offline-run-<time>-<id> names)"),
                         help="the W&B run id to read where the folder holds several (default: the run "
                              "folder's own, from its metrics.json)")
     parser.add_argument("--step-key", default=STEP_KEY, metavar="KEY",
