@@ -210,6 +210,20 @@ def test_labels_in_a_column_are_refused_by_shape_before_any_step(fresh_cifar10, 
     CIFARDataModule(str(root), val_size=10, verify=False).setup()
 
 
+def test_an_empty_batch_file_is_refused(fresh_cifar10):
+    # breaking pass 62, row 24: before, a test_batch of 0 images ran, "tested" nothing and exited 0
+    root, folder = fresh_cifar10
+    path = folder / "test_batch"
+    with path.open("rb") as f:
+        batch = pickle.load(f, encoding="bytes")
+    batch[b"data"], batch[b"labels"] = batch[b"data"][:0], []
+    dump_py2(batch, path)
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value).startswith(f"Data file corrupt: {path} holds 0 images, so the set it belongs to "
+                                     f"would be measured on nothing. Fix: write each batch as the CIFAR")
+
+
 def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
     x = cifar10.data_train.x
     out = cifar10.transform_batch(x, train=False)

@@ -335,6 +335,8 @@ def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> st
         got = f"of shape {tuple(label_shape)}" if label_shape is not None else "of lists"
         return (f"has {key!r} {got}; they must be N integers, one per image (a list or a 1-D array, e.g. "
                 f"labels.reshape(-1).tolist())")
+    if shape[0] == 0:  # pass 62, row 24: an empty test_batch tested nothing, and the run ended ok
+        return "holds 0 images, so the set it belongs to would be measured on nothing"
     if shape[0] != len(labels):
         return f"holds {shape[0]} images but {len(labels)} labels"
     if len(labels) and not 0 <= min(labels) <= max(labels) < num_classes:
