@@ -1303,3 +1303,19 @@ def test_a_report_folder_of_another_sweep_is_not_replaced(tmp_path, monkeypatch)
         time.sleep(0.5)
     proc = report(second, "--no-wandb", "--out", out, cwd=tmp_path)
     assert proc.returncode == 2 and "holds the report of another sweep (report-sweep_a)" in proc.stderr
+
+
+def test_a_report_of_jobs_without_a_wandb_group_says_where_its_run_goes(tmp_path):
+    # breaking pass 62, row 49: before, the report run went into group sweep-<folder>, which holds none of
+    # the jobs (they ran with logger.wandb.group=null), without a word
+    sweep = tmp_path / "sweep"
+    for num in (0, 1):
+        job = write_job(sweep, num, [f"seed={num}", "logger.wandb.group=null"], 0.5, 0.6)
+        (job / "config_resolved.yaml").write_text(
+            "logger:\n  wandb:\n    project: highwaylab\n    group: null\n")
+    done = report(sweep, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ("python -m highwaylab.report: warning: the jobs ran without a W&B group "
+            "(logger.wandb.group=null), so the report run goes into group sweep-sweep, which holds none of "
+            "them; give --group to choose another") in done.stderr.splitlines()
+    assert "without a W&B group" not in report(sweep, "--group", "mine", cwd=tmp_path).stderr

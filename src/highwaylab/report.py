@@ -45,6 +45,7 @@ from highwaylab.analysis.sweep_report import (
     markdown_table,
     recorded_wandb,
     table_rows,
+    ungrouped,
     wandb_folder_gone,
     wandb_run_files,
 )
@@ -185,6 +186,10 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     for warning in caught:
         print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
+    if not args.group and group is None and not args.no_wandb and ungrouped(jobs):  # pass 62, row 49
+        print(f"{parser.prog}: warning: the jobs ran without a W&B group (logger.wandb.group=null), so the "
+              f"report run goes into group sweep-{args.sweep_dir.resolve().name}, which holds none of them; "
+              f"give --group to choose another", file=sys.stderr)
     args.project = args.project or project or "highwaylab"
     args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
     if not args.no_wandb and project is not None:

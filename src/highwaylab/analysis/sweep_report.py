@@ -196,6 +196,13 @@ def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
     return project, group
 
 
+def ungrouped(jobs: list[Job]) -> bool:
+    """Whether every job that logged to W&B recorded ``logger.wandb.group`` as null (no group), and
+    at least one did."""
+    nodes = [n for n in (recorded_logger(job.folder, "wandb") for job in jobs) if isinstance(n, dict)]
+    return bool(nodes) and all("group" in node and node["group"] is None for node in nodes)
+
+
 def recorded_logger(folder: Path, name: str) -> object:
     """The ``logger.<name>`` node a job recorded (:func:`recorded_value`)."""
     return recorded_value(folder, f"logger.{name}")
