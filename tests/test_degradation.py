@@ -184,6 +184,19 @@ def test_a_negative_polynomial_power_is_refused_before_training(tmp_path, data_d
     assert parts.module.scheduler.keywords["power"] == 1.0
 
 
+def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_can_give(tmp_path, data_dir):
+    # breaking pass 62, row 17: before, "add it: +optim.scheduler.lr_lambda=<value>", refused in turn for
+    # every value ("'float' object is not callable")
+    message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.LambdaLR",
+                               "~optim.scheduler.gamma"], tmp_path))
+    assert message == (
+        "optim.scheduler._target_=torch.optim.lr_scheduler.LambdaLR needs lr_lambda, a Python function, "
+        "which a command line cannot give. Fix: a scheduler of numbers (e.g. "
+        "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a config file "
+        "of your own (--config-dir) whose lr_lambda is built by a _target_")
+    build(compose_cfg(BARE + ["optim=sgd_step"], tmp_path / "fixed"))  # a fix it offers
+
+
 def test_scheduler_gamma_1_is_accepted_and_refusal_comes_before_training(tmp_path, data_dir):
     parts = build(compose_cfg(BARE + ["optim.scheduler.gamma=1"], tmp_path))
     assert parts.module.scheduler.keywords["gamma"] == 1

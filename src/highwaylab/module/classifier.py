@@ -470,6 +470,10 @@ _COUNTS = {"step_size": "<{unit}s>", "T_max": "<{unit}s>", "T_0": "<{unit}s>",
            "milestones": "[<{unit}>,<{unit}>]"}
 
 
+# arguments that are Python functions (LambdaLR's, MultiplicativeLR's lr_lambda): no override gives one
+FUNCTION_ARGS = frozenset({"lr_lambda"})
+
+
 def _check_required_args(group: str, part: functools.partial, interval: str) -> None:
     """Each argument that the target of ``part`` requires (no default; StepLR's ``step_size``) must
     be among its keywords, but the one the module passes itself (``params``, ``optimizer``): torch's
@@ -491,6 +495,13 @@ def _check_required_args(group: str, part: functools.partial, interval: str) -> 
     name = f"{part.func.__module__}.{part.func.__qualname__}"
     if getattr(torch.optim, part.func.__qualname__, None) is part.func:  # as torch.optim exports it
         name = f"torch.optim.{part.func.__qualname__}"
+    if functions := [key for key in missing if key in FUNCTION_ARGS]:  # pass 62, row 17: before, "add it:
+        # +optim.scheduler.lr_lambda=<value>", and every value a command line gives was refused in turn
+        raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, a Python function, "
+                          f"which a command line cannot give. Fix: a scheduler of numbers (e.g. "
+                          f"{group}._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a "
+                          f"config file of your own (--config-dir) whose {functions[0]} is built by a "
+                          f"_target_")
     unit = "step" if interval == "step" else "epoch"
     values = {key: _COUNTS[key].format(unit=unit) if key in _COUNTS else _EXAMPLES.get(key, "<value>")
               for key in missing}
