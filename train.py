@@ -169,6 +169,8 @@ def main(cfg: DictConfig) -> float | None:
             log.warning(f"highwaylab: {err} SLURM job {slurm_job_id()} is requeued; its rerun resumes here.")
             sys.exit(err.exit_code)  # a SystemExit: submitit writes no result, the launcher waits on
         set_aside_untrained_record()  # stopped before it trained: as never started
+        if not in_multirun():  # a single run stopped before its first step: its folder goes, as its line says
+            remove_refused_run_folder(Path(cfg.paths.output_dir))
         record_job("interrupted", error=str(err))
         later = stops_here(HydraConfig.get()) if in_multirun() else ""
         error_line(log, f"highwaylab: {err}{later}", extra=own_log_only())  # each rank says it: once here

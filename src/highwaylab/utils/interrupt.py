@@ -470,6 +470,12 @@ def _start_again() -> str:
 
                 again = start_job_again(folder, list(hydra.overrides.task))
                 return f"run this job again into its sweep: {again}"
+            from highwaylab.utils.output_folder import removable_run_folder
+
+            if hydra.mode != RunMode.MULTIRUN and removable_run_folder(folder):  # train.py removes it, as
+                # the README says (pass 62, row 25: before, kept, with "rm -r" advice)
+                return ("the folder it made, which holds only this start's record and log, is removed: "
+                        "start the run again with the same command")
             if named and not resumed and not kept:
                 return (f"start the run again: rm -r {shlex.quote(str(folder))} (it holds only this start's "
                         f"record and log), then the same command")

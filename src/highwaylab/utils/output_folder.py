@@ -254,9 +254,15 @@ def remove_refused_run_folder(folder: Path) -> bool:
         Whether the folder was removed.
     """
     folder = Path(folder).absolute()
-    if _training_started or _made_run_folder is None or folder != _made_run_folder or not folder.is_dir():
-        return False
-    if holds_results(folder):
+    if not removable_run_folder(folder):
         return False
     shutil.rmtree(folder, ignore_errors=True)
     return not folder.exists()
+
+
+def removable_run_folder(folder: Path) -> bool:
+    """Whether :func:`remove_refused_run_folder` removes ``folder``: the folder Hydra made for this
+    single run, whose training has not started, holding no checkpoint nor ``metrics.json``."""
+    folder = Path(folder).absolute()
+    return (not _training_started and _made_run_folder is not None and folder == _made_run_folder
+            and folder.is_dir() and not holds_results(folder))
