@@ -28,7 +28,7 @@ from omegaconf import OmegaConf
 from highwaylab.errors import RunInterrupted
 from highwaylab.utils.resume import ResumeError, checkpoint_progress, rewrite_argv
 
-from .conftest import ROOT, TINY, compose_cfg, subprocess_env
+from .conftest import DATA_DIR, ROOT, TINY, compose_cfg, subprocess_env
 
 CONF = ROOT / "conf"
 OWN = ["trainer=cpu", "depth=4", "width=16", "trainer.max_epochs=5", "logger=none"]  # a run's overrides
@@ -1654,3 +1654,24 @@ def test_a_sweep_folder_that_holds_a_refused_sweeps_multirun_yaml_alone_is_free(
     (tmp_path / "sweep" / "notes.txt").write_text("mine")
     assert message("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/sweep").startswith(
         f"hydra.sweep.dir={tmp_path}/sweep is not empty")
+
+
+def test_a_resume_on_unverified_files_of_another_folder_warns_that_they_are_unchecked(tmp_path, capsys):
+    # breaking pass 62, row 26: before, resume= with data.data_dir=<Fashion-MNIST's files in MNIST/raw/> and
+    # data.verify=false trained the rest of an MNIST run on Fashion-MNIST without a word
+    run = make_run(tmp_path / "run")
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump({"data": {"data_dir": str(DATA_DIR)}}))
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+    other = tmp_path / "fm" / "MNIST" / "raw"
+    other.mkdir(parents=True)
+    for name in (DATA_DIR / "FashionMNIST" / "raw").iterdir():
+        (other / name.name).symlink_to(name)
+    capsys.readouterr()
+    argv(f"resume={run}", f"data.data_dir={tmp_path / 'fm'}", "data.verify=false")
+    assert capsys.readouterr().err.strip() == (
+        f"highwaylab: warning: resume={run}: data.data_dir={tmp_path / 'fm'} is not the folder the run "
+        f"trained on ({DATA_DIR}), and data.verify=false reads its files unchecked: the rest of the run "
+        f"trains on whatever they hold, under the run's data set (mnist). To check them against the official "
+        f"files, leave data.verify=false out")
+    argv(f"resume={run}", "data.verify=false")  # its own folder: no word
+    assert capsys.readouterr().err == ""

@@ -227,6 +227,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
         check_data_folder(run, cfg, extra)  # a relative HIGHWAYLAB_DATA_DIR, typed in another folder
+        if (unchecked := unverified_data_warning(run, cfg)) is not None:
+            print(unchecked, file=sys.stderr)
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -1229,6 +1231,23 @@ def _recorded_value(run: Path, key: str) -> Any:
 
 
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
+
+
+def unverified_data_warning(run: Path, cfg: DictConfig | None) -> str | None:
+    """The warning for a resume that reads its data from another folder than the run trained on with
+    ``data.verify=false``: the files' identity is not checked, so the rest of the run may train on
+    another data set under the run's name (breaking pass 62, row 26: Fashion-MNIST's files in
+    ``MNIST/raw/``, unsaid); ``None`` otherwise (the same folder, or verified files)."""
+    if cfg is None or _select(cfg, "data.verify") is not False:
+        return None
+    used, here = recorded_at(latest_resolved(run), "data.data_dir"), _select(cfg, "data.data_dir")
+    if not isinstance(used, str) or not isinstance(here, str) or \
+            os.path.realpath(used) == os.path.realpath(os.path.abspath(here)):
+        return None
+    return (f"highwaylab: warning: resume={run}: data.data_dir={here} is not the folder the run trained on "
+            f"({used}), and data.verify=false reads its files unchecked: the rest of the run trains on "
+            f"whatever they hold, under the run's data set ({_select(cfg, 'data.dataset')}). To check them "
+            f"against the official files, leave data.verify=false out")
 
 
 def check_data_folder(run: Path, cfg: DictConfig | None, extra: list[str]) -> None:
