@@ -136,7 +136,9 @@ def test_guard_message_says_what_is_non_finite_without_contradiction(module_cls,
 def test_a_finite_but_diverging_loss_warns_with_the_learning_rate(tmp_path, data_dir, caplog):
     # breaking pass 61, row 52: before, lr 1e9 without the non-finite guard reached a loss of 2.6e31 and
     # ended with exit 0 and no word; the epoch line printed it with 32 digits
-    cfg = compose_cfg(BARE + ["optim.optimizer.lr=1e9", "trainer.limit_train_batches=5"], tmp_path)
+    # lr 1e3: a loss of about 2e6 after 5 steps, far from float32's overflow on any thread count (1e9
+    # reached inf under CI's two threads)
+    cfg = compose_cfg(BARE + ["optim.optimizer.lr=1e3", "trainer.limit_train_batches=5"], tmp_path)
     with caplog.at_level("WARNING", logger="highwaylab.module.classifier"):
         metrics = train(cfg)
     loss = metrics["train/loss"]
@@ -145,7 +147,7 @@ def test_a_finite_but_diverging_loss_warns_with_the_learning_rate(tmp_path, data
     assert warned == [
         f"highwaylab: train/loss is {loss:.4g} at the end of epoch 0 (step 5), "
         f"{loss / math.log(10):.3g} times the loss of chance (ln 10 = 2.303): the run is diverging, though "
-        f"its loss is still finite. Fix: lower optim.optimizer.lr (it is 1e+09), or keep "
+        f"its loss is still finite. Fix: lower optim.optimizer.lr (it is 1000), or keep "
         f"trainer.gradient_clip_val set"]
     caplog.clear()
     with caplog.at_level("WARNING", logger="highwaylab.module.classifier"):  # a run that learns: no word
