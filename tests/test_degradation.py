@@ -197,6 +197,29 @@ def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_
     build(compose_cfg(BARE + ["optim=sgd_step"], tmp_path / "fixed"))  # a fix it offers
 
 
+def test_a_step_size_of_zero_is_refused_before_training(tmp_path, data_dir):
+    # breaking pass 63, row 15 (major): before, epoch 0 trained, then a ZeroDivisionError traceback in
+    # scheduler.step(), the epoch lost
+    step = ["optim.scheduler._target_=torch.optim.lr_scheduler.StepLR", "+optim.scheduler.step_size=0"]
+    assert str(build_error(step, tmp_path)) == (
+        "optim.scheduler.step_size=0 must be an integer >= 1 (StepLR decays the rate every step_size "
+        "epochs). Fix: e.g. optim.scheduler.step_size=30")
+
+
+def test_an_empty_ckpt_path_is_refused_before_the_run_folder():
+    # breaking pass 63, row 5 (major): before, Lightning's traceback ("found no path for the best weights")
+    from highwaylab.utils.resume import ResumeError, rewrite_argv
+
+    from .conftest import ROOT
+
+    for given in ("ckpt_path=", "ckpt_path=''"):
+        with pytest.raises(ResumeError) as err:
+            rewrite_argv(["train.py", "depth=3", given], ROOT / "conf")
+        assert str(err.value) == ("ckpt_path= is empty: give the path of a .ckpt file (e.g. ckpt_path="
+                                  "outputs/runs/<run>/checkpoints/last.ckpt), or leave ckpt_path out for a "
+                                  "new run")
+
+
 def test_scheduler_gamma_1_is_accepted_and_refusal_comes_before_training(tmp_path, data_dir):
     parts = build(compose_cfg(BARE + ["optim.scheduler.gamma=1"], tmp_path))
     assert parts.module.scheduler.keywords["gamma"] == 1

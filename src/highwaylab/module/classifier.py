@@ -411,6 +411,11 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, int
                 "learning rate by it (negative: the rate changes sign every other time; 0: it drops "
                 "to 0; above 1: it grows). Fix: a decay factor such as optim.scheduler.gamma=0.6 "
                 "(1: a constant rate).")
+        step = part.keywords.get("step_size")  # StepLR's, divided by in scheduler.step() (pass 63, row 15:
+        if group == "optim.scheduler" and isinstance(step, numbers.Integral) and not isinstance(step, bool) \
+                and step < 1:  # step_size=0 trained an epoch, then a ZeroDivisionError traceback)
+            raise ConfigError(f"optim.scheduler.step_size={step!r} must be an integer >= 1 (StepLR decays "
+                              f"the rate every step_size epochs). Fix: e.g. optim.scheduler.step_size=30")
         power = part.keywords.get("power")  # PolynomialLR's (pass 62, row 19: -1 raised the rate each
         if group == "optim.scheduler" and isinstance(power, numbers.Real) and power < 0:  # epoch, then
             total = part.keywords.get("total_iters", 5)  # ZeroDivisionError at total_iters)

@@ -264,6 +264,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search=search)
         return absolute_paths(argv, overrides)
     ckpt_path = values.get("ckpt_path")
+    if ckpt_path is not None and not ckpt_path.strip():  # pass 63, row 5: before, Lightning's traceback
+        raise ResumeError("ckpt_path= is empty: give the path of a .ckpt file (e.g. ckpt_path=outputs/runs/"
+                          "<run>/checkpoints/last.ckpt), or leave ckpt_path out for a new run")
     if ckpt_path and ckpt_path != "null":
         cfg = _compose(config_dir, config_name, overrides)
         checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
