@@ -195,6 +195,12 @@ def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_
         "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a config file "
         "of your own (--config-dir) whose lr_lambda is built by a _target_")
     build(compose_cfg(BARE + ["optim=sgd_step"], tmp_path / "fixed"))  # a fix it offers
+    message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.SequentialLR",  # pass 63,
+                               "~optim.scheduler.gamma"], tmp_path / "sequential"))  # row 16
+    assert message == (
+        "optim.scheduler._target_=torch.optim.lr_scheduler.SequentialLR needs schedulers, schedulers built "
+        "on the run's optimiser, which a command line cannot give. Fix: a scheduler of numbers (e.g. "
+        "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step)")
 
 
 def test_a_step_size_of_zero_is_refused_before_training(tmp_path, data_dir):

@@ -475,8 +475,9 @@ _COUNTS = {"step_size": "<{unit}s>", "T_max": "<{unit}s>", "T_0": "<{unit}s>",
            "milestones": "[<{unit}>,<{unit}>]"}
 
 
-# arguments that are Python functions (LambdaLR's, MultiplicativeLR's lr_lambda): no override gives one
-FUNCTION_ARGS = frozenset({"lr_lambda"})
+# arguments that no override can give: Python functions (LambdaLR's, MultiplicativeLR's lr_lambda) and
+# other schedulers built on the run's optimiser (SequentialLR's, ChainedScheduler's schedulers)
+FUNCTION_ARGS = {"lr_lambda": "a Python function", "schedulers": "schedulers built on the run's optimiser"}
 
 
 def _check_required_args(group: str, part: functools.partial, interval: str) -> None:
@@ -502,11 +503,12 @@ def _check_required_args(group: str, part: functools.partial, interval: str) -> 
         name = f"torch.optim.{part.func.__qualname__}"
     if functions := [key for key in missing if key in FUNCTION_ARGS]:  # pass 62, row 17: before, "add it:
         # +optim.scheduler.lr_lambda=<value>", and every value a command line gives was refused in turn
-        raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, a Python function, "
-                          f"which a command line cannot give. Fix: a scheduler of numbers (e.g. "
-                          f"{group}._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a "
-                          f"config file of your own (--config-dir) whose {functions[0]} is built by a "
-                          f"_target_")
+        own = (f", or a config file of your own (--config-dir) whose {functions[0]} is built by a _target_"
+               if functions[0] == "lr_lambda" else "")  # schedulers need the module's optimiser: none
+        raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, "
+                          f"{FUNCTION_ARGS[functions[0]]}, which a command line cannot give. Fix: a "
+                          f"scheduler of numbers (e.g. {group}._target_=torch.optim.lr_scheduler.LinearLR, "
+                          f"or optim=sgd_step){own}")
     unit = "step" if interval == "step" else "epoch"
     values = {key: _COUNTS[key].format(unit=unit) if key in _COUNTS else _EXAMPLES.get(key, "<value>")
               for key in missing}
