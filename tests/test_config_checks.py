@@ -1151,6 +1151,10 @@ COMMAND_LINES = {
     "hparams_search=mnist_tpe optim.optimizer.lr=tag(int,interval(0.001,1.0))":
         "optim.optimizer.lr=tag(int,interval(0.001,1.0)): the Optuna sweeper reads one tag, log (of an "
         "interval: a log-uniform search), and would ignore int;",
+    # breaking pass 63, row 13: before, "replace it whole: '~model.stages' '+model.stages={...}'", refused
+    "model=conv_highway model.stages={channels:4,layers:1}":
+        "model.stages={channels:4,layers:1}: model.stages is a list in the config, and this is one entry of "
+        "it (a mapping). Fix: give the list, e.g. 'model.stages=[{channels:4,layers:1}]'",
     # breaking pass 62, row 9 (major): before, "quote it", which made the one tag 'extend_list(mine)'
     "tags=extend_list(mine)": "tags=extend_list(mine): extend_list() is not a function of Hydra's override "
                               "grammar (its functions: bool, choice, float, glob, int, interval, range, "

@@ -1361,6 +1361,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
             node = OmegaConf.select(rest, missing_key) if rest is not None else None
             kind = ("a list" if OmegaConf.is_list(node) else "a mapping" if OmegaConf.is_dict(node)
                     else "of another kind")
+            value = given.split("=", 1)[1].strip() if "=" in given else ""
+            if OmegaConf.is_list(node) and value.startswith("{") and value.endswith("}"):  # pass 63, row 13:
+                # model.stages={channels:4,layers:1}; before, "replace it whole" with the same mapping
+                return (f"{given}: {missing_key} is a list in the config, and this is one entry of it (a "
+                        f"mapping). Fix: give the list, e.g. '{missing_key}=[{value}]'")
             return (f"{given}: {missing_key} is {kind} in the config, and Hydra cannot merge this value into "
                     f"it ({' '.join(str(cause).splitlines()[:1])}). Fix: give a value of its kind (python "
                     f"train.py --cfg job shows it), or replace it whole: '~{missing_key}' "
