@@ -2050,6 +2050,22 @@ def test_a_protected_log_or_record_of_a_run_folder_is_one_line(name, message, tm
     assert str(excinfo.value) == f"hydra.run.dir={run}: " + message.format(path=run / name)
 
 
+def test_a_protected_sweep_folder_is_named_as_protected_with_chattr_as_the_fix(tmp_path):
+    # breaking pass 63, row 44 (major): before, "permission denied ... Fix: make it writable, or ... paths.
+    # log_dir=...": chmod cannot lift chattr +i, and paths.log_dir does not move a hydra.sweep.dir
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    with protected(sweep), pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(sweep, "hydra.sweep.dir")
+    assert str(excinfo.value).startswith(
+        f"hydra.sweep.dir={sweep}: cannot write the run's folder (operation not permitted: a protected "
+        f"folder? lsattr -d shows 'i' or 'a': {sweep}). Fix: clear its protection (chattr -i -a {sweep}), "
+        f"or ")
+    check_output_folder(sweep, "hydra.sweep.dir")  # the fix: its protection cleared
+
+
 @pytest.mark.parametrize("given, by", [
     ("callbacks.lr_monitor.logging_interval=batch", "logger=none"),
     ("+callbacks.lr_monitor.logging_interval=batch", "logger=none"),

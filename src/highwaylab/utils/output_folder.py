@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import resource
+import shlex
 import shutil
 import sys
 import tempfile
@@ -97,6 +98,11 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                   errno.EDQUOT: "the disk quota is used up", errno.ENOTDIR: "a file is in the way",
                   errno.EEXIST: "a file is in the way"}.get(err.errno, err.strerror or str(err))
         where, fix = err.filename or folder, "make it writable"
+        if err.errno == errno.EPERM:  # not the mode bits, which root passes: a protected (immutable or
+            # append-only) folder (pass 63, row 44: before, "permission denied ... make it writable")
+            where = folder if Path(str(where)).parent == folder else where  # the probe file: its folder
+            reason = "operation not permitted: a protected folder? lsattr -d shows 'i' or 'a'"
+            fix = f"clear its protection (chattr -i -a {shlex.quote(str(where))})"
         if err.errno in (errno.ENOTDIR, errno.EEXIST):  # name the file itself, not the folder below it
             where = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), where)
             fix = "move that file away"
