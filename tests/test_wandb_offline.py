@@ -566,3 +566,20 @@ def test_a_copied_run_resumed_beside_the_originals_segment_reads_its_own_run(run
     assert proc.returncode == 2 and (
         f"{copy}: 2 W&B runs in this folder (orig0001, {own}), pass one of them with --run <id>, e.g. --run "
         f"orig0001") in proc.stderr
+
+
+def test_a_copied_run_without_its_wandb_folder_is_not_read_as_the_originals(tmp_path):
+    # breaking pass 63, row 46: cp -a of a run, then rm -r <copy>/wandb: before, exit 0 with the original's
+    # W&B run (the copied metrics.json's wandb_dir), as if it were the copy's
+    original, copy = tmp_path / "base", tmp_path / "copy"
+    segment = original / "wandb" / "offline-run-20261206_120000-abcd1234"
+    segment.mkdir(parents=True)
+    (segment / "run-abcd1234.wandb").write_bytes(b"")
+    for folder in (original, copy):
+        (folder / ".hydra").mkdir(parents=True, exist_ok=True)
+        (folder / "metrics.json").write_text(json.dumps({"wandb_dir": str(segment / "files")}))
+    proc = cli(copy)
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        f"{PROG}: error: {copy}: no W&B run here (no run-*.wandb file in this folder or below); its "
+        f"metrics.json names {segment}, in another run's folder, {original} (copied from there?). Fix: read "
+        f"that run's: python -m highwaylab.utils.wandb_offline {original}")

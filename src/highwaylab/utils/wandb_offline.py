@@ -115,6 +115,13 @@ def find_run_files(path: str | Path) -> list[Path]:
                          f"Fix: copy the run's .wandb file back there (from a backup, or the run's copy)")
     if not found and (recorded := recorded_wandb_folder(path)) is not None and recorded.is_dir() \
             and not recorded.resolve().is_relative_to(path.resolve()):
+        other = next((p for p in list(recorded.absolute().parents)[:3] if (p / ".hydra").is_dir()), None)
+        # in another run's folder: this one's metrics.json was copied from there
+        if other is not None and (path / ".hydra").is_dir() and other.resolve() != path.resolve():
+            raise NoRunError(f"{path}: no W&B run here (no run-*.wandb file in this folder or below); its "
+                             f"metrics.json names {recorded}, in another run's folder, {other} (copied from "
+                             f"there?). Fix: read that run's: python -m highwaylab.utils.wandb_offline "
+                             f"{other}")  # pass 63, row 46: before, read as this run's, without a word
         return find_run_files(recorded)  # logger.wandb.save_dir elsewhere: where metrics.json says it is
     if not found:
         above = next((p for p in path.resolve().parents if list(p.glob("run-*.wandb"))), None)
