@@ -105,6 +105,13 @@ def _call_check(cfg, capsys) -> tuple[int | None, str]:
      "(No such file or directory at /proc). Fix: hydra.sweeper.storage=sqlite:///<folder>/optuna.db (the "
      "default puts it in the sweep's folder), another database URL, or null (a study in memory, lost at "
      "the end)"),
+    # breaking pass 63, row 48: before, the study went to the folder the command was typed in, and the same
+    # command typed elsewhere opened another, empty one
+    (["hparams_search=mnist_random", "hydra.sweeper.storage=sqlite:///rel.db"],
+     f"hydra.sweeper.storage=sqlite:///rel.db is relative to the folder the command is typed in "
+     f"({Path.cwd()}), so the same command typed elsewhere would open another study, not continue this one. "
+     f"Fix: an absolute path, hydra.sweeper.storage=sqlite:///{Path.cwd() / 'rel.db'} (or leave it out: "
+     f"optuna.db in the sweep's folder)"),
 ])
 def test_a_searched_key_the_config_lacks_is_one_line_before_the_sweeper(overrides, message, capsys):
     # before: Hydra's "Could not override 'model.gate_bias'. To append to your config use

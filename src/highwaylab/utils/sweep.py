@@ -554,6 +554,14 @@ def check_storage(storage: object) -> None:
                           f"for postgresql), or use SQLite: the default hydra.sweeper.storage") from None
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         return
+    if not os.path.isabs(url.database):  # pass 63, row 48: before, the study went to the folder the command
+        # was typed in, and the same command typed elsewhere opened another, empty one
+        whole = Path(url.database).absolute()
+        raise ConfigError(f"hydra.sweeper.storage={storage} is relative to the folder the command is typed "
+                          f"in ({Path.cwd()}), so the same command typed elsewhere would open another "
+                          f"study, not continue this one. Fix: an absolute path, "
+                          f"hydra.sweeper.storage=sqlite:///{whole} (or leave it out: optuna.db in the "
+                          f"sweep's folder)")
     folder = Path(url.database).absolute().parent
     existing = next(p for p in (folder, *folder.parents) if p.exists())
     reason = f"{existing} is a file" if not existing.is_dir() else None
