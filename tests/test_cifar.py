@@ -129,8 +129,7 @@ def test_unreadable_file_is_named(fresh_cifar10):
 def test_labels_out_of_range_and_count_mismatch_are_named(fresh_cifar10):
     root, folder = fresh_cifar10
     path = folder / "data_batch_4"
-    with path.open("rb") as f:
-        entry = pickle.load(f, encoding="bytes")
+    entry = read_batch(path)
     entry[b"labels"][0] = 10
     dump_py2(entry, path)
     with pytest.raises(DataError, match=r"labels outside 0 \.\. 9 \(min 0, max 10\)") as err:
@@ -143,6 +142,12 @@ def test_labels_out_of_range_and_count_mismatch_are_named(fresh_cifar10):
     assert str(path) in str(err.value)
 
 
+def read_batch(path):
+    """A CIFAR batch file as the CIFAR site reads it: ``pickle.load(f, encoding="bytes")`` (bytes keys)."""
+    with path.open("rb") as f:
+        return pickle.load(f, encoding="bytes")
+
+
 @pytest.mark.parametrize("case", ["HWC images", "float images"])
 def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_cifar10, case):
     # pass 35, row 16 (major): before, images saved as (N, 32, 32, 3) passed torchvision's reshape and the
@@ -150,8 +155,7 @@ def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_
     # as the only fix, for files of the user's own (data.verify=false)
     root, folder = fresh_cifar10
     path = folder / "data_batch_2"
-    with path.open("rb") as f:
-        entry = pickle.load(f, encoding="bytes")
+    entry = read_batch(path)
     rows = entry[b"data"]
     entry[b"data"] = (rows.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).copy() if case == "HWC images"
                       else rows / 255.0)
@@ -171,8 +175,7 @@ def test_batches_saved_again_with_bytes_keys_are_named_as_that_and_the_fix_works
     # (read with encoding='bytes', as the CIFAR site shows, and saved again from Python 3)
     root, folder = fresh_cifar10
     path = folder / "data_batch_3"
-    with path.open("rb") as f:
-        batch = pickle.load(f, encoding="bytes")
+    batch = read_batch(path)
     with path.open("wb") as f:
         pickle.dump(batch, f)
     with pytest.raises(DataError) as err:
@@ -193,8 +196,7 @@ def test_labels_in_a_column_are_refused_by_shape_before_any_step(fresh_cifar10, 
     # validation step failed with a traceback ("0D or 1D target tensor expected, multi-target not supported")
     root, folder = fresh_cifar10
     path = folder / "data_batch_4"
-    with path.open("rb") as f:
-        batch = pickle.load(f, encoding="bytes")
+    batch = read_batch(path)
     labels = np.asarray(batch[b"labels"]).reshape(-1, 1)
     batch[b"labels"] = labels if form == "column array" else labels.tolist()
     dump_py2(batch, path)
@@ -214,8 +216,7 @@ def test_an_empty_batch_file_is_refused(fresh_cifar10):
     # breaking pass 62, row 24: before, a test_batch of 0 images ran, "tested" nothing and exited 0
     root, folder = fresh_cifar10
     path = folder / "test_batch"
-    with path.open("rb") as f:
-        batch = pickle.load(f, encoding="bytes")
+    batch = read_batch(path)
     batch[b"data"], batch[b"labels"] = batch[b"data"][:0], []
     dump_py2(batch, path)
     with pytest.raises(DataError) as err:
