@@ -1321,3 +1321,16 @@ def test_a_report_of_jobs_without_a_wandb_group_says_where_its_run_goes(tmp_path
             "(logger.wandb.group=null), so the report run goes into group sweep-sweep, which holds none of "
             "them; give --group to choose another") in done.stderr.splitlines()
     assert "without a W&B group" not in report(sweep, "--group", "mine", cwd=tmp_path).stderr
+
+
+def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tmp_path):
+    # breaking pass 64, row 16 (major): -m depth=3,abc: job 1 refused; before, the report's W&B run failed
+    # with a traceback (TypeError: the jobs table's depth column took 3, then 'abc')
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, ["depth=3"], 0.5, 0.6)
+    failed = write_job(sweep, 1, ["depth=3"], None, None, error="depth='abc' must be a positive integer")
+    config = failed / ".hydra" / "config.yaml"
+    config.write_text(config.read_text().replace("depth: 3", "depth: abc"))
+    done = report(sweep, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "W&B report run: " in done.stdout

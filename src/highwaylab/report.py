@@ -295,8 +295,10 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
         columns = list(rows[0]) if rows else ["model", "depth"]
         run.log({"report/table": wandb.Table(columns=columns, data=[list(r.values()) for r in rows]),
                  "report/jobs": wandb.Table(columns=["job", "model", "depth", "seed", "status", "error"],
-                                            data=[[j.folder.name, j.model, j.depth, j.seed, j.status,
-                                                   j.error or ""] for j in jobs])})
+                                            data=[[j.folder.name, j.model, str(j.depth), str(j.seed),
+                                                   j.status, j.error or ""] for j in jobs])})
+        # depth and seed as text: a failed job's may be a word (depth=abc), which a W&B column of numbers
+        # refuses (pass 64, row 16: a traceback after the report's files were written)
         print(f"W&B report run: {Path(run.dir).parent}")  # offline-run-*: what wandb sync takes, not files/
     finally:
         run.finish()
