@@ -225,6 +225,20 @@ def test_an_empty_batch_file_is_refused(fresh_cifar10):
                                      f"would be measured on nothing. Fix: write each batch as the CIFAR")
 
 
+def test_labels_written_as_text_are_refused_by_name(fresh_cifar10):
+    # breaking pass 65, row 13 (major): before, '3' labels gave a TypeError traceback from the format check
+    root, folder = fresh_cifar10
+    path = folder / "data_batch_5"
+    batch = read_batch(path)
+    batch[b"labels"] = [str(label) for label in batch[b"labels"]]
+    dump_py2(batch, path)
+    first = batch[b"labels"][0]
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    assert str(err.value).startswith(f"Data file corrupt: {path} has 'labels' that are not integers (e.g. "
+                                     f"{first!r}, a str); they must be N integers, one per image. Fix: ")
+
+
 def test_eval_transform_is_deterministic_and_channel_standardised(cifar10):
     x = cifar10.data_train.x
     out = cifar10.transform_batch(x, train=False)

@@ -4,12 +4,14 @@ a whole batch at a time on the training device."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import pickle
 from pathlib import Path
 from typing import Any
 
 import kornia.augmentation as K
+import numpy as np
 import torch
 from torch import Tensor, nn
 from torchvision.datasets import CIFAR10, CIFAR100
@@ -335,6 +337,12 @@ def _format_problem(entry: Any, key: str, is_meta: bool, num_classes: int) -> st
         got = f"of shape {tuple(label_shape)}" if label_shape is not None else "of lists"
         return (f"has {key!r} {got}; they must be N integers, one per image (a list or a 1-D array, e.g. "
                 f"labels.reshape(-1).tolist())")
+    wrong = next((v for v in labels if isinstance(v, bool) or not isinstance(v, numbers.Integral)), None) \
+        if label_shape is None else (None if np.issubdtype(getattr(labels, "dtype", np.int64), np.integer)
+                                     else labels[0])
+    if wrong is not None:  # pass 65, row 13: '3' (text) labels: before, a TypeError traceback here
+        return (f"has {key!r} that are not integers (e.g. {wrong!r}, a {type(wrong).__name__}); they must "
+                f"be N integers, one per image")
     if shape[0] == 0:  # pass 62, row 24: an empty test_batch tested nothing, and the run ended ok
         return "holds 0 images, so the set it belongs to would be measured on nothing"
     if shape[0] != len(labels):
