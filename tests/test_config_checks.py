@@ -112,6 +112,15 @@ BAD = {
         "model.stages[0].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
         "only the stem to 8 channels). Fix: give it layers, or remove it.",
     # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
+    # breaking pass 65, rows 34-35 (major): before, each passed, then torch failed at the first step
+    "optim=adamw +optim.optimizer.capturable=true trainer.accelerator=cpu":
+        "optim.optimizer.capturable=true keeps the optimiser's state on the GPU (for CUDA graphs), and this "
+        "run trains on the CPU (trainer.accelerator=cpu), where torch asserts against it at the first step. "
+        "Fix: leave it out (or optim.optimizer.capturable=false)",
+    "+optim.optimizer.differentiable=true":
+        "optim.optimizer.differentiable=true makes the optimiser's step part of autograd (for "
+        "meta-learning), which torch refuses on the network's own (leaf) parameters at the first step. Fix: "
+        "leave it out",
     # breaking pass 62, row 47 (major): before, a TypeError traceback in check_log_dirs, and a run folder left
     "logger.wandb.save_dir=null":
         "logger.wandb.save_dir=null: the logger needs a folder for its files (by default the run's folder). "

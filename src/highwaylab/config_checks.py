@@ -595,6 +595,8 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(problem)
         if key == "optim.optimizer" and (problem := adam_momentum(node)) is not None:
             raise ConfigError(problem)
+        if key == "optim.optimizer" and (problem := optimiser_mode(node, cfg.get("trainer"))) is not None:
+            raise ConfigError(problem)
         if node.get("_partial_") is not True:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
@@ -798,6 +800,27 @@ def adam_momentum(node: DictConfig) -> str | None:
             f"gradient, plays momentum's part; default [0.9,0.999]). Fix: leave momentum out "
             f"(~optim.optimizer.momentum when a preset sets it), e.g. optim.optimizer.betas=[0.9,0.999]; "
             f"for SGD with momentum, optim=sgd")
+
+
+def optimiser_mode(node: DictConfig, trainer: Any) -> str | None:
+    """The message for an optimiser switch that this training loop cannot run (breaking pass 65, rows
+    34-35: each passed, then torch failed at the first step with a traceback): ``differentiable=true``
+    (the step as part of autograd, for meta-learning: torch refuses it on leaf parameters) and
+    ``capturable=true`` off a GPU (the state kept on the GPU for CUDA graphs: torch asserts against a
+    CPU run); ``None`` otherwise."""
+    import glob
+
+    if node.get("differentiable") is True:
+        return ("optim.optimizer.differentiable=true makes the optimiser's step part of autograd (for "
+                "meta-learning), which torch refuses on the network's own (leaf) parameters at the first "
+                "step. Fix: leave it out (or optim.optimizer.differentiable=false)")
+    accelerator = str((trainer or {}).get("accelerator", "auto")).lower() if trainer is not None else "auto"
+    gpu = accelerator in ("gpu", "cuda") or (accelerator == "auto" and bool(glob.glob("/dev/nvidia[0-9]*")))
+    if node.get("capturable") is True and not gpu:
+        return (f"optim.optimizer.capturable=true keeps the optimiser's state on the GPU (for CUDA graphs), "
+                f"and this run trains on the CPU (trainer.accelerator={accelerator}), where torch asserts "
+                f"against it at the first step. Fix: leave it out (or optim.optimizer.capturable=false)")
+    return None
 
 
 def zero_rate_warning(cfg: DictConfig) -> str | None:
