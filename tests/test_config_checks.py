@@ -131,6 +131,11 @@ BAD = {
         "logger.tensorboard.version=../../escape_f06 would put the TensorBoard files outside "
         "logger.tensorboard.save_dir (the run's folder): version names a folder below it. Fix: a plain name, "
         "e.g. logger.tensorboard.version=v1; to write the logs elsewhere, set logger.tensorboard.save_dir",
+    # breaking pass 65, row 38: before, the event files went outside the run's folder without a word
+    "logger=tensorboard +logger.tensorboard.sub_dir=../../escape":
+        "logger.tensorboard.sub_dir=../../escape would put the TensorBoard files outside "
+        "logger.tensorboard.save_dir (the run's folder): sub_dir names a folder below it. Fix: a plain name, "
+        "e.g. +logger.tensorboard.sub_dir=v1;",
     "logger=csv logger.csv.name=/tmp/csv": "logger.csv.name=/tmp/csv would put the CSV files outside "
                                            "logger.csv.save_dir",
     # pass 22, row 21: before, refused only when the module was built, 15 s in, after Hydra made the folder

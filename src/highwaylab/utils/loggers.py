@@ -519,14 +519,15 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
             raise ConfigError(f"logger.{name}.save_dir={shown}: the logger needs a folder for its files (by "
                               f"default the run's folder). Fix: leave logger.{name}.save_dir out, or give "
                               f"a folder")
-        for key in ("name", "version") if kind else ():
+        for key in ("name", "version", "sub_dir") if kind else ():  # sub_dir: TensorBoard's (pass 65, row 38)
             value = node.get(key)
             parts = str(value).replace("\\", "/").split("/")
             if isinstance(value, str) and (os.path.isabs(value) or ".." in parts):
+                add = "+" if key == "sub_dir" else ""  # not in the preset: added with '+'
                 raise ConfigError(f"logger.{name}.{key}={value} would put the {kind} files outside "
                                   f"logger.{name}.save_dir (the run's folder): {key} names a folder below "
-                                  f"it. Fix: a plain name, e.g. logger.{name}.{key}=v1; to write the logs "
-                                  f"elsewhere, set logger.{name}.save_dir")
+                                  f"it. Fix: a plain name, e.g. {add}logger.{name}.{key}=v1; to write the "
+                                  f"logs elsewhere, set logger.{name}.save_dir")
 
 
 def check_wandb_save_dir(logger_cfg: Mapping | None, output_dir: str | os.PathLike) -> None:
