@@ -112,6 +112,9 @@ BAD = {
         "model.stages[0].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
         "only the stem to 8 channels). Fix: give it layers, or remove it.",
     # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
+    # breaking pass 65, row 5: before, refused once W&B started, blamed on logger.wandb.settings.run_name
+    "run_name=0": "run_name=0 is an integer, and W&B takes a run's name as text. Fix: quote it: "
+                  "'run_name=\"0\"' (or a name with letters, e.g. run_name=seed0)",
     # breaking pass 65, rows 34-35 (major): before, each passed, then torch failed at the first step
     "optim=adamw +optim.optimizer.capturable=true trainer.accelerator=cpu":
         "optim.optimizer.capturable=true keeps the optimiser's state on the GPU (for CUDA graphs), and this "

@@ -341,6 +341,15 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                        else f"unset {key} or give it a value W&B accepts (W&B reads the environment "
                             f"variable even where {config_key} is set)")
                 raise ConfigError(f"{key}={shown} is refused by W&B ({reason}). Fix: {fix}")
+        run_name = node.get("name")  # ${run_name}: run_name=0 or run_name=${seed} is an int (pass 65, row 5:
+        if run_name is not None and not isinstance(run_name, str):  # before, blamed on W&B's settings)
+            raw = (OmegaConf.to_container(node, resolve=False) if OmegaConf.is_dict(node) else node)
+            key = "run_name" if "${run_name}" in str(raw.get("name")) else f"logger.{name}.name"
+            kind = "an integer" if isinstance(run_name, int) else "a number" if isinstance(run_name, float) \
+                else f"a {type(run_name).__name__}"
+            raise ConfigError(f"{key}={run_name!r} is {kind}, and W&B takes a run's name as text. Fix: quote "
+                              f"it: '{key}=\"{run_name}\"' (or a name with letters, e.g. "
+                              f"{key}=seed{run_name})")
         for key, value in ((f"logger.{name}.entity", node.get("entity")),
                            ("WANDB_ENTITY", os.environ.get("WANDB_ENTITY"))):
             check_wandb_entity(key, value)
