@@ -557,11 +557,11 @@ def test_a_choice_value_a_run_refuses_is_named_before_the_search_starts(tmp_path
     assert search("choice(relu,tanh)").returncode == 0  # the fix
 
 
-@pytest.mark.parametrize("name", ["''", "null"])
+@pytest.mark.parametrize("name", ["''", "' '"])
 def test_an_empty_study_name_is_refused_before_the_search(name, capsys):
     # breaking pass 62, row 51 (major): before, continuing a search of study_name='' re-ran trial 0 into
     # job 0's finished folder, replacing its metrics.json and checkpoints
-    shown = "''" if name == "''" else "None"
+    shown = repr(name.strip("'"))
     assert sweep_check([f"hydra.sweeper.study_name={name}"], capsys) == (1, (
         f"highwaylab: hydra.sweeper.study_name={shown} is empty: a search continues its study in optuna.db "
         f"by the study's name, and its trials' job folders by that study's trials. Fix: leave it out (by "

@@ -1362,7 +1362,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
             kind = ("a list" if OmegaConf.is_list(node) else "a mapping" if OmegaConf.is_dict(node)
                     else "of another kind")
             value = given.split("=", 1)[1].strip() if "=" in given else ""
-            if OmegaConf.is_list(node) and value.startswith("{") and value.endswith("}"):  # pass 63, row 13:
+            entries = OmegaConf.is_list(node) and len(node) and OmegaConf.is_dict(node[0])  # of mappings
+            if entries and value.startswith("{") and value.endswith("}"):  # pass 63, row 13:
                 # model.stages={channels:4,layers:1}; before, "replace it whole" with the same mapping
                 return (f"{given}: {missing_key} is a list in the config, and this is one entry of it (a "
                         f"mapping). Fix: give the list, e.g. '{missing_key}=[{value}]'")

@@ -310,8 +310,11 @@ class SweepCheck(Callback):
             check_params(config)
             if "n_trials" in config.hydra.sweeper:  # a search (Optuna's): a plain sweep's job that fails
                 check_choice_values(config)  # is recorded as failed, and the sweep goes on (the README)
-            name = config.hydra.sweeper.get("study_name", "x")  # pass 62, row 51: '' re-ran trial 0 into job
-            if "n_trials" in config.hydra.sweeper and (name is None or not str(name).strip()):  # 0's folder
+            # pass 62, row 51: '' re-ran trial 0 into job 0's folder; the value as given, not resolved (the
+            # search's own ${hydra:runtime.choices.hparams_search} resolves only inside a Hydra run)
+            name = OmegaConf.to_container(config.hydra.sweeper, resolve=False).get("study_name", "x")
+            # (null: the Optuna sweeper's own default, a new study each time, left as it is)
+            if "n_trials" in config.hydra.sweeper and isinstance(name, str) and not name.strip():
                 search = config.hydra.runtime.choices.get("hparams_search")
                 default = f" (by default the search's name, {search})" if search else ""
                 raise ConfigError(f"hydra.sweeper.study_name={name!r} is empty: a search continues its study "
