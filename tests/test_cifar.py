@@ -148,6 +148,13 @@ def read_batch(path):
         return pickle.load(f, encoding="bytes")
 
 
+def setup_refusal(root) -> str:
+    """The DataError line of a CIFAR-10 data module set up on ``root`` with ``data.verify=false``."""
+    with pytest.raises(DataError) as err:
+        CIFARDataModule(str(root), val_size=10, verify=False).setup()
+    return str(err.value)
+
+
 @pytest.mark.parametrize("case", ["HWC images", "float images"])
 def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_cifar10, case):
     # pass 35, row 16 (major): before, images saved as (N, 32, 32, 3) passed torchvision's reshape and the
@@ -161,9 +168,8 @@ def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_
                       else rows / 255.0)
     dump_py2(entry, path)
     got = "ndarray uint8 (20, 32, 32, 3)" if case == "HWC images" else "ndarray float64 (20, 3072)"
-    with pytest.raises(DataError) as err:
-        CIFARDataModule(str(root), val_size=10, verify=False).setup()
-    assert str(err.value) == (
+    refused = setup_refusal(root)
+    assert refused == (
         f"Data file corrupt: {path} has no uint8 'data' array of (N, 3072) rows (got {got}). Fix: write "
         f"each batch as the CIFAR python files hold it (data.verify=false reads files of your own in that "
         f"format): a dict with 'data', a uint8 array of (N, 3072) rows (values 0..255; the red, then green, "
@@ -178,9 +184,8 @@ def test_batches_saved_again_with_bytes_keys_are_named_as_that_and_the_fix_works
     batch = read_batch(path)
     with path.open("wb") as f:
         pickle.dump(batch, f)
-    with pytest.raises(DataError) as err:
-        CIFARDataModule(str(root), val_size=10, verify=False).setup()
-    assert str(err.value) == (
+    refused = setup_refusal(root)
+    assert refused == (
         f"Data file corrupt: {path} has bytes keys (b'batch_label', b'labels', b'data', b'filenames'), as "
         f"pickle.load(f, encoding='bytes') reads the official files and pickle.dump then keeps them; the "
         f"files are read with str keys ('labels'). Fix: save each batch again with str keys, "
@@ -201,12 +206,11 @@ def test_labels_in_a_column_are_refused_by_shape_before_any_step(fresh_cifar10, 
     batch[b"labels"] = labels if form == "column array" else labels.tolist()
     dump_py2(batch, path)
     got = f"of shape ({len(labels)}, 1)" if form == "column array" else "of lists"
-    with pytest.raises(DataError) as err:
-        CIFARDataModule(str(root), val_size=10, verify=False).setup()
-    assert str(err.value).startswith(
+    refused = setup_refusal(root)
+    assert refused.startswith(
         f"Data file corrupt: {path} has 'labels' {got}; they must be N integers, one per image (a list or a "
         f"1-D array, e.g. labels.reshape(-1).tolist()). Fix: write each batch as the CIFAR python files hold "
-        f"it"), str(err.value)
+        f"it"), refused
     batch[b"labels"] = labels.reshape(-1).tolist()  # the fix
     dump_py2(batch, path)
     CIFARDataModule(str(root), val_size=10, verify=False).setup()
@@ -219,9 +223,8 @@ def test_an_empty_batch_file_is_refused(fresh_cifar10):
     batch = read_batch(path)
     batch[b"data"], batch[b"labels"] = batch[b"data"][:0], []
     dump_py2(batch, path)
-    with pytest.raises(DataError) as err:
-        CIFARDataModule(str(root), val_size=10, verify=False).setup()
-    assert str(err.value).startswith(f"Data file corrupt: {path} holds 0 images, so the set it belongs to "
+    refused = setup_refusal(root)
+    assert refused.startswith(f"Data file corrupt: {path} holds 0 images, so the set it belongs to "
                                      f"would be measured on nothing. Fix: write each batch as the CIFAR")
 
 
@@ -233,9 +236,8 @@ def test_labels_written_as_text_are_refused_by_name(fresh_cifar10):
     batch[b"labels"] = [str(label) for label in batch[b"labels"]]
     dump_py2(batch, path)
     first = batch[b"labels"][0]
-    with pytest.raises(DataError) as err:
-        CIFARDataModule(str(root), val_size=10, verify=False).setup()
-    assert str(err.value).startswith(f"Data file corrupt: {path} has 'labels' that are not integers (e.g. "
+    refused = setup_refusal(root)
+    assert refused.startswith(f"Data file corrupt: {path} has 'labels' that are not integers (e.g. "
                                      f"{first!r}, a str); they must be N integers, one per image. Fix: ")
 
 
