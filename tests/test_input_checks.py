@@ -339,6 +339,50 @@ def test_a_one_cycle_schedule_shorter_than_the_run_is_refused_before_training(tm
     assert built(["+optim.scheduler.total_steps=3"])["lr_scheduler"]["scheduler"].total_steps == 3
 
 
+CYCLIC = ["optim.scheduler._target_=torch.optim.lr_scheduler.CyclicLR", "~optim.scheduler.gamma",
+          "+optim.scheduler.max_lr=0.1"]
+
+
+def test_a_scheduler_is_rehearsed_over_the_run_before_training(tmp_path):
+    # a twin of the scheduler steps as the run will (5 epochs): a learning rate that turns negative
+    # mid-run, or one negative from the start, is named with its epoch before any training
+    trainer = SimpleNamespace(estimated_stepping_batches=10, max_epochs=5)
+
+    def built(overrides: list[str], name: str) -> dict:
+        module = build_module(overrides, tmp_path / name)
+        module._trainer = trainer
+        return module.configure_optimizers()
+
+    cosine = ["optim.scheduler._target_=torch.optim.lr_scheduler.CosineAnnealingLR", "~optim.scheduler.gamma",
+              "+optim.scheduler.T_max=5"]
+    with pytest.raises(ConfigError) as err:
+        built([*cosine, "+optim.scheduler.eta_min=-0.05"], "cosine")
+    # lr 0.1 (optim=sgd): eta_min + (0.1 - eta_min) (1 + cos(pi 4 / 5)) / 2 = -0.0356763 in epoch 4
+    assert str(err.value) == (
+        "optim.scheduler (T_max=5, eta_min=-0.05) sets the learning rate to -0.0356763 in epoch 4 of the "
+        "run's 5 (below 0: the optimiser would climb the loss). Fix: correct or remove the "
+        "optim.scheduler.<argument> at fault; CosineAnnealingLR takes T_max, eta_min, last_epoch")
+    assert built([*cosine, "+optim.scheduler.eta_min=0.0"], "fixed")["lr_scheduler"]["scheduler"].eta_min == 0
+    with pytest.raises(ConfigError) as err:
+        built([*CYCLIC, "+optim.scheduler.base_lr=-0.01"], "cyclic")
+    assert str(err.value).startswith("optim.scheduler (max_lr=0.1, base_lr=-0.01) sets the learning rate to "
+                                     "-0.01 in epoch 0 of the run's 5 (below 0")
+    trainer.max_epochs = -1  # no bound in epochs: rehearsed REHEARSAL_STEPS far, and passes
+    unbounded = built([*CYCLIC, "+optim.scheduler.base_lr=0.01"], "unbounded")
+    assert unbounded["lr_scheduler"]["interval"] == "epoch"
+
+
+def test_a_scheduler_that_divides_by_zero_as_it_is_built_is_one_line(tmp_path):
+    # CyclicLR's step_size_up=0: before, torch's ZeroDivisionError was not among the refusals turned
+    # into one line, and came as a traceback after the loggers had started
+    assert optim_error([*CYCLIC, "+optim.scheduler.base_lr=0.01", "+optim.scheduler.step_size_up=0"],
+                       tmp_path) == (
+        "optim.scheduler (max_lr=0.1, base_lr=0.01, step_size_up=0) was refused by CyclicLR "
+        "(ZeroDivisionError: float division by zero). Fix: correct or remove the optim.scheduler.<argument> "
+        "at fault; CyclicLR takes base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_fn, "
+        "scale_mode, cycle_momentum, base_momentum, max_momentum, last_epoch")
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     # pass 25, row 6: before, AdamW's TypeError in configure_optimizers, after the loggers had started
     (["optim=adamw", "+optim.optimizer.momentum=0.9"],

@@ -7,6 +7,7 @@ import inspect
 import logging
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Sequence
 
 import torch
@@ -71,6 +72,9 @@ class ClassifierModule(LightningModule):
         ConfigError: at construction (before any training), by :func:`check_optim_args`: a numeric
             argument of ``optim.optimizer`` / ``optim.scheduler`` given as a string, or not finite;
             ``optim.scheduler.gamma`` outside (0, 1]; ``optim.scheduler_interval`` not epoch or step.
+            At fit start (:meth:`configure_optimizers`), before the first step, by
+            :func:`rehearse_schedule`: a scheduler that would fail, or set a negative or non-finite
+            learning rate, at some epoch of the run.
 
     The learning rate is logged by Lightning's ``LearningRateMonitor`` as ``train/lr`` (the
     scheduler's ``name``) whatever the optimiser; without a scheduler the learning rate is held by a
@@ -318,6 +322,8 @@ class ClassifierModule(LightningModule):
             scheduler = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, total_iters=0)
         check_one_cycle_steps(scheduler, dict(getattr(self.scheduler, "keywords", None) or {}),
                               self.hparams.scheduler_interval, self._trainer)
+        rehearse_schedule(self.optimizer, self.scheduler, self.hparams.scheduler_interval, self._trainer,
+                          device=next(self.parameters()).device)
         settings = {"scheduler": scheduler, "interval": self.hparams.scheduler_interval, "name": self.LR_KEY}
         if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
             settings["monitor"] = self.PLATEAU_MONITOR  # the metric whose plateau it waits for
@@ -346,6 +352,74 @@ def check_one_cycle_steps(scheduler: object, args: dict, interval: str, trainer:
     raise ConfigError(f"{given} is below the run's {steps} {unit} (optim.scheduler_interval={interval}): "
                       f"OneCycleLR would raise at step {scheduler.total_steps + 1}, mid-run. Fix: "
                       f"optim.scheduler.total_steps={steps} or more (or epochs x steps_per_epoch >= {steps})")
+
+
+# the most scheduler steps a rehearsal takes (about 2 µs each): a run without a bound is rehearsed this far
+REHEARSAL_STEPS = 100_000
+
+
+def rehearse_schedule(optimizer: Callable | None, scheduler: Callable | None, interval: str,
+                      trainer: object | None, device: torch.device | str = "cpu") -> None:
+    """Step a twin of the run's scheduler as the run will (``trainer.max_epochs`` times with
+    ``optim.scheduler_interval=epoch``, ``trainer.estimated_stepping_batches`` with ``step``; at
+    most :data:`REHEARSAL_STEPS`), on a twin of its optimiser that holds one parameter, ``(1,)`` on
+    ``device``, before anything is trained. A scheduler that raises at some step (CyclicLR's
+    ``step_size_up=0``: a ZeroDivisionError), or that sets a learning rate that is negative or not
+    finite, would otherwise fail or climb the loss mid-run, after epochs of work. Nothing is checked
+    without a trainer, for a ``ReduceLROnPlateau`` (it steps on a metric), or where the twin cannot
+    be built (the run's own optimiser and scheduler were).
+
+    Raises:
+        ConfigError: naming ``optim.scheduler`` with its arguments, the epoch (or training step) at
+            fault, torch's reason or the learning rate, and the arguments the target takes.
+    """
+    if not isinstance(scheduler, functools.partial) or optimizer is None or trainer is None \
+            or issubclass(scheduler.func, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        return
+    steps = trainer.estimated_stepping_batches if interval == "step" else trainer.max_epochs
+    if not isinstance(steps, int | float) or math.isnan(steps) or steps < 0:
+        steps = REHEARSAL_STEPS  # max_epochs=-1: no bound in epochs
+    steps = int(min(steps, REHEARSAL_STEPS))
+    unit = "training step" if interval == "step" else "epoch"
+    try:
+        twin = build_from_config("optim.optimizer", optimizer,
+                                 params=[torch.zeros(1, device=device, requires_grad=True)])
+        twin = build_from_config("optim.scheduler", scheduler, optimizer=twin)
+    except Exception:  # noqa: BLE001 - the run's own were built: its optimiser takes them as they are
+        return
+    given, fix = _given(scheduler), _fix("optim.scheduler", scheduler.func, {"optimizer"})
+    with warnings.catch_warnings():  # "lr_scheduler.step() before optimizer.step()": the twin never trains
+        warnings.simplefilter("ignore")
+        for done in range(steps):  # the rate of epoch (or step) `done`, then the step() at its end
+            rates = [float(group["lr"]) for group in twin.optimizer.param_groups]
+            if bad := [lr for lr in rates if not math.isfinite(lr) or lr < 0]:
+                why = "below 0: the optimiser would climb the loss" if bad[0] < 0 else "not finite"
+                raise ConfigError(f"optim.scheduler ({given}) sets the learning rate to {bad[0]:g} in {unit} "
+                                  f"{done} of the run's {steps} ({why}). Fix: {fix}")
+            try:
+                twin.step()
+            except Exception as err:  # noqa: BLE001 - torch's reason, whatever its class, in one line
+                raise ConfigError(f"optim.scheduler ({given}) fails at the end of {unit} {done} of the run's "
+                                  f"{steps} ({_reason(err)}), where the run would stop. Fix: {fix}") from err
+
+
+def _given(part: functools.partial) -> str:
+    """The arguments of ``part`` as a command line gives them, ``step_size=0, gamma=0.1``."""
+    return ", ".join(f"{k}={cli_text(v)}" for k, v in (part.keywords or {}).items()) or "no arguments"
+
+
+def _reason(err: BaseException) -> str:
+    """``<class>: <first line of the message>``, its spaces collapsed."""
+    reason = " ".join((str(err).strip().splitlines() or [""])[0].split()) or type(err).__name__
+    return f"{type(err).__name__}: {reason}"
+
+
+def _fix(group: str, target: Callable, exclude: set[str]) -> str:
+    """The fix for arguments that ``target`` refused: the ones it takes."""
+    name = getattr(target, "__name__", type(target).__name__)
+    takes = _arguments(target, exclude=exclude)
+    return (f"correct or remove the {group}.<argument> at fault"
+            + (f"; {name} takes {', '.join(takes)}" if takes else ""))
 
 
 def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, interval: str = "epoch") -> None:
@@ -574,14 +648,12 @@ def build_from_config(group: str, part: Callable, **kwargs: object) -> object:
         return part(**plain, **kwargs)
     except HighwaylabError:
         raise
-    except (TypeError, ValueError, IndexError, KeyError, OmegaConfBaseException) as err:
+    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError, OmegaConfBaseException) as err:
+        # ArithmeticError: CyclicLR's step_size_up=0 divides by zero as it is built
         name = getattr(target, "__name__", type(target).__name__)
         given = ", ".join(f"{k}={cli_text(v)}" for k, v in keywords.items()) or "no arguments"
-        reason = " ".join((str(err).strip().splitlines() or [""])[0].split()) or type(err).__name__
-        takes = _arguments(target, exclude=set(kwargs))
-        raise ConfigError(f"{group} ({given}) was refused by {name} ({type(err).__name__}: "
-                          f"{reason}). Fix: correct or remove the {group}.<argument> at fault"
-                          + (f"; {name} takes {', '.join(takes)}" if takes else "")) from err
+        raise ConfigError(f"{group} ({given}) was refused by {name} ({_reason(err)}). Fix: "
+                          + _fix(group, target, set(kwargs))) from err
 
 
 def _arguments(target: Callable, exclude: set[str]) -> list[str]:
