@@ -372,7 +372,7 @@ def test_a_scheduler_is_rehearsed_over_the_run_before_training(tmp_path):
     assert unbounded["lr_scheduler"]["interval"] == "epoch"
 
 
-def test_a_scheduler_that_divides_by_zero_as_it_is_built_is_one_line(tmp_path):
+def test_an_optimiser_or_scheduler_that_raises_as_it_is_built_is_one_line(tmp_path):
     # CyclicLR's step_size_up=0: before, torch's ZeroDivisionError was not among the refusals turned
     # into one line, and came as a traceback after the loggers had started
     assert optim_error([*CYCLIC, "+optim.scheduler.base_lr=0.01", "+optim.scheduler.step_size_up=0"],
@@ -381,6 +381,13 @@ def test_a_scheduler_that_divides_by_zero_as_it_is_built_is_one_line(tmp_path):
         "(ZeroDivisionError: float division by zero). Fix: correct or remove the optim.scheduler.<argument> "
         "at fault; CyclicLR takes base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_fn, "
         "scale_mode, cycle_momentum, base_momentum, max_momentum, last_epoch")
+    # torch's RuntimeError for two arguments that exclude each other: before, a traceback
+    assert optim_error(["optim=adamw", "+optim.optimizer.fused=true", "+optim.optimizer.foreach=true"],
+                       tmp_path / "fused") == (
+        "optim.optimizer (lr=0.001, weight_decay=0.01, fused=true, foreach=true) was refused by AdamW "
+        "(RuntimeError: `fused` and `foreach` cannot be `True` together). Fix: correct or remove the "
+        "optim.optimizer.<argument> at fault; AdamW takes lr, betas, eps, weight_decay, amsgrad, maximize, "
+        "foreach, capturable, differentiable, fused")
 
 
 @pytest.mark.parametrize(("overrides", "message"), [

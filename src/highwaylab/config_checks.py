@@ -639,7 +639,7 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     for key, (built_from, fix) in TRAINER_FROM_GROUPS.items():  # train.build passes them to the Trainer
         if key in trainer:
             value = trainer[key]
-            shown = str(value).lower() if isinstance(value, bool) else cli_text(value)
+            shown = cli_text(value)
             raise ConfigError(f"trainer.{key}={shown}: the run's {built_from} are built from the {key} group "
                               f"and given to the Trainer in place of this value, which would be ignored. "
                               f"Fix: leave trainer.{key} out; {fix}")
@@ -713,7 +713,7 @@ def max_time_problem(max_time: Any, typed: str = "trainer.max_time") -> str | No
         return (f"trainer.max_time={max_time} has no unit. Fix: a duration DD:HH:MM:SS (e.g. "
                 f"{typed}=00:12:00:00, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
                 f"'{typed}={{minutes: {max_time}}}' for {max_time} minutes)")
-    shown = str(max_time).lower() if isinstance(max_time, bool) else cli_text(max_time)
+    shown = cli_text(max_time)
     return f"trainer.max_time={shown} {forms}"
 
 

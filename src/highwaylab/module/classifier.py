@@ -403,14 +403,15 @@ def rehearse_schedule(optimizer: Callable | None, scheduler: Callable | None, in
                                   f"{steps} ({_reason(err)}), where the run would stop. Fix: {fix}") from err
 
 
-def _given(part: functools.partial) -> str:
+def _given(part: Callable) -> str:
     """The arguments of ``part`` as a command line gives them, ``step_size=0, gamma=0.1``."""
-    return ", ".join(f"{k}={cli_text(v)}" for k, v in (part.keywords or {}).items()) or "no arguments"
+    return ", ".join(f"{k}={cli_text(v)}" for k, v in (getattr(part, "keywords", None) or {}).items()) \
+        or "no arguments"
 
 
 def _reason(err: BaseException) -> str:
-    """``<class>: <first line of the message>``, its spaces collapsed."""
-    reason = " ".join((str(err).strip().splitlines() or [""])[0].split()) or type(err).__name__
+    """``<class>: <first line of the message>``, its spaces collapsed, without a closing full stop."""
+    reason = " ".join((str(err).strip().splitlines() or [""])[0].split()).rstrip(".") or type(err).__name__
     return f"{type(err).__name__}: {reason}"
 
 
@@ -530,7 +531,7 @@ def _check_argument_names(group: str, part: functools.partial) -> None:
             raise ConfigError(adam)
         takes = _arguments(part.func, exclude={"params", "optimizer"})
         meant = did_you_mean(str(key), takes, prefix=f"{group}.")
-        shown = str(value).lower() if isinstance(value, bool) else cli_text(value)  # as typed: true
+        shown = cli_text(value)  # as typed: true
         others = [k for k in part.keywords if k != key and k not in {p.name for p in params}]
         if others and not meant:  # another class than the preset's: all its keys it lacks at once (pass 55,
             # row 8: before, one a run, Rprop's momentum, then its weight_decay)
@@ -633,7 +634,8 @@ def build_from_config(group: str, part: Callable, **kwargs: object) -> object:
 
     Raises:
         ConfigError: the target refused its arguments (a TypeError, ValueError, IndexError,
-            KeyError or omegaconf error: a bad value, a misspelt argument, a list too short): one
+            KeyError, ArithmeticError, RuntimeError or omegaconf error: a bad value, a misspelt
+            argument, a list too short, two arguments that exclude each other): one
             line with ``group``, its arguments, torch's reason and the arguments the target takes.
     """
     keywords = dict(getattr(part, "keywords", None) or {})
@@ -648,11 +650,11 @@ def build_from_config(group: str, part: Callable, **kwargs: object) -> object:
         return part(**plain, **kwargs)
     except HighwaylabError:
         raise
-    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError, OmegaConfBaseException) as err:
-        # ArithmeticError: CyclicLR's step_size_up=0 divides by zero as it is built
+    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError, RuntimeError,
+            OmegaConfBaseException) as err:  # ArithmeticError: CyclicLR's step_size_up=0 divides by zero
+        # as it is built; RuntimeError: torch's "`fused` and `foreach` cannot be `True` together"
         name = getattr(target, "__name__", type(target).__name__)
-        given = ", ".join(f"{k}={cli_text(v)}" for k, v in keywords.items()) or "no arguments"
-        raise ConfigError(f"{group} ({given}) was refused by {name} ({_reason(err)}). Fix: "
+        raise ConfigError(f"{group} ({_given(part)}) was refused by {name} ({_reason(err)}). Fix: "
                           + _fix(group, target, set(kwargs))) from err
 
 

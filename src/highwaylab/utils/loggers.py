@@ -708,13 +708,15 @@ def _shown(value: object) -> str:
 
 def cli_text(value: object) -> str:
     """A config value as it is written on the command line: ``[0.9,0.999]``, ``[a,[b,c]]``,
-    ``{k:v}``, ``null``, ``''``."""
+    ``{k:v}``, ``null``, ``''``, ``true``."""
     if isinstance(value, DictConfig | ListConfig):
         value = OmegaConf.to_container(value)
     if isinstance(value, Mapping):
         return "{" + ",".join(f"{k}:{cli_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ",".join(cli_text(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return str(value).lower()
     return "null" if value is None else "''" if value == "" else str(value)
 
 
