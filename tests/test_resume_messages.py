@@ -1101,6 +1101,29 @@ def test_a_lock_file_deleted_by_hand_while_its_run_goes_on_still_keeps_others_ou
         assert holder(run) == os.getpid()
 
 
+def test_a_protected_lock_file_still_keeps_a_second_process_out(tmp_path):
+    # pass 66, row 29 (major): a copied run whose .hydra/running.lock was protected (chattr +i; for a user,
+    # read-only): before, the lock was skipped, and two resumes of one run trained in its folder at once
+    from highwaylab.errors import ConfigError
+    from highwaylab.utils.run_lock import LOCK, holder, holding
+
+    from .conftest import protected
+
+    run = make_run(tmp_path / "run")
+    (run / LOCK).write_text("4194999\n")  # the copied run's, naming a process that has ended
+    with protected(run / LOCK), holding(run):  # the first resume's job: locked without writing its id
+        assert holder(run) == 0
+        assert message(f"resume={run}") == (
+            f"resume={run}: another process holds {run / LOCK}, the lock of a running run (fuser -v "
+            f"{run / LOCK} names it): wait for it to end, or stop it, then resume the run")
+        with pytest.raises(ConfigError) as err:
+            with holding(run):  # a second job, started all the same (a ckpt_path= resume)
+                pass
+        assert str(err.value).startswith(f"hydra.run.dir={run}: another process holds {run / LOCK}")
+    assert holder(run) is None
+    assert (run / LOCK).read_text() == "4194999\n"
+
+
 def test_a_lock_held_by_another_program_does_not_name_the_dead_pid_in_its_file(tmp_path):
     # pass 32, row 44: `flock -x <run>/.hydra/running.lock sleep 25` (another program) while the file
     # still names the finished run's pid: before, "the run is still running in process <that dead pid>

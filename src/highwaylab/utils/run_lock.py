@@ -39,37 +39,37 @@ def holding(run: Path) -> Iterator[None]:
         yield
         return
     check_lock_file(path, f"hydra.run.dir={run}")
+    fd = folder = None
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:  # a read-only record folder: the run's own checks name that
-        yield
-        return
-    try:  # the record folder's lock outlives an rm of the file
-        folder = os.open(path.parent, os.O_RDONLY)
     except OSError:
-        os.close(fd)
-        yield
-        return
+        # a protected (chattr +i) or read-only lock file: flock needs no write access, so it is locked
+        # all the same, without this process's id (pass 66, row 29: before, the lock was skipped, and
+        # two resumes of one run trained in its folder at once)
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDONLY)
+    with contextlib.suppress(OSError):  # the record folder's lock outlives an rm of the file
+        folder = os.open(path.parent, os.O_RDONLY)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(busy_message(Path(run), _pid(fd), f"hydra.run.dir={run}")) from None
-        except OSError:  # a file system without flock: run unlocked
-            yield
-            return
-        try:  # pass 38, row 44: before, with running.lock deleted by hand, a resume trained beside the run
-            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(busy_message(Path(run), 0, f"hydra.run.dir={run}", path.parent)) from None
-        except OSError:
-            pass
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        for locked, shown in ((fd, path), (folder, path.parent)):
+            if locked is None:
+                continue
+            try:
+                fcntl.flock(locked, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # pass 38, row 44: the folder's, with running.lock deleted by hand
+                pid = _pid(fd) if locked == fd else 0  # the id the file names, if that process lives
+                pid = pid if pid and _alive(pid) else 0
+                raise ConfigError(busy_message(Path(run), pid, f"hydra.run.dir={run}", shown)) from None
+            except OSError:  # a file system without flock: run unlocked
+                pass
+        with contextlib.suppress(OSError, TypeError):  # the holder's id, where the file can be written
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
-        os.close(fd)  # releases the locks
-        os.close(folder)
+        for opened in (fd, folder):  # closing releases the locks
+            if opened is not None:
+                os.close(opened)
 
 
 def holder(run: Path) -> int | None:
