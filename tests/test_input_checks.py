@@ -608,6 +608,42 @@ def test_a_choice_value_a_run_refuses_is_named_before_the_search_starts(tmp_path
     assert search("choice(relu,tanh)").returncode == 0  # the fix
 
 
+def test_an_interval_or_a_group_choice_a_run_refuses_is_named_before_the_search_starts(tmp_path):
+    # pass 66, row 05 (major): before, every trial failed on its drawn depth=3.87..., and the search's fix
+    # ("run the search again") in the same folder ran nothing; row 06 (major): optim=choice(sgd,adamw)
+    # stopped the search at Hydra's "Could not override 'optim.optimizer.momentum'" with a wrong fix
+    import subprocess
+    import sys
+
+    from .conftest import subprocess_env
+
+    def search(given: str, name: str) -> subprocess.CompletedProcess:
+        tiny = ["trainer.max_epochs=1", "trainer.limit_train_batches=2", "callbacks=minimal",
+                "trainer.limit_val_batches=1", "trainer.limit_test_batches=1", "logger=none"]
+        return subprocess.run([sys.executable, "train.py", "hparams_search=mnist_random", *tiny,
+                               "hydra.sweeper.n_trials=1", given, f"hydra.sweep.dir={tmp_path / name}"],
+                              capture_output=True, text=True, cwd=ROOT, env=subprocess_env(), timeout=600)
+
+    def refusal(given: str, name: str) -> str:
+        proc = search(given, name)
+        assert proc.returncode == 1 and not (tmp_path / name).exists(), proc.stderr[-3000:]  # no study
+        return proc.stderr.strip().splitlines()[-1]
+
+    assert refusal("depth=interval(3,5)", "real") == (
+        "highwaylab: depth=interval(3,5) draws real numbers (such as depth=3.74), and the run refuses "
+        "them: depth=3.74 is invalid: it must be a positive integer (the stem plus depth - 1 layers; e.g. "
+        "depth=10). Fix: 'depth=int(interval(3,5))', the whole numbers 3 .. 5")
+    assert refusal("depth=interval(0.2,0.9)", "below").startswith(
+        "highwaylab: depth=interval(0.2,0.9): depth=0.2, a value it draws, fails the run's checks, so every "
+        "trial that draws it would fail: depth=0.2 is invalid")
+    assert refusal("optim=choice(sgd,adamw)", "group") == (
+        "highwaylab: hparams_search=mnist_random searches optim.optimizer.momentum, which optim=adamw (one "
+        "of the optim options it draws, sgd,adamw) does not have. Fix: draw only the optim options that have "
+        "it (here: sgd), or search without it: hydra.sweeper.params=null and the entries to search as "
+        "overrides")
+    assert search("depth=int(interval(3,4))", "fixed").returncode == 0  # the fix
+
+
 @pytest.mark.parametrize("name", ["''", "' '"])
 def test_an_empty_study_name_is_refused_before_the_search(name, capsys):
     # breaking pass 62, row 51 (major): before, continuing a search of study_name='' re-ran trial 0 into

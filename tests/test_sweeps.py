@@ -377,6 +377,54 @@ def test_continuing_a_study_with_other_fixed_overrides_is_one_line_before_any_tr
     assert not [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
 
 
+@pytest.mark.slow
+def test_continuing_a_study_whose_trials_drew_a_parameter_otherwise_is_one_line_before_any_trial(
+        tmp_path, data_dir):
+    # pass 66, row 34 (major): before, optuna's "CategoricalDistribution does not support dynamic value
+    # space" as a 13-frame traceback, a trial left RUNNING; row 05: real numbers after whole ones, "all 2
+    # trials of the search failed" after none had run
+    import optuna
+    from optuna.distributions import CategoricalDistribution
+
+    from .conftest import protected
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    study = optuna.create_study(study_name="mnist_random", storage=f"sqlite:///{sweep}/optuna.db",
+                                direction="maximize")
+    study.add_trial(optuna.trial.create_trial(
+        params={"model.activation": "relu"}, value=0.5, user_attrs={"hparams_search": "mnist_random"},
+        distributions={"model.activation": CategoricalDistribution(["relu", "tanh"])}))
+    search = ["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}", "hydra.sweeper.n_trials=2"]
+
+    def refusal(*args: str) -> str:
+        proc = train_py([*search, *args], tmp_path)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+        assert proc.returncode == 1 and len(lines) == 1, proc.stderr[-3000:]
+        assert "Traceback" not in proc.stderr
+        assert sorted(p.name for p in sweep.iterdir() if p.name != "optimization_results.yaml") == [
+            "optuna.db"]  # no trial ran
+        return lines[0]
+
+    assert refusal("model.activation=choice(relu,sigmoid)") == (
+        f"highwaylab: hydra.sweep.dir={sweep} holds a study (mnist_random, 1 trial) whose trials drew "
+        f"model.activation from choice(relu,tanh); this command draws it from choice(relu,sigmoid), and "
+        f"optuna cannot change a parameter's kind (real or whole numbers, on a log scale or not, or a "
+        f"choice) or a choice's values within a study. Fix: 'model.activation=choice(relu,tanh)' to continue "
+        f"it, or a new hydra.sweep.dir for a new study")
+    # pass 66, rows 20 and 28 (major): the files a continued search rewrites, protected: before, a traceback
+    # through SQLAlchemy ("invalid data in the commit"), or one after the trials, the old best left in place
+    with protected(sweep / "optuna.db"):
+        assert refusal() == (
+            f"highwaylab: {sweep}/optuna.db, the search's study, cannot be written (Operation not permitted: "
+            f"a protected file? lsattr shows 'i' or 'a'), and a continued search rewrites it. Fix: chattr -i "
+            f"-a {sweep}/optuna.db (or make it writable), or a new hydra.sweep.dir for a new search")
+    (sweep / "optimization_results.yaml").write_text("best_value: 0.5\n")
+    with protected(sweep / "optimization_results.yaml"):
+        assert refusal().startswith(f"highwaylab: {sweep}/optimization_results.yaml, the best trial's file, "
+                                    f"cannot be written (Operation not permitted")
+
+
 def test_the_sweeps_closing_line_names_a_relative_sweep_folder_in_full(tmp_path, monkeypatch, caplog):
     # pass 57, row 79: before, hydra.sweep.dir=sweeps/74rel gave "compare them with: python -m
     # highwaylab.report sweeps/74rel", which a shell in another folder did not find

@@ -322,6 +322,8 @@ class SweepCheck(Callback):
                                   f"study's trials. Fix: leave it out{default}, or give a name")
             if "storage" in config.hydra.sweeper:  # the Optuna sweeper's study
                 check_storage(config.hydra.sweeper.storage)
+            if "n_trials" in config.hydra.sweeper:
+                check_search_files(config)
             if "direction" in config.hydra.sweeper:  # the Optuna sweeper's; the basic sweeper has none
                 check_search_space(config)
                 check_direction(config.hydra.sweeper.direction)
@@ -444,7 +446,7 @@ def check_choice_values(config: DictConfig) -> None:
         ConfigError: naming the choice, the value and the reason it is refused.
     """
     from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.core.override_parser.types import ChoiceSweep
+    from hydra.core.override_parser.types import ChoiceSweep, IntervalSweep
 
     from highwaylab.config_checks import validate
     from highwaylab.errors import HighwaylabError
@@ -464,8 +466,11 @@ def check_choice_values(config: DictConfig) -> None:
         return
     for override in parsed:
         key = override.key_or_group
-        if not isinstance(override.value(), ChoiceSweep) or key.replace(".", "/") in choices \
-                or key.startswith("hydra."):
+        if key.replace(".", "/") in choices or key.startswith("hydra."):
+            continue
+        if isinstance(override.value(), IntervalSweep):
+            check_interval_values(config, override)
+        if not isinstance(override.value(), ChoiceSweep):
             continue
         for value in override.value().list:
             if not isinstance(value, str | int | float | bool):
@@ -480,6 +485,50 @@ def check_choice_values(config: DictConfig) -> None:
                                   f"Fix: leave {value} out of the choice()") from None
             except Exception:  # a key the job's config lacks: check_params names it
                 continue
+
+
+def check_interval_values(config: DictConfig, override: Any) -> None:
+    """Check the values an ``interval()`` of a search draws from (``'depth=interval(3,5)'``) as a
+    single run's value is checked (:func:`highwaylab.config_checks.validate`): its two bounds and,
+    for an interval of real numbers, a value between them that is not a whole number (the Optuna
+    sweeper draws real numbers from ``interval(3,5)``, and whole ones only from
+    ``int(interval(3,5))``). Before (breaking pass 66, row 05), every trial failed on its drawn
+    ``depth=3.87...``, after the study had started.
+
+    Raises:
+        ConfigError: naming the interval, a value it draws, the run's reason, and the fix: the
+            ``int(...)`` form where whole numbers pass, else narrower bounds.
+    """
+    from highwaylab.config_checks import validate
+    from highwaylab.errors import HighwaylabError
+
+    sweep, key = override.value(), override.key_or_group
+    start, end = sweep.start, sweep.end
+    whole = isinstance(start, int) and isinstance(end, int)
+    between = start + (end - start) * 0.37  # not a whole number for real bounds, unless they are close
+    samples = [start, end] if whole else [start, between, end]
+
+    def refusal(value: object) -> HighwaylabError | None:
+        job = OmegaConf.create(OmegaConf.to_container(config, resolve=False))
+        try:
+            OmegaConf.update(job, key, value, merge=False)
+            validate(job)
+        except HighwaylabError as err:
+            return err
+        return None
+
+    for value in samples:
+        if (err := refusal(value)) is None:
+            continue
+        ints = (math.ceil(start), math.floor(end))
+        if not whole and ints[0] <= ints[1] and all(refusal(v) is None for v in ints):
+            value, err = between, refusal(between) or err  # the reason a real number is refused
+            raise ConfigError(f"{override.input_line} draws real numbers (such as {key}={value:g}), and the "
+                              f"run refuses them: {str(err).rstrip('.')}. Fix: '{key}=int(interval({ints[0]},"
+                              f"{ints[1]}))', the whole numbers {ints[0]} .. {ints[1]}") from None
+        raise ConfigError(f"{override.input_line}: {key}={value:g}, a value it draws, fails the run's "
+                          f"checks, so every trial that draws it would fail: {str(err).rstrip('.')}. Fix: "
+                          f"bounds within the values the run takes") from None
 
 
 def check_params(config: DictConfig) -> None:
@@ -501,7 +550,7 @@ def check_params(config: DictConfig) -> None:
     from omegaconf import OmegaConf
 
     choices = dict(config.hydra.runtime.choices)
-    swept_groups = {str(k).replace(".", "/") for k in params if str(k).replace(".", "/") in choices}
+    swept_groups = _swept_groups(config, choices)
     job = OmegaConf.to_container(config, resolve=False, throw_on_missing=False)
     job.pop("hydra", None)
     search = (f"hparams_search={choices['hparams_search']}" if choices.get("hparams_search")
@@ -510,7 +559,20 @@ def check_params(config: DictConfig) -> None:
         if key.startswith(("+", "~", "hydra.")) or key.replace(".", "/") in choices:
             continue
         group = _owner_group(key, choices)
-        if group in swept_groups or _has_key(job, key):
+        if group in swept_groups:  # each option the search draws must have it (pass 66, row 06: before,
+            # optim=choice(sgd,adamw) stopped the search at Hydra's "Could not override
+            # 'optim.optimizer.momentum'" and its wrong fix, a +momentum AdamW does not take)
+            having = _options_with(config, group, key)  # [] outside a run of train.py: not known
+            lacking = [o for o in swept_groups[group] if having and o not in having]
+            if lacking:
+                fit = ",".join(o for o in swept_groups[group] if o in having) or "none"
+                raise ConfigError(f"{search} searches {key}, which {group}={lacking[0]} (one of the {group} "
+                                  f"options it draws, {','.join(swept_groups[group])}) does not have. Fix: "
+                                  f"draw only the {group} options that have it (here: {fit}), or search "
+                                  f"without it: hydra.sweeper.params=null "
+                                  f"and the entries to search as overrides")
+            continue
+        if _has_key(job, key):
             continue
         if group is None:
             raise ConfigError(f"{search} searches {key}, which the config does not have: correct or "
@@ -577,6 +639,65 @@ def check_storage(storage: object) -> None:
     if reason is not None:
         raise ConfigError(f"hydra.sweeper.storage={storage}: the study's folder {folder} cannot be made "
                           f"({reason}). {fix}")
+
+
+def check_search_files(config: DictConfig) -> None:
+    """Check that the files a continued search rewrites can be written, before any trial: its SQLite
+    study (``hydra.sweeper.storage``) and ``<sweep dir>/optimization_results.yaml`` (the best trial,
+    written at the end), where they exist. Each is opened for reading and writing and closed, which
+    changes nothing; a protected file (``chattr +i`` or ``+a``, or read-only for a user) refuses it.
+    Before (breaking pass 66, rows 20 and 28), a protected ``optuna.db`` was a traceback through
+    SQLAlchemy that blamed "invalid data in the commit", and a protected
+    ``optimization_results.yaml`` a traceback after the trials had run, the file left holding an
+    earlier search's best.
+
+    Raises:
+        ConfigError: naming the file, the reason and the fix.
+    """
+    from sqlalchemy.engine import make_url
+
+    files = [Path(str(config.hydra.sweep.dir)).absolute() / "optimization_results.yaml"]
+    storage = config.hydra.sweeper.get("storage")
+    try:
+        url = make_url(str(storage)) if storage is not None else None
+    except Exception:  # noqa: BLE001 - check_storage names it
+        url = None
+    if url is not None and url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        files.insert(0, Path(url.database).absolute())
+    for path in files:
+        if not path.exists():
+            continue
+        try:
+            with path.open("r+b"):  # read and write, from the start: nothing is changed
+                pass
+        except OSError as err:
+            what = "the best trial's file" if path.name.startswith("optimization") else "the search's study"
+            raise ConfigError(f"{path}, {what}, cannot be written ({err.strerror or err}: a protected file? "
+                              f"lsattr shows 'i' or 'a'), and a continued search rewrites it. Fix: chattr -i "
+                              f"-a {shlex.quote(str(path))} (or make it writable), or a new hydra.sweep.dir "
+                              f"for a new search") from None
+
+
+def _swept_groups(config: DictConfig, choices: dict) -> dict[str, list[str]]:
+    """The config groups that a sweep draws (``optim=choice(sgd,adamw)``, ``optim=sgd,adamw``, on the
+    command line or in ``hydra.sweeper.params``), each with the options it draws (``[]`` where they
+    are not listed: ``glob()``)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import ChoiceSweep
+
+    lines = [str(o) for o in config.hydra.overrides.task]
+    lines += [f"{k}={v}" for k, v in (config.hydra.sweeper.get("params") or {}).items()]
+    swept: dict[str, list[str]] = {}
+    for line in lines:
+        try:
+            override = OverridesParser.create().parse_overrides([line])[0]
+        except Exception:  # noqa: BLE001 - Hydra's own parser reports it
+            continue
+        group = override.key_or_group.replace(".", "/")
+        if group in choices and override.is_sweep_override():
+            value = override.value()
+            swept[group] = [str(v) for v in value.list] if isinstance(value, ChoiceSweep) else []
+    return swept
 
 
 def _owner_group(key: str, choices: dict) -> str | None:

@@ -56,17 +56,21 @@ class OptunaSweeper(_OptunaSweeper):
             self._continue_study(storage, impl.study_name, arguments)
         try:
             return super().sweep(arguments)
-        except ValueError:
+        except ValueError as err:
             from highwaylab.utils.sweep import read_summary
 
             jobs = read_summary(impl.config.hydra.sweep.dir)
-            if not jobs or any(job["status"] == "ok" for job in jobs):
-                raise  # not the all-failed case: a bug, with its traceback
+            if "No trials are completed yet" not in str(err) or not jobs \
+                    or any(job["status"] == "ok" for job in jobs):
+                raise  # not the all-failed case (optuna's study.best_trial): a bug, with its traceback
             for job in jobs:
                 log.error(f"job {job['job']} ({' '.join(job['overrides'])}) {job['status']}: {job['error']}")
+            given = any(o.startswith("hydra.sweep.dir=") for o in impl.config.hydra.overrides.hydra)
+            again = (" in a new hydra.sweep.dir (continued in this one, the study would count its failed "
+                     "trials towards hydra.sweeper.n_trials)" if given else "")
             _exit(f"all {len(jobs)} trials of the search failed (errors above, and in "
                   f"{impl.config.hydra.sweep.dir}/summary.jsonl), so there are no best parameters. Fix "
-                  f"the first error and run the search again.")
+                  f"the first error and run the search again{again}.")
 
     def _continue_study(self, storage: str, name: str, arguments: list[str]) -> None:
         import optuna
@@ -99,6 +103,10 @@ class OptunaSweeper(_OptunaSweeper):
             _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
                   f"trial{'s' if len(trials) != 1 else ''}) whose trials ran with {changed}, or a new "
                   f"hydra.sweep.dir for a new study")
+        if (drawn := self._changed_distribution(trials, arguments)) is not None:
+            _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
+                  f"trial{'s' if len(trials) != 1 else ''}) whose trials drew {drawn}, or a new "
+                  f"hydra.sweep.dir for a new study")
         stale = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING]
         for trial in stale:  # asked by a search that died before it could tell the result
             study._storage.set_trial_state(trial._trial_id, optuna.trial.TrialState.FAIL)
@@ -114,6 +122,35 @@ class OptunaSweeper(_OptunaSweeper):
         reseed = getattr(impl.sampler, "reseed_rng", None)
         if callable(reseed):  # else the seeded sampler would propose the earlier search's trials again
             reseed()
+
+    def _changed_distribution(self, trials: list, arguments: list[str]) -> str | None:
+        """How a parameter that this command searches is drawn otherwise than the study's trials drew
+        it, in a way optuna refuses within one study (``optuna.distributions.
+        check_distribution_compatibility``: another kind, real numbers for whole ones, or a
+        ``choice()`` of other values), as the middle of the refusal: ``model.activation from
+        choice(relu,tanh); this command draws it from choice(relu,sigmoid). Fix: ...``; ``None`` when
+        every one agrees. Before (breaking pass 66, rows 05 and 34), optuna's ValueError came from
+        inside the search: a traceback, or "all trials failed" after none had run. Bounds may change."""
+        from hydra_plugins.hydra_optuna_sweeper._impl import create_params_from_overrides
+        from optuna.distributions import check_distribution_compatibility
+
+        impl = self.sweeper
+        searched, _ = create_params_from_overrides([*impl._parse_sweeper_params_config(), *arguments])
+        for trial in sorted(trials, key=lambda t: t.number):
+            for key, old in trial.distributions.items():
+                new = searched.get(key)
+                if new is None:
+                    continue
+                try:
+                    check_distribution_compatibility(old, new)
+                except ValueError:
+                    given = next((o for o in arguments if _key(o.split("=", 1)[0]) == key), None)
+                    where = f"draws it from {_drawn(new)}" if given else (
+                        f"(its hparams_search's hydra.sweeper.params) draws it from {_drawn(new)}")
+                    return (f"{key} from {_drawn(old)}; this command {where}, and optuna cannot change a "
+                            f"parameter's kind (real or whole numbers, on a log scale or not, or a choice) "
+                            f"or a choice's values within a study. Fix: '{key}={_drawn(old)}' to continue it")
+        return None
 
     def _changed_overrides(self, trials: list, arguments: list[str]) -> str | None:
         """How the command's fixed overrides (``arguments``, less the search's parameters and ``FREE``
@@ -172,6 +209,22 @@ def _value_text(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{k}:{_value_text(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def _drawn(distribution: object) -> str:
+    """An optuna distribution as the override that draws it: ``interval(3.0,5.0)``,
+    ``int(interval(3,5))``, ``tag(log,interval(0.01,0.1))``, ``choice(relu,tanh)``,
+    ``range(1,5,2)``."""
+    name = type(distribution).__name__
+    if hasattr(distribution, "choices"):
+        return f"choice({','.join(_value_text(c) for c in distribution.choices)})"
+    low, high = distribution.low, distribution.high
+    step = getattr(distribution, "step", None) or getattr(distribution, "q", None)
+    if "Discrete" in name or (step not in (None, 1) and "Int" in name):
+        return f"range({low},{high + step},{step})"
+    text = f"interval({low},{high})"
+    text = f"int({text})" if "Int" in name else text
+    return f"tag(log,{text})" if "Log" in name or getattr(distribution, "log", False) else text
 
 
 def _exit(message: str) -> None:
