@@ -339,6 +339,21 @@ def test_a_one_cycle_schedule_shorter_than_the_run_is_refused_before_training(tm
     assert built(["+optim.scheduler.total_steps=3"])["lr_scheduler"]["scheduler"].total_steps == 3
 
 
+def test_a_plateau_scheduler_steps_on_the_epochs_that_validate(tmp_path):
+    # pass 66, row 38 (major): before, trainer.check_val_every_n_epoch=2 stopped the run after epoch 0 with
+    # Lightning's "ReduceLROnPlateau conditioned on metric val/loss which is not available", whose fix (a
+    # `monitor` key) no config key sets. Lightning steps it when (epoch + 1) % frequency == 0: the epochs
+    # that validate when (epoch + 1) % check_val_every_n_epoch == 0
+    plateau = ["optim.scheduler._target_=torch.optim.lr_scheduler.ReduceLROnPlateau",
+               "~optim.scheduler.gamma"]
+    for every, frequency in ((2, 2), (1, None)):
+        module = build_module(plateau, tmp_path / str(every))
+        module._trainer = SimpleNamespace(estimated_stepping_batches=10, max_epochs=5,
+                                          check_val_every_n_epoch=every)
+        settings = module.configure_optimizers()["lr_scheduler"]
+        assert settings["monitor"] == "val/loss" and settings.get("frequency") == frequency
+
+
 CYCLIC = ["optim.scheduler._target_=torch.optim.lr_scheduler.CyclicLR", "~optim.scheduler.gamma",
           "+optim.scheduler.max_lr=0.1"]
 

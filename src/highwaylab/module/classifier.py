@@ -305,7 +305,8 @@ class ClassifierModule(LightningModule):
     def configure_optimizers(self) -> dict:
         """The optimiser (``optim.optimizer``) and scheduler (``optim.scheduler``; without one a
         ``ConstantLR`` of factor 1) as Lightning's dict, the scheduler named ``train/lr``. A
-        ``ReduceLROnPlateau`` watches ``val/loss`` (:attr:`PLATEAU_MONITOR`).
+        ``ReduceLROnPlateau`` watches ``val/loss`` (:attr:`PLATEAU_MONITOR`), and steps on the epochs
+        that validate (every ``trainer.check_val_every_n_epoch``).
 
         List and mapping arguments reach torch as plain ``list``/``dict`` (a tuple where torch's
         default is one, e.g. ``betas``), never as omegaconf containers.
@@ -327,6 +328,12 @@ class ClassifierModule(LightningModule):
         settings = {"scheduler": scheduler, "interval": self.hparams.scheduler_interval, "name": self.LR_KEY}
         if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
             settings["monitor"] = self.PLATEAU_MONITOR  # the metric whose plateau it waits for
+            every = getattr(self._trainer, "check_val_every_n_epoch", None)
+            if isinstance(every, int) and every > 1 and settings["interval"] == "epoch":
+                # it steps on the epochs that validate, as Lightning's docs advise (pass 66, row 38: before,
+                # trainer.check_val_every_n_epoch=2 stopped the run after epoch 0: "val/loss ... not
+                # available", with a fix, the `monitor` key, that no config key sets)
+                settings["frequency"] = every
         return {"optimizer": optimizer, "lr_scheduler": settings}
 
 
