@@ -157,6 +157,11 @@ BAD = {
         "takes a falling val/acc as the better (it would stop or keep on the worst epochs). Fix: "
         "+callbacks.early_stopping.mode=max",
     # pass 49, row 33b (major): before, train/lr fell to -0.75 and the loss rose to 1.6e8, exit 0
+    # pass 66, row 02: before, the cosine "decay" raised lr 0.001 to 0.5 in one epoch, the loss to 1957
+    "optim=adamw +optim.scheduler.eta_min=1":
+        "optim.scheduler.eta_min=1 is above the learning rate the cosine schedule starts from "
+        "(optim.optimizer.lr=0.001), so it would raise the rate to 1 in place of lowering it. Fix: an "
+        "eta_min below the learning rate, e.g. 1e-05 (or leave it out: torch's default is 0)",
     "optim=adamw +optim.scheduler.eta_min=-1":
         "optim.scheduler.eta_min=-1 is negative, so the scheduler would make the learning rate negative "
         "(gradient ascent: the loss rises). Fix: optim.scheduler.eta_min=0 or a small positive rate",

@@ -629,6 +629,7 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                     f"negative (gradient ascent: the loss rises). Fix: {key}.{name}=0 or a small positive "
                     f"{'rate' if name in ('eta_min', 'base_lr', 'max_lr') else 'factor'}")
     check_weight_decay(OmegaConf.select(cfg, "optim.optimizer", default=None))
+    check_cosine_floor(cfg)
     trainer = cfg.get("trainer") or {}
     if trainer.get("barebones") is True:  # pass 58, row 60: before, logger=none callbacks=none, then two
         # more fixes, one at a time, and the run that ran recorded no metric while its log quoted test/*
@@ -653,6 +654,25 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                           f"remove them: {removed} (resume= then has no last.ckpt)")
     if (problem := max_time_problem(trainer.get("max_time"), _as_typed("trainer.max_time"))) is not None:
         raise ConfigError(problem)
+
+
+def check_cosine_floor(cfg: DictConfig) -> None:
+    """Raises ConfigError for a cosine scheduler (``CosineAnnealingLR``,
+    ``CosineAnnealingWarmRestarts``) whose ``eta_min``, the rate it decays to, lies above the rate it
+    starts from, ``optim.optimizer.lr``: the "decay" would then raise the rate (pass 66, row 02:
+    ``optim=adamw +optim.scheduler.eta_min=1`` took lr 0.001 to 0.5 in one epoch, the loss to 1957, in
+    silence)."""
+    scheduler = OmegaConf.select(cfg, "optim.scheduler", default=None)
+    lr = OmegaConf.select(cfg, "optim.optimizer.lr", default=None)
+    if not OmegaConf.is_dict(scheduler) or "CosineAnnealing" not in str(scheduler.get("_target_")):
+        return
+    floor = scheduler.get("eta_min")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (floor, lr))
+    if numbers and floor > lr:
+        raise ConfigError(f"optim.scheduler.eta_min={floor} is above the learning rate the cosine schedule "
+                          f"starts from (optim.optimizer.lr={lr}), so it would raise the rate to {floor} in "
+                          f"place of lowering it. Fix: an eta_min below the learning rate, e.g. "
+                          f"{lr / 100:g} (or leave it out: torch's default is 0)")
 
 
 def check_weight_decay(node: Any) -> None:
