@@ -1662,6 +1662,28 @@ def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_pat
         "trainer.max_epoch is not an argument of lightning.pytorch.Trainer; did you mean trainer.max_epochs?")
 
 
+@pytest.mark.parametrize(("given", "use"), [
+    # pass 66, row 26: before, "Fix: correct or remove it", and removing it trained a new run from scratch
+    ("+trainer.resume_from_checkpoint=/r/checkpoints/last.ckpt",
+     "resume=<run folder> (it continues that run in its folder) or ckpt_path=<file>.ckpt (a new run from the "
+     "checkpoint's state)"),
+    ("+trainer.gpus=1", "trainer=gpu (trainer.devices=<n> for n GPUs)"),
+])
+def test_a_lightning_1_trainer_argument_is_named_with_its_successor(given, use, tmp_path, data_dir):
+    from highwaylab.train import build
+    from highwaylab.utils import user_error
+
+    from .conftest import TINY
+
+    with pytest.raises(Exception) as excinfo:
+        build(compose_cfg([*TINY, given], tmp_path))
+    key = given.split("=")[0].lstrip("+")
+    assert str(user_error(excinfo.value)) == (f"{key} is a Lightning 1.x argument, which Lightning 2's "
+                                              f"Trainer no longer takes. Fix: remove it, and use {use}")
+    if given.startswith("+trainer.gpus"):  # its successor composes: trainer=gpu (refused only off a GPU)
+        assert compose_cfg(["trainer=gpu"], tmp_path / "gpu").trainer.accelerator == "gpu"
+
+
 def test_a_resumed_run_whose_folder_cannot_be_written_names_the_folder_and_a_copy(tmp_path, monkeypatch,
                                                                                     capsys):
     # pass 27, row 38: before, resume= of a run on a read-only mount was told "hydra.run.dir=<run>: cannot

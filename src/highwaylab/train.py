@@ -737,9 +737,31 @@ def _unknown_argument(node: DictConfig, where: str) -> ConfigError | None:
         return ConfigError(f"{where}._target_={node._target_} takes none of {keys}, which the config gives "
                            f"it: a _target_ of another class takes other arguments. Fix: leave "
                            f"{where}._target_ out (the option's own), or give a class that takes them")
+    if where == "trainer" and unknown[0] in LIGHTNING_1_TRAINER:  # pass 66, row 26: before, "remove it",
+        # which silently started a new run in place of the resume that was asked for
+        return ConfigError(f"trainer.{unknown[0]} is a Lightning 1.x argument, which Lightning 2's Trainer "
+                           f"no longer takes. Fix: remove it, and use {LIGHTNING_1_TRAINER[unknown[0]]}")
     meant = did_you_mean(unknown[0], list(params), prefix=f"{where}.") or "."
     return ConfigError(f"{where}.{unknown[0]} is not an argument of {node._target_}{meant} Fix: correct or "
                        f"remove it (+{where}.{unknown[0]}=... added it)")
+
+
+# Trainer arguments of Lightning 1.x that Lightning 2 removed (an old tutorial's), with the way to do the
+# same here
+LIGHTNING_1_TRAINER = {
+    "resume_from_checkpoint": "resume=<run folder> (it continues that run in its folder) or "
+                              "ckpt_path=<file>.ckpt (a new run from the checkpoint's state)",
+    "gpus": "trainer=gpu (trainer.devices=<n> for n GPUs)",
+    "num_processes": "trainer.devices=<n> (processes on the CPU: trainer=ddp_cpu)",
+    "tpu_cores": "trainer.accelerator=tpu trainer.devices=<n>",
+    "auto_select_gpus": "trainer.devices=<n>, which takes the free GPUs where they are in exclusive mode",
+    "checkpoint_callback": "+trainer.enable_checkpointing=<true|false>",
+    "replace_sampler_ddp": "+trainer.use_distributed_sampler=<true|false>",
+    "track_grad_norm": "the grad_norms callback (on by default), which logs each layer's gradient norm",
+    "amp_backend": "trainer.precision=16-mixed (or bf16-mixed)",
+    "amp_level": "trainer.precision=16-mixed (or bf16-mixed)",
+    "terminate_on_nan": "nothing: a run stops at its first non-finite loss (callbacks.nonfinite_guard)",
+}
 
 
 # Lightning's refusal of a fraction of batches that rounds to none (trainer.limit_val_batches=0.001)
