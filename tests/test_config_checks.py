@@ -1047,6 +1047,10 @@ COMMAND_LINES = {
     "-m depth=interval(2,5)": "depth=interval(2,5): a multirun sweeps lists, range() and choice(); an "
                               "interval is a search space, for an Optuna search",
     "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
+    # pass 66, row 45: before, "Launching 0 jobs", exit 0, and a sweep folder left
+    "-m seed=glob(*)": "seed=glob(*): glob() chooses among the options of a config group (e.g. "
+                       "'model=glob(*highway)'), and seed is a value, not a group, so the multirun would run "
+                       "no job. Fix: list the values, e.g. seed=0,1,2 or 'seed=range(0,3)'",
     "-m seed=0,1 logger.wandb.id=sameid": "logger.wandb.id=sameid: every job of this multirun would log to "
                                           "that one W&B run",
     # eighth pass: before, "cannot read this value unquoted ... depth=''" (depth=), and argparse's usage

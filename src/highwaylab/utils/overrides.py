@@ -910,6 +910,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             raise OverrideError(problem)
         if problem := _shared_part(override, config_dir):
             raise OverrideError(problem)
+        if problem := _glob_on_value(override, config_dir):
+            raise OverrideError(problem)
         if override.key_or_group in HYDRA_GROUPS and isinstance(override.value(), str):
             group = override.key_or_group.replace(".", "/")
             raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen with a "
@@ -1114,6 +1116,24 @@ def _sweep_strings(override: Any) -> list[str]:
         raise OverrideError(f"{override.input_line}: {err}: range(start, stop, step) steps from start up to "
                             f"stop (not included) by a step that is not 0. Fix: e.g. {key}=range(0,4) or "
                             f"{key}=range(0,4,2)") from None
+
+
+def _glob_on_value(override: Any, config_dir: str | Path) -> str | None:
+    """The message for a ``glob()`` over a key that is not a config group (``seed=glob(*)``): it
+    matches the options of a group, so a value's sweep has none, and the multirun would run no job,
+    with exit status 0 (breaking pass 66, row 45); ``None`` otherwise."""
+    from hydra.core.override_parser.types import Glob
+
+    if not isinstance(override.value(), Glob):
+        return None
+    group = override.key_or_group.replace(".", "/")
+    if any((Path(folder) / group).is_dir() for folder in (config_dir, *_CONFIG_DIRS)) \
+            or group.startswith("hydra/"):
+        return None
+    key = override.get_key_element()
+    return (f"{override.input_line}: glob() chooses among the options of a config group (e.g. "
+            f"'model=glob(*highway)'), and {key} is a value, not a group, so the multirun would run no job. "
+            f"Fix: list the values, e.g. {key}=0,1,2 or '{key}=range(0,3)'")
 
 
 def _first_value(override: Any) -> str | None:
