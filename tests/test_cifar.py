@@ -176,6 +176,22 @@ def test_own_files_in_another_layout_are_refused_with_the_format_to_write(fresh_
         f"then blue 32 x 32 plane of each image) and 'labels', N labels in 0 .. 9")
 
 
+def test_a_meta_file_without_its_class_names_gets_the_format_of_meta(fresh_cifar10):
+    # pass 66, row 18: before, a meta file without its class names was told to hold 'data' and 'labels', as
+    # a batch does
+    root, folder = fresh_cifar10
+    path = folder / "batches.meta"
+    dump_py2({"num_cases_per_batch": 20}, path)
+    assert setup_refusal(root) == (
+        f"Data file corrupt: {path} is not a CIFAR pickle: no 'label_names' entry. Fix: write batches.meta "
+        f"as the CIFAR python files hold it (data.verify=false reads files of your own in that format): a "
+        f"dict with 'label_names', the 10 class names in the order of the labels")
+    dump_py2({"label_names": [f"class_{k}" for k in range(10)]}, path)  # the fix
+    dm = CIFARDataModule(str(root), val_size=10, verify=False)
+    dm.setup()
+    assert dm.class_names == [f"class_{k}" for k in range(10)]
+
+
 def test_batches_saved_again_with_bytes_keys_are_named_as_that_and_the_fix_works(fresh_cifar10):
     # breaking pass 60, row 23: before, "is not a CIFAR pickle: no 'labels' entry", of a file with b'labels'
     # (read with encoding='bytes', as the CIFAR site shows, and saved again from Python 3)

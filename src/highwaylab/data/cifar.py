@@ -300,10 +300,18 @@ class CIFARDataModule(InMemoryDataModule):
             except Exception as load_err:
                 return DataError(f"Data file corrupt: {path} could not be unpickled "
                                  f"({type(load_err).__name__}: {load_err}). {again}")
-            problem = _format_problem(entry, cls.meta["key"] if name == cls.meta["filename"] else label_key,
-                                      is_meta=name == cls.meta["filename"], num_classes=self.num_classes)
+            is_meta = name == cls.meta["filename"]
+            problem = _format_problem(entry, cls.meta["key"] if is_meta else label_key,
+                                      is_meta=is_meta, num_classes=self.num_classes)
             if problem:
-                fix = "" if "Fix: " in problem else f". {again}"  # a fix of its own: bytes keys
+                if "Fix: " in problem:  # a fix of its own: bytes keys
+                    fix = ""
+                elif is_meta and not self.verify:  # pass 66, row 18: before, the fix described a batch file
+                    fix = (f". Fix: write {name} as the CIFAR python files hold it (data.verify=false reads "
+                           f"files of your own in that format): a dict with '{cls.meta['key']}', the "
+                           f"{self.num_classes} class names in the order of the labels")
+                else:
+                    fix = f". {again}"
                 return DataError(f"Data file corrupt: {path} {problem}{fix}")
         return None
 
