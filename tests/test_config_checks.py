@@ -2112,6 +2112,12 @@ def test_a_protected_sweep_folder_is_named_as_protected_with_chattr_as_the_fix(t
         f"folder? lsattr -d shows 'i' or 'a': {sweep}). Fix: clear its protection (chattr -i -a {sweep}), "
         f"or ")
     check_output_folder(sweep, "hydra.sweep.dir")  # the fix: its protection cleared
+    # pass 66, row 22: a folder to make below a protected one names the protected one (before, the one to
+    # make, which chattr could not find)
+    with protected(sweep), pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(sweep / "outputs" / "runs", "hydra.run.dir")
+    assert f"lsattr -d shows 'i' or 'a': {sweep}). Fix: clear its protection (chattr -i -a {sweep}), or " \
+        in str(excinfo.value)
 
 
 @pytest.mark.parametrize("given, by", [

@@ -98,6 +98,9 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                   errno.EDQUOT: "the disk quota is used up", errno.ENOTDIR: "a file is in the way",
                   errno.EEXIST: "a file is in the way"}.get(err.errno, err.strerror or str(err))
         where, fix = err.filename or folder, "make it writable"
+        if err.errno in (errno.EPERM, errno.EACCES):  # a folder that mkdir could not make: the one above
+            # it that refused (pass 66, row 22: before, chattr -i -a of <root>/outputs, which did not exist)
+            where = next((p for p in (Path(where), *Path(where).parents) if os.path.lexists(p)), where)
         if err.errno == errno.EPERM:  # not the mode bits, which root passes: a protected (immutable or
             # append-only) folder (pass 63, row 44: before, "permission denied ... make it writable")
             where = folder if Path(str(where)).parent == folder else where  # the probe file: its folder
