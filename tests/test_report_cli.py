@@ -1323,6 +1323,20 @@ def test_a_report_of_jobs_without_a_wandb_group_says_where_its_run_goes(tmp_path
     assert "without a W&B group" not in report(sweep, "--group", "mine", cwd=tmp_path).stderr
 
 
+def test_a_wandb_project_variable_the_report_does_not_follow_is_named_with_the_flag_that_does(tmp_path):
+    # pass 66, row 46: before, WANDB_PROJECT=myproj was dropped without a word (train.py names it)
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, ["seed=0"], 0.5, 0.6)
+    done = report(sweep, cwd=tmp_path, WANDB_PROJECT="myproj")
+    assert done.returncode == 0, done.stderr
+    assert ("python -m highwaylab.report: warning: WANDB_PROJECT=myproj is set in the environment, but the "
+            "report run goes into the sweep's project, highwaylab (the one its jobs recorded). To file it "
+            "under myproj: --project myproj") in done.stderr.splitlines()
+    fixed = report(sweep, "--project", "myproj", "--out", tmp_path / "fixed", cwd=tmp_path,
+                   WANDB_PROJECT="myproj")
+    assert fixed.returncode == 0 and "WANDB_PROJECT" not in fixed.stderr, fixed.stderr
+
+
 def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tmp_path):
     # breaking pass 64, row 16 (major): -m depth=3,abc: job 1 refused; before, the report's W&B run failed
     # with a traceback (TypeError: the jobs table's depth column took 3, then 'abc')

@@ -190,6 +190,12 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         print(f"{parser.prog}: warning: the jobs ran without a W&B group (logger.wandb.group=null), so the "
               f"report run goes into group sweep-{args.sweep_dir.resolve().name}, which holds none of them; "
               f"give --group to choose another", file=sys.stderr)
+    env_project, recorded = os.environ.get("WANDB_PROJECT"), project or "highwaylab"
+    if not args.no_wandb and args.project is None and env_project and env_project != recorded:
+        # pass 66, row 46: before, the variable was dropped without a word (train.py names it)
+        print(f"{parser.prog}: warning: WANDB_PROJECT={env_project} is set in the environment, but the "
+              f"report run goes into the sweep's project, {recorded} (the one its jobs recorded). To file it "
+              f"under {env_project}: --project {env_project}", file=sys.stderr)
     args.project = args.project or project or "highwaylab"
     args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
     if not args.no_wandb and project is not None:
