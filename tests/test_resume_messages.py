@@ -1698,3 +1698,25 @@ def test_a_resume_on_unverified_files_of_another_folder_warns_that_they_are_unch
         f"files, leave data.verify=false out")
     argv(f"resume={run}", "data.verify=false")  # its own folder: no word
     assert capsys.readouterr().err == ""
+
+
+def test_a_resume_that_accumulates_other_batches_a_step_is_named_with_the_recipe_to_keep(tmp_path):
+    # pass 66, row 12: before, resume= +trainer.accumulate_grad_batches=2 halved the run's steps from the
+    # checkpoint on (global_step 453 where the run would reach 600), without a word
+    from highwaylab.train import accumulation_change
+
+    run = tmp_path / "run"
+    run.mkdir()
+    OmegaConf.save(compose_cfg(OWN, tmp_path / "cfg"), run / "config_resolved.yaml")
+    resumed = compose_cfg([*OWN, "+trainer.accumulate_grad_batches=2"], tmp_path / "resumed")
+    batch = resumed.data.batch_size
+    assert accumulation_change(resumed, run, {"global_step": 305}) == (
+        f"highwaylab: trainer.accumulate_grad_batches=2: the run trained up to step 305 with 1 ({batch} "
+        f"examples a step) and continues with 2 ({2 * batch} examples a step), so its steps an epoch and its "
+        f"learning rate per example change from here. To keep the run's recipe, resume without "
+        f"+trainer.accumulate_grad_batches")
+    assert accumulation_change(compose_cfg(OWN, tmp_path / "same"), run, {"global_step": 305}) is None
+    OmegaConf.save(resumed, run / "config_resolved.yaml")  # a run that accumulated 2, resumed with 1
+    message = accumulation_change(compose_cfg(OWN, tmp_path / "one"), run, {"global_step": 9})
+    assert message.endswith("resume with trainer.accumulate_grad_batches=2")
+    assert accumulation_change(resumed, tmp_path / "no-record", {"global_step": 9}) is None

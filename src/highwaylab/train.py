@@ -165,7 +165,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     warn_unused_size(cfg, net)
     resolved = output_dir / "config_resolved.yaml"
     if checkpoint is not None and rank_zero_only.rank == 0:
-        for change in (precision_change, train_set_change, val_set_change, dropped_loggers):
+        for change in (precision_change, accumulation_change, train_set_change, val_set_change,
+                       dropped_loggers):
             if (changed := change(cfg, output_dir, checkpoint)) is not None:
                 log.warning(changed)
     if ckpt_path and resolved.exists():  # resumed in the run's own folder: keep the original record
@@ -518,6 +519,32 @@ def precision_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str
     return (f"highwaylab: trainer.precision={now}: the run trained up to step {steps} at {before} (its "
             f"{latest.name}) and continues at {now}; metrics.json and the W&B config give {now}, this "
             f"resume's. To keep one precision, resume with trainer.precision={before}")
+
+
+def accumulation_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> str | None:
+    """A warning when this resume accumulates another number of batches per optimiser step
+    (``trainer.accumulate_grad_batches``; Lightning's default 1 where no record gives it) than the
+    run's latest record in ``output_dir``: from the checkpoint on, each step sees another number of
+    examples, and the run takes another number of steps an epoch (pass 66, row 12: before, in
+    silence; ``data.batch_size``, the other half of the effective batch, is refused on a resume).
+    ``None`` without a record, or with the same number.
+    """
+    latest = latest_resolved(output_dir)
+    if not latest.is_file():
+        return None
+    recorded, _ = _latest_record(output_dir, "trainer.accumulate_grad_batches")
+    before, now = 1 if recorded is None else recorded, cfg.trainer.get("accumulate_grad_batches", 1)
+    if now is None or str(before) == str(now):
+        return None
+    keep = ("resume without +trainer.accumulate_grad_batches" if recorded is None
+            else f"resume with trainer.accumulate_grad_batches={before}")
+    batch = OmegaConf.select(cfg, "data.batch_size", default=None)
+    examples = (lambda n: f" ({n * batch} examples a step)") if isinstance(batch, int) \
+        and isinstance(before, int) and isinstance(now, int) else (lambda n: "")
+    steps = checkpoint.get("global_step", "?")
+    return (f"highwaylab: trainer.accumulate_grad_batches={now}: the run trained up to step {steps} with "
+            f"{before}{examples(before)} and continues with {now}{examples(now)}, so its steps an epoch "
+            f"and its learning rate per example change from here. To keep the run's recipe, {keep}")
 
 
 def unused_callback_states(checkpoint: dict, trainer: L.Trainer) -> str | None:
