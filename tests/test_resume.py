@@ -319,6 +319,7 @@ def test_bad_resume_folders_are_refused_naming_the_path_and_the_fix(finished, tm
     empty.mkdir()
     no_ckpt = tmp_path / "no_ckpt"
     shutil.copytree(finished / ".hydra", no_ckpt / ".hydra")
+    shutil.copy(finished / "train.log", no_ckpt / "train.log")  # its log, which holds no error
     cases = {
         f"resume={tmp_path}/nowhere": f"resume={tmp_path}/nowhere: no such folder; give the folder of a run",
         f"resume={empty}": f"resume={empty} is not a run folder: it has no .hydra/overrides.yaml",

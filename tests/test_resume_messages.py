@@ -482,11 +482,23 @@ def test_a_deleted_last_checkpoint_names_the_latest_one_and_a_command_that_is_ac
         f"resume again")
 
 
+LOG_WITHOUT_ERROR = "[2026-12-03 03:14:13,101][highwaylab.train][INFO] - Output folder: run\n"
+
+
 def test_a_run_without_any_checkpoint_is_started_again(tmp_path):
     run = make_run(tmp_path / "run")
+    (run / "train.log").write_text(LOG_WITHOUT_ERROR)  # killed (SIGKILL) before its first checkpoint
     assert message(f"resume={run}") == (
         f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it "
         f"stopped before its first checkpoint); start it again: python train.py {' '.join(OWN)}")
+    # pass 66, row 24: a run without train.log (hydra/job_logging=disabled): before, the same line, with no
+    # word that what stopped it (a NaN loss, from its learning rate) was never recorded
+    (run / "train.log").unlink()
+    assert message(f"resume={run}") == (
+        f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it "
+        f"stopped before its first checkpoint), and it kept no train.log (hydra/job_logging=disabled?), so "
+        f"what stopped it is not recorded here: see that run's console output. Start it again once that is "
+        f"fixed: python train.py {' '.join(OWN)}")
 
 
 def test_a_sweeps_job_without_any_checkpoint_is_started_again_into_its_folder(tmp_path):
@@ -495,6 +507,7 @@ def test_a_sweeps_job_without_any_checkpoint_is_started_again_into_its_folder(tm
     (tmp_path / "sweep").mkdir()
     (tmp_path / "sweep" / "multirun.yaml").write_text("hydra: {}\n")
     job = make_run(tmp_path / "sweep" / "0_job")
+    (job / "train.log").write_text(LOG_WITHOUT_ERROR)
     assert message(f"resume={job}") == (
         f"resume={job}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing: it "
         f"stopped before its first checkpoint); start it again: rm -r {job} (it holds no checkpoint), then "

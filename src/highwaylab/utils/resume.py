@@ -496,6 +496,12 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"missing): it ended before its first checkpoint, with this error in its "
                               f"train.log: \"{failure}\". Start it again, with the fix that names, if any: "
                               f"{again}")
+        if not (path / "train.log").is_file():  # pass 66, row 24: before, "start it again" with the command
+            # that had failed, and no word of why it stopped
+            raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
+                              f"missing: it stopped before its first checkpoint), and it kept no train.log "
+                              f"(hydra/job_logging=disabled?), so what stopped it is not recorded here: see "
+                              f"that run's console output. Start it again once that is fixed: {again}")
         raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                           f"missing: it stopped before its first checkpoint); start it again: {again}")
     return path
