@@ -539,8 +539,10 @@ def accumulation_change(cfg: DictConfig, output_dir: Path, checkpoint: dict) -> 
     keep = ("resume without +trainer.accumulate_grad_batches" if recorded is None
             else f"resume with trainer.accumulate_grad_batches={before}")
     batch = OmegaConf.select(cfg, "data.batch_size", default=None)
-    examples = (lambda n: f" ({n * batch} examples a step)") if isinstance(batch, int) \
-        and isinstance(before, int) and isinstance(now, int) else (lambda n: "")
+
+    def examples(n: object) -> str:  # a step's examples, where the batch size and n are whole numbers
+        return f" ({n * batch} examples a step)" if isinstance(batch, int) and isinstance(n, int) else ""
+
     steps = checkpoint.get("global_step", "?")
     return (f"highwaylab: trainer.accumulate_grad_batches={now}: the run trained up to step {steps} with "
             f"{before}{examples(before)} and continues with {now}{examples(now)}, so its steps an epoch "
