@@ -132,14 +132,26 @@ def test_outside_a_hydra_run_the_line_names_no_options(capsys):
     ["hparams_search=mnist_random"],  # model=highway, optim=sgd: every key is there
     ["hparams_search=mnist_tpe", "model=conv_highway"],
     ["hparams_search=mnist_random", "optim=sgd_step"],
-    # the search chooses the model itself: the keys inside it cannot be checked before a trial
-    ["hparams_search=mnist_random", "model=plain", "+hydra.sweeper.params.model='choice(highway,plain)'"],
+    # the search chooses the model itself, among options that all have the keys it searches
+    ["hparams_search=mnist_random", "model=plain",
+     "+hydra.sweeper.params.model='choice(highway,conv_highway)'"],
     ["seed=0"],  # the basic sweeper: no params
 ])
 def test_searches_whose_keys_exist_pass_without_a_word(overrides, capsys, caplog):
     with caplog.at_level(logging.WARNING, logger=SWEEP_LOGGER):
         assert sweep_check(overrides, capsys) == (None, "")
     assert records(caplog, SWEEP_LOGGER) == []
+
+
+def test_a_search_that_chooses_a_model_without_a_key_it_searches_is_refused(capsys):
+    # pass 66, row 06: a trial that draws model=plain could not set model.gate_bias (Hydra's "Could not
+    # override"), which stopped the whole search; before, this passed, as "cannot be checked before a trial"
+    assert sweep_check(["hparams_search=mnist_random", "model=plain",
+                        "+hydra.sweeper.params.model='choice(highway,plain)'"], capsys) == (
+        1, "highwaylab: hparams_search=mnist_random searches model.gate_bias, which model=plain (one of the "
+           "model options it draws, highway,plain) does not have. Fix: draw only the model options that have "
+           "it (here: highway), or search without it: hydra.sweeper.params=null and the entries to search as "
+           "overrides\n")
 
 
 @pytest.mark.parametrize(("metric", "direction", "instead"), [
