@@ -147,21 +147,24 @@ def main(cfg: DictConfig) -> float | None:
     the SLURM launcher, SIGTERM and the warning signal USR2 requeue the job instead (recorded by its rerun,
     which resumes: :mod:`highwaylab.utils.slurm`)."""
     try:
-        try:
-            # train.log under any hydra/job_logging (stdout: next to the console); disabled: no empty file
-            hydra_cfg = HydraConfig.get()
-            chosen = hydra_cfg.runtime.choices.get("hydra/job_logging")
-            if (unlogged := keep_run_log(chosen, hydra_cfg.job_logging)) is not None:
-                print(f"highwaylab: {unlogged}", file=sys.stderr)
-            validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
-            if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
-                log.warning(f"highwaylab: {unwritable}")
-            from highwaylab.train import optimized_metric, train
-            warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
-        except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
-            interrupted_at_start_up()
+        # rank zero holds the run folder's lock from the job's first line (pass 67, row 33: before, from
+        # after the imports, and the same command started again a moment later was told to rm -r the
+        # folder of the run still starting): resume= and a new run there wait for its end
         with contextlib.nullcontext() if further_rank() else holding(Path(cfg.paths.output_dir)):
-            metrics = train(cfg)  # rank zero holds the run folder's lock: resume= waits for its end
+            try:
+                # train.log under any hydra/job_logging (stdout: next to the console); disabled: no empty file
+                hydra_cfg = HydraConfig.get()
+                chosen = hydra_cfg.runtime.choices.get("hydra/job_logging")
+                if (unlogged := keep_run_log(chosen, hydra_cfg.job_logging)) is not None:
+                    print(f"highwaylab: {unlogged}", file=sys.stderr)
+                validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
+                if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
+                    log.warning(f"highwaylab: {unwritable}")
+                from highwaylab.train import optimized_metric, train
+                warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
+            except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
+                interrupted_at_start_up()
+            metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:
         if requeue_expected(err.signum):  # SLURM runs the job again, resuming: record it then

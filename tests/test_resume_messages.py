@@ -384,6 +384,14 @@ def test_odd_run_folders_get_a_fix_that_works(tmp_path):
             f"resume={odd}: {odd}/{name} is a folder, not the file the run keeps there. Fix: move it away "
             f"(mv {odd}/{name} <elsewhere>)")
     hung_up = make_run(tmp_path / "hung_up")  # stopped before training: a record, no checkpoint
+    # pass 67, row 33: a record this fresh, without the run's lock, may be a run still starting (the same
+    # command started twice): before, the second was told to rm -r the first's folder
+    assert message(f"hydra.run.dir={hung_up}", *OWN).startswith(
+        f"hydra.run.dir={hung_up} holds the record of a run started 0 s ago (.hydra/), which may still be "
+        f"starting (another command for this folder?). Fix: give a new folder (or leave hydra.run.dir out); "
+        f"if no other command runs there, try again in a minute")
+    before = time.time() - 60  # a minute later: a run that stopped
+    os.utime(hung_up / ".hydra", (before, before))
     assert message(f"hydra.run.dir={hung_up}", *OWN) == (
         f"hydra.run.dir={hung_up} holds the record of a run that wrote no checkpoint (.hydra/), so it cannot "
         f"be resumed; a new run there would mix up the two records. Fix: give a new folder (or leave "

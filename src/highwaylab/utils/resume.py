@@ -57,6 +57,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -797,6 +798,18 @@ def _check_outside_runs(folder: Path, key: str, run: str, mixed: str, made: str)
                           f"every {made} gets a folder of its own)")
 
 
+# a run record written this recently, without the run's lock, may be a run still starting
+STARTING_S = 30.0
+
+
+def _seconds_since_written(path: Path) -> float | None:
+    """Seconds since ``path`` was last modified, or ``None`` if it cannot be read."""
+    try:
+        return max(0.0, time.time() - path.stat().st_mtime)
+    except OSError:
+        return None
+
+
 def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
     """Raises ResumeError if ``folder`` (``hydra.run.dir``) holds another run's files, or any other
     files (``hydra.run.dir=.`` in a checkout: the run's record, checkpoints and logs would be written
@@ -816,6 +829,14 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"(it holds {held}): a new run there would write among its files. "
                           f"Fix: give a new folder (or leave hydra.run.dir out)")
     found = _run_files(folder)
+    age = _seconds_since_written(folder / ".hydra")
+    if found and not _checkpoints(folder / LAST_CKPT.parent) and age is not None and age < STARTING_S:
+        # pass 67, row 33: the same command started twice; before, the second was told to rm -r the
+        # folder of the first, which was still starting (it takes the folder's lock a moment after)
+        raise ResumeError(f"hydra.run.dir={folder} holds the record of a run started {age:.0f} s ago "
+                          f"({', '.join(found)}), which may still be starting (another command for this "
+                          f"folder?). Fix: give a new folder (or leave hydra.run.dir out); if no other "
+                          f"command runs there, try again in a minute for the way to go on")
     if found and not _checkpoints(folder / LAST_CKPT.parent):  # its run saved nothing to resume from
         raise ResumeError(f"hydra.run.dir={folder} holds the record of a run that wrote no checkpoint "
                           f"({', '.join(found)}), so it cannot be resumed; a new run there would mix up the "
