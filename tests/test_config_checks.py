@@ -357,6 +357,11 @@ BAD = {
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
     "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",
+    # pass 67, row 37 (major): an option of one's own without _partial_; before, "Fix:
+    # optim.optimizer._partial_=true", which Hydra refuses for a key the option does not have
+    "~optim.optimizer._partial_": "optim.optimizer has no _partial_: true, and the module builds the "
+                                  "optimizer itself, with the network's parameters. Fix: add _partial_: true "
+                                  "under optimizer in the option's file, or +optim.optimizer._partial_=true",
     # pass 58, row 60: before, refused for its loggers and callbacks, then for two more settings one at a
     # time; the run that ran at last recorded no metric
     "+trainer.barebones=true":

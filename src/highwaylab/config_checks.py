@@ -597,6 +597,12 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(problem)
         if key == "optim.optimizer" and (problem := optimiser_mode(node, cfg.get("trainer"))) is not None:
             raise ConfigError(problem)
+        if "_partial_" not in node:  # an option of one's own without it (pass 67, row 37: before,
+            # "_partial_=None must stay true. Fix: optim.optimizer._partial_=true", which Hydra refuses)
+            raise ConfigError(f"{key} has no _partial_: true, and the module builds the "
+                              f"{key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: add "
+                              f"_partial_: true under {key.rsplit('.', 1)[1]} in the option's file, or "
+                              f"+{key}._partial_=true")
         if node.get("_partial_") is not True:
             raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
                               f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
