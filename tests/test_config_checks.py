@@ -1677,6 +1677,11 @@ def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_pat
      "resume=<run folder> (it continues that run in its folder) or ckpt_path=<file>.ckpt (a new run from the "
      "checkpoint's state)"),
     ("+trainer.gpus=1", "trainer=gpu (trainer.devices=<n> for n GPUs)"),
+    # pass 67, rows 01-02: before, "correct or remove it" alone
+    ("+trainer.progress_bar_refresh_rate=0",
+     "trainer.enable_progress_bar=false for no bar, or +callbacks.rich_progress_bar.refresh_rate=<n>"),
+    ("+trainer.auto_lr_find=true", "a search over the learning rate (hparams_search=mnist_tpe), or "
+                                   "Lightning's LearningRateFinder callback"),
 ])
 def test_a_lightning_1_trainer_argument_is_named_with_its_successor(given, use, tmp_path, data_dir):
     from highwaylab.train import build

@@ -790,6 +790,16 @@ LIGHTNING_1_TRAINER = {
     "amp_backend": "trainer.precision=16-mixed (or bf16-mixed)",
     "amp_level": "trainer.precision=16-mixed (or bf16-mixed)",
     "terminate_on_nan": "nothing: a run stops at its first non-finite loss (callbacks.nonfinite_guard)",
+    "progress_bar_refresh_rate": "trainer.enable_progress_bar=false for no bar, or "
+                                 "+callbacks.rich_progress_bar.refresh_rate=<n>",
+    "weights_summary": "callbacks.model_summary.max_depth=<n> (~callbacks.model_summary: no summary)",
+    "auto_lr_find": "a search over the learning rate (hparams_search=mnist_tpe), or Lightning's "
+                    "LearningRateFinder callback",
+    "auto_scale_batch_size": "data.batch_size=<n>, or Lightning's BatchSizeFinder callback",
+    "stochastic_weight_avg": "Lightning's StochasticWeightAveraging callback",
+    "weights_save_path": "callbacks.model_checkpoint.dirpath=<folder>",
+    "flush_logs_every_n_steps": "the CSV logger's flush_logs_every_n_steps",
+    "move_metrics_to_cpu": "nothing: the metrics are torchmetrics, synchronised once an epoch",
 }
 
 
