@@ -1335,6 +1335,17 @@ def test_a_wandb_project_variable_the_report_does_not_follow_is_named_with_the_f
     fixed = report(sweep, "--project", "myproj", "--out", tmp_path / "fixed", cwd=tmp_path,
                    WANDB_PROJECT="myproj")
     assert fixed.returncode == 0 and "WANDB_PROJECT" not in fixed.stderr, fixed.stderr
+    # pass 67, rows 16 (major) and 17: a job's run id left exported took over the report run (wandb sync
+    # would have merged the report into that training run), and WANDB_RUN_GROUP was dropped in silence
+    out = tmp_path / "ids"
+    done = report(sweep, "--out", out, cwd=tmp_path, WANDB_RUN_ID="785xd4fo", WANDB_RUN_GROUP="mine")
+    assert done.returncode == 0, done.stderr
+    assert ("python -m highwaylab.report: warning: WANDB_RUN_ID=785xd4fo is set in the environment, but the "
+            "report run takes an id of its own, so that it never joins that run") in done.stderr.splitlines()
+    assert "WANDB_RUN_GROUP=mine is set in the environment, but the report run goes into the sweep's group" \
+        in done.stderr
+    runs = list((out / "wandb").glob("offline-run-*"))
+    assert len(runs) == 1 and not runs[0].name.endswith("-785xd4fo"), runs
 
 
 def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tmp_path):

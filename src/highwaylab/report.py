@@ -190,14 +190,19 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         print(f"{parser.prog}: warning: the jobs ran without a W&B group (logger.wandb.group=null), so the "
               f"report run goes into group sweep-{args.sweep_dir.resolve().name}, which holds none of them; "
               f"give --group to choose another", file=sys.stderr)
-    env_project, recorded = os.environ.get("WANDB_PROJECT"), project or "highwaylab"
-    if not args.no_wandb and args.project is None and env_project and env_project != recorded:
-        # pass 66, row 46: before, the variable was dropped without a word (train.py names it)
-        print(f"{parser.prog}: warning: WANDB_PROJECT={env_project} is set in the environment, but the "
-              f"report run goes into the sweep's project, {recorded} (the one its jobs recorded). To file it "
-              f"under {env_project}: --project {env_project}", file=sys.stderr)
+    chosen = {"project": args.project, "group": args.group}
     args.project = args.project or project or "highwaylab"
     args.group = args.group or group or f"sweep-{args.sweep_dir.resolve().name}"
+    for variable, key in (("WANDB_PROJECT", "project"), ("WANDB_RUN_GROUP", "group")):
+        value = os.environ.get(variable)  # pass 66, row 46 and pass 67, row 17: before, dropped without a
+        if not args.no_wandb and chosen[key] is None and value and value != getattr(args, key):  # word
+            print(f"{parser.prog}: warning: {variable}={value} is set in the environment, but the report "
+                  f"run goes into the sweep's {key}, {getattr(args, key)} (the one its jobs recorded). To "
+                  f"file it under {value}: --{key} {value}", file=sys.stderr)
+    if not args.no_wandb and os.environ.get("WANDB_RUN_ID"):  # pass 67, row 16 (major): before, the report
+        # run took that id (a job's, left exported), and wandb sync would have merged the report into it
+        print(f"{parser.prog}: warning: WANDB_RUN_ID={os.environ['WANDB_RUN_ID']} is set in the environment, "
+              f"but the report run takes an id of its own, so that it never joins that run", file=sys.stderr)
     if not args.no_wandb and project is not None:
         check_project(parser, args.project)
     where["out"] = out
@@ -293,9 +298,14 @@ def log_to_wandb(sweep_dir: Path, out: Path, figures: dict, rows: list[dict], jo
 
     earlier = [folder for folder in sorted((out / "wandb").glob("offline-run-*")) if _is_report_run(folder)]
     group = group or f"sweep-{sweep_dir.resolve().name}"
-    run = wandb.init(project=project, group=group, job_type="report",
-                     name=f"report-{sweep_dir.resolve().name}", dir=str(out),
-                     mode=os.environ.get("WANDB_MODE", "offline"))
+    exported = os.environ.pop("WANDB_RUN_ID", None)  # a run of its own, never that id's (pass 67, row 16)
+    try:
+        run = wandb.init(project=project, group=group, job_type="report",
+                         name=f"report-{sweep_dir.resolve().name}", dir=str(out),
+                         mode=os.environ.get("WANDB_MODE", "offline"))
+    finally:
+        if exported is not None:
+            os.environ["WANDB_RUN_ID"] = exported
     try:
         run.log({f"report/{name}": wandb.Image(to_rgb(fig)) for name, fig in figures.items()})
         columns = list(rows[0]) if rows else ["model", "depth"]
