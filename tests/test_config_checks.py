@@ -2451,3 +2451,34 @@ def test_a_callback_built_without_an_argument_its_class_needs_names_it(tmp_path)
     validate(compose_cfg(["+callbacks.early_stopping._target_=lightning.pytorch.callbacks.EarlyStopping",
                           "+callbacks.early_stopping.monitor=val/acc", "+callbacks.early_stopping.mode=max"],
                          tmp_path))  # and the config checks take it
+
+
+def test_an_own_option_file_the_run_would_misread_is_refused(tmp_path):
+    # pass 67, row 22 (major): an experiment file without '# @package _global_' trained at the defaults,
+    # tagged experiment:mine; row 38 (major): a model file with depth: 20 built 20 layers, named and tagged d3
+    import re
+
+    from omegaconf import open_dict
+
+    from highwaylab.config_checks import check_own_options
+
+    cfg = compose_cfg(["depth=3"], tmp_path)
+    check_own_options(cfg)  # the presets: nothing to say
+    with open_dict(cfg):
+        cfg.experiment = {"optim": {"optimizer": {"lr": 0.05}}}  # where Hydra puts such a file's keys
+    with pytest.raises(ConfigError) as err:
+        check_own_options(cfg)
+    shown = re.sub(r"experiment([=/])[^:. ]+", r"experiment\1<name>", str(err.value))  # the choice, if any
+    assert shown == (
+        "experiment=<name>: its file has no '# @package _global_' first line, so its keys (optim) landed "
+        "under experiment.*, where nothing reads them, and the run would train with the defaults. Fix: add "
+        "'# @package _global_' as the first line of experiment/<name>.yaml, as the experiments in "
+        "conf/experiment/ have it")
+    cfg = compose_cfg(["depth=3"], tmp_path / "model")
+    cfg.model.depth = 20  # a number of its own, in place of ${depth}
+    with pytest.raises(ConfigError) as err:
+        check_own_options(cfg)
+    assert re.match(r"model\.depth=20 \(in the file of model=\S+\) differs from depth=3, the top-level depth "
+                    r"that names the run", str(err.value)), str(err.value)
+    cfg.depth = 20  # the fix's second half: the same depth on the command line
+    check_own_options(cfg)

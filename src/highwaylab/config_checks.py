@@ -10,6 +10,7 @@ settings that no component owns.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -220,6 +221,42 @@ def _unresolvable(node: Any, prefix: str = "") -> str | None:
     return None
 
 
+def check_own_options(cfg: DictConfig) -> None:
+    """Raises ConfigError for an option file of one's own (``--config-dir``) that the run would
+    misread, in silence (pass 67):
+
+    - an ``experiment`` file without ``# @package _global_`` (row 22): its keys land under
+      ``experiment.*``, which nothing reads, and the run trains with the defaults, tagged
+      ``experiment:<name>``;
+    - a ``model`` file whose ``depth`` is a number of its own (row 38): the net is built that deep,
+      while the run's name, W&B tags and record give the top-level ``depth``.
+    """
+    choices = {}
+    with contextlib.suppress(Exception):  # outside a run of train.py: no choices to name
+        from hydra.core.hydra_config import HydraConfig
+
+        choices = dict(HydraConfig.get().runtime.choices)
+    experiment = cfg.get("experiment")
+    if OmegaConf.is_dict(experiment) and len(experiment):
+        name = choices.get("experiment") or "<name>"
+        raise ConfigError(f"experiment={name}: its file has no '# @package _global_' first line, so its keys "
+                          f"({', '.join(map(str, list(experiment)[:4]))}) landed under experiment.*, where "
+                          f"nothing reads them, and the run would train with the defaults. Fix: add "
+                          f"'# @package _global_' as the first line of experiment/{name}.yaml, as the "
+                          f"experiments in conf/experiment/ have it")
+    model = cfg.get("model")
+    if not OmegaConf.is_dict(model) or "depth" not in model:
+        return
+    raw = OmegaConf.to_container(model, resolve=False).get("depth")
+    top = cfg.get("depth")
+    if isinstance(raw, int) and not isinstance(raw, bool) and isinstance(top, int) and raw != top:
+        name = choices.get("model") or "<name>"
+        raise ConfigError(f"model.depth={raw} (in the file of model={name}) differs from depth={top}, the "
+                          f"top-level depth that names the run, tags it in W&B and is recorded: the net and "
+                          f"its name would disagree. Fix: write 'depth: ${{depth}}' in model/{name}.yaml, as "
+                          f"the models in conf/model/ do, and give depth={raw} on the command line")
+
+
 def check_config(cfg: DictConfig) -> None:
     """Every check of a composed run config that needs no torch, in the order a run meets them:
     the groups, the run's name, the seed, the trainer's schedule, its precision and accelerator
@@ -242,6 +279,7 @@ def check_config(cfg: DictConfig) -> None:
     from highwaylab.utils.loggers import check_logger_folders, check_logger_steps, check_wandb_names
     from highwaylab.utils.resume import check_run
 
+    check_own_options(cfg)
     for group in GROUPS:
         if not cfg.get(group):  # ~model removes the group the run is built from
             raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
