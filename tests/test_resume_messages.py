@@ -1741,3 +1741,20 @@ def test_a_resume_that_accumulates_other_batches_a_step_is_named_with_the_recipe
     message = accumulation_change(compose_cfg(OWN, tmp_path / "one"), run, {"global_step": 9})
     assert message.endswith("resume with trainer.accumulate_grad_batches=2")
     assert accumulation_change(resumed, tmp_path / "no-record", {"global_step": 9}) is None
+
+
+def test_a_checkpoints_folder_moved_to_another_disk_and_linked_back_is_still_the_runs(tmp_path):
+    # pass 67, row 26 (major): before, resume= of such a run warned that its checkpoint was "of another run
+    # folder" and started a new W&B run, splitting the run's history in two
+    from highwaylab.train import _of_run
+
+    run, disk = tmp_path / "runs" / "r1", tmp_path / "bigdisk" / "r1_ckpts"
+    (run / ".hydra").mkdir(parents=True)
+    disk.mkdir(parents=True)
+    (disk / "last.ckpt").write_bytes(b"")
+    (run / "checkpoints").symlink_to(disk)
+    assert _of_run(str(run / "checkpoints" / "last.ckpt"), run)
+    assert not _of_run(str(disk / "last.ckpt"), tmp_path / "runs" / "r2")  # another run's checkpoint
+    link = tmp_path / "link_to_run"  # the run folder given through a link of its own
+    link.symlink_to(run)
+    assert _of_run(str(link / "checkpoints" / "last.ckpt"), run)

@@ -1025,6 +1025,16 @@ def join_sweep_group(cfg: DictConfig, output_dir: Path) -> str | None:
     return group
 
 
+def _of_run(path: str, run: Path) -> bool:
+    """Whether the checkpoint ``path`` lies in the run folder ``run``, as given or with its symbolic
+    links followed: a ``checkpoints/`` moved to another disk and linked back is still the run's
+    (pass 67, row 26: before, "a checkpoint of another run folder", and a new W&B run)."""
+    runs = {Path(run).resolve(), Path(os.path.abspath(run))}
+    folders = Path(os.path.abspath(path)).parents  # each, as given and with its links followed
+    return any(folder in runs or folder.resolve() in runs for folder in folders) \
+        or any(folder in runs for folder in Path(path).resolve().parents)
+
+
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
     """Point ``cfg.logger.wandb`` at the W&B run that wrote ``checkpoint`` (``id``, ``resume: allow``,
     and its ``group`` when none is set), so that the resumed run's charts continue that run; an
@@ -1042,7 +1052,7 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         # new W&B run" of a copy, then "WANDB_MODE=disabled: no W&B run")
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     own = Path(cfg.paths.output_dir).resolve()
-    if wandb_cfg is None and run_id and own in Path(path).resolve().parents and rank_zero_only.rank == 0:
+    if wandb_cfg is None and run_id and _of_run(path, own) and rank_zero_only.rank == 0:
         # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
         choice = HydraConfig.get().runtime.choices.get("logger") if HydraConfig.initialized() else None
         log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
@@ -1053,12 +1063,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     step = checkpoint.get("global_step")
-    if not run_id and isinstance(step, int) and step > 0 and own in Path(path).resolve().parents \
+    if not run_id and isinstance(step, int) and step > 0 and _of_run(path, own) \
             and rank_zero_only.rank == 0:  # pass 43, row 42: before, its W&B run began there unsaid
         log.warning(f"highwaylab: the run trained steps 0 to {step} without a W&B logger (its checkpoint "
                     f"records no W&B run), so the W&B run it starts now begins at step {step}: the earlier "
                     f"steps are only in its metrics.json, train.log and the loggers it had then")
-    if run_id and own not in Path(path).resolve().parents:  # a new run from another run's checkpoint
+    if run_id and not _of_run(path, own):  # a new run from another run's checkpoint
         # (before the copy's check, pass 35b, row 12: that said "this run" of the folder it copies)
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
                     f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "
