@@ -419,6 +419,16 @@ def test_continuing_a_study_whose_trials_drew_a_parameter_otherwise_is_one_line_
             f"highwaylab: {sweep}/optuna.db, the search's study, cannot be written (Operation not permitted: "
             f"a protected file? lsattr shows 'i' or 'a'), and a continued search rewrites it. Fix: chattr -i "
             f"-a {sweep}/optuna.db (or make it writable), or a new hydra.sweep.dir for a new search")
+    # pass 67, row 9 (major): an append-only sweep folder (chattr +a): before, a 75-line traceback through
+    # SQLAlchemy ("invalid data in the commit") and a stale optuna.db-journal
+    if subprocess.run(["chattr", "+a", str(sweep)], capture_output=True).returncode == 0:
+        try:
+            assert refusal() == (
+                f"highwaylab: {sweep}, the folder of the search's study, is append-only (chattr +a), and "
+                f"SQLite makes and deletes a journal file there at each write. Fix: chattr -i -a {sweep} (or "
+                f"make it writable), or a new hydra.sweep.dir for a new search")
+        finally:
+            subprocess.run(["chattr", "-a", str(sweep)], check=True)
     (sweep / "optimization_results.yaml").write_text("best_value: 0.5\n")
     with protected(sweep / "optimization_results.yaml"):
         assert refusal().startswith(f"highwaylab: {sweep}/optimization_results.yaml, the best trial's file, "
