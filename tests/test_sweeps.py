@@ -435,6 +435,31 @@ def test_continuing_a_study_whose_trials_drew_a_parameter_otherwise_is_one_line_
                                     f"cannot be written (Operation not permitted")
 
 
+@pytest.mark.slow
+def test_a_second_search_in_the_folder_of_a_running_one_is_one_line(tmp_path, data_dir):
+    # pass 67, row 42 (major): the same search started twice; before, the second marked the first's live
+    # trial failed, the first stopped with a traceback, and optimization_results.yaml named the worse trial.
+    # A running search holds an flock on its folder; here this process holds it.
+    import fcntl
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    fd = os.open(sweep, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        proc = train_py(["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}",
+                         "hydra.sweeper.n_trials=1", "depth=3", *SUBSET], tmp_path)
+    finally:
+        os.close(fd)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+    assert proc.returncode == 1 and lines == [
+        f"highwaylab: hydra.sweep.dir={sweep} is in use by another search, still running (fuser -v {sweep} "
+        f"names it): a second one would mark its live trials failed. Fix: wait for it to end, then run this "
+        f"command to continue the study; to run trials in parallel, give one search "
+        f"hydra.sweeper.n_jobs=<n>"], proc.stderr[-3000:]
+    assert not list(sweep.iterdir())  # no study, no trial
+
+
 def test_the_sweeps_closing_line_names_a_relative_sweep_folder_in_full(tmp_path, monkeypatch, caplog):
     # pass 57, row 79: before, hydra.sweep.dir=sweeps/74rel gave "compare them with: python -m
     # highwaylab.report sweeps/74rel", which a shell in another folder did not find

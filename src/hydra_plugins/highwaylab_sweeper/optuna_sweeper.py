@@ -27,8 +27,11 @@ before it is built, by :class:`highwaylab.utils.sweep.SweepCheck`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from hydra_plugins.hydra_optuna_sweeper.optuna_sweeper import OptunaSweeper as _OptunaSweeper
@@ -48,6 +51,10 @@ class OptunaSweeper(_OptunaSweeper):
     study and with one-line errors (see the module docstring)."""
 
     def sweep(self, arguments: list[str]) -> None:
+        with _one_search(Path(str(self.sweeper.config.hydra.sweep.dir))):
+            return self._sweep(arguments)
+
+    def _sweep(self, arguments: list[str]) -> None:
         impl = self.sweeper
         storage = impl.storage if isinstance(impl.storage, str) else None
         if storage and storage.startswith(SQLITE):
@@ -225,6 +232,36 @@ def _drawn(distribution: object) -> str:
     text = f"interval({low},{high})"
     text = f"int({text})" if "Int" in name else text
     return f"tag(log,{text})" if "Log" in name or getattr(distribution, "log", False) else text
+
+
+@contextlib.contextmanager
+def _one_search(sweep_dir: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the sweep's folder while the search runs, so that a second
+    search started in that folder is refused in one line (pass 67, row 42: before, it marked the
+    first's live trial failed, the first then stopped with a traceback, and optimization_results.yaml
+    named the worse trial). Parallel trials are one search's: ``hydra.sweeper.n_jobs``. The kernel
+    releases the lock when the process ends; where the folder cannot be opened or locked, nothing is."""
+    try:
+        import fcntl
+
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(sweep_dir, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _exit(f"hydra.sweep.dir={sweep_dir} is in use by another search, still running (fuser -v "
+                  f"{sweep_dir} names it): a second one would mark its live trials failed. Fix: wait for it "
+                  f"to end, then run this command to continue the study; to run trials in parallel, give one "
+                  f"search hydra.sweeper.n_jobs=<n>")
+        except OSError:  # a file system without flock
+            pass
+        yield
+    finally:
+        os.close(fd)
 
 
 def _exit(message: str) -> None:
