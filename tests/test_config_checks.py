@@ -2482,3 +2482,19 @@ def test_an_own_option_file_the_run_would_misread_is_refused(tmp_path):
                     r"that names the run", str(err.value)), str(err.value)
     cfg.depth = 20  # the fix's second half: the same depth on the command line
     check_own_options(cfg)
+
+
+def test_a_plot_backend_matplotlib_refuses_is_named_before_the_run(tmp_path):
+    # pass 67, row 32 (major): a notebook's !python passed MPLBACKEND=module://matplotlib_inline.backend_inline
+    # on; before, matplotlib's 60-line traceback as the run drew, the variable never named
+    from highwaylab.utils.overrides import OverrideError, check_plot_backend
+
+    inline = "module://matplotlib_inline.backend_inline"
+    with pytest.raises(OverrideError) as err:
+        check_plot_backend({"MPLBACKEND": inline})
+    assert str(err.value) == (
+        f"MPLBACKEND={inline} is set in the environment (a notebook's !python passes its own on), and "
+        f"matplotlib does not take it here, so the run would stop as it draws. The run draws its figures "
+        f"into files, with no window. Fix: unset MPLBACKEND, or MPLBACKEND=Agg")
+    for fixed in ({}, {"MPLBACKEND": "Agg"}):  # the fixes
+        check_plot_backend(fixed)

@@ -173,6 +173,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     _option_file_names(list(args.overrides), args.config_dir, config_dir)
     check_thread_count()  # OMP_NUM_THREADS=abc: only libgomp's line, and every core is used
     check_trainer_variables()  # PL_TRAINER_FAST_DEV_RUN=1: a debug pass the record does not show
+    check_plot_backend()  # MPLBACKEND of a notebook's: matplotlib's traceback as it is imported
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
@@ -585,6 +586,25 @@ def check_trainer_variables(environ: dict[str, str] | None = None) -> None:
                         f"not show. Fix: unset {' '.join(k for k, _ in found)}; to set it for a run, give "
                         f"{key}={value} on the command line (+{key}={value} where python train.py --cfg job "
                         f"shows no {key})")
+
+
+def check_plot_backend(environ: dict[str, str] | None = None) -> None:
+    """Raises OverrideError for an ``MPLBACKEND`` that matplotlib refuses (``rcsetup.validate_backend``):
+    a notebook's ``!python train.py`` passes on its own inline backend, and matplotlib then stopped the
+    run with a traceback that never named the variable (breaking pass 67, row 32). The run draws its
+    figures into files, so it needs no window."""
+    value = (os.environ if environ is None else environ).get("MPLBACKEND")
+    if not value:
+        return
+    try:
+        from matplotlib import rcsetup  # which reads MPLBACKEND itself, and may refuse it as it loads
+
+        rcsetup.validate_backend(value)
+    except ValueError:
+        raise OverrideError(f"MPLBACKEND={value} is set in the environment (a notebook's !python passes its "
+                            f"own on), and matplotlib does not take it here, so the run would stop as it "
+                            f"draws. The run draws its figures into files, with no window. Fix: unset "
+                            f"MPLBACKEND, or MPLBACKEND=Agg") from None
 
 
 def check_thread_count(environ: dict[str, str] | None = None, key: str = "OMP_NUM_THREADS") -> None:
