@@ -2498,3 +2498,20 @@ def test_a_plot_backend_matplotlib_refuses_is_named_before_the_run(tmp_path):
         f"into files, with no window. Fix: unset MPLBACKEND, or MPLBACKEND=Agg")
     for fixed in ({}, {"MPLBACKEND": "Agg"}):  # the fixes
         check_plot_backend(fixed)
+
+
+def test_a_node_rank_left_in_the_shell_is_refused_for_a_one_node_ddp_run(tmp_path):
+    # pass 67, row 3 (major): NODE_RANK=1 from a multi-node session; before, 120 s of waiting for node 0,
+    # then a line that blamed the network and trainer.strategy.startup_timeout_s
+    from highwaylab.utils.hardware import check_master_port
+
+    trainer = compose_cfg(["trainer=ddp_cpu"], tmp_path).trainer
+    with pytest.raises(ConfigError) as refusal:
+        check_master_port(trainer, {"NODE_RANK": "1"})
+    assert str(refusal.value) == (
+        "NODE_RANK=1 is set in the environment, and this DDP run has one node (trainer.num_nodes=1): "
+        "Lightning would start it as node 1 and wait for node 0, which never comes. Fix: unset NODE_RANK (a "
+        "multi-node run sets it on each node, with trainer.num_nodes=<n>)")
+    check_master_port(trainer, {"NODE_RANK": "0"})  # node 0 of one: as without it
+    check_master_port(trainer, {})  # the fix
+    check_master_port(trainer, {"NODE_RANK": "1", "SLURM_JOB_ID": "7"})  # a launcher's: its own ranks
