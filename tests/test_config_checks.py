@@ -2515,3 +2515,9 @@ def test_a_node_rank_left_in_the_shell_is_refused_for_a_one_node_ddp_run(tmp_pat
     check_master_port(trainer, {"NODE_RANK": "0"})  # node 0 of one: as without it
     check_master_port(trainer, {})  # the fix
     check_master_port(trainer, {"NODE_RANK": "1", "SLURM_JOB_ID": "7"})  # a launcher's: its own ranks
+    # pass 67, row 39 (major): DETAIL crashed the CPU (gloo) ranks with a segmentation fault, no line
+    with pytest.raises(ConfigError) as refusal:
+        check_master_port(trainer, {"TORCH_DISTRIBUTED_DEBUG": "detail"})
+    assert str(refusal.value).startswith("TORCH_DISTRIBUTED_DEBUG=detail is set in the environment, and with "
+                                         "it this DDP run on the CPU (gloo) ends in a segmentation fault")
+    check_master_port(trainer, {"TORCH_DISTRIBUTED_DEBUG": "INFO"})  # the fix

@@ -26,6 +26,16 @@ PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-t
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
 
 
+def _torch_version() -> str:
+    """torch's version, read from its package record (torch is not imported here)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("torch")
+    except PackageNotFoundError:
+        return "?"
+
+
 def check_master_port(trainer: DictConfig, environ: dict[str, str] | None = None) -> None:
     """Raises ConfigError when a single-node DDP run is given a ``MASTER_PORT`` that another process
     already listens on (on this machine): rank 0's store could not open it, and the other rank, left
@@ -44,6 +54,12 @@ def check_master_port(trainer: DictConfig, environ: dict[str, str] | None = None
     nodes = trainer.get("num_nodes", 1)
     node = next(((name, env[name]) for name in ("NODE_RANK", "GROUP_RANK") if env.get(name, "0").strip()
                  not in ("", "0")), None)
+    debug = env.get("TORCH_DISTRIBUTED_DEBUG", "").strip()
+    if ddp and debug.upper() == "DETAIL" and str(trainer.get("accelerator")) == "cpu":  # pass 67, row 39
+        # (major): torch's gloo, with the per-collective checks of DETAIL, crashed (exit 139, no line)
+        raise ConfigError(f"TORCH_DISTRIBUTED_DEBUG={debug} is set in the environment, and with it this DDP "
+                          f"run on the CPU (gloo) ends in a segmentation fault as its ranks start (torch "
+                          f"{_torch_version()}). Fix: TORCH_DISTRIBUTED_DEBUG=INFO, or unset it")
     if ddp and not launched and nodes in (1, None) and node is not None:  # pass 67, row 3 (major): a
         # multi-node run's leftover; before, 120 s of waiting, then the network blamed
         raise ConfigError(f"{node[0]}={node[1]} is set in the environment, and this DDP run has one node "
