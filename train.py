@@ -157,9 +157,9 @@ def main(cfg: DictConfig) -> float | None:
                 chosen = hydra_cfg.runtime.choices.get("hydra/job_logging")
                 if (unlogged := keep_run_log(chosen, hydra_cfg.job_logging)) is not None:
                     print(f"highwaylab: {unlogged}", file=sys.stderr)
+                if (unwritable := redirect_unwritable()) is not None:  # before torch, W&B and matplotlib
+                    log.warning(f"highwaylab: {unwritable}")  # load (the checks import Lightning)
                 validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
-                if (unwritable := redirect_unwritable()) is not None:  # before W&B and matplotlib load
-                    log.warning(f"highwaylab: {unwritable}")
                 from highwaylab.train import optimized_metric, train
                 warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
             except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later

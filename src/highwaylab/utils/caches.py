@@ -18,7 +18,10 @@ from pathlib import Path
 FOLDERS = {"XDG_CACHE_HOME": ".cache", "XDG_CONFIG_HOME": ".config"}
 # the libraries' own variables for those folders: checked when set (WANDB_CACHE_DIR=/proc/x gave
 # wandb-core's internal log on the console, and no word of the variable)
-OWN_FOLDERS = ("WANDB_CACHE_DIR", "WANDB_CONFIG_DIR", "WANDB_DATA_DIR", "MPLCONFIGDIR")
+OWN_FOLDERS = ("WANDB_CACHE_DIR", "WANDB_CONFIG_DIR", "WANDB_DATA_DIR", "MPLCONFIGDIR",
+               # torch's compile caches (pass 67, row 29: an unwritable one stopped the import of
+               # Lightning with an 81-line traceback that never named it)
+               "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
 
 
 def writable(folder: str | Path) -> bool:

@@ -46,6 +46,10 @@ FREE = ("data.data_dir", "data.num_workers", "data.pin_memory", "data.download",
         "paths", "run_name", "tags", "hparams_search")
 
 
+# optuna's study.best_trial without a finished trial: in memory, and in an RDB storage (optuna 2.10)
+NO_BEST = ("No trials are completed yet", "Record does not exist")
+
+
 class OptunaSweeper(_OptunaSweeper):
     """``hydra_plugins.hydra_optuna_sweeper.optuna_sweeper.OptunaSweeper``, continuing a stored
     study and with one-line errors (see the module docstring)."""
@@ -67,8 +71,8 @@ class OptunaSweeper(_OptunaSweeper):
             from highwaylab.utils.sweep import read_summary
 
             jobs = read_summary(impl.config.hydra.sweep.dir)
-            if "No trials are completed yet" not in str(err) or not jobs \
-                    or any(job["status"] == "ok" for job in jobs):
+            none_done = any(text in str(err) for text in NO_BEST)
+            if not none_done or not jobs or any(job["status"] == "ok" for job in jobs):
                 raise  # not the all-failed case (optuna's study.best_trial): a bug, with its traceback
             for job in jobs:
                 log.error(f"job {job['job']} ({' '.join(job['overrides'])}) {job['status']}: {job['error']}")
