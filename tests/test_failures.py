@@ -1223,6 +1223,13 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     assert warning == (f"WANDB_CACHE_DIR=/proc/nope cannot be written: those caches go to {temp} for this "
                        f"run. Fix: point WANDB_CACHE_DIR at a writable folder, or unset it")
     assert env["WANDB_CACHE_DIR"] == str(temp / "wandb_cache_dir")
+    # pass 67, row 29 (major): torch's compile cache; before, an 81-line traceback from the import of
+    # Lightning that never named it
+    env = {"HOME": str(tmp_path), "TORCHINDUCTOR_CACHE_DIR": "/proc/nope/inductor"}
+    warning = redirect_unwritable(env)
+    assert warning.startswith("TORCHINDUCTOR_CACHE_DIR=/proc/nope/inductor cannot be written: those caches "
+                              "go to ")
+    assert env["TORCHINDUCTOR_CACHE_DIR"].endswith("/torchinductor_cache_dir")
 
 
 def test_an_unset_home_is_set_from_the_password_database_with_one_warning():
