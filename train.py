@@ -102,10 +102,11 @@ for _name in ("HIGHWAYLAB_ROOT", "HIGHWAYLAB_DATA_DIR"):  # a relative folder na
 
 try:
     from highwaylab.config_checks import GROUPS, validate
-    from highwaylab.errors import HighwaylabError, RunInterrupted
+    from highwaylab.errors import ConfigError, HighwaylabError, RunInterrupted
     from highwaylab.utils import full_key, register_resolvers, user_error
     from highwaylab.utils.caches import redirect_unwritable
     from highwaylab.utils.console import error_line, keep_run_log, own_log_only
+    from highwaylab.utils.hardware import torch_import_problem
     from highwaylab.utils.hydra_utils import flags_first
     from highwaylab.utils.output_folder import remove_refused_run_folder
     from highwaylab.utils.overrides import check_command_line
@@ -221,6 +222,8 @@ if __name__ == "__main__":
     try:
         conf = Path(__file__).resolve().parent / "conf"
         sys.argv = flags_first(sys.argv)  # train.py depth=3 -m ...: Hydra reads flags before overrides
+        if (broken := torch_import_problem()) is not None:  # TORCH_LOGS=recompile: before the checks
+            raise ConfigError(broken)  # import Lightning, and with it torch, half-way (pass 67, row 30)
         check_command_line(sys.argv, conf)  # typos, and a single run's config: before Hydra writes
         sys.argv = prepare_argv(sys.argv, conf)
         main()

@@ -2521,3 +2521,23 @@ def test_a_node_rank_left_in_the_shell_is_refused_for_a_one_node_ddp_run(tmp_pat
     assert str(refusal.value).startswith("TORCH_DISTRIBUTED_DEBUG=detail is set in the environment, and with "
                                          "it this DDP run on the CPU (gloo) ends in a segmentation fault")
     check_master_port(trainer, {"TORCH_DISTRIBUTED_DEBUG": "INFO"})  # the fix
+
+
+def test_a_torch_variable_that_fails_torchs_import_is_named_before_the_run(tmp_path):
+    # pass 67, row 30 (major): TORCH_LOGS=recompile (for recompiles); before, a traceback from the checks'
+    # import of Lightning, then a segmentation fault (exit 139), and a run folder left behind
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    proc = subprocess.run([sys.executable, "train.py", "depth=3", f"hydra.run.dir={tmp_path}/run"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=subprocess_env(TORCH_LOGS="recompile"))
+    assert proc.returncode == 1 and proc.stderr.strip().splitlines()[-1] == (
+        "highwaylab: torch could not be imported (ValueError: Invalid log settings: recompile, must be a "
+        "comma separated list of fully qualified module names, registered log names or registered artifact "
+        "names), with TORCH_LOGS=recompile set in the environment, which torch reads as it loads. Fix: "
+        "correct or unset TORCH_LOGS (python -c 'import torch' shows torch's own message in full)"
+    ), proc.stderr[-2000:]
+    assert not (tmp_path / "run").exists()

@@ -26,6 +26,30 @@ PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-t
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
 
 
+def torch_import_problem(environ: dict[str, str] | None = None) -> str | None:
+    """Import torch first where the environment sets variables that torch reads as it loads
+    (``TORCH_*``, ``TORCHINDUCTOR_*``, ``TRITON_*``, ``PYTORCH_*``), and return one line naming them
+    when the import fails; ``None`` otherwise. Before (pass 67, row 30), ``TORCH_LOGS=recompile`` (for
+    ``recompiles``) failed torch's import inside the config checks' import of Lightning, and a second
+    import then ended in a segmentation fault: torch's own line ("Invalid log settings") never showed."""
+    env = os.environ if environ is None else environ
+    given = sorted(k for k in env if k.startswith(("TORCH_", "TORCHINDUCTOR_", "TRITON_", "PYTORCH_"))
+                   and k != "PYTORCH_NVML_BASED_CUDA_CHECK")  # Lightning's own, set as it loads
+    if not given:
+        return None
+    try:
+        import torch  # noqa: F401
+    except Exception as err:  # noqa: BLE001 - whatever torch raised, named in one line
+        lines = str(err).strip().splitlines() or [type(err).__name__]
+        end = next((n for n, line in enumerate(lines[:3]) if line.rstrip().endswith(".")), 0)
+        reason = " ".join(" ".join(lines[:end + 1]).split()).rstrip(".")  # its first sentence, wrapped or not
+        shown = ", ".join(f"{k}={env[k]}" for k in given)
+        return (f"torch could not be imported ({type(err).__name__}: {reason}), with {shown} set in the "
+                f"environment, which torch reads as it loads. Fix: correct or unset "
+                f"{' '.join(given)} (python -c 'import torch' shows torch's own message in full)")
+    return None
+
+
 def _torch_version() -> str:
     """torch's version, read from its package record (torch is not imported here)."""
     from importlib.metadata import PackageNotFoundError, version
