@@ -55,6 +55,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "benchmarks" / "callback_cost")
     args = parser.parse_args()
+    if len(args.epochs) not in (1, len(args.depths)):  # pass 67, row 14: before, a traceback after training
+        parser.error(f"--epochs {' '.join(map(str, args.epochs))}: give one count for all depths, or one for "
+                     f"each of the {len(args.depths)} --depths ({' '.join(map(str, args.depths))})")
+    if args.repeats < 1 or min(args.epochs) < 1 or min(args.depths) < 1:
+        parser.error("--repeats, --epochs and --depths must be 1 or more")
     epochs = args.epochs * len(args.depths) if len(args.epochs) == 1 else args.epochs
     os.environ.setdefault("WANDB_MODE", "offline")
     os.environ.setdefault("HIGHWAYLAB_ROOT", str(ROOT))

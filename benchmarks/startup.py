@@ -73,6 +73,11 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=HERE.parent, help="the checkout to measure")
     args = parser.parse_args()
     root = args.root.resolve()
+    if args.repeats < 1:  # pass 67, row 13: before, "no median for empty data", a traceback
+        parser.error(f"--repeats {args.repeats}: give 1 or more (the runs whose median is reported)")
+    if not (root / "train.py").is_file():  # pass 67, row 12: before, a traceback naming neither
+        parser.error(f"--root {args.root}: {root} has no train.py; give the checkout's own folder "
+                     f"(the one with train.py, src/ and conf/), e.g. --root {HERE.parent}")
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root / "src"), str(HERE)]),

@@ -281,3 +281,22 @@ def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(m
         f"({shown}); the tools are python -m highwaylab.report <sweep>, python -m highwaylab.probe, "
         f"python -m highwaylab.workspace, python -m highwaylab.utils.wandb_offline <run>"]
     assert list(tmp_path.iterdir()) == []  # no run folder
+
+
+@pytest.mark.parametrize(("script", "args", "line"), [
+    # pass 67, rows 12-14: before, tracebacks (the last after its training)
+    ("startup.py", ["--repeats", "0"], "startup.py: error: --repeats 0: give 1 or more"),
+    ("startup.py", ["--root", "src"], "startup.py: error: --root src: "),
+    ("callback_cost.py", ["--depths", "3", "--epochs", "1", "2"],
+     "callback_cost.py: error: --epochs 1 2: give one count for all depths, or one for each of the 1 "
+     "--depths (3)"),
+])
+def test_a_benchmarks_bad_arguments_are_one_line(script, args, line):
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True,
+                          text=True, cwd=ROOT, env=subprocess_env(), timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith(line), proc.stderr
