@@ -1052,6 +1052,11 @@ COMMAND_LINES = {
     "-m depth=interval(2,5)": "depth=interval(2,5): a multirun sweeps lists, range() and choice(); an "
                               "interval is a search space, for an Optuna search",
     "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
+    # pass 67, row 34: before, Hydra's "Sweeping over Hydra's configuration is not supported", no fix
+    "-m hydra/job_logging=default,stdout":
+        "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
+        "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
+        "hydra/job_logging=default",
     # pass 66, row 45: before, "Launching 0 jobs", exit 0, and a sweep folder left
     "-m seed=glob(*)": "seed=glob(*): glob() chooses among the options of a config group (e.g. "
                        "'model=glob(*highway)'), and seed is a value, not a group, so the multirun would run "

@@ -932,6 +932,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             raise OverrideError(problem)
         if problem := _glob_on_value(override, config_dir):
             raise OverrideError(problem)
+        if problem := _hydra_sweep(override):
+            raise OverrideError(problem)
         if override.key_or_group in HYDRA_GROUPS and isinstance(override.value(), str):
             group = override.key_or_group.replace(".", "/")
             raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen with a "
@@ -1136,6 +1138,24 @@ def _sweep_strings(override: Any) -> list[str]:
         raise OverrideError(f"{override.input_line}: {err}: range(start, stop, step) steps from start up to "
                             f"stop (not included) by a step that is not 0. Fix: e.g. {key}=range(0,4) or "
                             f"{key}=range(0,4,2)") from None
+
+
+def _hydra_sweep(override: Any) -> str | None:
+    """The message for a sweep of Hydra's own settings (``-m hydra/job_logging=default,stdout``), which
+    Hydra refuses with "Sweeping over Hydra's configuration is not supported" and no fix (breaking
+    pass 67, row 34); ``None`` otherwise. A search space entry (``hydra.sweeper.params.<key>``) is a
+    string that the search parses: it is quoted."""
+    key = override.key_or_group
+    if not override.is_sweep_override() or not (key == "hydra" or key.startswith(("hydra/", "hydra."))):
+        return None
+    value = override.input_line.split("=", 1)[1] if "=" in override.input_line else "<value>"
+    if key.startswith("hydra.sweeper.params."):
+        return (f"{override.input_line}: a search space entry is text that the search parses, and unquoted "
+                f"Hydra takes it as a sweep of its own settings. Fix: quote it: \"{key}='{value}'\"")
+    strings = [] if override.is_interval_sweep() else _sweep_strings(override)
+    first = {"True": "true", "False": "false"}.get(strings[0], strings[0]) if strings else "<value>"
+    return (f"{override.input_line}: Hydra does not sweep its own settings (hydra/ groups and hydra.* keys): "
+            f"every job of a multirun shares them. Fix: one multirun for each value, e.g. {key}={first}")
 
 
 def _glob_on_value(override: Any, config_dir: str | Path) -> str | None:
