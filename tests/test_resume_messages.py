@@ -1758,3 +1758,21 @@ def test_a_checkpoints_folder_moved_to_another_disk_and_linked_back_is_still_the
     link = tmp_path / "link_to_run"  # the run folder given through a link of its own
     link.symlink_to(run)
     assert _of_run(str(link / "checkpoints" / "last.ckpt"), run)
+
+
+def test_a_search_whose_study_file_is_gone_is_named_as_that(tmp_path):
+    # pass 67, row 44: before, its own folder was called "another sweep", the missing optuna.db unnamed
+    from highwaylab.utils.resume import check_sweep_folder_free
+
+    sweep = tmp_path / "sweep"
+    make_run(sweep / "0_mnist-highway-d3-relu-sgd-s0")
+    (sweep / "optimization_results.yaml").write_text("best_value: 0.5\n")
+    with pytest.raises(ResumeError) as err:
+        check_sweep_folder_free(sweep, search=True)
+    assert str(err.value) == (
+        f"hydra.sweep.dir={sweep} holds a search (job folders 0_mnist-highway-d3-relu-sgd-s0, "
+        f"optimization_results.yaml) whose study file optuna.db is missing (deleted or moved?), so it cannot "
+        f"be continued, and a new study there would number its jobs from 0 again, over those. Fix: put "
+        f"optuna.db back, or give a new hydra.sweep.dir for a new search")
+    (sweep / "optuna.db").write_bytes(b"")  # put back: continued
+    check_sweep_folder_free(sweep, search=True)

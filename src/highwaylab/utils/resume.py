@@ -890,6 +890,13 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
     if jobs or (folder / "summary.jsonl").exists():
         what = (f"job folders {', '.join(jobs[:3])}{'...' if len(jobs) > 3 else ''}" if jobs
                 else "summary.jsonl")
+        if search and (folder / "optimization_results.yaml").is_file():  # pass 67, row 44: a search's own
+            # folder whose study file is gone; before, "another sweep", the missing optuna.db unnamed
+            raise ResumeError(f"hydra.sweep.dir={folder} holds a search ({what}, "
+                              f"optimization_results.yaml) whose study file {STUDY_FILE} is missing "
+                              f"(deleted or moved?), so it cannot be continued, and a new study there would "
+                              f"number its jobs from 0 again, over those. Fix: put {STUDY_FILE} back, or "
+                              f"give a new hydra.sweep.dir for a new search")
         raise ResumeError(f"hydra.sweep.dir={folder} already holds another sweep ({what}): its jobs would "
                           "be overwritten. Give a new folder (or leave hydra.sweep.dir out: every sweep "
                           "gets a folder of its own); resume a job of it with resume=<job folder>, and run "
