@@ -669,3 +669,23 @@ def test_an_empty_study_name_is_refused_before_the_search(name, capsys):
         f"by the study's name, and its trials' job folders by that study's trials. Fix: leave it out (by "
         f"default the search's name, mnist_tpe), or give a name\n"))
     assert sweep_check([], capsys) == (None, "")
+
+
+def test_a_search_trial_stopped_before_training_is_not_told_to_run_alone(tmp_path):
+    # pass 67, row 20: SIGALRM in a trial before its training; before, "run this job again into its
+    # sweep: ... python train.py ... hparams_search=mnist_random ... hydra.run.dir=<job>", which is refused
+    # (hparams_search= makes it a multirun), and whose result would never reach the study
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    from highwaylab.utils.interrupt import _start_again
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("train", overrides=["hparams_search=mnist_random"], return_hydra_config=True)
+    job = tmp_path / "2_mnist-highway-d3-relu-sgd-s0"
+    job.mkdir()
+    with open_dict(cfg):
+        cfg.hydra.runtime.output_dir = str(job)
+    HydraConfig.instance().set_config(cfg)
+    assert _start_again() == f"its folder {job} holds only this start's record and log"

@@ -464,6 +464,11 @@ def _start_again() -> str:
             resumed = any(o.split("=", 1)[0].lstrip("+") == "ckpt_path" for o in hydra.overrides.task)
             # never for a resume (resume= names the run's own folder) or a folder with a run's results
             kept = (folder / "metrics.json").exists() or any(folder.glob("**/*.ckpt"))
+            if hydra.mode == RunMode.MULTIRUN and not resumed and not kept \
+                    and hydra.runtime.choices.get("hparams_search") is not None:  # a search's trial: run
+                # again alone, its result would never reach the study, and hparams_search= makes it a
+                # multirun that refuses hydra.run.dir (pass 67, row 20): the search's own way, named after
+                return f"its folder {shlex.quote(str(folder))} holds only this start's record and log"
             if hydra.mode == RunMode.MULTIRUN and not resumed and not kept:  # a sweep's job: the
                 # same command is refused in the sweep's folder (pass 40, row 60)
                 from highwaylab.utils.resume import start_job_again
