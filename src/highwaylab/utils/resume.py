@@ -230,6 +230,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         check_data_folder(run, cfg, extra)  # a relative HIGHWAYLAB_DATA_DIR, typed in another folder
         if (unchecked := unverified_data_warning(run, cfg)) is not None:
             print(unchecked, file=sys.stderr)
+        if (trial := search_trial_warning(run, extra)) is not None:
+            print(trial, file=sys.stderr)
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -1268,6 +1270,22 @@ def _recorded_value(run: Path, key: str) -> Any:
 
 
 BEST_CRITERION = ("callbacks.model_checkpoint.monitor", "callbacks.model_checkpoint.mode")
+
+
+def search_trial_warning(run: Path, extra: list[str]) -> str | None:
+    """The warning for a resume that trains a finished trial of an Optuna search further (its sweep
+    folder holds the study, ``optuna.db``): the study and ``optimization_results.yaml`` keep the result
+    the trial was ranked by, and the report shows the new one (pass 67, row 45: before, in silence);
+    ``None`` otherwise."""
+    sweep = run.parent
+    if not (sweep / STUDY_FILE).is_file() or not (run / "metrics.json").is_file() \
+            or not any(_key_value(o)[0] in ("trainer.max_epochs", "trainer.max_steps") for o in extra):
+        return None
+    return (f"highwaylab: warning: resume={run} trains a finished trial of the search in {sweep} further: "
+            f"its metrics.json (and the report) will give the longer run's result, while the study "
+            f"({STUDY_FILE}) and optimization_results.yaml keep the one the trial was ranked by. To compare "
+            f"trials as the search did, train the best one further as a new run: python train.py <its "
+            f"parameters> trainer.max_epochs=<n>")
 
 
 def unverified_data_warning(run: Path, cfg: DictConfig | None) -> str | None:
