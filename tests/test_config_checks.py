@@ -2133,6 +2133,15 @@ def test_a_protected_sweep_folder_is_named_as_protected_with_chattr_as_the_fix(t
         check_output_folder(sweep / "outputs" / "runs", "hydra.run.dir")
     assert f"lsattr -d shows 'i' or 'a': {sweep}). Fix: clear its protection (chattr -i -a {sweep}), or " \
         in str(excinfo.value)
+    # pass 67, row 10: an append-only folder (chattr +a) takes new files, so the probe passed, but a run
+    # replaces its metrics.json and checkpoints there: before, refused at the end of a resume's training
+    if subprocess.run(["chattr", "+a", str(sweep)], capture_output=True).returncode == 0:
+        try:
+            with pytest.raises(OutputFolderError) as excinfo:
+                check_output_folder(sweep, "hydra.run.dir")
+        finally:
+            subprocess.run(["chattr", "-a", str(sweep)], check=True)
+        assert f"Fix: clear its protection (chattr -i -a {sweep})" in str(excinfo.value)
 
 
 @pytest.mark.parametrize("given, by", [

@@ -78,6 +78,10 @@ def check_output_folder(folder: str | Path, key: str) -> None:
             probe.write(b"\0" * 4096)
             probe.flush()
             os.fsync(probe.fileno())
+        if protection(folder) == "append-only (chattr +a)":  # the probe above passes there, but a run
+            # replaces its metrics.json and checkpoints (pass 67, row 10: before, refused at the end, with
+            # metrics.json blamed and a fix that failed)
+            raise PermissionError(errno.EPERM, "append-only", str(folder))
     except OSError as err:
         dangling = next((p for p in (folder, *folder.parents) if p.is_symlink() and not p.exists()), None)
         if dangling is not None:  # before: "a file is in the way", of a link to a folder not yet made
@@ -219,10 +223,12 @@ def _check_or_exit(config: DictConfig, key: str) -> None:
         if key == "hydra.run.dir" and config.get("ckpt_path") and err.cause and Path(folder).is_dir():
             # resume=<run> (or ckpt_path= in the run's own folder): hydra.run.dir and paths.log_dir are
             # not the user's to give, and a resume writes into the run's folder
+            writable = (f"clear its protection (chattr -i -a {shlex.quote(str(folder))})"
+                        if "protected" in err.cause else "make it writable")  # pass 67, row 10: chattr +a
             err = OutputFolderError(f"the run's folder {folder} cannot be written ({err.cause}), and a "
-                                    f"resume writes its checkpoints, log and record there. Fix: make it "
-                                    f"writable, or copy the run elsewhere (cp -r {folder} <copy>) and resume "
-                                    f"the copy: python train.py resume=<copy>")
+                                    f"resume writes its checkpoints, log and record there. Fix: {writable}, "
+                                    f"or copy the run elsewhere (cp -r {folder} <copy>) and resume the copy: "
+                                    f"python train.py resume=<copy>")
         print(f"highwaylab: {err}", file=sys.stderr)
         sys.exit(1)
 
@@ -245,6 +251,26 @@ def holds_results(folder: Path) -> bool:
     """Whether ``folder`` holds a run's results: a checkpoint (``*.ckpt``, anywhere in it) or
     ``metrics.json``."""
     return (folder / "metrics.json").exists() or next(folder.rglob("*.ckpt"), None) is not None
+
+
+def protection(path: Path) -> str | None:
+    """``"immutable (chattr +i)"`` or ``"append-only (chattr +a)"`` for a file or folder so protected
+    (the flags lsattr shows, read with the FS_IOC_GETFLAGS ioctl), else ``None`` (also where the file
+    system has no such flags)."""
+    import fcntl
+    import struct
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, struct.pack("l", 0)))[0]  # FS_IOC_GETFLAGS
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return ("immutable (chattr +i)" if flags & 0x10 else "append-only (chattr +a)" if flags & 0x20 else None)
 
 
 def remove_refused_run_folder(folder: Path) -> bool:

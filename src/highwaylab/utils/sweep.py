@@ -656,6 +656,8 @@ def check_search_files(config: DictConfig) -> None:
     """
     from sqlalchemy.engine import make_url
 
+    from highwaylab.utils.output_folder import protection
+
     files = [Path(str(config.hydra.sweep.dir)).absolute() / "optimization_results.yaml"]
     storage = config.hydra.sweeper.get("storage")
     try:
@@ -666,10 +668,10 @@ def check_search_files(config: DictConfig) -> None:
         files.insert(0, Path(url.database).absolute())
     study = files[0] if files[0].name != "optimization_results.yaml" else None
     if study is not None and study.exists() and study.parent.is_dir() \
-            and (_protection(study.parent) or not os.access(study.parent, os.W_OK)):
+            and (protection(study.parent) or not os.access(study.parent, os.W_OK)):
         # SQLite makes and deletes a journal file beside the study at each write (pass 67, row 9: an
         # append-only folder, chattr +a, refused the delete: a traceback blaming "invalid data")
-        folder, why = shlex.quote(str(study.parent)), _protection(study.parent) or "not writable"
+        folder, why = shlex.quote(str(study.parent)), protection(study.parent) or "not writable"
         raise ConfigError(f"{study.parent}, the folder of the search's study, is {why}, and SQLite makes "
                           f"and deletes a journal file there at each write. Fix: chattr -i -a {folder} (or "
                           f"make it writable), or a new hydra.sweep.dir for a new search")
@@ -685,26 +687,6 @@ def check_search_files(config: DictConfig) -> None:
                               f"lsattr shows 'i' or 'a'), and a continued search rewrites it. Fix: chattr -i "
                               f"-a {shlex.quote(str(path))} (or make it writable), or a new hydra.sweep.dir "
                               f"for a new search") from None
-
-
-def _protection(path: Path) -> str | None:
-    """``"immutable (chattr +i)"`` or ``"append-only (chattr +a)"`` for a file or folder so protected
-    (the flags lsattr shows, read with the FS_IOC_GETFLAGS ioctl), else ``None`` (also where the file
-    system has no such flags)."""
-    import fcntl
-    import struct
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, struct.pack("l", 0)))[0]  # FS_IOC_GETFLAGS
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return ("immutable (chattr +i)" if flags & 0x10 else "append-only (chattr +a)" if flags & 0x20 else None)
 
 
 def _swept_groups(config: DictConfig, choices: dict) -> dict[str, list[str]]:
