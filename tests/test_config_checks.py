@@ -1052,6 +1052,12 @@ COMMAND_LINES = {
     "-m depth=interval(2,5)": "depth=interval(2,5): a multirun sweeps lists, range() and choice(); an "
                               "interval is a search space, for an Optuna search",
     "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
+    # pass 67 (outside the count): the search it offered drew real numbers for depth, which the search's
+    # own check refuses
+    "-m depth=interval(3,5)":
+        "depth=interval(3,5): a multirun sweeps lists, range() and choice(); an interval is a search space, "
+        "for an Optuna search. Fix: list values, e.g. depth=3,5 (its two ends), or search it: -m "
+        "hparams_search=mnist_tpe 'depth=int(interval(3,5))' (or hparams_search=mnist_random)",
     # pass 67, row 34: before, Hydra's "Sweeping over Hydra's configuration is not supported", no fix
     "-m hydra/job_logging=default,stdout":
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "

@@ -225,11 +225,11 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
             raise OverrideError(f"{override.input_line}: a multirun sweeps lists, range() and choice(); "
                                 f"an interval is a search space, for an Optuna search. Fix: list values, "
                                 f"e.g. {_interval_ends(override)} (its two ends), or search it: "
-                                f"{_interval_search(override)}")
+                                f"{_interval_search(override, cfg)}")
         if not multirun and override.is_interval_sweep():  # Hydra: "requires --multirun", refused there too
             raise OverrideError(f"{override.input_line}: interval() is a search space, for an Optuna search, "
                                 f"not a value of a single run (nor of a plain -m sweep). Fix: search it: "
-                                f"{_interval_search(override)}; for a plain sweep list values, e.g. -m "
+                                f"{_interval_search(override, cfg)}; for a plain sweep list values, e.g. -m "
                                 f"{_interval_ends(override)}; for one run give one value, e.g. "
                                 f"{_first_value(override)}")
         if multirun and override.key_or_group == "tags" and override.is_sweep_override() \
@@ -436,9 +436,22 @@ def _interval_ends(override: Any) -> str:
     return f"{override.get_key_element()}={bounds.start:g},{bounds.end:g}"
 
 
-def _interval_search(override: Any) -> str:
-    """The Optuna search of an ``interval()`` override (conf/hparams_search/), quoted for the shell."""
-    return f"-m hparams_search=mnist_tpe '{override.input_line}' (or hparams_search=mnist_random)"
+def _interval_search(override: Any, cfg: DictConfig | None = None) -> str:
+    """The Optuna search of an ``interval()`` override (conf/hparams_search/), quoted for the shell; over
+    whole numbers (``int(interval(3,5))``) for a key whose value in ``cfg`` is an integer (``depth``:
+    a search drawing real numbers for it is refused, pass 67)."""
+    line, value = override.input_line, override.value()
+    current = None  # the key's own value: in the main config, as it stands before this override
+    if cfg is not None:
+        with contextlib.suppress(Exception):
+            source = next(s for s in cfg.hydra.runtime.config_sources if s.provider == "main")
+            main = Path(str(source.path).removeprefix("file://")) / f"{cfg.hydra.job.config_name}.yaml"
+            current = OmegaConf.select(OmegaConf.load(main), override.key_or_group, default=None)
+    whole = all(float(v).is_integer() for v in (value.start, value.end))
+    if isinstance(current, int) and not isinstance(current, bool) and whole and "int(" not in line \
+            and not value.tags:
+        line = f"{override.get_key_element()}=int(interval({int(value.start)},{int(value.end)}))"
+    return f"-m hparams_search=mnist_tpe '{line}' (or hparams_search=mnist_random)"
 
 
 def _env_set_folder(cfg: DictConfig, overrides: list[str], multirun: bool) -> None:
@@ -1189,7 +1202,8 @@ def _first_value(override: Any) -> str | None:
         return override.input_line
     key = override.get_key_element()
     if override.is_interval_sweep():
-        return f"{key}={override.value().start}"
+        start = override.value().start  # 3 for interval(3,5), whose bounds Hydra reads as 3.0
+        return f"{key}={int(start) if float(start).is_integer() else start}"
     if isinstance(override.value(), Glob):
         return None
     first = next(iter(_sweep_strings(override)), None)
