@@ -6,7 +6,10 @@ them together through the launcher (``hydra/launcher=slurm``: ``n_jobs`` SLURM j
 tells the study each result; a failed or NaN trial (the job returns nothing) is marked failed.
 Added here, around it:
 
-- the storage folder is created first (``sqlite:///<sweep dir>/optuna.db``);
+- the storage folder is created first (``sqlite:///<sweep dir>/optuna.db``), and the search holds its
+  sweep folder's lock while it runs: a second search there is refused in one line (:func:`_one_search`);
+- a continued study whose trials drew a parameter otherwise than this command would (another kind,
+  or a ``choice()`` of other values, which optuna refuses within a study) is refused before any trial;
 - a study that already holds trials (the same ``hydra.sweep.dir`` and ``study_name``: a restarted
   search) is continued (in the direction it was created with, and with the fixed overrides its
   trials ran with, which the plugin keeps as each trial's user attributes: another direction, or a
