@@ -1795,3 +1795,17 @@ def test_training_a_search_trial_further_warns_that_the_study_keeps_its_ranked_r
         f"did, train the best one further as a new run: python train.py <its parameters> "
         f"trainer.max_epochs=<n>")
     assert search_trial_warning(job, []) is None  # resumed to its own end: the ranked result
+
+
+def test_a_refused_start_never_removes_a_folder_another_process_runs_in(tmp_path, monkeypatch):
+    # pass 67, row 33: the same command started twice at once; both found no folder, and the one refused
+    # by the other's lock would have removed the folder of the run that goes on
+    from highwaylab.utils import output_folder
+    from highwaylab.utils.run_lock import holding
+
+    run = make_run(tmp_path / "run")
+    monkeypatch.setattr(output_folder, "_made_run_folder", run.absolute())
+    assert output_folder.removable_run_folder(run)  # this start's own folder, nothing trained
+    with holding(run):  # the other process, which runs there
+        assert not output_folder.remove_refused_run_folder(run)
+    assert (run / ".hydra").is_dir()

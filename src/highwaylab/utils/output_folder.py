@@ -300,4 +300,15 @@ def removable_run_folder(folder: Path) -> bool:
     single run, whose training has not started, holding no checkpoint nor ``metrics.json``."""
     folder = Path(folder).absolute()
     return (not _training_started and _made_run_folder is not None and folder == _made_run_folder
-            and folder.is_dir() and not holds_results(folder))
+            and folder.is_dir() and not holds_results(folder) and not _run_elsewhere(folder))
+
+
+def _run_elsewhere(folder: Path) -> bool:
+    """Whether another process holds ``folder``'s run lock: the same command started twice at once, both
+    finding no folder, and this one refused (pass 67, row 33): the other's folder is never removed."""
+    from highwaylab.utils.run_lock import holder
+
+    try:
+        return holder(folder) is not None
+    except Exception:  # noqa: BLE001 - a lock path that is not a file: kept, as if held
+        return True
