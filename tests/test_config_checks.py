@@ -1365,20 +1365,32 @@ def test_every_device_on_a_machine_without_gpus_is_refused_before_the_loggers():
     check_devices_here(OmegaConf.create({"accelerator": "cpu", "devices": 2}), gpus=0)
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "-1", "2.5"])
-def test_a_thread_count_openmp_ignores_is_one_line(value):
-    # pass 27, row 19: before, only libgomp's "Invalid value for environment variable OMP_NUM_THREADS",
-    # and the run used every core
-    from highwaylab.utils.overrides import OverrideError, check_thread_count
+INLINE = "module://matplotlib_inline.backend_inline"  # a notebook's own, passed on to !python
 
-    with pytest.raises(OverrideError) as excinfo:
-        check_thread_count({"OMP_NUM_THREADS": value})
-    assert str(excinfo.value) == (
-        f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores it and torch "
-        f"would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or "
-        f"unset it")
-    for fine in ({}, {"OMP_NUM_THREADS": ""}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "4,2"}):
-        check_thread_count(fine)
+
+@pytest.mark.parametrize(("check", "variable", "value", "message", "fine"), [
+    # pass 27, row 19: before, only libgomp's "Invalid value for environment variable OMP_NUM_THREADS", and
+    # the run used every core
+    *[("check_thread_count", "OMP_NUM_THREADS", value,
+       f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores it and torch "
+       f"would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or "
+       f"unset it",
+       ["", "1", "4,2"]) for value in ("abc", "0", "-1", "2.5")],
+    # pass 67, row 32 (major): before, matplotlib's 60-line traceback as the run drew, the variable unnamed
+    ("check_plot_backend", "MPLBACKEND", INLINE,
+     f"MPLBACKEND={INLINE} is set in the environment (a notebook's !python passes its own on), and "
+     f"matplotlib does not take it here, so the run would stop as it draws. The run draws its figures into "
+     f"files, with no window. Fix: unset MPLBACKEND, or MPLBACKEND=Agg", ["Agg"]),
+])
+def test_an_environment_variable_a_library_ignores_or_refuses_is_one_line(check, variable, value, message,
+                                                                           fine):
+    from highwaylab.utils import overrides
+
+    with pytest.raises(overrides.OverrideError) as excinfo:
+        getattr(overrides, check)({variable: value})
+    assert str(excinfo.value) == message
+    for given in ({}, *({variable: v} for v in fine)):  # unset, and the fixes
+        getattr(overrides, check)(given)
 
 
 @pytest.mark.parametrize("line", ["+hydra.job.env_set.OMP_NUM_THREADS=abc",
@@ -2503,21 +2515,6 @@ def test_an_own_option_file_the_run_would_misread_is_refused(tmp_path):
     cfg.depth = 20  # the fix's second half: the same depth on the command line
     check_own_options(cfg)
 
-
-def test_a_plot_backend_matplotlib_refuses_is_named_before_the_run(tmp_path):
-    # pass 67, row 32 (major): a notebook's !python passed MPLBACKEND=module://matplotlib_inline.backend_inline
-    # on; before, matplotlib's 60-line traceback as the run drew, the variable never named
-    from highwaylab.utils.overrides import OverrideError, check_plot_backend
-
-    inline = "module://matplotlib_inline.backend_inline"
-    with pytest.raises(OverrideError) as err:
-        check_plot_backend({"MPLBACKEND": inline})
-    assert str(err.value) == (
-        f"MPLBACKEND={inline} is set in the environment (a notebook's !python passes its own on), and "
-        f"matplotlib does not take it here, so the run would stop as it draws. The run draws its figures "
-        f"into files, with no window. Fix: unset MPLBACKEND, or MPLBACKEND=Agg")
-    for fixed in ({}, {"MPLBACKEND": "Agg"}):  # the fixes
-        check_plot_backend(fixed)
 
 
 def test_a_node_rank_left_in_the_shell_is_refused_for_a_one_node_ddp_run(tmp_path):
