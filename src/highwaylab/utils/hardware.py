@@ -27,14 +27,14 @@ ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
 
 
 def torch_import_problem(environ: dict[str, str] | None = None) -> str | None:
-    """Import torch first where the environment sets variables that torch reads as it loads
-    (``TORCH_*``, ``TORCHINDUCTOR_*``, ``TRITON_*``, ``PYTORCH_*``), and return one line naming them
-    when the import fails; ``None`` otherwise. Before (pass 67, row 30), ``TORCH_LOGS=recompile`` (for
-    ``recompiles``) failed torch's import inside the config checks' import of Lightning, and a second
-    import then ended in a segmentation fault: torch's own line ("Invalid log settings") never showed."""
+    """Import torch first where the environment sets the logging variables that torch parses as it
+    loads (``TORCH_LOGS``, ``TORCH_LOGS_FORMAT``, ``TORCH_LOGS_OUT``), and return one line naming them
+    when the import fails; ``None`` otherwise (torch is then not imported here: the cheap paths stay
+    without it). Before (pass 67, row 30), ``TORCH_LOGS=recompile`` (for ``recompiles``) failed
+    torch's import inside the config checks' import of Lightning, and a second import then ended in a
+    segmentation fault: torch's own line ("Invalid log settings") never showed."""
     env = os.environ if environ is None else environ
-    given = sorted(k for k in env if k.startswith(("TORCH_", "TORCHINDUCTOR_", "TRITON_", "PYTORCH_"))
-                   and k != "PYTORCH_NVML_BASED_CUDA_CHECK")  # Lightning's own, set as it loads
+    given = sorted(k for k in env if k in ("TORCH_LOGS", "TORCH_LOGS_FORMAT", "TORCH_LOGS_OUT"))
     if not given:
         return None
     try:

@@ -1159,7 +1159,8 @@ def _hydra_sweep(override: Any) -> str | None:
     pass 67, row 34); ``None`` otherwise. A search space entry (``hydra.sweeper.params.<key>``) is a
     string that the search parses: it is quoted."""
     key = override.key_or_group
-    if not override.is_sweep_override() or not (key == "hydra" or key.startswith(("hydra/", "hydra."))):
+    if not override.is_sweep_override() or not (key == "hydra" or key.startswith(("hydra/", "hydra."))) \
+            or key.endswith((".dir", ".subdir")):  # a comma in a folder's name: named elsewhere, as that
         return None
     value = override.input_line.split("=", 1)[1] if "=" in override.input_line else "<value>"
     if key.startswith("hydra.sweeper.params."):
