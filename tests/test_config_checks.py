@@ -2514,6 +2514,16 @@ def test_an_own_option_file_the_run_would_misread_is_refused(tmp_path):
                     r"that names the run", str(err.value)), str(err.value)
     cfg.depth = 20  # the fix's second half: the same depth on the command line
     check_own_options(cfg)
+    # pass 68, row 44 (major): an own optim file with no scheduler: before, an InterpolationKeyError
+    # traceback after the W&B run had started
+    with open_dict(cfg):
+        del cfg.optim["scheduler"], cfg.optim["scheduler_interval"]
+    with pytest.raises(ConfigError) as err:
+        check_own_options(cfg)
+    assert ": its file has no scheduler, scheduler_interval, which the module reads (module.scheduler: " \
+           "${optim.scheduler}). Fix: add them to optim/" in str(err.value), str(err.value)
+    assert str(err.value).endswith(".yaml, as conf/optim/sgd.yaml has them (scheduler: null for a constant "
+                                   "rate; scheduler_interval: epoch)")
 
 
 
@@ -2558,3 +2568,30 @@ def test_a_torch_variable_that_fails_torchs_import_is_named_before_the_run(tmp_p
         "correct or unset TORCH_LOGS (python -c 'import torch' shows torch's own message in full)"
     ), proc.stderr[-2000:]
     assert not (tmp_path / "run").exists()
+
+
+def test_a_config_dir_file_with_the_name_of_a_preset_is_named_as_ignored(tmp_path):
+    # pass 68, rows 2 and 12 (major): an own train.yaml, and an edited copy of model/highway.yaml, were read
+    # in place of neither: highwaylab's conf/ comes first, and the runs trained with its values, unsaid
+    from highwaylab.utils.overrides import OverrideError, check_command_line
+
+    from .conftest import ROOT
+
+    mine = tmp_path / "myconf"
+    (mine / "model").mkdir(parents=True)
+    (mine / "model" / "highway.yaml").write_text((ROOT / "conf" / "model" / "highway.yaml").read_text())
+    with pytest.raises(OverrideError) as err:
+        check_command_line(["train.py", "--config-dir", str(mine), "depth=3"], ROOT / "conf")
+    assert str(err.value) == (
+        f"--config-dir {mine}: model/highway.yaml has the name of one of highwaylab's own "
+        f"(conf/model/highway.yaml), which Hydra reads in its place, so yours would be ignored. Fix: rename "
+        f"it (e.g. model/highway_mine.yaml) and choose it (model=highway_mine)")
+    (mine / "model" / "highway.yaml").rename(mine / "model" / "highway_mine.yaml")  # the fix
+    check_command_line(["train.py", "--config-dir", str(mine), "model=highway_mine", "depth=3"],
+                       ROOT / "conf")
+    (mine / "train.yaml").write_text("depth: 3\n")
+    with pytest.raises(OverrideError) as err:
+        check_command_line(["train.py", "--config-dir", str(mine), "depth=3"], ROOT / "conf")
+    assert str(err.value).endswith("Fix: put your values in an experiment of your own, experiment/mine.yaml "
+                                   f"in {mine} with '# @package _global_' as its first line, and choose it "
+                                   f"(experiment=mine)")

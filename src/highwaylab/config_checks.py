@@ -244,6 +244,16 @@ def check_own_options(cfg: DictConfig) -> None:
                           f"nothing reads them, and the run would train with the defaults. Fix: add "
                           f"'# @package _global_' as the first line of experiment/{name}.yaml, as the "
                           f"experiments in conf/experiment/ have it")
+    optim = cfg.get("optim")
+    missing = [k for k in ("optimizer", "scheduler", "scheduler_interval") if k not in (optim or {})]
+    if OmegaConf.is_dict(optim) and missing:  # pass 68, row 44 (major): before, an InterpolationKeyError
+        # traceback after the W&B run had started
+        name = choices.get("optim") or "<name>"
+        raise ConfigError(f"optim={name}: its file has no {', '.join(missing)}, which the module reads "
+                          f"(module.{missing[0]}: ${{optim.{missing[0]}}}). Fix: add "
+                          f"{'them' if len(missing) > 1 else 'it'} to optim/{name}.yaml, as "
+                          f"conf/optim/sgd.yaml has them (scheduler: null for a constant rate; "
+                          f"scheduler_interval: epoch)")
     model = cfg.get("model")
     if not OmegaConf.is_dict(model) or "depth" not in model:
         return

@@ -150,6 +150,8 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                             f"holds your config groups (e.g. its model/ with your model's .yaml), or leave "
                             f"--config-dir out")
     _CONFIG_DIRS[:] = [str(Path(args.config_dir).expanduser().resolve())] if args.config_dir else []
+    if _CONFIG_DIRS:
+        _shadowed_files(Path(_CONFIG_DIRS[0]), Path(config_dir))
     if args.config_path and not str(args.config_path).startswith("pkg://") and not (
             folder := Path(config_dir).resolve().parent / Path(args.config_path).expanduser()).is_dir():
         # pass 48, row 25: before, Hydra's 3 lines ("Primary config directory not found")
@@ -349,6 +351,29 @@ def _runs_own(overrides: list[str], key: str) -> str | None:
     except Exception:  # noqa: BLE001 -- an unreadable record: its refusal comes from resume.py
         return None
     return next((o.lstrip("+") for o in lines or [] if isinstance(o, str) and _key(o) == key), None)
+
+
+def _shadowed_files(extra_dir: Path, config_dir: Path) -> None:
+    """Raises OverrideError for a file in ``--config-dir`` with the name of one of highwaylab's
+    (``train.yaml``, ``model/highway.yaml``): Hydra reads highwaylab's ``conf/`` first, so the user's
+    file would be ignored in silence (breaking pass 68, rows 2 and 12: an edited copy of a preset, and
+    a main config, trained with highwaylab's values)."""
+    if extra_dir.resolve() == config_dir.resolve():  # --config-dir conf: highwaylab's own, given again
+        return
+    try:
+        mine = sorted(p for p in extra_dir.rglob("*.yaml") if p.is_file())
+    except OSError:
+        return
+    for path in mine:
+        relative = path.relative_to(extra_dir)
+        if (config_dir / relative).is_file():
+            stem, group = relative.with_name(f"{relative.stem}_mine.yaml"), relative.parent.as_posix()
+            fix = (f"rename it (e.g. {stem}) and choose it ({group}={stem.stem})" if group != "." else
+                   f"put your values in an experiment of your own, experiment/mine.yaml in {extra_dir} with "
+                   f"'# @package _global_' as its first line, and choose it (experiment=mine)")
+            raise OverrideError(f"--config-dir {extra_dir}: {relative} has the name of one of highwaylab's "
+                                f"own (conf/{relative}), which Hydra reads in its place, so yours would be "
+                                f"ignored. Fix: {fix}")
 
 
 def _option_file_names(overrides: list[str], extra_dir: str | None, config_dir: str | Path) -> None:
