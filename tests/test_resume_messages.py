@@ -1805,6 +1805,7 @@ def test_a_refused_start_never_removes_a_folder_another_process_runs_in(tmp_path
 
     run = make_run(tmp_path / "run")
     monkeypatch.setattr(output_folder, "_made_run_folder", run.absolute())
+    monkeypatch.setattr(output_folder, "_training_started", False)  # as another test may have left it
     assert output_folder.removable_run_folder(run)  # this start's own folder, nothing trained
     with holding(run):  # the other process, which runs there
         assert not output_folder.remove_refused_run_folder(run)
