@@ -1807,6 +1807,16 @@ def test_a_refused_start_never_removes_a_folder_another_process_runs_in(tmp_path
     monkeypatch.setattr(output_folder, "_made_run_folder", run.absolute())
     monkeypatch.setattr(output_folder, "_training_started", False)  # as another test may have left it
     assert output_folder.removable_run_folder(run)  # this start's own folder, nothing trained
-    with holding(run):  # the other process, which runs there
+    with holding(run):  # this process's own job holds it: still its own folder
+        assert output_folder.removable_run_folder(run)
+    other = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
+                              "from highwaylab.utils.run_lock import holding\n"
+                              f"with holding(Path({str(run)!r})):\n    print('held', flush=True)\n"
+                              "    time.sleep(60)"], stdout=subprocess.PIPE, text=True, env=subprocess_env())
+    try:
+        assert other.stdout.readline().strip() == "held"  # the other process, which runs there
         assert not output_folder.remove_refused_run_folder(run)
+    finally:
+        other.kill()
+        other.wait()
     assert (run / ".hydra").is_dir()

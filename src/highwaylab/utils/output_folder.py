@@ -309,6 +309,7 @@ def _run_elsewhere(folder: Path) -> bool:
     from highwaylab.utils.run_lock import holder
 
     try:
-        return holder(folder) is not None
+        pid = holder(folder)
     except Exception:  # noqa: BLE001 - a lock path that is not a file: kept, as if held
         return True
+    return pid is not None and pid != os.getpid()  # this process's own lock (its job's): its own folder
