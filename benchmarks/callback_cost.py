@@ -21,6 +21,8 @@ import os
 import time
 from pathlib import Path
 
+from arguments import out_folder
+
 from highwaylab.train import build
 from highwaylab.utils import close_loggers, compose_config
 
@@ -53,7 +55,7 @@ def main() -> None:
                         help="epochs for each depth (one value: the same for all)")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "benchmarks" / "callback_cost")
+    parser.add_argument("--out", type=out_folder, default=ROOT / "outputs" / "benchmarks" / "callback_cost")
     args = parser.parse_args()
     if len(args.epochs) not in (1, len(args.depths)):  # pass 67, row 14: before, a traceback after training
         parser.error(f"--epochs {' '.join(map(str, args.epochs))}: give one count for all depths, or one for "

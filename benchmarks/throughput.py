@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import torch
+from arguments import out_folder, positive
 
 from highwaylab.models import FCBackbone
 from highwaylab.train import build
@@ -68,9 +69,9 @@ def bare_run(block: str, steps: int, loader) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "benchmarks")
+    parser.add_argument("--steps", type=positive, default=300)
+    parser.add_argument("--repeats", type=positive, default=3)
+    parser.add_argument("--out", type=out_folder, default=ROOT / "outputs" / "benchmarks")
     args = parser.parse_args()
     os.environ.setdefault("WANDB_MODE", "offline")
     os.environ.setdefault("HIGHWAYLAB_ROOT", str(ROOT))

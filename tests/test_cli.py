@@ -290,13 +290,25 @@ def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(m
     ("callback_cost.py", ["--depths", "3", "--epochs", "1", "2"],
      "callback_cost.py: error: --epochs 1 2: give one count for all depths, or one for each of the 1 "
      "--depths (3)"),
+    # pass 68, rows 20, 21 and 35: before, tracebacks (--out <run>/metrics.json, --steps 0, --repeats 0)
+    ("throughput.py", ["--steps", "0"], "throughput.py: error: argument --steps: 0: give 1 or more"),
+    ("throughput.py", ["--repeats", "0"], "throughput.py: error: argument --repeats: 0: give 1 or more"),
+    ("throughput.py", ["--out", "README.md"], "throughput.py: error: argument --out: README.md is a file; "
+     "give a folder for the benchmark's runs (made if missing), e.g. --out outputs/benchmarks"),
+    ("callback_cost.py", ["--out", "RUN"], "callback_cost.py: error: argument --out: RUN holds a run of "
+     "train.py (metrics.json), and the benchmark's runs would be written among its files; give a folder of "
+     "their own, e.g. --out outputs/benchmarks"),
 ])
-def test_a_benchmarks_bad_arguments_are_one_line(script, args, line):
+def test_a_benchmarks_bad_arguments_are_one_line(script, args, line, tmp_path):
     import subprocess
     import sys
 
     from .conftest import ROOT, subprocess_env
 
+    (tmp_path / "metrics.json").write_text("{}")  # a finished run's folder
+    args = [str(tmp_path) if a == "RUN" else a for a in args]
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True,
                           text=True, cwd=ROOT, env=subprocess_env(), timeout=120)
-    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith(line), proc.stderr
+    shown = proc.stderr.strip().splitlines()[-1].replace(str(tmp_path), "RUN")
+    assert proc.returncode == 2 and shown.startswith(line), proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]  # nothing written beside it

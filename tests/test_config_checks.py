@@ -2595,3 +2595,77 @@ def test_a_config_dir_file_with_the_name_of_a_preset_is_named_as_ignored(tmp_pat
     assert str(err.value).endswith("Fix: put your values in an experiment of your own, experiment/mine.yaml "
                                    f"in {mine} with '# @package _global_' as its first line, and choose it "
                                    f"(experiment=mine)")
+
+
+OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choice, line, the file as fixed)
+    "key in place of a choice": (  # row 13 (major): before, an AttributeError traceback
+        "experiment/mine.yaml", "# @package _global_\nmodel: conv_highway\n", "experiment=mine",
+        "model: conv_highway (in experiment/mine.yaml) sets the key model to the string 'conv_highway' "
+        "in place of the model config: a group's option is chosen in a defaults list, not by a key. Fix: "
+        "in experiment/mine.yaml, replace 'model: conv_highway' with 'defaults: [override /model: "
+        "conv_highway]' (as conf/experiment/paper_mnist_conv16.yaml chooses its model), or give "
+        "model=conv_highway on the command line",
+        "# @package _global_\ndefaults: [override /model: conv_highway]\n"),
+    "optim key": (  # row 14 (major): before, optim.optimizer=None blamed, and its fix looped
+        "experiment/mine.yaml", "# @package _global_\noptim: adamw\n", "experiment=mine",
+        "optim: adamw (in experiment/mine.yaml) sets the key optim to the string 'adamw' in place of the "
+        "optim config: a group's option is chosen in a defaults list, not by a key. Fix: in "
+        "experiment/mine.yaml, replace 'optim: adamw' with 'defaults: [override /optim: adamw]' (as "
+        "conf/experiment/paper_mnist_conv16.yaml chooses its model), or give optim=adamw on the command line",
+        "# @package _global_\ndefaults: [override /optim: adamw]\n"),
+    "second choice": (  # row 19 (major): before, Hydra's line, whose 'override model:' form failed in turn
+        "experiment/mine.yaml", "# @package _global_\ndefaults:\n  - /model: conv_highway\n",
+        "experiment=mine",
+        "experiment/mine.yaml (experiment=mine): its defaults list chooses model: conv_highway, while the "
+        "config has chosen model already, and Hydra takes a second choice only as an override. Fix: in "
+        "experiment/mine.yaml, write '- override /model: conv_highway' (with the slash: the group at the top "
+        "of the config; as conf/experiment/paper_mnist_conv16.yaml does)",
+        "# @package _global_\ndefaults:\n  - override /model: conv_highway\n"),
+    "Hydra's own form": (  # the form Hydra's line offers: a group inside experiment/
+        "experiment/mine.yaml", "# @package _global_\ndefaults:\n  - override model: conv_highway\n",
+        "experiment=mine",
+        "experiment/mine.yaml (experiment=mine): its defaults list names the group model without a leading "
+        "slash, which Hydra reads as experiment/model, a group inside its own folder. Fix: in "
+        "experiment/mine.yaml, write '- override /model: conv_highway' (as "
+        "conf/experiment/paper_mnist_conv16.yaml does)",
+        "# @package _global_\ndefaults:\n  - override /model: conv_highway\n"),
+    "own trainer from nothing": (  # row 36 (major): before, each missing key refused in turn, in a loop
+        "trainer/quick.yaml", "max_epochs: 1\n", "trainer=quick",
+        "trainer=quick: its file has no _target_ (it gives only max_epochs), so the trainer would be built "
+        "from nothing. Fix: in trainer/quick.yaml, add 'defaults: [default]' as its first line, as "
+        "conf/trainer/cpu.yaml has, so that it changes only the keys it gives",
+        "defaults: [default]\nmax_epochs: 1\n"),
+    "logger at the top": (  # row 37 (major): before, the logger dropped in silence
+        "logger/mycsv.yaml", "_target_: lightning.pytorch.loggers.CSVLogger\nsave_dir: ${paths.output_dir}\n",
+        "logger=mycsv",
+        "logger=mycsv: its file gives _target_ at its top, while the logger group holds named entries "
+        "(logger.<name>._target_), so it would build nothing, in silence. Fix: in logger/mycsv.yaml, put its "
+        "keys under a name (a first line 'mycsv:' and the rest indented under it), as "
+        "conf/logger/csv.yaml does",
+        "mycsv:\n  _target_: lightning.pytorch.loggers.CSVLogger\n  save_dir: ${paths.output_dir}\n"),
+    "callback at the top": (  # row 38 (major): before, the callback never created, unsaid
+        "callbacks/bar.yaml", "_target_: lightning.pytorch.callbacks.RichProgressBar\n", "callbacks=bar",
+        "callbacks=bar: its file gives _target_ at its top, while the callbacks group holds named entries "
+        "(callbacks.<name>._target_), so it would build nothing, in silence. Fix: in callbacks/bar.yaml, put "
+        "its keys under a name (a first line 'bar:' and the rest indented under it), as "
+        "conf/callbacks/minimal.yaml does",
+        "bar:\n  _target_: lightning.pytorch.callbacks.RichProgressBar\n"),
+}
+
+
+@pytest.mark.parametrize("case", OWN_FILES)
+def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    from .conftest import ROOT
+
+    file, text, choice, line, fixed = OWN_FILES[case]
+    mine = tmp_path / "myconf"
+    (mine / file).parent.mkdir(parents=True)
+    (mine / file).write_text(text)
+    argv = ["train.py", "--config-dir", str(mine), choice, "depth=3", f"hydra.run.dir={tmp_path}/run"]
+    with pytest.raises(HighwaylabError) as err:
+        check_command_line(argv, ROOT / "conf")
+    assert str(err.value) == line
+    (mine / file).write_text(fixed)  # the fix, as given
+    check_command_line(argv, ROOT / "conf")

@@ -27,6 +27,9 @@ DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # conf/data/<name>
 # conf/model/<name>.yaml sets block: <name without conv_>
 MODEL_OPTIONS = ("highway", "plain", "residual", "conv_highway", "conv_plain", "conv_residual")
 GROUPS = ("model", "data", "optim", "trainer", "module")  # the config groups a run is built from
+# the groups whose option is chosen in a defaults list (model=highway): their key holds that option's config
+CHOSEN_GROUPS = ("model", "data", "optim", "callbacks", "logger", "trainer", "paths", "debug",
+                 "hparams_search")
 # the metrics of every run (highwaylab.module.ClassifierModule), written into metrics.json: what a
 # search can optimise
 RUN_METRICS = ("val/acc_best", "val/acc", "val/loss", "train/loss", "train/acc", "test/acc", "test/loss")
@@ -236,6 +239,29 @@ def check_own_options(cfg: DictConfig) -> None:
         from hydra.core.hydra_config import HydraConfig
 
         choices = dict(HydraConfig.get().runtime.choices)
+    for group in CHOSEN_GROUPS:  # pass 68, rows 13-14 (major): an AttributeError traceback, or a wrong key
+        value = cfg.get(group)
+        if isinstance(value, str):
+            where = (f"experiment/{choices['experiment']}.yaml" if choices.get("experiment") else
+                     "its config file")
+            raise ConfigError(f"{group}: {value} (in {where}) sets the key {group} to the string '{value}' "
+                              f"in place of the {group} config: a group's option is chosen in a defaults "
+                              f"list, not by a key. Fix: in {where}, replace '{group}: {value}' with "
+                              f"'defaults: [override /{group}: {value}]' (as conf/experiment/"
+                              f"paper_mnist_conv16.yaml chooses its model), or give {group}={value} on the "
+                              f"command line")
+    for group, base in (("trainer", "default"), ("model", "highway"), ("data", "mnist")):
+        node = cfg.get(group)  # pass 68, row 36 (major): a trainer file of its own without the default
+        # trainer's keys; each key refused in turn (trainer.devices=None, then the next), fixes in a loop
+        if OmegaConf.is_dict(node) and len(node) and "_target_" not in node:
+            name = choices.get(group) or "<name>"
+            fix = ("add 'defaults: [default]' as its first line, as conf/trainer/cpu.yaml has, so that it "
+                   "changes only the keys it gives" if group == "trainer" else
+                   f"add 'defaults: [{base}]' as its first line, so that it changes only the keys it gives "
+                   f"of {group}={base}")
+            keys = ", ".join(map(str, list(node)[:4]))
+            raise ConfigError(f"{group}={name}: its file has no _target_ (it gives only {keys}), so the "
+                              f"{group} would be built from nothing. Fix: in {group}/{name}.yaml, {fix}")
     experiment = cfg.get("experiment")
     if OmegaConf.is_dict(experiment) and len(experiment):
         name = choices.get("experiment") or "<name>"
@@ -427,6 +453,15 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
     one, which would otherwise be skipped in silence). ``null`` entries switch one off and pass."""
     from highwaylab.utils.hydra_utils import did_you_mean
 
+    if OmegaConf.is_dict(entries) and "_target_" in entries:  # pass 68, rows 37-38 (major): before, the
+        # own file's logger (or callback) was dropped in silence, its _target_ a string among the entries
+        option = _choice(group) or "<name>"
+        name = option.removeprefix("[").split(",")[0].strip("]") if option.startswith("[") else option
+        shown = {"callbacks": "conf/callbacks/minimal.yaml", "logger": "conf/logger/csv.yaml"}[group]
+        raise ConfigError(f"{group}={option}: its file gives _target_ at its top, while the {group} group "
+                          f"holds named entries ({group}.<name>._target_), so it would build nothing, in "
+                          f"silence. Fix: in {group}/{name}.yaml, put its keys under a name (a first line "
+                          f"'{name}:' and the rest indented under it), as {shown} does")
     for name, node in (entries or {}).items():
         target = str(node.get("_target_", "")) if OmegaConf.is_dict(node) else ""
         if target.endswith(("BatchSizeFinder", "LearningRateFinder")):  # pass 59, row 60 (major): before,

@@ -1407,6 +1407,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return conflict
     if (present := _added_but_present(single, config_dir, config_name)) is not None:
         return present
+    if (second := _second_choice(err, single, config_dir)) is not None:
+        return second
     if isinstance(err, MissingConfigException) and err.missing_cfg_file and "/" in err.missing_cfg_file:
         group, name = err.missing_cfg_file.rsplit("/", 1)
         culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
@@ -1551,6 +1553,55 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
            READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _second_choice(err: Exception, single: list[str | None], config_dir: str | Path) -> str | None:
+    """The message for an option file whose defaults list chooses an option of a group that the
+    config has chosen already (``- /model: conv_highway`` in an experiment of one's own): Hydra's
+    line ("Multiple values for model. To override a value use 'override model: conv_highway'") names
+    no file, and its form, without the leading slash, names a group under the file's own folder
+    (pass 68, row 19, major); and a group named without that slash. ``None`` for any other error."""
+    line = _one_line(err)
+    relative = (re.fullmatch(r"In '(\w+)/([^']+)': Could not find '\1/(\w+)/([^']+)'", line)
+                or re.fullmatch(r"In '(\w+)/([^']+)': Could not override '\1/(\w+)@\3'\. No match in the "
+                                r"defaults list\.", line))
+    if relative is not None and (Path(config_dir) / relative[3]).is_dir():  # '- model: x' in experiment/a:
+        # Hydra reads the group relative to the file's folder (experiment/model), which has none
+        file, group = f"{relative[1]}/{relative[2]}.yaml", relative[3]
+        value = relative[4] if relative.re.groups == 4 else next(
+            (str(e[k]) for folder in (*_CONFIG_DIRS, config_dir) for e in _defaults_of(Path(folder) / file)
+             for k in e if str(k).split()[-1] == group), "<option>")
+        return (f"{file} ({relative[1]}={relative[2]}): its defaults list names the group {group} without "
+                f"a leading slash, which Hydra reads as {relative[1]}/{group}, a group inside its own "
+                f"folder. Fix: in {file}, write '- override /{group}: {value}' (as "
+                f"conf/experiment/paper_mnist_conv16.yaml does)")
+    found = re.fullmatch(r"Multiple values for (\S+)\. To override a value use 'override (\S+): (.+)'", line)
+    if found is None:
+        return None
+    group, value = found[1], found[3]
+    where = "the file that chooses it"
+    for given in (o for o in single if o is not None and "=" in o and "." not in _key(o)):
+        for folder in (config_dir, *_CONFIG_DIRS):
+            path = Path(folder) / _key(given).lstrip("+~") / f"{given.split('=', 1)[1]}.yaml"
+            if any({group, f"/{group}"} & set(map(str, e)) for e in _defaults_of(path)):
+                where = f"{path.parent.name}/{path.name} ({given})"
+                break
+    return (f"{where}: its defaults list chooses {group}: {value}, while the config has chosen {group} "
+            f"already, and Hydra takes a second choice only as an override. Fix: in {where.split(' (')[0]}, "
+            f"write '- override /{group}: {value}' (with the slash: the group at the top of the config; as "
+            f"conf/experiment/paper_mnist_conv16.yaml does)")
+
+
+def _defaults_of(path: Path) -> list[dict]:
+    """The mappings of the defaults list of the config file at ``path`` (``{"override /model":
+    "conv_highway"}``); none when it cannot be read."""
+    import yaml
+
+    try:
+        entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("defaults") or []
+    except (OSError, yaml.YAMLError, AttributeError):
+        return []
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def _deeper(node: Any, parent: str, name: str) -> str:

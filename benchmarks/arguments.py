@@ -1,0 +1,37 @@
+"""Argument types of the benchmark scripts: a bad value is argparse's one line (exit 2), before any run.
+
+    parser.add_argument("--steps", type=positive, default=300)
+    parser.add_argument("--out", type=out_folder, default=ROOT / "outputs" / "benchmarks")
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def positive(text: str) -> int:
+    """An integer of 1 or more (``--steps 0`` divided by zero after the runs; pass 68, rows 20 and 35)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: give a whole number, 1 or more") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: give 1 or more")
+    return value
+
+
+def out_folder(text: str) -> Path:
+    """A folder for the benchmark's own runs: not a file, and not a run of train.py, whose folder the
+    runs would be written into (``--out <run>/metrics.json``: a traceback; pass 68, row 21)."""
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file; give a folder for the benchmark's runs (made if "
+                                         f"missing), e.g. --out outputs/benchmarks")
+    run_files = ("metrics.json", ".hydra", "train.log", "checkpoints")
+    holds = [name for name in run_files if (path / name).exists()]
+    if holds:
+        raise argparse.ArgumentTypeError(f"{text} holds a run of train.py ({', '.join(holds)}), and the "
+                                         f"benchmark's runs would be written among its files; give a folder "
+                                         f"of their own, e.g. --out outputs/benchmarks")
+    return path
