@@ -386,3 +386,24 @@ def test_data_configs_instantiate(name, tmp_path):
     assert dm.hparams.verify_md5 is None and dm.verify
     assert (dm.hparams.normalise, dm.hparams.pad, dm.hparams.val_size) == ("channel", 4, 5000)
     assert dm.num_classes == (10 if name == "cifar10" else 100)
+
+
+def test_files_extracted_one_folder_too_deep_get_the_move_that_works(fresh_cifar10, tmp_path):
+    # pass 68, row 24: the archive extracted inside a folder of its own name; before, "missing ... download"
+    import subprocess
+
+    root, folder = fresh_cifar10
+    deep = folder / "cifar-10-batches-py"
+    deep.mkdir()
+    names = [p.name for p in folder.iterdir() if p.is_file()]
+    for name in names:
+        (folder / name).rename(deep / name)
+    refused = setup_refusal(root)
+    files = " ".join(str(deep / name) for name in
+                     ["data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5",
+                      "test_batch", "batches.meta"])
+    assert refused == (f"Data file missing: {folder / 'data_batch_1'}. The files are in {deep}, one folder "
+                       f"below {folder}, where they are read (an archive extracted into a folder of its own "
+                       f"name?). Fix: mv {files} {folder}/ && rmdir {deep}")
+    subprocess.run(refused.split("Fix: ", 1)[1], shell=True, check=True)  # the fix, as given
+    CIFARDataModule(str(root), val_size=10, verify=False).setup()

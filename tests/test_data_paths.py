@@ -132,6 +132,23 @@ def test_only_the_gz_there_says_gunzip(linked_mnist):
                    f"uncompressed IDX file is what is read. Fix: gunzip -k {raw / IMAGES}.gz")
 
 
+def test_gzip_data_under_the_idx_files_name_gets_the_gunzip_that_works(linked_mnist, data_dir):
+    # pass 68, row 6: a .gz renamed to the plain name; before, "does not start with a uint8 IDX header"
+    import gzip
+    import subprocess
+
+    root, raw = linked_mnist
+    labels = raw / "t10k-labels-idx1-ubyte"
+    labels.unlink()
+    labels.write_bytes(gzip.compress((data_dir / "MNIST" / "raw" / labels.name).read_bytes()))
+    msg = setup_error(root)
+    assert msg == (f"Data file compressed: {labels} holds gzip data (its first bytes are 1f 8b, gzip's magic "
+                   f"number) under the name of the uncompressed IDX file, which is what is read. Fix: gunzip "
+                   f"-c {labels} > {labels}.idx && mv {labels}.idx {labels}")
+    subprocess.run(msg.split("Fix: ", 1)[1], shell=True, check=True)  # the fix, as given
+    assert check_idx_file(labels) == [10_000]
+
+
 def test_a_missing_file_keeps_its_message_and_a_linked_file_is_read(linked_mnist):
     root, raw = linked_mnist
     # the control: a link to the real file is a file

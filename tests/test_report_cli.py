@@ -1359,3 +1359,19 @@ def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tm
     done = report(sweep, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "W&B report run: " in done.stdout
+
+
+def test_the_jobs_of_a_sweep_given_by_a_glob_are_named_with_the_sweeps_folder(tmp_path):
+    # pass 68, row 4: `python -m highwaylab.report $S/*`; before, argparse's "unrecognized arguments"
+    sweep = tmp_path / "sweep"
+    jobs = [write_job(sweep, n, [f"depth={d}"], 0.1, 0.9) for n, d in enumerate((3, 5))]
+    (sweep / "multirun.yaml").write_text("hydra: {}\n")
+    proc = report(*sorted(sweep.iterdir()), "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        f"python -m highwaylab.report: error: 4 paths inside the multirun {sweep} were given (a shell glob, "
+        f"<sweep>/*?): the report takes the multirun's folder and reads its jobs itself. Fix: python -m "
+        f"highwaylab.report {sweep}"], proc.stderr
+    assert not (sweep / "report").exists()
+    proc = report(jobs[0], "--bogus", cwd=tmp_path)  # anything else: argparse's own line
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
+        "python -m highwaylab.report: error: unrecognized arguments: --bogus")

@@ -65,7 +65,17 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--group", default=None, help="W&B group of the report run (default: the jobs' "
                         "logger.wandb.group, else sweep-<sweep folder name>)")
     parser.add_argument("--no-wandb", action="store_true", help="do not log a W&B report run")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        given = [args.sweep_dir, *map(Path, extra)]
+        parents = {p.absolute().parent for p in given}
+        if len(parents) == 1 and (sweep := parents.pop()).joinpath("multirun.yaml").is_file():
+            # pass 68, row 4: a shell glob (<sweep>/*) gave the sweep's jobs; before, argparse's
+            # "unrecognized arguments" listed all but the first
+            fail(parser, f"{len(given)} paths inside the multirun {sweep} were given (a shell glob, "
+                         f"<sweep>/*?): the report takes the multirun's folder and reads its jobs itself. "
+                         f"Fix: python -m highwaylab.report {shlex.quote(str(sweep))}")
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     where: dict = {"out": None, "made": []}  # the --out folder, and those of its folders this report made
     try:
         return _report(parser, args, where)

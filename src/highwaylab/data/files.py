@@ -143,6 +143,12 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
                          if (short / name).is_file())
         return (f"The files are in {short}, but they are read from {where}. Fix: mkdir -p "
                 f"{shlex.quote(str(where))} && mv {files} {shlex.quote(str(where))}/")
+    if (deep := _one_level_too_deep(where, dataset)) is not None:  # pass 68, row 24: before, "download"
+        files = " ".join(shlex.quote(str(deep / name)) for name in data_files(dataset)
+                         if (deep / name).is_file())
+        return (f"The files are in {deep}, one folder below {where}, where they are read (an archive "
+                f"extracted into a folder of its own name?). Fix: mv {files} {shlex.quote(str(where))}/ && "
+                f"rmdir {shlex.quote(str(deep))}")
     if renames := _renamed_files(where, dataset):  # pass 52, row 11: Kaggle's train-images.idx3-ubyte
         moves = " && ".join(f"mv {shlex.quote(found)} {shlex.quote(name)}" for found, name in renames)
         named = ", ".join(f"{found} for {name}" for found, name in renames)
@@ -253,6 +259,20 @@ def _one_level_below(given: Path, folder: str, dataset: str) -> Path | None:
         found = [p for p in sorted(given.iterdir()) if p.is_dir()
                  and any((p / folder / name).is_file() for name in data_files(dataset))]
     except OSError:  # not a folder, or one this user may not enter: the general advice
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def _one_level_too_deep(where: Path, dataset: str) -> Path | None:
+    """The one folder directly inside ``where`` (the files' own folder, ``cifar-10-batches-py``) that
+    holds one of ``dataset``'s files, when ``where`` holds none (``cifar-10-batches-py/
+    cifar-10-batches-py/``); ``None`` otherwise, or when several do."""
+    try:
+        if not where.is_dir() or any((where / name).exists() for name in data_files(dataset)):
+            return None
+        found = [p for p in sorted(where.iterdir()) if p.is_dir()
+                 and any((p / name).is_file() for name in data_files(dataset))]
+    except OSError:  # a folder this user may not enter: the general advice
         return None
     return found[0] if len(found) == 1 else None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -181,6 +182,11 @@ def check_idx_file(path: Path, hint: str = "") -> list[int]:
             dims_raw = f.read(4 * ndim)
     except OSError as err:
         raise unreadable_error(path, err) from err
+    if head[:2] == b"\x1f\x8b":  # pass 68, row 6: before, "does not start with a uint8 IDX header", no gunzip
+        quoted = shlex.quote(str(path))
+        raise DataError(f"Data file compressed: {path} holds gzip data (its first bytes are 1f 8b, gzip's "
+                        f"magic number) under the name of the uncompressed IDX file, which is what is read. "
+                        f"Fix: gunzip -c {quoted} > {quoted}.idx && mv {quoted}.idx {quoted}")
     if len(head) < 4 or head[:3] != b"\x00\x00\x08" or not 1 <= ndim <= 3 or len(dims_raw) < 4 * ndim:
         raise DataError(f"Data file corrupt: {path} does not start with a uint8 IDX header. "
                         f"Delete it and copy or download it again. {hint}")
