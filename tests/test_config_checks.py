@@ -399,8 +399,18 @@ BAD = {
         "minutes)",
     "+trainer.max_time=5": "trainer.max_time=5 has no unit.",  # before the preset's min_epochs=1
     "+trainer.max_time=0:1:0:0":  # Lightning's Timer takes two digits for hours, minutes and seconds
-        "trainer.max_time='0:1:0:0' must be a duration DD:HH:MM:SS, e.g. +trainer.max_time=00:12:00:00 (12 "
-        "hours), or a mapping of datetime.timedelta's fields, e.g. '+trainer.max_time={{hours: 12}}'",
+        "trainer.max_time='0:1:0:0' must be a duration DD:HH:MM:SS; did you mean "
+        "+trainer.max_time=00:01:00:00 trainer.min_epochs=0 (1 hour)?",
+    # pass 68, rows 31-32: before, the example (+trainer.max_time=00:12:00:00) was refused in turn, for the
+    # preset's trainer.min_epochs=1
+    "+trainer.max_time=00:30:00": "trainer.max_time='00:30:00' must be a duration DD:HH:MM:SS; did you mean "
+                                  "+trainer.max_time=00:00:30:00 trainer.min_epochs=0 (30 minutes)?",
+    "+trainer.max_time=30m": "trainer.max_time='30m' must be a duration DD:HH:MM:SS; did you mean "
+                             "+trainer.max_time=00:00:30:00 trainer.min_epochs=0 (30 minutes)?",
+    "+trainer.max_time=xyz": "trainer.max_time='xyz' must be a duration DD:HH:MM:SS, e.g. "
+                             "+trainer.max_time=00:12:00:00 trainer.min_epochs=0 (12 hours), or a mapping of "
+                             "datetime.timedelta's fields, e.g. '+trainer.max_time={{hours: 12}}' "
+                             "trainer.min_epochs=0",
     "+trainer.max_time=[1] trainer.min_epochs=0": "trainer.max_time=[1] must be a duration DD:HH:MM:SS",
     "+trainer.max_time={{minute:1}} trainer.min_epochs=0":
         "trainer.max_time.minute is not a field of datetime.timedelta: use one of days, seconds, "
@@ -2650,6 +2660,15 @@ OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choi
         "its keys under a name (a first line 'bar:' and the rest indented under it), as "
         "conf/callbacks/minimal.yaml does",
         "bar:\n  _target_: lightning.pytorch.callbacks.RichProgressBar\n"),
+    "search without its package line": (  # row 23: before, Hydra's "Did you mean to override
+        # hydra/sweeper/sampler?", of a line that is there
+        "hparams_search/mine.yaml", (ROOT / "conf" / "hparams_search" / "mnist_tpe.yaml").read_text().replace(
+            "# @package _global_\n", ""), "-m hparams_search=mine",
+        "hparams_search/mine.yaml (hparams_search=mine): its file has no '# @package _global_' first line, "
+        "so its defaults and keys land under hparams_search.*, where Hydra does not apply them. Fix: add "
+        "'# @package _global_' as the first line of hparams_search/mine.yaml, as "
+        "conf/hparams_search/mnist_random.yaml has it",
+        (ROOT / "conf" / "hparams_search" / "mnist_tpe.yaml").read_text()),
 }
 
 
@@ -2663,7 +2682,8 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     mine = tmp_path / "myconf"
     (mine / file).parent.mkdir(parents=True)
     (mine / file).write_text(text)
-    argv = ["train.py", "--config-dir", str(mine), choice, "depth=3", f"hydra.run.dir={tmp_path}/run"]
+    folder = "hydra.sweep.dir" if choice.startswith("-m") else "hydra.run.dir"
+    argv = ["train.py", "--config-dir", str(mine), *choice.split(), "depth=3", f"{folder}={tmp_path}/run"]
     with pytest.raises(HighwaylabError) as err:
         check_command_line(argv, ROOT / "conf")
     assert str(err.value) == line

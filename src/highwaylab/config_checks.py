@@ -741,7 +741,8 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
         raise ConfigError(f"trainer.enable_checkpointing=false, but the callbacks write checkpoints "
                           f"({', '.join(checkpoints)}). Fix: leave trainer.enable_checkpointing out and "
                           f"remove them: {removed} (resume= then has no last.ckpt)")
-    if (problem := max_time_problem(trainer.get("max_time"), _as_typed("trainer.max_time"))) is not None:
+    if (problem := max_time_problem(trainer.get("max_time"), _as_typed("trainer.max_time"),
+                                    trainer.get("min_epochs"))) is not None:
         raise ConfigError(problem)
 
 
@@ -790,7 +791,7 @@ def check_weight_decay(node: Any) -> None:
 TIMEDELTA_FIELDS = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
 
 
-def max_time_problem(max_time: Any, typed: str = "trainer.max_time") -> str | None:
+def max_time_problem(max_time: Any, typed: str = "trainer.max_time", min_epochs: Any = None) -> str | None:
     """The message for a ``trainer.max_time`` in none of the forms that Lightning's Trainer takes
     (``Timer(duration=...)``): a string ``DD:HH:MM:SS`` (hours, minutes and seconds of two digits), a
     mapping of ``datetime.timedelta``'s fields (``'trainer.max_time={minutes: 1}'``: numbers >= 0),
@@ -799,31 +800,64 @@ def max_time_problem(max_time: Any, typed: str = "trainer.max_time") -> str | No
     no unit: before, Lightning's "'int' object has no attribute 'total_seconds'" after the loggers
     had started. The examples write the key as the command line gave it (``typed``: with its ``+``,
     which the trainer configs need, having no ``max_time``; before, the fixes lacked it and were
-    refused, new-user pass 32)."""
+    refused, new-user pass 32). With ``min_epochs`` of 1 or more (the preset's), each example adds
+    ``trainer.min_epochs=0``, which :func:`highwaylab.trainer_checks.check_schedule` asks of a run
+    with a time limit (pass 68, rows 31-32: before, the example was refused in turn); a duration in
+    another common form (``00:30:00``, ``30m``) is given in this one."""
     from highwaylab.utils.loggers import cli_text
 
-    forms = (f"must be a duration DD:HH:MM:SS, e.g. {typed}=00:12:00:00 (12 hours), or a mapping "
-             f"of datetime.timedelta's fields, e.g. '{typed}={{hours: 12}}'")
+    also = " trainer.min_epochs=0" if isinstance(min_epochs, int) and min_epochs >= 1 else ""
+    forms = (f"must be a duration DD:HH:MM:SS, e.g. {typed}=00:12:00:00{also} (12 hours), or a mapping "
+             f"of datetime.timedelta's fields, e.g. '{typed}={{hours: 12}}'{also}")
     if max_time is None or (OmegaConf.is_dict(max_time) and "_target_" in max_time):
         return None
     if isinstance(max_time, str):
-        return None if _is_duration(max_time) else f"trainer.max_time={max_time!r} {forms}"
+        if _is_duration(max_time):
+            return None
+        if (meant := _meant_duration(max_time)) is not None:
+            return (f"trainer.max_time={max_time!r} must be a duration DD:HH:MM:SS; did you mean "
+                    f"{typed}={meant[0]}{also} ({meant[1]})?")
+        return f"trainer.max_time={max_time!r} {forms}"
     if OmegaConf.is_dict(max_time):
         for key, value in max_time.items():
             if key not in TIMEDELTA_FIELDS:
                 return (f"trainer.max_time.{key} is not a field of datetime.timedelta: use one of "
-                        f"{', '.join(TIMEDELTA_FIELDS)}, e.g. '{typed}={{minutes: 30}}'")
+                        f"{', '.join(TIMEDELTA_FIELDS)}, e.g. '{typed}={{minutes: 30}}'{also}")
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
                     or value < 0:
                 return (f"trainer.max_time.{key}={cli_text(value)} must be a number >= 0, e.g. "
-                        f"'{typed}={{{key}: 30}}'")
+                        f"'{typed}={{{key}: 30}}'{also}")
         return None
     if isinstance(max_time, int | float) and not isinstance(max_time, bool):  # a number without its unit
         return (f"trainer.max_time={max_time} has no unit. Fix: a duration DD:HH:MM:SS (e.g. "
-                f"{typed}=00:12:00:00, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
-                f"'{typed}={{minutes: {max_time}}}' for {max_time} minutes)")
+                f"{typed}=00:12:00:00{also}, 12 hours) or a mapping of datetime.timedelta's fields (e.g. "
+                f"'{typed}={{minutes: {max_time}}}'{also} for {max_time} minutes)")
     shown = cli_text(max_time)
     return f"trainer.max_time={shown} {forms}"
+
+
+UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}  # a duration's units, by their first letter
+
+
+def _meant_duration(text: str) -> tuple[str, str] | None:
+    """``text`` in Lightning's ``DD:HH:MM:SS`` and in words, for a duration in another common form:
+    ``HH:MM:SS`` (``00:30:00``), one digit where Lightning takes two (``0:1:0:0``), or a number and a
+    unit (``30m``, ``2h``, ``90 s``, ``1day``); ``None`` for anything else."""
+    clock = re.fullmatch(r"(?:(\d{1,2}):)?(\d{1,2}):([0-5]?\d):([0-5]?\d)", text.strip())
+    unit = re.fullmatch(r"(\d+)\s*(d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)",
+                        text.strip().lower())
+    if clock is not None:
+        seconds = int(clock[1] or 0) * 86400 + int(clock[2]) * 3600 + int(clock[3]) * 60 + int(clock[4])
+    elif unit is not None:
+        seconds = int(unit[1]) * UNITS[unit[2][0]]
+    else:
+        return None
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    words = ", ".join(f"{n} {name}{'s' if n != 1 else ''}" for n, name in
+                      ((days, "day"), (hours, "hour"), (minutes, "minute"), (secs, "second")) if n)
+    return f"{days:02d}:{hours:02d}:{minutes:02d}:{secs:02d}", words or "0 seconds"
 
 
 def _as_typed(key: str) -> str:

@@ -1562,6 +1562,16 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
     no file, and its form, without the leading slash, names a group under the file's own folder
     (pass 68, row 19, major); and a group named without that slash. ``None`` for any other error."""
     line = _one_line(err)
+    packaged = re.fullmatch(r"In '(\w+)/([^']+)': Could not override '[^'@]+@\1\.[^']*'\.", line)
+    if packaged is not None:  # pass 68, row 23: an own search file without its package line
+        group, name = packaged[1], packaged[2]
+        shown = next((f"conf/{group}/{p.name}" for p in sorted((Path(config_dir) / group).glob("*.yaml"))
+                      if not p.name.startswith("_")
+                      and p.read_text(encoding="utf-8").startswith("# @package _global_")), "")
+        return (f"{group}/{name}.yaml ({group}={name}): its file has no '# @package _global_' first line, so "
+                f"its defaults and keys land under {group}.*, where Hydra does not apply them. Fix: add "
+                f"'# @package _global_' as the first line of {group}/{name}.yaml"
+                + (f", as {shown} has it" if shown else ""))
     relative = (re.fullmatch(r"In '(\w+)/([^']+)': Could not find '\1/(\w+)/([^']+)'", line)
                 or re.fullmatch(r"In '(\w+)/([^']+)': Could not override '\1/(\w+)@\3'\. No match in the "
                                 r"defaults list\.", line))
