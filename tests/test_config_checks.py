@@ -2650,16 +2650,18 @@ OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choi
         "logger=mycsv",
         "logger=mycsv: its file gives _target_ at its top, while the logger group holds named entries "
         "(logger.<name>._target_), so it would build nothing, in silence. Fix: in logger/mycsv.yaml, put its "
-        "keys under a name (a first line 'mycsv:' and the rest indented under it), as "
-        "conf/logger/csv.yaml does",
+        "keys under a name (a line 'mycsv:' with _target_ and the rest indented under it; a defaults list "
+        "stays at the top), as conf/logger/csv.yaml does",
         "mycsv:\n  _target_: lightning.pytorch.loggers.CSVLogger\n  save_dir: ${paths.output_dir}\n"),
     "callback at the top": (  # row 38 (major): before, the callback never created, unsaid
-        "callbacks/bar.yaml", "_target_: lightning.pytorch.callbacks.RichProgressBar\n", "callbacks=bar",
+        "callbacks/bar.yaml", "defaults: [minimal]\n_target_: lightning.pytorch.callbacks.EarlyStopping\n"
+        "monitor: val/acc\nmode: max\n", "callbacks=bar",
         "callbacks=bar: its file gives _target_ at its top, while the callbacks group holds named entries "
         "(callbacks.<name>._target_), so it would build nothing, in silence. Fix: in callbacks/bar.yaml, put "
-        "its keys under a name (a first line 'bar:' and the rest indented under it), as "
-        "conf/callbacks/minimal.yaml does",
-        "bar:\n  _target_: lightning.pytorch.callbacks.RichProgressBar\n"),
+        "its keys under a name (a line 'bar:' with _target_ and the rest indented under it; a defaults list "
+        "stays at the top), as conf/callbacks/minimal.yaml does",
+        "defaults: [minimal]\nbar:\n  _target_: lightning.pytorch.callbacks.EarlyStopping\n"
+        "  monitor: val/acc\n  mode: max\n"),
     "search without its package line": (  # row 23: before, Hydra's "Did you mean to override
         # hydra/sweeper/sampler?", of a line that is there
         "hparams_search/mine.yaml", (ROOT / "conf" / "hparams_search" / "mnist_tpe.yaml").read_text().replace(

@@ -460,8 +460,9 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
         shown = {"callbacks": "conf/callbacks/minimal.yaml", "logger": "conf/logger/csv.yaml"}[group]
         raise ConfigError(f"{group}={option}: its file gives _target_ at its top, while the {group} group "
                           f"holds named entries ({group}.<name>._target_), so it would build nothing, in "
-                          f"silence. Fix: in {group}/{name}.yaml, put its keys under a name (a first line "
-                          f"'{name}:' and the rest indented under it), as {shown} does")
+                          f"silence. Fix: in {group}/{name}.yaml, put its keys under a name (a line "
+                          f"'{name}:' with _target_ and the rest indented under it; a defaults list stays at "
+                          f"the top), as {shown} does")
     for name, node in (entries or {}).items():
         target = str(node.get("_target_", "")) if OmegaConf.is_dict(node) else ""
         if target.endswith(("BatchSizeFinder", "LearningRateFinder")):  # pass 59, row 60 (major): before,
