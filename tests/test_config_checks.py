@@ -2662,6 +2662,15 @@ OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choi
         "stays at the top), as conf/callbacks/minimal.yaml does",
         "defaults: [minimal]\nbar:\n  _target_: lightning.pytorch.callbacks.EarlyStopping\n"
         "  monitor: val/acc\n  mode: max\n"),
+    "not YAML": (  # before, a traceback from yaml through Hydra (found writing the README's example)
+        "logger/mycsv.yaml",
+        "mycsv: {_target_: lightning.pytorch.loggers.CSVLogger, save_dir: ${paths.output_dir}}\n",
+        "logger=mycsv",
+        "MINE/logger/mycsv.yaml: not valid YAML, line 1, column 67: mycsv: {_target_: "
+        "lightning.pytorch.loggers.CSVLogger, save_dir: ${paths.output_dir}} (while parsing a flow mapping: "
+        "expected ',' or '}', but got '{'). Fix: correct that line; a value holding ${...} inside {...} or "
+        "[...] is quoted, e.g. {save_dir: '${paths.output_dir}'}, or written on lines of its own",
+        "mycsv: {_target_: lightning.pytorch.loggers.CSVLogger, save_dir: '${paths.output_dir}'}\n"),
     "search without its package line": (  # row 23: before, Hydra's "Did you mean to override
         # hydra/sweeper/sampler?", of a line that is there
         "hparams_search/mine.yaml", (ROOT / "conf" / "hparams_search" / "mnist_tpe.yaml").read_text().replace(
@@ -2688,6 +2697,6 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     argv = ["train.py", "--config-dir", str(mine), *choice.split(), "depth=3", f"{folder}={tmp_path}/run"]
     with pytest.raises(HighwaylabError) as err:
         check_command_line(argv, ROOT / "conf")
-    assert str(err.value) == line
+    assert str(err.value) == line.replace("MINE", str(mine))
     (mine / file).write_text(fixed)  # the fix, as given
     check_command_line(argv, ROOT / "conf")

@@ -1409,6 +1409,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return present
     if (second := _second_choice(err, single, config_dir)) is not None:
         return second
+    if (unread := _not_yaml(err)) is not None:
+        return unread
     if isinstance(err, MissingConfigException) and err.missing_cfg_file and "/" in err.missing_cfg_file:
         group, name = err.missing_cfg_file.rsplit("/", 1)
         culprit = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group
@@ -1600,6 +1602,30 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
             f"already, and Hydra takes a second choice only as an override. Fix: in {where.split(' (')[0]}, "
             f"write '- override /{group}: {value}' (with the slash: the group at the top of the config; as "
             f"conf/experiment/paper_mnist_conv16.yaml does)")
+
+
+def _not_yaml(err: Exception) -> str | None:
+    """The message for a config file that is not valid YAML (an own file under ``--config-dir``:
+    ``mycsv: {save_dir: ${paths.output_dir}}``, whose ``{`` YAML reads as a mapping's): Hydra let
+    yaml's error through as a traceback. ``None`` for any other error."""
+    import yaml
+
+    if not isinstance(err, yaml.MarkedYAMLError) or err.problem_mark is None:
+        return None
+    try:
+        lines = Path(err.problem_mark.name).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    mark = err.problem_mark  # where yaml stopped; past the last line: where the unclosed part began
+    if mark.line >= len(lines) and err.context_mark is not None:
+        mark = err.context_mark
+    text = lines[mark.line].strip() if mark.line < len(lines) else ""
+    quote = ("; a value holding ${...} inside {...} or [...] is quoted, e.g. "
+             "{save_dir: '${paths.output_dir}'}, or written on lines of its own" if "${" in text else "")
+    shown = f": {text}" if text else ""
+    why = f"{err.context}: {err.problem}" if err.context else err.problem
+    return (f"{mark.name}: not valid YAML, line {mark.line + 1}, column {mark.column + 1}{shown} "
+            f"({why}). Fix: correct that line{quote}")
 
 
 def _defaults_of(path: Path) -> list[dict]:
