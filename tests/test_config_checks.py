@@ -389,6 +389,11 @@ BAD = {
         "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
         "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
+    # before, a traceback after the W&B run had started ("Key '_target_' is not in struct")
+    "~model._target_": "~model._target_: model._target_ is the class that builds the model, so without it "
+                       "there is no model to build. Fix: leave ~model._target_ out (to build another class, "
+                       "give its path: model._target_=<module>.<Class>)",
+    "trainer._target_=null": "trainer._target_=null: trainer._target_ is the class that builds the trainer",
     # pass 26, rows 65 and 67 ({{ }}: braces, as the keys are formatted): before, "'int' object has no
     # attribute 'total_seconds'" (Lightning's Timer) after the loggers had started, the run's folder kept
     # new-user pass 32: before, the fixes lacked the + (trainer.max_time=00:12:00:00), and were refused

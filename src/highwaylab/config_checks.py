@@ -253,15 +253,21 @@ def check_own_options(cfg: DictConfig) -> None:
     for group, base in (("trainer", "default"), ("model", "highway"), ("data", "mnist")):
         node = cfg.get(group)  # pass 68, row 36 (major): a trainer file of its own without the default
         # trainer's keys; each key refused in turn (trainer.devices=None, then the next), fixes in a loop
-        if OmegaConf.is_dict(node) and len(node) and "_target_" not in node:
-            name = choices.get(group) or "<name>"
-            fix = ("add 'defaults: [default]' as its first line, as conf/trainer/cpu.yaml has, so that it "
-                   "changes only the keys it gives" if group == "trainer" else
-                   f"add 'defaults: [{base}]' as its first line, so that it changes only the keys it gives "
-                   f"of {group}={base}")
-            keys = ", ".join(map(str, list(node)[:4]))
-            raise ConfigError(f"{group}={name}: its file has no _target_ (it gives only {keys}), so the "
-                              f"{group} would be built from nothing. Fix: in {group}/{name}.yaml, {fix}")
+        name = choices.get(group) or "<name>"
+        if not OmegaConf.is_dict(node) or not len(node) or node.get("_target_") is not None:
+            continue
+        if not _own_file(group, name):  # ~model._target_ (or model._target_=null): before, a traceback
+            given = _given_override(f"{group}._target_") or f"{group}._target_=null"
+            raise ConfigError(f"{given}: {group}._target_ is the class that builds the {group}, so without "
+                              f"it there is no {group} to build. Fix: leave {given} out (to build another "
+                              f"class, give its path: {group}._target_=<module>.<Class>)")
+        fix = ("add 'defaults: [default]' as its first line, as conf/trainer/cpu.yaml has, so that it "
+               "changes only the keys it gives" if group == "trainer" else
+               f"add 'defaults: [{base}]' as its first line, so that it changes only the keys it gives "
+               f"of {group}={base}")
+        keys = ", ".join(map(str, list(node)[:4]))
+        raise ConfigError(f"{group}={name}: its file has no _target_ (it gives only {keys}), so the "
+                          f"{group} would be built from nothing. Fix: in {group}/{name}.yaml, {fix}")
     experiment = cfg.get("experiment")
     if OmegaConf.is_dict(experiment) and len(experiment):
         name = choices.get("experiment") or "<name>"
@@ -291,6 +297,28 @@ def check_own_options(cfg: DictConfig) -> None:
                           f"top-level depth that names the run, tags it in W&B and is recorded: the net and "
                           f"its name would disagree. Fix: write 'depth: ${{depth}}' in model/{name}.yaml, as "
                           f"the models in conf/model/ do, and give depth={raw} on the command line")
+
+
+def _given_override(key: str) -> str | None:
+    """The override of this run's command line that sets or removes ``key`` (``~model._target_``);
+    ``None`` when none does, or outside a run of train.py."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return None
+    return next((o for o in HydraConfig.get().overrides.task if o.split("=", 1)[0].lstrip("+~") == key), None)
+
+
+def _own_file(group: str, name: str) -> bool:
+    """Whether option ``name`` of ``group`` is a file of one's own (``--config-dir``): not one of
+    highwaylab's ``conf/`` (which Hydra reads first), in a run of train.py."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return False
+    main = [s.path.removeprefix("file://") for s in HydraConfig.get().runtime.config_sources
+            if s.provider == "main" and s.schema == "file"]
+    return bool(main) and not any(os.path.isfile(os.path.join(m, group, f"{name}.yaml")) for m in main)
 
 
 def check_config(cfg: DictConfig) -> None:
