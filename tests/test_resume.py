@@ -495,6 +495,24 @@ def test_a_multirun_given_hydra_run_dir_is_told_to_use_hydra_sweep_dir(tmp_path,
 
 
 @pytest.mark.slow
+def test_a_folder_given_with_an_interpolation_is_checked_as_it_resolves(finished, tmp_path):
+    # pass 69, rows 35 and 56 (major): hydra.run.dir=<folder>/${run_name}, or a sweep's
+    # .../${hydra.job.name}, run twice; before, the second trained into the first's folder, over its record,
+    # metrics.json and last.ckpt
+    before = listing(finished)
+    with pytest.raises(ResumeError) as err:
+        argv(*RUN[:3], "run_name=run", f"hydra.run.dir={finished.parent}/${{run_name}}")
+    assert str(err.value).startswith(f"hydra.run.dir={finished} already holds another run (.hydra/, ")
+    assert listing(finished) == before
+    (tmp_path / "train" / "0_job" / ".hydra").mkdir(parents=True)  # train.py's jobs are named train
+    with pytest.raises(ResumeError) as err:
+        argv("-m", "depth=3,4", f"hydra.sweep.dir={tmp_path}/${{hydra.job.name}}")
+    assert str(err.value).startswith(f"hydra.sweep.dir={tmp_path}/train already holds another sweep (job "
+                                     f"folders 0_job)")
+    argv(*RUN[:3], "run_name=new", f"hydra.run.dir={finished.parent}/${{run_name}}")  # a free folder
+
+
+@pytest.mark.slow
 def test_a_new_run_in_another_runs_folder_is_refused_before_writing_anything(finished, tmp_path):
     before = listing(finished)
     # before: it ran, overwrote .hydra/ and metrics.json and wrote last-v1.ckpt, epoch_000-v1.ckpt

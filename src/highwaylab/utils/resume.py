@@ -265,6 +265,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                               "multiruns/mine, or leave it out (every sweep gets a folder of its own)")
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
             check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search=search)
+        elif "hydra.sweep.dir" in values and (sweep := _resolved_dir(
+                "hydra.sweep.dir", config_dir, config_name, overrides, argv[0])) is not None:
+            check_sweep_folder_free(sweep, search=search)
         return absolute_paths(argv, overrides)
     ckpt_path = values.get("ckpt_path")
     if ckpt_path is not None and not ckpt_path.strip():  # pass 63, row 5: before, Lightning's traceback
@@ -284,7 +287,44 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           "leave it out (every run gets a folder of its own)")  # (it was named as ".")
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
+    elif "hydra.run.dir" in values and (folder := _resolved_dir(
+            "hydra.run.dir", config_dir, config_name, overrides, argv[0])) is not None:
+        check_folder_free(folder, ckpt_path)
     return absolute_paths(argv, overrides)
+
+
+def _resolved_dir(key: str, config_dir: Path, config_name: str, overrides: list[str],
+                  script: str) -> Path | None:
+    """``key`` (``hydra.run.dir`` or ``hydra.sweep.dir``) as the job will see it, for a value given
+    with an interpolation (``hydra.run.dir=/runs/${run_name}``), so that the checks of the folder
+    apply to it as to a folder typed out (pass 69, rows 35 and 56, major: before, the same command
+    run twice trained into the finished run's folder, over its record, metrics.json and last.ckpt).
+    A sweep's values count with their first (``seed=0,1``: ``seed=0``); ``hydra.job.name`` is the
+    name of ``script`` (``train.py``: ``train``), as Hydra names a job after its script. ``None``
+    when it does not resolve here (Hydra or the job then says why)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import open_dict, read_write
+
+    from highwaylab.utils.overrides import _first_value
+
+    try:
+        single = [_first_value(o) for o in OverridesParser.create().parse_overrides(overrides)]
+    except Exception:  # noqa: BLE001 -- an override Hydra refuses: it says why
+        return None
+    cfg = _compose(config_dir, config_name, [o for o in single if o is not None])
+    if cfg is None:
+        return None
+    with read_write(cfg), open_dict(cfg):
+        cfg.hydra.job.name = Path(script).stem or "train"
+    HydraConfig.instance().set_config(cfg)
+    try:
+        value = OmegaConf.select(cfg, key)
+    except Exception:  # noqa: BLE001 -- ${oc.env:...} of a variable not set: the job names it
+        return None
+    finally:
+        HydraConfig.instance().cfg = None
+    return Path(value) if isinstance(value, str) and value.strip() else None
 
 
 # a logger's folder, and a checkpoint callback's (pass 44, row 57: a relative dirpath, kept as written in the
