@@ -1481,6 +1481,18 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     assert not (tmp_path / "logs").exists()
 
 
+def test_an_override_with_a_space_before_it_is_named_with_the_backslash_to_drop(tmp_path):
+    # pass 69, row 8 (major): `train.py depth=3 \ trainer.max_epochs=2` on one line: the shell's word is
+    # ' trainer.max_epochs=2'; before, "quote it", and the quoted form was to be quoted again, in a loop
+    from highwaylab.utils.overrides import check_command_line
+
+    assert command_line_error("depth=3", tmp_path, " trainer.max_epochs=2") == (
+        "' trainer.max_epochs=2' starts with a space (a '\\' typed before it, inside one line? The shell "
+        "then keeps the space in the word). Fix: leave the backslash out: trainer.max_epochs=2")
+    check_command_line(["train.py", "depth=3", "trainer.max_epochs=2", f"paths.log_dir={tmp_path}/logs"],
+                       ROOT / "conf")  # the fix
+
+
 def test_a_pl_trainer_variable_in_the_environment_is_refused_with_the_override_that_records_it(
         tmp_path, monkeypatch):
     # breaking pass 60, row 5: before, PL_TRAINER_FAST_DEV_RUN=1 made a run a one-batch debug pass (exit 0),

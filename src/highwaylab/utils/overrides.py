@@ -2099,6 +2099,11 @@ def _from_the_end(overrides: list[str], i: int, config_dir: str | Path, config_n
 
 def _unreadable(override: str) -> str:
     key, equals, value = override.partition("=")
+    if override[:1] in (" ", "\t") and override.strip() and not re.search(r"\s", override.strip()):
+        # pass 69, row 8 (major): '\ ' typed inside one line (a line continuation out of place) gives the
+        # shell's word ' trainer.max_epochs=2'; before, "quote it", which looped
+        return (f"'{override}' starts with a space (a '\\' typed before it, inside one line? The shell then "
+                f"keeps the space in the word). Fix: leave the backslash out: {override.strip()}")
     if not equals and override.endswith(".py"):  # python train.py train.py ... (pass 55, row 27: before,
         # "train.py=<value> (or ~train.py ...)")
         return (f"{override}: a script's name, not an override (the script given twice, or a second one?). "
