@@ -820,6 +820,11 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 69, row 29 (major): the key as --cfg job prints it; before, "add it: +module.optimizer.lr=...",
+    # which was refused in turn ("without '+'")
+    "module.optimizer.lr=0.01":
+        "module.optimizer.lr=0.01: module.optimizer is not a setting of its own: it follows optim.optimizer "
+        "(module.optimizer: ${optim.optimizer}), so it is set there. Fix: optim.optimizer.lr=0.01",
     # pass 59, row 21: before, 4 jobs (each seed twice, with one tag each), without a word
     "-m seed=0,1 tags=baseline,v2":
         "tags=baseline,v2: in a multirun, a comma sweeps: each tag would be a job of its own, and every "

@@ -1511,6 +1511,13 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return off.replace(single[index], given, 1)
     rest = [o for i, o in enumerate(single) if o is not None and i != index]
     cfg, _ = _compose(config_dir, config_name, rest)
+    if cfg is not None and (source := _followed(cfg, missing_key)) is not None and not given.startswith("~"):
+        # pass 69, row 29 (major): module.optimizer.lr=0.01, the key as --cfg job prints it; before,
+        # "add it: +module.optimizer.lr", which was refused in turn ("drop the '+'")
+        node, target = source
+        value = given.split("=", 1)[1] if "=" in given else "<value>"
+        return (f"{given}: {node} is not a setting of its own: it follows {target} ({node}: ${{{target}}}), "
+                f"so it is set there. Fix: {target}{missing_key[len(node):]}={value}")
     node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
     keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
@@ -1602,6 +1609,24 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
             f"already, and Hydra takes a second choice only as an override. Fix: in {where.split(' (')[0]}, "
             f"write '- override /{group}: {value}' (with the slash: the group at the top of the config; as "
             f"conf/experiment/paper_mnist_conv16.yaml does)")
+
+
+def _followed(cfg: DictConfig, key: str) -> tuple[str, str] | None:
+    """The node above ``key`` (or ``key`` itself) whose value in ``cfg`` is one interpolation of
+    another node (``module.optimizer: ${optim.optimizer}``), and that node, as ``(node, target)``;
+    ``None`` when none is."""
+    from highwaylab.config_checks import NODE_INTERPOLATION
+
+    parts = key.split(".")
+    for n in range(1, len(parts) + 1):
+        node = ".".join(parts[:n])
+        parent = OmegaConf.select(cfg, ".".join(parts[:n - 1])) if n > 1 else cfg
+        if not OmegaConf.is_dict(parent) or parts[n - 1] not in parent:
+            return None
+        raw = parent._get_node(parts[n - 1])._value()  # the value as written: ${optim.optimizer}
+        if isinstance(raw, str) and (follows := NODE_INTERPOLATION.fullmatch(raw)) is not None:
+            return node, follows.group(1)
+    return None
 
 
 def _not_yaml(err: Exception) -> str | None:
