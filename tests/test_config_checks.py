@@ -820,6 +820,12 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 69, row 16: before, the preset's 0.6 per epoch applied at each of 430 steps, to 4e-97, unsaid
+    "depth=3 optim.scheduler_interval=step":
+        "optim.scheduler.gamma=0.6 (optim=sgd's, a factor per epoch) would be applied at every step with "
+        "optim.scheduler_interval=step: after one epoch's 430 steps the rate would be 0.1 x 0.6^430 = "
+        "4.0e-97. Fix: give a factor per step (optim.scheduler.gamma=0.998813, the same 0.6 per epoch over "
+        "its 430 steps), or leave scheduler_interval=epoch",
     # pass 69, row 29 (major): the key as --cfg job prints it; before, "add it: +module.optimizer.lr=...",
     # which was refused in turn ("without '+'")
     "module.optimizer.lr=0.01":

@@ -1097,6 +1097,8 @@ def check_step_schedule(cfg: DictConfig) -> None:
         return
     scheduler = str(OmegaConf.select(cfg, "optim.scheduler._target_", default="")).rsplit(".", 1)[-1]
     key, choice = EPOCH_COUNTS.get(scheduler), _choice("optim")
+    if scheduler == "ExponentialLR" and choice:
+        _check_step_gamma(cfg, str(choice))
     value = OmegaConf.select(cfg, f"optim.scheduler.{key}", default=None) if key else None
     if value is None or not choice:
         return
@@ -1113,6 +1115,32 @@ def check_step_schedule(cfg: DictConfig) -> None:
                       f"steps with optim.scheduler_interval=step: the learning rate would decay at step "
                       f"{first}, within the first epoch. Fix: give them in steps "
                       f"(optim.scheduler.{key}={example}) or leave scheduler_interval=epoch")
+
+
+def _check_step_gamma(cfg: DictConfig, choice: str) -> None:
+    """Raises ConfigError for an ExponentialLR whose ``gamma`` is still the ``optim=`` preset's, a
+    factor per epoch (``optim=sgd``: 0.6), stepped per batch (``optim.scheduler_interval=step``): the
+    rate would be multiplied by it at every step, to 0.1 x 0.6^430 = 1e-96 in the first epoch,
+    without a word (pass 69, row 16). The fix gives the factor per step that makes the same decay per
+    epoch, where the epoch's batches are known (:func:`highwaylab.utils.resume.train_batches`)."""
+    from highwaylab.utils.hydra_utils import preset_option
+    from highwaylab.utils.resume import train_batches
+
+    gamma = OmegaConf.select(cfg, "optim.scheduler.gamma", default=None)
+    scheduler_node = preset_option("optim", choice).get("scheduler")
+    preset = scheduler_node.get("gamma") if isinstance(scheduler_node, dict) else None
+    if preset is None or gamma != preset or not isinstance(gamma, int | float) or not 0 < gamma < 1:
+        return
+    lr = OmegaConf.select(cfg, "optim.optimizer.lr", default=None)
+    batches = train_batches(cfg)
+    steps = batches.count if batches is not None else None
+    fall = (f": after one epoch's {steps} steps the rate would be {lr} x {gamma}^{steps} = "
+            f"{lr * gamma ** steps:.1e}" if steps and isinstance(lr, int | float) else "")
+    per_step = (f"optim.scheduler.gamma={gamma ** (1 / steps):.6g}, the same {gamma} per epoch over its "
+                f"{steps} steps" if steps else "optim.scheduler.gamma=<factor per step>")
+    raise ConfigError(f"optim.scheduler.gamma={gamma} (optim={choice}'s, a factor per epoch) would be "
+                      f"applied at every step with optim.scheduler_interval=step{fall}. Fix: give a factor "
+                      f"per step ({per_step}), or leave scheduler_interval=epoch")
 
 
 def _optim_contradicts(experiment: str) -> ConfigError | None:
