@@ -11,13 +11,25 @@ from pathlib import Path
 
 
 def positive(text: str) -> int:
-    """An integer of 1 or more (``--steps 0`` divided by zero after the runs; pass 68, rows 20 and 35)."""
+    """An integer of 1 or more (``--steps 0`` divided by zero after the runs; pass 68, rows 20 and 35;
+    ``denormals.py --steps 0 0``: no median of no steps, pass 69, row 51)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text}: give a whole number, 1 or more") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: give 1 or more")
+    return value
+
+
+def non_negative(text: str) -> int:
+    """An integer of 0 or more (``--warmup 0``: no warm-up steps)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: give a whole number, 0 or more") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: give 0 or more")
     return value
 
 

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import torch
+from arguments import non_negative, positive
 
 from highwaylab.models import FCBackbone
 from highwaylab.utils.numerics import configure_denormals
@@ -93,8 +94,8 @@ def step_times(net: FCBackbone, x: torch.Tensor, y: torch.Tensor, warmup: int, s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--steps", type=int, nargs=2, default=(15, 3), metavar=("D100", "D1000"))
-    parser.add_argument("--warmup", type=int, nargs=2, default=(3, 1), metavar=("D100", "D1000"))
+    parser.add_argument("--steps", type=positive, nargs=2, default=(15, 3), metavar=("D100", "D1000"))
+    parser.add_argument("--warmup", type=non_negative, nargs=2, default=(3, 1), metavar=("D100", "D1000"))
     args = parser.parse_args()
     torch.set_num_threads(1)
     x, y = one_batch()

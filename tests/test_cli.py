@@ -292,6 +292,9 @@ def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(m
      "--depths (3)"),
     # pass 68, rows 20, 21 and 35: before, tracebacks (--out <run>/metrics.json, --steps 0, --repeats 0)
     ("throughput.py", ["--steps", "0"], "throughput.py: error: argument --steps: 0: give 1 or more"),
+    # pass 69, row 51: before, "StatisticsError: no median for empty data"
+    ("denormals.py", ["--steps", "0", "0"], "denormals.py: error: argument --steps: 0: give 1 or more"),
+    ("denormals.py", ["--warmup", "-1", "1"], "denormals.py: error: argument --warmup: -1: give 0 or more"),
     ("throughput.py", ["--repeats", "0"], "throughput.py: error: argument --repeats: 0: give 1 or more"),
     ("throughput.py", ["--out", "README.md"], "throughput.py: error: argument --out: README.md is a file; "
      "give a folder for the benchmark's runs (made if missing), e.g. --out outputs/benchmarks"),
