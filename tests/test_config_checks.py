@@ -389,6 +389,11 @@ BAD = {
         "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
         "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
+    # pass 69, row 33 (major): before, exit 0, one process trained, the record saying devices: 2
+    "trainer=ddp_cpu trainer.strategy=single_device":
+        "trainer.strategy=single_device trains in one process on one device, while trainer.devices=2 asks "
+        "for more: the run would train on one, with the record saying otherwise. Fix: trainer=cpu "
+        "+trainer.strategy=single_device for one device, or leave trainer.strategy out for DDP",
     # before, a traceback after the W&B run had started ("Key '_target_' is not in struct")
     "~model._target_": "~model._target_: model._target_ is the class that builds the model, so without it "
                        "there is no model to build. Fix: leave ~model._target_ out (to build another class, "
@@ -820,6 +825,11 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 69, row 32 (major): before, "choose one that takes it (e.g. trainer=ddp ...)", which needs a GPU
+    "trainer.strategy=single_device":
+        "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
+        "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
+        "+trainer.strategy=single_device",
     # pass 69, row 16: before, the preset's 0.6 per epoch applied at each of 430 steps, to 4e-97, unsaid
     "depth=3 optim.scheduler_interval=step":
         "optim.scheduler.gamma=0.6 (optim=sgd's, a factor per epoch) would be applied at every step with "
@@ -1743,6 +1753,10 @@ def test_an_argument_the_trainer_does_not_take_is_named_with_the_closest(tmp_pat
      "trainer.enable_progress_bar=false for no bar, or +callbacks.rich_progress_bar.refresh_rate=<n>"),
     ("+trainer.auto_lr_find=true", "a search over the learning rate (hparams_search=mnist_tpe), or "
                                    "Lightning's LearningRateFinder callback"),
+    # pass 69, row 26: before, "use +trainer.use_distributed_sampler=<true|false>", and false was refused next
+    ("+trainer.replace_sampler_ddp=false", "nothing: Lightning's use_distributed_sampler (true by default) "
+                                           "shards the training data under DDP, which highwaylab relies on "
+                                           "(false is refused there)"),
 ])
 def test_a_lightning_1_trainer_argument_is_named_with_its_successor(given, use, tmp_path, data_dir):
     from highwaylab.train import build

@@ -785,7 +785,8 @@ LIGHTNING_1_TRAINER = {
     "tpu_cores": "trainer.accelerator=tpu trainer.devices=<n>",
     "auto_select_gpus": "trainer.devices=<n>, which takes the free GPUs where they are in exclusive mode",
     "checkpoint_callback": "+trainer.enable_checkpointing=<true|false>",
-    "replace_sampler_ddp": "+trainer.use_distributed_sampler=<true|false>",
+    "replace_sampler_ddp": "nothing: Lightning's use_distributed_sampler (true by default) shards the "
+                           "training data under DDP, which highwaylab relies on (false is refused there)",
     "track_grad_norm": "the grad_norms callback (on by default), which logs each layer's gradient norm",
     "amp_backend": "trainer.precision=16-mixed (or bf16-mixed)",
     "amp_level": "trainer.precision=16-mixed (or bf16-mixed)",

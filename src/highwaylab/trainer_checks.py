@@ -176,6 +176,7 @@ def check_schedule(cfg: DictConfig) -> None:
     check_nodes(cfg)
     check_start_method(cfg.trainer)
     check_distributed_sampler(cfg.trainer)
+    check_single_device(cfg.trainer)
 
 
 LR_FLOOR = 1e-5  # the fraction of its first learning rate below which an epoch's steps barely train
@@ -301,6 +302,27 @@ def check_distributed_sampler(trainer: DictConfig) -> None:
                           "training data, so every process would train on all of it, not on its shard "
                           "(metrics unlike both one process and the sharded run). Fix: leave "
                           "trainer.use_distributed_sampler out (each process trains on its own shard)")
+
+
+def check_single_device(trainer: DictConfig) -> None:
+    """Raises ConfigError for ``trainer.strategy=single_device`` (one process on one device) with
+    several devices or nodes (``trainer=ddp_cpu``: 2): Lightning trains in one process, while the
+    run's record says 2 devices (pass 69, row 33, major: before, exit 0 without a word)."""
+    strategy = trainer.get("strategy")
+    if not isinstance(strategy, str) or strategy.strip().lower() != "single_device":
+        return
+    devices, nodes = trainer.get("devices"), trainer.get("num_nodes")
+    count = len(devices) if OmegaConf.is_list(devices) else devices
+    if isinstance(count, str) and count.strip().isdigit():
+        count = int(count)
+    counts = (("devices", devices, count), ("num_nodes", nodes, nodes))
+    several = [f"trainer.{key}={value}" for key, value, n in counts
+               if isinstance(n, int) and not isinstance(n, bool) and n > 1]
+    if several:
+        raise ConfigError(f"trainer.strategy={strategy} trains in one process on one device, while "
+                          f"{' and '.join(several)} asks for more: the run would train on one, with the "
+                          f"record saying otherwise. Fix: trainer=cpu +trainer.strategy={strategy} for one "
+                          f"device, or leave trainer.strategy out for DDP")
 
 
 def check_trainer_counts(trainer: DictConfig) -> None:

@@ -1701,6 +1701,12 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
     example = f"{having[0]} {given}"
     others = [o for o in rest if _key(o) != group]
     refused = _refused_there(group, key, [*others, having[0], given.lstrip("+")], config_dir, config_name)
+    if group == "trainer" and refused is None and not given.startswith("~"):  # pass 69, row 32 (major):
+        # trainer.strategy=single_device was sent to trainer=ddp, which needs a GPU; any trainer takes a
+        # Trainer argument of Lightning's with '+'
+        value = given.split("=", 1)[1] if "=" in given else "<value>"
+        return (f"{given}: trainer={chosen} does not set {key} ({', '.join(having)} do), so there is no key "
+                f"to change. Fix: to give this Trainer argument, add it: +{_key(given)}={value}")
     if refused is not None:  # model.downsample=avgpool: conv_highway takes the key, not the value (pass 31)
         default = OmegaConf.select(_compose(config_dir, config_name, [having[0]])[0], key, default=None,
                                    throw_on_resolution_failure=False)
