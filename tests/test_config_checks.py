@@ -389,6 +389,11 @@ BAD = {
         "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
         "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
+    # pass 69, row 18 (major): before, "did not all connect within 120 s", a rank left running in the folder
+    "trainer=ddp_cpu trainer.strategy.process_group_backend=mpi":
+        "trainer.strategy.process_group_backend=mpi: this torch has no mpi backend "
+        "(torch.distributed.is_backend_available('mpi') is False; pip's builds have gloo, and nccl with "
+        "CUDA). Fix: trainer.strategy.process_group_backend=gloo (on the CPU) or nccl (on GPUs)",
     # pass 69, row 33 (major): before, exit 0, one process trained, the record saying devices: 2
     "trainer=ddp_cpu trainer.strategy=single_device":
         "trainer.strategy=single_device trains in one process on one device, while trainer.devices=2 asks "

@@ -171,6 +171,18 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
             f"this machine has no GPU (no {', '.join(devices_glob)})")
         raise ConfigError(f"trainer.strategy.process_group_backend={backend} is NCCL, for CUDA GPUs, and "
                           f"{where}. Fix: trainer.strategy.process_group_backend=gloo (trainer=ddp_cpu's)")
+    if isinstance(backend, str) and backend.strip() and backend.strip().lower() not in ("gloo", "nccl") \
+            and ":" not in backend:  # ("cpu:gloo,cuda:nccl": a device-to-backend map, for torch to read)
+        # pass 69, row 18 (major): mpi, which pip's torch is built without; before, "the DDP processes
+        # did not all connect within 120 s", a rank kept running, and its log kept the run's folder
+        import torch.distributed
+
+        name = backend.strip().lower()
+        if not torch.distributed.is_backend_available(name):
+            raise ConfigError(f"trainer.strategy.process_group_backend={backend}: this torch has no "
+                              f"{backend} backend (torch.distributed.is_backend_available('{name}') is "
+                              f"False; pip's builds have gloo, and nccl with CUDA). Fix: "
+                              f"trainer.strategy.process_group_backend=gloo (on the CPU) or nccl (on GPUs)")
     timeout = strategy.get("timeout") if OmegaConf.is_dict(strategy) else None
     if timeout is not None and not (OmegaConf.is_dict(timeout) and "_target_" in timeout):
         # pass 50, row 97 (major): before, +trainer.strategy.timeout.minutes=60 alone gave a traceback per
