@@ -2747,3 +2747,22 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     assert str(err.value) == line.replace("MINE", str(mine))
     (mine / file).write_text(fixed)  # the fix, as given
     check_command_line(argv, ROOT / "conf")
+
+
+@pytest.mark.parametrize(("key", "target", "fix"), [
+    # pass 69, row 30: before, "or choose a preset (python train.py --help lists them)": module has none
+    ("module", "mylab.MyModule", "correct the class path (a class of your own: its package must be "
+     "importable, e.g. pip install -e <it>, or on PYTHONPATH), or leave it out (module._target_ is "
+     "highwaylab.module.ClassifierModule)"),
+    ("model", "highwaylab.models.Nope", "correct the class path, or choose a preset (python train.py --help "
+     "lists them)"),
+    ("callbacks.mine", "mylab.Callback", "correct the class path (a class of your own: its package must be "
+     "importable, e.g. pip install -e <it>, or on PYTHONPATH), or leave it out"),
+])
+def test_a_target_that_cannot_be_imported_gets_a_fix_for_its_key(key, target, fix):
+    from highwaylab.train import instantiate_checked
+
+    with pytest.raises(ConfigError) as err:
+        instantiate_checked(key, OmegaConf.create({"_target_": target}))
+    assert str(err.value).startswith(f"{key}._target_ cannot be imported (Error loading '{target}'")
+    assert str(err.value).endswith(f"). Fix: {fix}")

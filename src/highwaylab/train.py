@@ -11,6 +11,7 @@ if __name__ == "__main__":  # python -m highwaylab.train: before the imports of 
     not_a_command("highwaylab.train")
 
 import datetime
+import importlib.util
 import inspect
 import json
 import logging
@@ -731,8 +732,17 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
     where = SET_BY.get(where, where)
     detail = " ".join(str(cause).split())
     if isinstance(cause, ImportError) and "Error locating target" in str(err):
-        return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: correct the class path, "
-                           f"or choose a preset (python train.py --help lists them)")
+        group = where.split(".", 1)[0]
+        # pass 69, row 30: module (and a callback or logger entry) has no presets to choose
+        other = ("or choose a preset (python train.py --help lists them)" if group in
+                 ("model", "data", "optim", "trainer") and "." not in where else
+                 "or leave it out (module._target_ is highwaylab.module.ClassifierModule)"
+                 if where == "module" else "or leave it out")
+        package = re.search(r"No module named '(\w+)", detail)
+        importable = (" (a class of your own: its package must be importable, e.g. pip install -e <it>, or "
+                      "on PYTHONPATH)" if package and importlib.util.find_spec(package[1]) is None else "")
+        return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: correct the class "
+                           f"path{importable}, {other}")
     if isinstance(cause, TypeError) and node is not None and (unknown := _unknown_argument(node, where)):
         return unknown
     missing = re.findall(r"'(\w+)'", detail) if "required positional argument" in detail else []
