@@ -830,6 +830,16 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 69, rows 41 and 43: before, ~test skipped the test set unsaid, and ~run_name was named as a
+    # run_name='' never typed; ~resume got Hydra's "Could not delete from config"
+    "~test": "~test: removes test, a top-level key the run reads itself, so the run would go on without it, "
+             "unsaid. Fix: give it a value (test=false skips the test set), or leave ~test out for its "
+             "default, test=true",
+    "~run_name": "~run_name: removes run_name, a top-level key the run reads itself, so the run would go on "
+                 "without it, unsaid. Fix: give it a value (a name of your own, e.g. run_name=my-run), or "
+                 "leave ~run_name out for the default name",
+    "~resume": "~resume: resume is null unless given (a new run), so there is nothing to remove. Fix: leave "
+               "~resume out",
     # pass 69, row 32 (major): before, "choose one that takes it (e.g. trainer=ddp ...)", which needs a GPU
     "trainer.strategy=single_device":
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "

@@ -180,6 +180,11 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
     twice = _given_once(list(args.overrides), bool(args.multirun) or searches)
+    if (removed := next((o for o in args.overrides if o.startswith("~") and _key(o) == "resume"), None)):
+        # before, Hydra's "Could not delete from config. 'resume' does not exist." (train.py takes resume
+        # out of the overrides it hands on)
+        raise OverrideError(f"{removed}: resume is null unless given (a new run), so there is nothing to "
+                            f"remove. Fix: leave {removed} out")
     if args.config_path or args.config_name or any(_key(o) == "resume" for o in args.overrides):
         if not args.multirun and any(_key(o) == "resume" for o in args.overrides):
             _resume_sweep(list(args.overrides))
@@ -703,6 +708,47 @@ def _null_group(override: Any, overrides: list[str], config_dir: str | Path, con
     return f"{override.input_line}: a config group needs one of its options: {', '.join(options)}. Fix: {fix}"
 
 
+# what a run does without each top-level key of train.yaml that it reads itself (none interpolates it)
+REMOVED_TOP_LEVEL = {
+    "test": "test=false skips the test set",
+    "run_name": "a name of your own, e.g. run_name=my-run",
+    "tags": "tags=[] gives no extra tags",
+    "flush_denormal": "flush_denormal=false keeps subnormal numbers",
+    "optimized_metric": "leaving it out returns val/acc_best to a sweeper",
+    "ckpt_path": "ckpt_path=null, its default: no checkpoint to start from",
+}
+
+
+def _removed_top_level(override: Any, config_dir: str | Path, config_name: str) -> str | None:
+    """The message for ``~<key>`` of a top-level key of the primary config that the run reads
+    itself (``~test``: before, the test set was skipped without a word, the record without
+    ``test``; ``~run_name``: the message named a ``run_name=''`` never typed; pass 69, rows 41 and
+    43). ``None`` for any other override."""
+    import yaml
+    from hydra.core.override_parser.types import OverrideType
+
+    key = override.key_or_group
+    if override.type != OverrideType.DEL or "." in key or "/" in key or key not in REMOVED_TOP_LEVEL:
+        return None
+    try:
+        primary = yaml.safe_load((Path(config_dir) / f"{config_name}.yaml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(primary, dict) or key not in primary:
+        return None
+    default = "the default name" if key == "run_name" else f"its default, {key}={_shown(primary[key])}"
+    return (f"{override.input_line}: removes {key}, a top-level key the run reads itself, so the run would "
+            f"go on without it, unsaid. Fix: give it a value ({REMOVED_TOP_LEVEL[key]}), or leave "
+            f"{override.input_line} out for {default}")
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an override writes it: ``true``, ``null``, ``[]``."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    return "[]" if value == [] else str(value)
+
+
 def _null_run_name(override: Any, overrides: list[str], config_dir: str | Path,
                    config_name: str) -> str | None:
     """The message for ``run_name=null`` (or a null in a sweep of it): before, the run ran in a folder
@@ -963,6 +1009,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
         if problem := _null_group(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _null_run_name(override, overrides, config_dir, config_name):
+            raise OverrideError(problem)
+        if problem := _removed_top_level(override, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _group_form(override, config_dir, config_name):
             raise OverrideError(problem)
