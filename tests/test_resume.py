@@ -1218,3 +1218,21 @@ def test_a_resume_keeps_the_jobs_name_and_so_its_log_file(tmp_path, data_dir):
     assert not (run / "train.log").exists()
     assert log.rstrip().endswith(f"Finished: {run} holds the run's metrics.json, checkpoints/, figures/ and "
                                  f"myjob.log")
+
+
+@pytest.mark.slow
+def test_a_run_started_with_its_own_primary_config_resumes_with_it(tmp_path):
+    # pass 69, row 49: --config-dir <mine> --config-name mytrain (depth: 5 in it); before, resume= composed
+    # train.yaml, blamed an edit of the run's record, and its fix wrote a false record
+    mine = tmp_path / "myconf"
+    mine.mkdir()
+    (mine / "mytrain.yaml").write_text((CONF / "train.yaml").read_text().replace("depth: 100", "depth: 5"))
+    proc = train_py(["--config-dir", str(mine), "--config-name", "mytrain", *RUN[:1], *RUN[2:7],
+                     f"hydra.run.dir={tmp_path}/run"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    args = argv(f"resume={tmp_path}/run", "trainer.max_epochs=3")
+    assert args[1:5] == ["--config-name", "mytrain", "--config-dir", str(mine)], args
+    proc = train_py([f"resume={tmp_path}/run", "trainer.max_epochs=3"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert (metrics["depth"], metrics["epochs"], metrics["resumed_from_step"]) == (5, 3, 20)

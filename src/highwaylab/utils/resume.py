@@ -218,6 +218,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         extra_dir = args.config_dir or run_config_dir(run, own, config_dir)  # the run's --config-dir
         if extra_dir and not args.config_dir:  # taken as its overrides are: the configs they choose
             flags = ["--config-dir", str(extra_dir), *flags]
+        if not args.config_name and (own_config := run_config_name(run)) not in (None, config_name):
+            # pass 69, row 49: a run started with --config-name mytrain; before, resume composed train.yaml
+            # and blamed an edit of the run's record, whose fix rewrote the record falsely
+            flags, config_name = ["--config-name", own_config, *flags], own_config
         ckpt = last_checkpoint_path(run)
         where = [f"hydra.run.dir={_quote(run)}", f"ckpt_path={_quote(ckpt)}"]
         merged = merge_overrides(own, extra)
@@ -709,6 +713,19 @@ def run_overrides(run: Path) -> list[str]:
         hydra_overrides = hydra_overrides.get("hydra") if isinstance(hydra_overrides, dict) else None
         kept += [str(o) for o in hydra_overrides or [] if _key_value(str(o))[0] in carried]
     return kept
+
+
+def run_config_name(run: Path) -> str | None:
+    """The primary config that the latest start of ``run`` composed (``--config-name``: its record's
+    ``hydra.job.config_name``), or ``None`` where the record does not say."""
+    record = _latest_record(run, "hydra.yaml")
+    if record is None:
+        return None
+    hydra_cfg = _load_yaml(record, f"resume={run}", "the run's Hydra settings",
+                           "repair that line (Hydra wrote it), or start a new run")
+    job = (hydra_cfg.get("hydra") or {}).get("job") if isinstance(hydra_cfg, dict) else None
+    name = job.get("config_name") if isinstance(job, dict) else None
+    return name if isinstance(name, str) and name else None
 
 
 def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | None:
