@@ -1220,6 +1220,21 @@ def test_a_resume_keeps_the_jobs_name_and_so_its_log_file(tmp_path, data_dir):
                                  f"myjob.log")
 
 
+def test_a_run_name_that_resolves_to_a_path_is_refused_before_hydra_makes_a_folder(tmp_path):
+    # pass 69, row 57: -m ... run_name=${paths.log_dir}; before, each job failed after Hydra had made the
+    # folder 0_/<path>/.hydra inside the sweep's, whose folder then refused the corrected command
+    with pytest.raises(ResumeError) as err:
+        argv("-m", "depth=3", "run_name=${paths.log_dir}", f"paths.log_dir={tmp_path}/logs",
+             f"hydra.sweep.dir={tmp_path}/sweep")
+    assert str(err.value) == (
+        f"run_name=${{paths.log_dir}} gives {tmp_path}/logs, which is not a plain name (without '/', '\\' or "
+        f"'..'): it names the run's folder under outputs/ and its W&B run. Fix: a name of your own, e.g. "
+        f"run_name=my-run (or leave it out)")
+    assert not (tmp_path / "sweep").exists()
+    argv("-m", "depth=3", "run_name=my-run", f"hydra.sweep.dir={tmp_path}/sweep")  # the fix
+    argv("-m", "depth=3", "run_name=d${depth}", f"hydra.sweep.dir={tmp_path}/sweep")  # a plain name
+
+
 @pytest.mark.slow
 def test_a_run_started_with_its_own_primary_config_resumes_with_it(tmp_path):
     # pass 69, row 49: --config-dir <mine> --config-name mytrain (depth: 5 in it); before, resume= composed

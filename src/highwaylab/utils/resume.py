@@ -168,6 +168,13 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           "resume= out to start a new run)")
     for value in _sweep_values(values.get("run_name")):
         check_run_name(value)
+    if "${" in values.get("run_name", ""):  # pass 69, row 57: run_name=${paths.log_dir}, a path; before,
+        # each job failed after Hydra had made a folder 0_/<path>/ inside the sweep's
+        resolved = _resolved("run_name", config_dir, config_name, overrides, argv[0])
+        if isinstance(resolved, str) and ("/" in resolved or "\\" in resolved or ".." in resolved):
+            raise ResumeError(f"run_name={values['run_name']} gives {resolved}, which is not a plain name "
+                              f"(without '/', '\\' or '..'): it names the run's folder under outputs/ and "
+                              f"its W&B run. Fix: a name of your own, e.g. run_name=my-run (or leave it out)")
     check_name_lengths(values)
     if values.get("hydra.output_subdir") in ("null", "", "~"):
         raise ResumeError("hydra.output_subdir=null would leave the run without its record (.hydra/: its "
@@ -269,9 +276,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                               "multiruns/mine, or leave it out (every sweep gets a folder of its own)")
         if "hydra.sweep.dir" in values and "${" not in values["hydra.sweep.dir"]:
             check_sweep_folder_free(Path(values["hydra.sweep.dir"]), search=search)
-        elif "hydra.sweep.dir" in values and (sweep := _resolved_dir(
-                "hydra.sweep.dir", config_dir, config_name, overrides, argv[0])) is not None:
-            check_sweep_folder_free(sweep, search=search)
+        elif "hydra.sweep.dir" in values and isinstance(sweep := _resolved(
+                "hydra.sweep.dir", config_dir, config_name, overrides, argv[0]), str) and sweep.strip():
+            check_sweep_folder_free(Path(sweep), search=search)
         return absolute_paths(argv, overrides)
     ckpt_path = values.get("ckpt_path")
     if ckpt_path is not None and not ckpt_path.strip():  # pass 63, row 5: before, Lightning's traceback
@@ -291,18 +298,17 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           "leave it out (every run gets a folder of its own)")  # (it was named as ".")
     if "hydra.run.dir" in values and "${" not in values["hydra.run.dir"]:
         check_folder_free(Path(values["hydra.run.dir"]), ckpt_path)
-    elif "hydra.run.dir" in values and (folder := _resolved_dir(
-            "hydra.run.dir", config_dir, config_name, overrides, argv[0])) is not None:
-        check_folder_free(folder, ckpt_path)
+    elif "hydra.run.dir" in values and isinstance(folder := _resolved(
+            "hydra.run.dir", config_dir, config_name, overrides, argv[0]), str) and folder.strip():
+        check_folder_free(Path(folder), ckpt_path)
     return absolute_paths(argv, overrides)
 
 
-def _resolved_dir(key: str, config_dir: Path, config_name: str, overrides: list[str],
-                  script: str) -> Path | None:
-    """``key`` (``hydra.run.dir`` or ``hydra.sweep.dir``) as the job will see it, for a value given
-    with an interpolation (``hydra.run.dir=/runs/${run_name}``), so that the checks of the folder
-    apply to it as to a folder typed out (pass 69, rows 35 and 56, major: before, the same command
-    run twice trained into the finished run's folder, over its record, metrics.json and last.ckpt).
+def _resolved(key: str, config_dir: Path, config_name: str, overrides: list[str], script: str) -> Any:
+    """``key`` (``hydra.run.dir``, ``hydra.sweep.dir``, ``run_name``) as the job will see it, for a
+    value given with an interpolation (``hydra.run.dir=/runs/${run_name}``), so that the checks of a
+    value typed out apply to it (pass 69, rows 35 and 56, major: before, the same command run twice
+    trained into the finished run's folder, over its record, metrics.json and last.ckpt).
     A sweep's values count with their first (``seed=0,1``: ``seed=0``); ``hydra.job.name`` is the
     name of ``script`` (``train.py``: ``train``), as Hydra names a job after its script. ``None``
     when it does not resolve here (Hydra or the job then says why)."""
@@ -328,7 +334,7 @@ def _resolved_dir(key: str, config_dir: Path, config_name: str, overrides: list[
         return None
     finally:
         HydraConfig.instance().cfg = None
-    return Path(value) if isinstance(value, str) and value.strip() else None
+    return value
 
 
 # a logger's folder, and a checkpoint callback's (pass 44, row 57: a relative dirpath, kept as written in the
