@@ -1671,7 +1671,7 @@ def _followed(cfg: DictConfig, key: str) -> tuple[str, str] | None:
         parent = OmegaConf.select(cfg, ".".join(parts[:n - 1])) if n > 1 else cfg
         if not OmegaConf.is_dict(parent) or parts[n - 1] not in parent:
             return None
-        raw = parent._get_node(parts[n - 1])._value()  # the value as written: ${optim.optimizer}
+        raw = OmegaConf.to_container(parent, resolve=False)[parts[n - 1]]  # as written: ${optim.optimizer}
         if isinstance(raw, str) and (follows := NODE_INTERPOLATION.fullmatch(raw)) is not None:
             return node, follows.group(1)
     return None
