@@ -855,7 +855,18 @@ COMMAND_LINES = {
     # which was refused in turn ("without '+'")
     "module.optimizer.lr=0.01":
         "module.optimizer.lr=0.01: module.optimizer is not a setting of its own: it follows optim.optimizer "
-        "(module.optimizer: ${optim.optimizer}), so it is set there. Fix: optim.optimizer.lr=0.01",
+        "(module.optimizer: ${optim.optimizer}), so it is set there (the run's record and checks read that "
+        "key). Fix: optim.optimizer.lr=0.01",
+    # pass 70, row 10 (major): before, exit 0, the rate decayed per batch, the record saying per epoch;
+    # row 34: module.scheduler=null ran without one, the record naming an ExponentialLR
+    "module.scheduler_interval=step":
+        "module.scheduler_interval=step: module.scheduler_interval is not a setting of its own: it "
+        "follows optim.scheduler_interval (module.scheduler_interval: ${optim.scheduler_interval}), so it is "
+        "set there (the run's record and checks read that key). Fix: optim.scheduler_interval=step",
+    "module.scheduler=null":
+        "module.scheduler=null: module.scheduler is not a setting of its own: it follows optim.scheduler "
+        "(module.scheduler: ${optim.scheduler}), so it is set there (the run's record and checks read that "
+        "key). Fix: optim.scheduler=null",
     # pass 59, row 21: before, 4 jobs (each seed twice, with one tag each), without a word
     "-m seed=0,1 tags=baseline,v2":
         "tags=baseline,v2: in a multirun, a comma sweeps: each tag would be a job of its own, and every "

@@ -1008,6 +1008,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             raise OverrideError(problem)
         if problem := _null_group(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
+        if problem := _module_follows(override, overrides, config_dir, config_name):
+            raise OverrideError(problem)
         if problem := _null_run_name(override, overrides, config_dir, config_name):
             raise OverrideError(problem)
         if problem := _removed_top_level(override, config_dir, config_name):
@@ -1562,10 +1564,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     if cfg is not None and (source := _followed(cfg, missing_key)) is not None and not given.startswith("~"):
         # pass 69, row 29 (major): module.optimizer.lr=0.01, the key as --cfg job prints it; before,
         # "add it: +module.optimizer.lr", which was refused in turn ("drop the '+'")
-        node, target = source
-        value = given.split("=", 1)[1] if "=" in given else "<value>"
-        return (f"{given}: {node} is not a setting of its own: it follows {target} ({node}: ${{{target}}}), "
-                f"so it is set there. Fix: {target}{missing_key[len(node):]}={value}")
+        return _follows_message(given, missing_key, *source)
     node = OmegaConf.select(cfg, parent) if cfg is not None and parent else cfg
     keys = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
@@ -1657,6 +1656,36 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
             f"already, and Hydra takes a second choice only as an override. Fix: in {where.split(' (')[0]}, "
             f"write '- override /{group}: {value}' (with the slash: the group at the top of the config; as "
             f"conf/experiment/paper_mnist_conv16.yaml does)")
+
+
+def _module_follows(override: Any, overrides: list[str], config_dir: str | Path,
+                    config_name: str) -> str | None:
+    """The message for an override of a ``module.*`` key that follows a key of ``optim``
+    (``module.scheduler_interval: ${optim.scheduler_interval}``): set there, the run used it while
+    its record, W&B config and the checks read the ``optim`` key (pass 70, rows 10 and 34:
+    ``module.scheduler_interval=step`` decayed the rate per batch, recorded as per epoch, past the
+    check that refuses ``optim.scheduler_interval=step`` with the preset's gamma). ``None`` for any
+    other override."""
+    key = override.key_or_group
+    if not key.startswith("module.") or override.is_sweep_override():
+        return None
+    given = override.input_line
+    cfg, _ = _compose(config_dir, config_name, [o for o in overrides if o != given and "," not in o
+                                                 and "(" not in o])
+    source = _followed(cfg, key) if cfg is not None else None
+    return _follows_message(given, key, *source) if source is not None else None
+
+
+def _follows_message(given: str, key: str, node: str, target: str) -> str:
+    """The message for ``given``, an override of ``key`` at or under ``node``, which follows
+    ``target`` (``module.optimizer: ${optim.optimizer}``): the key to set in its place."""
+    if given.startswith("~"):
+        value, fix = None, f"{target}{key[len(node):]}=null" if key == node else f"~{target}{key[len(node):]}"
+    else:
+        value = given.split("=", 1)[1] if "=" in given else "<value>"
+        fix = f"{target}{key[len(node):]}={value}"
+    return (f"{given}: {node} is not a setting of its own: it follows {target} ({node}: ${{{target}}}), "
+            f"so it is set there (the run's record and checks read that key). Fix: {fix}")
 
 
 def _followed(cfg: DictConfig, key: str) -> tuple[str, str] | None:
