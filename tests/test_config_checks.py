@@ -29,7 +29,11 @@ BAD = {
     "model.activation=relux": "model.activation='relux' is not a torch.nn activation",
     "model.activation=PReLU": "model.activation='PReLU': that torch.nn module has learnable weights, so it "
                               "cannot be every layer's activation. Choose one of the parameter-free",
-    "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he",
+    "model.init=xavier": "model.init='xavier' is unknown; choose one of: default, glorot, he (torch's "
+                         "xavier_uniform_ is glorot here. Fix: model.init=glorot)",
+    # pass 70, row 16: before, "model.init=None", with no override to copy
+    "model.init=null": "model.init=null is unknown; choose one of: default, glorot, he (for each layer's own "
+                       "PyTorch initialisation, Fix: model.init=default)",
     "model.gate_bias=abc": "model.gate_bias='abc' is invalid",
     # pass 44, rows 59 and 61: before, the checkpoints went to the folder where the command was typed
     "callbacks.model_checkpoint.dirpath=''": "callbacks.model_checkpoint.dirpath='' is empty, so the "
@@ -356,7 +360,13 @@ BAD = {
                              "run would train until it is stopped, and never test nor write metrics.json.",
     "paths.log_dir=": "paths.log_dir is empty, so the runs' folders would be made at the file system's root",
     "optim.optimizer=null": "optim.optimizer=None: a run needs an optimiser given by a _target_",
-    "optim.optimizer._partial_=false": "optim.optimizer._partial_=False must stay true",
+    "optim.optimizer._partial_=false":
+        "optim.optimizer._partial_=false must stay true: the module builds the optimizer itself, with the "
+        "network's parameters",
+    # pass 70, row 11: before, "=False", and "with the network's parameters" for the scheduler too
+    "optim.scheduler._partial_=false":
+        "optim.scheduler._partial_=false must stay true: the module builds the scheduler itself, with the "
+        "optimiser it builds first. Fix: optim.scheduler._partial_=true",
     # pass 67, row 37 (major): an option of one's own without _partial_; before, "Fix:
     # optim.optimizer._partial_=true", which Hydra refuses for a key the option does not have
     "~optim.optimizer._partial_": "optim.optimizer has no _partial_: true, and the module builds the "
@@ -389,6 +399,10 @@ BAD = {
         "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
         "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
+    # pass 70, rows 8 and 15: before, "e.g. test=false" for test=yes (the opposite), and None for null
+    "test=yes": "test='yes' must be true or false; did you mean test=true?",
+    "flush_denormal=null": "flush_denormal=null must be true or false: flush_denormal=true or "
+                           "flush_denormal=false",
     # pass 69, row 18 (major): before, "did not all connect within 120 s", a rank left running in the folder
     "trainer=ddp_cpu trainer.strategy.process_group_backend=mpi":
         "trainer.strategy.process_group_backend=mpi: this torch has no mpi backend "

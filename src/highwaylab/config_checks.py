@@ -715,10 +715,13 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                               f"{key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: add "
                               f"_partial_: true under {key.rsplit('.', 1)[1]} in the option's file, or "
                               f"+{key}._partial_=true")
-        if node.get("_partial_") is not True:
-            raise ConfigError(f"{key}._partial_={node.get('_partial_')!r} must stay true: the module builds "
-                              f"the {key.rsplit('.', 1)[1]} itself, with the network's parameters. Fix: "
-                              f"{key}._partial_=true")
+        if node.get("_partial_") is not True:  # pass 70, row 11: the value as typed; what each is built with
+            from highwaylab.utils.loggers import cli_text
+
+            what = key.rsplit(".", 1)[1]
+            inputs = "the network's parameters" if what == "optimizer" else "the optimiser it builds first"
+            raise ConfigError(f"{key}._partial_={cli_text(node.get('_partial_'))} must stay true: the module "
+                              f"builds the {what} itself, with {inputs}. Fix: {key}._partial_=true")
         if key == "optim.optimizer" and str(node.get("_target_")).endswith(".SparseAdam"):
             raise ConfigError(f"optim.optimizer._target_={node.get('_target_')} needs sparse gradients "
                               f"(nn.Embedding(sparse=True)), and these networks' are dense: it fails at the "

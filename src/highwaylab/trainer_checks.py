@@ -49,7 +49,7 @@ def check_schedule(cfg: DictConfig) -> None:
     ``trainer.max_steps``) with ``test=true``, which would test the untrained network."""
     for key in ("test", "flush_denormal"):  # test=no would be a non-empty string, read as true
         if key in cfg and not isinstance(cfg[key], bool):
-            raise ConfigError(f"{key}={cfg[key]!r} must be true or false, e.g. {key}=false")
+            raise ConfigError(not_a_switch(key, cfg[key]))
     clip = cfg.trainer.get("gradient_clip_val")
     if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
         raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
@@ -75,7 +75,7 @@ def check_schedule(cfg: DictConfig) -> None:
     for key in BOOL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
         if value is not None and not isinstance(value, bool):
-            raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=false")
+            raise ConfigError(not_a_switch(key, value))
     for key, allowed in CHOICE_KEYS.items():  # deterministic=ture: Lightning applies only part of it
         value = OmegaConf.select(cfg, key, default=None)
         if value is None and key in NOT_NULL and OmegaConf.select(cfg, key, default="absent") is None:
@@ -302,6 +302,25 @@ def check_distributed_sampler(trainer: DictConfig) -> None:
                           "training data, so every process would train on all of it, not on its shard "
                           "(metrics unlike both one process and the sharded run). Fix: leave "
                           "trainer.use_distributed_sampler out (each process trains on its own shard)")
+
+
+# words that mean a switch on or off (test=yes, flush_denormal=off), and slips of true and false
+SWITCH_WORDS = {
+    **dict.fromkeys(("yes", "y", "on", "1", "t", "ture", "treu", "tru", "enable", "enabled"), True),
+    **dict.fromkeys(("no", "n", "off", "0", "f", "fasle", "flase", "fales", "disable", "disabled"), False)}
+
+
+def not_a_switch(key: str, value: Any) -> str:
+    """The message for a switch ``key`` given ``value``, which is not a boolean: the value as typed
+    (``null``, not Python's ``None``), and the boolean it most likely meant (``test=yes``: before, the
+    example was ``test=false``, the opposite; pass 70, rows 8 and 15)."""
+    from highwaylab.utils.loggers import cli_text
+
+    shown = repr(value) if isinstance(value, str) else cli_text(value)
+    meant = SWITCH_WORDS.get(str(value).strip().lower()) if isinstance(value, str | int) else None
+    if meant is not None:
+        return f"{key}={shown} must be true or false; did you mean {key}={str(meant).lower()}?"
+    return f"{key}={shown} must be true or false: {key}=true or {key}=false"
 
 
 def check_single_device(trainer: DictConfig) -> None:

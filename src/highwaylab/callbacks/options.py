@@ -169,8 +169,10 @@ def check_last_checkpoint(dirpath: Any = None, filename: Any = "last", every_n_t
 
 
 def _switch(key: str, value: Any) -> None:
+    from highwaylab.trainer_checks import not_a_switch
+
     if not isinstance(value, bool):
-        raise ConfigError(f"{key}={value!r} must be true or false, e.g. {key}=true")
+        raise ConfigError(not_a_switch(key, value))
 
 
 # callback class name -> its check; the callbacks live in highwaylab.callbacks.<module>

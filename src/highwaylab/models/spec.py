@@ -140,9 +140,10 @@ def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match
     check_positive_int(depth_key, depth, "the stem plus depth - 1 layers; e.g. depth=10")
     check_positive_int(width_key, width, "units per layer; e.g. width=50")
     if block not in FC_BLOCKS:
-        raise ConfigError(f"model.block={block!r} is unknown; choose one of: {', '.join(FC_BLOCKS)}.")
+        raise ConfigError(f"model.block={_typed(block)} is unknown; choose one of: {', '.join(FC_BLOCKS)}.")
     if init not in WEIGHT_INITS:
-        raise ConfigError(f"model.init={init!r} is unknown; choose one of: {', '.join(WEIGHT_INITS)}.")
+        raise ConfigError(f"model.init={_typed(init)} is unknown; choose one of: {', '.join(WEIGHT_INITS)} "
+                          f"({_meant_init(init)})")
     if match_params is not None and match_params not in FC_BLOCKS:
         raise ConfigError(f"model.match_params={match_params!r} is unknown; "
                           f"choose null or one of: {', '.join(FC_BLOCKS)}.")
@@ -156,6 +157,25 @@ def check_fc(block: Any, depth: Any, width: Any, activation: Any = "relu", match
         if estimate > MAX_PARAMS:
             raise ConfigError(f"{depth_key}={depth} and {width_key}={width} would need about {estimate:.2g} "
                               f"parameters (more than {MAX_PARAMS:.0e}); reduce depth or width.")
+
+
+def _typed(value: Any) -> str:
+    """``value`` as the command line wrote it: ``null`` for None, a string quoted (``'relu6'``)."""
+    return "null" if value is None else repr(value)
+
+
+def _meant_init(init: Any) -> str:
+    """The fix for an unknown ``model.init``: torch's names of the two schemes (``xavier_uniform``,
+    ``kaiming_normal``) are named as ours (pass 70, rows 16 and 57: before, no override to copy, and
+    ``xavier_uniform`` unrecognised); else an example."""
+    word = str(init).lower()
+    if init is None:
+        return "for each layer's own PyTorch initialisation, Fix: model.init=default"
+    if "xavier" in word or "glorot" in word:
+        return "torch's xavier_uniform_ is glorot here. Fix: model.init=glorot"
+    if "kaiming" in word or word.startswith("he"):
+        return "torch's kaiming_normal_ (for ReLU) is he here. Fix: model.init=he"
+    return "e.g. model.init=glorot; default: each layer's own PyTorch initialisation"
 
 
 def check_block_options(**options: Any) -> None:
