@@ -494,6 +494,19 @@ def test_a_multirun_given_hydra_run_dir_is_told_to_use_hydra_sweep_dir(tmp_path,
     assert not (tmp_path / "mine").exists()
 
 
+def test_a_single_run_given_hydra_sweep_dir_is_told_to_add_m_or_use_hydra_run_dir(tmp_path):
+    # pass 70, row 52: -m forgotten; before, the run went to outputs/runs/, the folder given unsaid
+    with pytest.raises(ResumeError) as err:
+        argv("depth=3", f"hydra.sweep.dir={tmp_path}/mine")
+    assert str(err.value) == (
+        f"hydra.sweep.dir={tmp_path}/mine is not used: without -m this is one run, which goes into "
+        f"hydra.run.dir. Fix: add -m for a multirun into that folder, or hydra.run.dir={tmp_path}/mine for "
+        f"one run")
+    argv("-m", "depth=3", f"hydra.sweep.dir={tmp_path}/mine")  # either fix is accepted
+    argv("depth=3", f"hydra.run.dir={tmp_path}/mine")
+    argv("depth=3", "hydra.mode=MULTIRUN", f"hydra.sweep.dir={tmp_path}/mine")  # a multirun all the same
+
+
 @pytest.mark.slow
 def test_a_folder_given_with_an_interpolation_is_checked_as_it_resolves(finished, tmp_path):
     # pass 69, rows 35 and 56 (major): hydra.run.dir=<folder>/${run_name}, or a sweep's

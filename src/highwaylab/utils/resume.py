@@ -269,6 +269,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         raise ResumeError(f"hydra.run.dir={values['hydra.run.dir']} is not used: {what}, whose jobs go into "
                           f"hydra.sweep.dir (one folder per job under it). Fix: hydra.sweep.dir="
                           f"{values['hydra.run.dir']}")
+    if not (args.multirun or search) and "hydra.sweep.dir" in values and "hydra.run.dir" not in values \
+            and "MULTIRUN" not in str(_resolved("hydra.mode", config_dir, config_name, overrides, argv[0])):
+        # pass 70, row 52: -m forgotten (and no option sets hydra.mode); before, the run went to outputs/runs/
+        raise ResumeError(f"hydra.sweep.dir={values['hydra.sweep.dir']} is not used: without -m this is one "
+                          f"run, which goes into hydra.run.dir. Fix: add -m for a multirun into that folder, "
+                          f"or hydra.run.dir={values['hydra.sweep.dir']} for one run")
     if args.multirun or search:
         if "hydra.sweep.dir" in values and not values["hydra.sweep.dir"].strip():
             raise ResumeError("hydra.sweep.dir is empty, so the sweep would be written into the current "
