@@ -270,7 +270,8 @@ def test_a_path_with_a_name_too_long_for_the_file_system_is_one_line(args, optio
 
 
 @pytest.mark.parametrize("module, shown", [("highwaylab.train", "python train.py depth=3"),
-                                           ("highwaylab", "python train.py depth=3")])
+                                           ("highwaylab", "python train.py depth=3"),
+                                           ("highwaylab.analysis", "python train.py depth=3")])
 def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(module, shown, tmp_path):
     # pass 47, rows 30-31 (major): before, python -m highwaylab.train depth=3 exited 0 having trained nothing
     proc = subprocess.run([sys.executable, "-m", module, "depth=3"], capture_output=True, text=True,
@@ -281,6 +282,18 @@ def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(m
         f"({shown}); the tools are python -m highwaylab.report <sweep>, python -m highwaylab.probe, "
         f"python -m highwaylab.workspace, python -m highwaylab.utils.wandb_offline <run>"]
     assert list(tmp_path.iterdir()) == []  # no run folder
+
+
+def test_python_m_of_the_probes_computations_names_the_probe_command(tmp_path):
+    # pass 70, row 21: python -m highwaylab.analysis.probe --depth 10 (the probe's --help names the module);
+    # before, exit 0, nothing printed, nothing written
+    proc = subprocess.run([sys.executable, "-m", "highwaylab.analysis.probe", "--depth", "10"],
+                          capture_output=True, text=True, cwd=tmp_path, env=subprocess_env(), timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "highwaylab: python -m highwaylab.analysis.probe is not a command: it holds what python -m "
+        "highwaylab.probe computes. Fix: python -m highwaylab.probe --depth 10"]
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(("script", "args", "line"), [

@@ -52,12 +52,19 @@ TOOLS = ("python -m highwaylab.report <sweep>", "python -m highwaylab.probe",
          "python -m highwaylab.workspace", "python -m highwaylab.utils.wandb_offline <run>")
 
 
-def not_a_command(module: str) -> None:
+def not_a_command(module: str, tool: str | None = None) -> None:
     """End a ``python -m <module>`` that is not a command (``highwaylab.train``, which defines
-    ``train(cfg)`` for ``train.py``; ``highwaylab``) with one line naming the commands, and exit
-    status 2. Before, ``python -m highwaylab.train depth=3`` imported and exited 0 having trained
-    nothing (pass 47, rows 30-31)."""
+    ``train(cfg)`` for ``train.py``; ``highwaylab``; ``highwaylab.analysis``) with one line naming
+    the commands, and exit status 2; ``tool``: the command that runs what ``module`` computes
+    (``highwaylab.analysis.probe``: ``python -m highwaylab.probe``). Before, ``python -m
+    highwaylab.train depth=3`` imported and exited 0 having trained nothing (pass 47, rows 30-31),
+    and so did ``python -m highwaylab.analysis.probe --depth 10`` (pass 70, rows 20-21)."""
+    args = " ".join(sys.argv[1:])
+    if tool is not None:
+        print(f"highwaylab: python -m {module} is not a command: it holds what {tool} computes. Fix: "
+              f"{tool}{' ' + args if args else ''}", file=sys.stderr)
+        sys.exit(2)
     print(f"highwaylab: python -m {module} is not a command: training runs through the checkout's "
-          f"train.py (python train.py {' '.join(sys.argv[1:]) or 'model=highway depth=100'}); the tools "
+          f"train.py (python train.py {args or 'model=highway depth=100'}); the tools "
           f"are {', '.join(TOOLS)}", file=sys.stderr)
     sys.exit(2)

@@ -12,6 +12,11 @@ to the input of each layer. Computed in float64, so that 1e-19 does not underflo
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m highwaylab.analysis.probe: the computations, not the command
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.probe", tool="python -m highwaylab.probe")
+
 from dataclasses import dataclass
 
 import torch
