@@ -111,10 +111,17 @@ BAD = {
     # pass 22, row 46: before, rc 0, a "stage" of no layer, recorded as the net's width 16
     "model=conv_highway model.stages=[{{channels:8,layers:2}},{{channels:16,layers:0}}]":
         "model.stages[1].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
-        "only a plain transition to 16 channels). Fix: to end the net at 8 channels, remove the stage.",
+        "only a plain transition to 16 channels). Fix: to end the net at 8 channels, remove the stage: "
+        "'model.stages=[{{channels:8,layers:2,kernel_size:3}}]'.",
     "model=conv_highway model.stages=[{{channels:8,layers:0}},{{channels:16,layers:2}}]":
         "model.stages[0].layers=0: a stage of a net of 2 stages needs at least one layer (without one it is "
-        "only the stem to 8 channels). Fix: give it layers, or remove it.",
+        "only the stem to 8 channels). Fix: give it layers (model.stages.0.layers=1), or remove it: "
+        "'model.stages=[{{channels:16,layers:2,kernel_size:3}}]'.",
+    # pass 70, row 5: a middle stage emptied; before, "to end the net at 16 channels, remove the stage"
+    "model=conv_highway model.stages.1.layers=0":
+        "model.stages[1].layers=0: a stage of a net of 3 stages needs at least one layer (without one it is "
+        "only a plain transition to 32 channels). Fix: give it layers (model.stages.1.layers=1), or remove "
+        "it: 'model.stages=[{{channels:16,layers:3,kernel_size:3}},{{channels:64,layers:3,kernel_size:3}}]'.",
     # pass 22, row 42: before, rc 0, the event files in <run>/../../escape_f06 and <run>/tensorboard/ empty
     # breaking pass 65, row 5: before, refused once W&B started, blamed on logger.wandb.settings.run_name
     "run_name=0": "run_name=0 is an integer, and W&B takes a run's name as text. Fix: quote it: "

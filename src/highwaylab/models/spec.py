@@ -254,8 +254,14 @@ def parse_stages(stages: Sequence[Mapping]) -> list[Stage]:
         parsed.append(Stage(channels, layers, kernels))
     empty = next((i for i, stage in enumerate(parsed) if stage.layers == 0), None)
     if empty is not None and len(parsed) > 1:  # one stage of 0 layers: the stem alone, as depth=1
-        fix = (f"to end the net at {parsed[empty - 1].channels} channels, remove the stage" if empty
-               else "give it layers, or remove it")
+        # pass 70, row 5: before, "to end the net at 16 channels" for a middle stage, and no override
+        kept = ",".join(f"{{channels:{s.channels},layers:{s.layers},kernel_size:"
+                        f"{s.kernels[0] if len(s.kernels) == 1 else list(s.kernels)}}}".replace(" ", "")
+                        for j, s in enumerate(parsed) if j != empty)
+        remove = f"'model.stages=[{kept}]'"
+        fix = (f"to end the net at {parsed[empty - 1].channels} channels, remove the stage: {remove}"
+               if empty == len(parsed) - 1 else
+               f"give it layers (model.stages.{empty}.layers=1), or remove it: {remove}")
         alone = "a plain transition" if empty else "the stem"
         raise ConfigError(f"model.stages[{empty}].layers=0: a stage of a net of {len(parsed)} stages needs "
                           f"at least one layer (without one it is only {alone} to "
