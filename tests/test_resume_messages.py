@@ -1820,3 +1820,16 @@ def test_a_refused_start_never_removes_a_folder_another_process_runs_in(tmp_path
         other.kill()
         other.wait()
     assert (run / ".hydra").is_dir()
+
+
+def test_a_resume_given_as_an_interpolation_names_the_folder_it_meant(tmp_path, monkeypatch):
+    # pass 70, row 46: RUN=<run> train.py 'resume=${oc.env:RUN}'; before, "no such folder" and a template
+    run = make_run(tmp_path / "run")
+    monkeypatch.setenv("RUN", str(run))
+    assert message("resume=${oc.env:RUN}", "trainer.max_epochs=2") == (
+        f"resume=${{oc.env:RUN}}: resume= is read before Hydra resolves interpolations, so it takes the "
+        f"run's folder as written. Fix: resume={run} (or resume=\"$RUN\" with RUN exported, which the shell "
+        f"expands)")
+    monkeypatch.delenv("RUN")
+    assert message("resume=${oc.env:RUN}").endswith('Fix: resume="$RUN" with RUN exported (the shell '
+                                                     'expands it)')

@@ -379,6 +379,14 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
             checkpoint, if it has one, else the one that starts it again).
     """
     path = Path(value).expanduser()
+    env = re.fullmatch(r"\$\{oc\.env:(\w+)(?:,[^}]*)?\}", value.strip())
+    if "${" in value and not path.is_dir():  # pass 70, row 46: before, "no such folder" and a template
+        known = os.environ.get(env[1]) if env else None
+        fix = (f"resume={_quote(Path(known))} (or resume=\"${env[1]}\" with {env[1]} exported, which the "
+               f"shell expands)" if known else f"resume=\"${env[1]}\" with {env[1]} exported (the shell "
+               f"expands it)" if env else "give the folder itself, e.g. resume=outputs/runs/<run>")
+        raise ResumeError(f"resume={value}: resume= is read before Hydra resolves interpolations, so it "
+                          f"takes the run's folder as written. Fix: {fix}")
     root = Path(os.environ.get("HIGHWAYLAB_ROOT") or ".")  # paths.root_dir: where outputs/ lies
     if not path.is_absolute() and not path.exists() and (root / path).exists():
         path = root / path  # resume=outputs/runs/<run>, started from another folder than the checkout
