@@ -1489,6 +1489,10 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                                                                                       prefix=f"{group}=")
             if given is None:  # of case or a typo gets its fix (pass 32, note on row 22: model=Highway)
                 return None
+            if (elsewhere := _in_another_folder(group, name)) is not None:  # pass 70, row 23: models/
+                return (f"{given}: {group} has no option '{name}', but {elsewhere} is there: the group's "
+                        f"folder is {group}/. Fix: mv {shlex.quote(str(elsewhere.parent))} "
+                        f"{shlex.quote(str(elsewhere.parent.parent / group))}")
             return f"{given}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
         meant = did_you_mean(name, options, prefix=f"{group}=")
         return f"{culprit}: {group} has no option '{name}'{meant or '.'} Its options: {', '.join(options)}"
@@ -1703,6 +1707,21 @@ def _followed(cfg: DictConfig, key: str) -> tuple[str, str] | None:
         raw = OmegaConf.to_container(parent, resolve=False)[parts[n - 1]]  # as written: ${optim.optimizer}
         if isinstance(raw, str) and (follows := NODE_INTERPOLATION.fullmatch(raw)) is not None:
             return node, follows.group(1)
+    return None
+
+
+def _in_another_folder(group: str, name: str) -> Path | None:
+    """``<name>.yaml`` in a folder of the ``--config-dir`` that is not ``group``'s own but looks like
+    it (``models/`` for ``model``, ``Model/``), when ``group/`` there lacks it; ``None`` otherwise."""
+    for folder in _CONFIG_DIRS:
+        try:
+            found = [p / f"{name}.yaml" for p in sorted(Path(folder).iterdir()) if p.is_dir()
+                     and p.name != group and closest_names(group, [p.name.lower().rstrip("s")])
+                     and (p / f"{name}.yaml").is_file()]
+        except OSError:
+            continue
+        if found and not (Path(folder) / group / f"{name}.yaml").exists():
+            return found[0]
     return None
 
 
