@@ -851,6 +851,9 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # new-user check (stop 39): before, "did you mean model.width?", which is refused in turn ("width=10")
+    "model.widht=10": "model.widht=10: model has no key 'widht'; did you mean width=10 (model.width follows "
+                      "the top-level width)?",
     # pass 69, rows 41 and 43: before, ~test skipped the test set unsaid, and ~run_name was named as a
     # run_name='' never typed; ~resume got Hydra's "Could not delete from config"
     "~test": "~test: removes test, a top-level key the run reads itself, so the run would go on without it, "

@@ -1574,6 +1574,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
     where = f"{parent} has no key '{name}'" if parent else f"the config has no top-level key '{name}'"
     meant = did_you_mean(name, keys, prefix=f"{parent}." if parent else "") or _deeper(node, parent, name)
     value = given.split("=", 1)[1] if "=" in given else ""
+    near = closest_names(name, keys)
+    if len(near) == 1 and cfg is not None and parent and not given.startswith("~") and (
+            follows := _followed(cfg, f"{parent}.{near[0]}")) is not None and "." not in follows[1]:
+        # new-user check: model.widht=10 was sent to model.width=10, which is refused in turn ("width=10")
+        meant = f"; did you mean {follows[1]}={value} ({follows[0]} follows the top-level {follows[1]})?"
     groups = [p.parent.name for p in Path(config_dir).glob(f"*/{value}.yaml")] if value and not parent else []
     if group := next(iter(closest_names(name, groups)), ""):
         meant = f"; did you mean the group {group}={value}?"  # modle=plain: model=, not module
