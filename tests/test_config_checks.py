@@ -406,6 +406,10 @@ BAD = {
         "logger.wandb.id (checked against the other runs and a multirun's jobs, so that two runs never merge "
         "into one W&B run). Fix: logger.wandb.id=myid in its place, or leave it out (W&B draws an id)",
     "+trainer.max_time=abc": "trainer.max_time='abc' must be a duration DD:HH:MM:SS",
+    # pass 70, row 26: before, the CSV log among the checkpoints, the only sign Lightning's warning
+    "logger=csv logger.csv.name=checkpoints":
+        "logger.csv.name=checkpoints would put the CSV files in the run's own checkpoints/ folder, among "
+        "what the run writes there. Fix: another name, e.g. logger.csv.name=csv",
     # pass 70, rows 8 and 15: before, "e.g. test=false" for test=yes (the opposite), and None for null
     "test=yes": "test='yes' must be true or false; did you mean test=true?",
     "flush_denormal=null": "flush_denormal=null must be true or false: flush_denormal=true or "

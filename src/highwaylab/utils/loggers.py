@@ -511,6 +511,10 @@ def check_logger_steps(logger_cfg: Mapping | None) -> None:
 FOLDER_LOGGERS = {"TensorBoardLogger": "TensorBoard", "CSVLogger": "CSV"}  # <save_dir>/<name>/<version>/
 
 
+# the folders a run writes into its own folder (checkpoints, figures, its record, W&B's)
+RUN_FOLDERS = ("checkpoints", "figures", ".hydra", "wandb")
+
+
 def check_logger_folders(logger_cfg: Mapping | None) -> None:
     """Raises ConfigError for a TensorBoard or CSV logger's ``name`` or ``version`` (the folders below
     its ``save_dir``: ``<run>/tensorboard/``) that is absolute or climbs out with ``..``
@@ -537,6 +541,15 @@ def check_logger_folders(logger_cfg: Mapping | None) -> None:
                                   f"logger.{name}.save_dir (the run's folder): {key} names a folder below "
                                   f"it. Fix: a plain name, e.g. {add}logger.{name}.{key}=v1; to write the "
                                   f"logs elsewhere, set logger.{name}.save_dir")
+        value = node.get("name") if kind else None  # pass 70, row 26: logger.csv.name=checkpoints; before,
+        # the CSV log went among the checkpoints, the only sign Lightning's "exists and is not empty"
+        written = OmegaConf.to_container(node, resolve=False).get("save_dir") if OmegaConf.is_dict(node) \
+            else save_dir  # as written: ${paths.output_dir}, the run's folder
+        first = value.strip("/").split("/")[0] if isinstance(value, str) else None
+        if written == "${paths.output_dir}" and first in RUN_FOLDERS:
+            raise ConfigError(f"logger.{name}.name={value} would put the {kind} files in the run's own "
+                              f"{first}/ folder, among what the run writes there. Fix: another name, e.g. "
+                              f"logger.{name}.name={kind.lower()}")
 
 
 def check_wandb_save_dir(logger_cfg: Mapping | None, output_dir: str | os.PathLike) -> None:
