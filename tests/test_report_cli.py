@@ -1191,6 +1191,17 @@ def test_the_loss_curves_come_from_a_csv_log_of_another_name(tmp_path):
     assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr
 
 
+def test_the_loss_curves_come_from_an_own_csv_logger_under_lightnings_default_name(tmp_path):
+    # pass 70, row 48: the README's own logger (logger.mycsv, a CSVLogger without name: Lightning's
+    # lightning_logs/); before, "no job logged its training loss ... to a CSV logger", and no curve
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9)
+    (job / "csv").rename(job / "lightning_logs")
+    (job / "config_resolved.yaml").write_text(
+        f"logger:\n  mycsv:\n    _target_: lightning.pytorch.loggers.CSVLogger\n    save_dir: {job}\n")
+    assert collect_jobs(sweep)[0].curve == [(49, 2.25), (99, 1.5)]
+
+
 def test_the_loss_curve_of_a_job_whose_wandb_save_dir_was_elsewhere_is_read_there(tmp_path, monkeypatch):
     # pass 43, row 59: before, logger.wandb.save_dir=<a shared folder> gave "they logged to W&B, but their
     # offline run folder is gone", and no curve, though each job's metrics.json names its run
@@ -1218,6 +1229,28 @@ def test_the_loss_curve_of_a_job_whose_wandb_save_dir_was_elsewhere_is_read_ther
     assert collect_jobs(sweep)[0].curve == [(0, 2.0), (50, 1.5)]
     proc = report(sweep, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 0 and "no curve" not in proc.stderr, proc.stderr
+
+
+def test_the_loss_curve_of_a_job_with_a_wandb_prefix_is_read_without_it(tmp_path, monkeypatch):
+    # pass 70, row 19: +logger.wandb.prefix=mine (W&B then holds mine-train/loss_step); before, an empty
+    # loss_curves.png, and no warning line on the console
+    import time
+
+    import wandb
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    sweep = tmp_path / "sweep"
+    job = write_job(sweep, 0, FIXED, 0.5, 0.9, csv_log=False)
+    run = wandb.init(project="p", id="prefix01", dir=str(job), mode="offline")
+    for step in range(0, 100, 50):
+        run.log({"mine-train/loss_step": 2.0 - step / 100, "trainer/global_step": step})  # as Lightning
+    run.finish()
+    [file] = job.glob("wandb/offline-run-*/run-prefix01.wandb")
+    deadline = time.monotonic() + 60  # wandb-core may still be writing it
+    while time.monotonic() < deadline and file.stat().st_size < 300:
+        time.sleep(0.5)
+    (job / "config_resolved.yaml").write_text(f"logger:\n  wandb:\n    save_dir: {job}\n    prefix: mine\n")
+    assert collect_jobs(sweep)[0].curve == [(0, 2.0), (50, 1.5)]
 
 
 def test_a_job_whose_overrides_yaml_was_deleted_is_labelled_by_its_hydra_yaml(tmp_path):

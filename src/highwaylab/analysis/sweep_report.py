@@ -203,9 +203,20 @@ def ungrouped(jobs: list[Job]) -> bool:
     return bool(nodes) and all("group" in node and node["group"] is None for node in nodes)
 
 
+# the class of each logger preset, by its name: an own logger of that class counts as the preset
+LOGGER_CLASSES = {"csv": "CSVLogger", "wandb": "WandbLogger", "tensorboard": "TensorBoardLogger"}
+
+
 def recorded_logger(folder: Path, name: str) -> object:
-    """The ``logger.<name>`` node a job recorded (:func:`recorded_value`)."""
-    return recorded_value(folder, f"logger.{name}")
+    """The ``logger.<name>`` node a job recorded (:func:`recorded_value`), else its first logger of
+    the same class (``logger.mycsv``, an own file's ``CSVLogger``: pass 70, row 48, before, "no job
+    logged its training loss ... to a CSV logger", of jobs that had)."""
+    node = recorded_value(folder, f"logger.{name}")
+    loggers = recorded_value(folder, "logger")
+    if isinstance(node, dict) or not isinstance(loggers, dict) or name not in LOGGER_CLASSES:
+        return node
+    return next((n for n in loggers.values() if isinstance(n, dict)
+                 and str(n.get("_target_", "")).endswith(LOGGER_CLASSES[name])), node)
 
 
 def recorded_value(folder: Path, key: str) -> object:
@@ -486,7 +497,9 @@ def loss_curve(folder: Path) -> list[tuple[int, float]]:
             warnings.warn(f"{run_file}: {'; '.join(notes) or 'no W&B records in it'} (cut short, or "
                           f"damaged?); its training loss {'after that ' if found else ''}is left out",
                           stacklevel=2)
-        rows += [r["history"]["item"] for r in found if r.get("type") == "history"]
+        prefix = _logger_prefix(folder, "wandb")  # pass 70, row 19: +logger.wandb.prefix=mine
+        rows += [{k.removeprefix(prefix): v for k, v in r["history"]["item"].items()}
+                 for r in found if r.get("type") == "history"]
     # both: a job that logged part of its training to CSV and the rest to W&B (resumed with another
     # logger: pass 41, row 34, before, its CSV part was dropped when it had any W&B rows); W&B's value
     # wins where both logged a step (logger=[wandb,csv])
@@ -523,9 +536,10 @@ def _csv_rows(folder: Path) -> list[dict[str, str]]:
         number = path.parent.name.removeprefix("version_")
         return int(number) if number.isdigit() else 1 << 30
 
-    prefix, rows = _csv_prefix(folder), []
+    prefix, rows = _logger_prefix(folder, "csv"), []
     node = recorded_logger(folder, "csv")
-    name = str(node.get("name") or "") if isinstance(node, dict) and node.get("name") is not None else "csv"
+    name = str(node.get("name") or "") if isinstance(node, dict) and node.get("name") is not None else \
+        "lightning_logs" if isinstance(node, dict) and "name" not in node else "csv"  # Lightning's default
     pattern = f"{glob.escape(name)}/version_*/metrics.csv" if name else "version_*/metrics.csv"
     paths = sorted(folder.glob(pattern), key=version) or _csv_elsewhere(folder)
     for path in paths:
@@ -550,12 +564,12 @@ def _csv_elsewhere(folder: Path) -> list[Path]:
     return [path] if path.is_file() else []
 
 
-def _csv_prefix(folder: Path) -> str:
-    """What the job's CSV logger put before each key: ``<logger.csv.prefix>-`` (Lightning's join
-    character) as the job recorded it (``config_resolved.yaml``, else ``.hydra/config.yaml``); ""
-    without one."""
-    csv_cfg = recorded_logger(folder, "csv")
-    prefix = csv_cfg.get("prefix") if isinstance(csv_cfg, dict) else None
+def _logger_prefix(folder: Path, name: str) -> str:
+    """What the job's logger ``name`` (``csv``, ``wandb``) put before each key:
+    ``<logger.<name>.prefix>-`` (Lightning's join character) as the job recorded it
+    (``config_resolved.yaml``, else ``.hydra/config.yaml``); "" without one."""
+    node = recorded_logger(folder, name)
+    prefix = node.get("prefix") if isinstance(node, dict) else None
     return f"{prefix}-" if isinstance(prefix, str) and prefix and "${" not in prefix else ""
 
 
