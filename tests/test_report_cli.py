@@ -1381,6 +1381,23 @@ def test_a_wandb_project_variable_the_report_does_not_follow_is_named_with_the_f
     assert len(runs) == 1 and not runs[0].name.endswith("-785xd4fo"), runs
 
 
+def test_jobs_in_several_wandb_projects_are_named_with_the_one_the_report_goes_into(tmp_path):
+    # pass 70, row 54: logger.wandb.project=hw-${hydra:runtime.choices.model}; before, the report run went
+    # into the first job's project without a word
+    sweep = tmp_path / "sweep"
+    for num, (model, project) in enumerate((("plain", "hw-plain"), ("highway", "hw-highway"),
+                                            ("highway", "hw-highway"))):
+        job = write_job(sweep, num, [f"model={model}", f"seed={num}"], 0.5, 0.6)
+        (job / "config_resolved.yaml").write_text(f"logger:\n  wandb:\n    project: {project}\n")
+    done = report(sweep, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ("python -m highwaylab.report: warning: the jobs logged to 2 W&B projects (hw-highway, hw-plain), "
+            "and the report run goes into one, hw-highway (most jobs'); give --project to choose"
+            ) in done.stderr.splitlines(), done.stderr
+    fixed = report(sweep, "--project", "hw-plain", "--out", tmp_path / "fixed", cwd=tmp_path)
+    assert fixed.returncode == 0 and "W&B projects" not in fixed.stderr, fixed.stderr
+
+
 def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tmp_path):
     # breaking pass 64, row 16 (major): -m depth=3,abc: job 1 refused; before, the report's W&B run failed
     # with a traceback (TypeError: the jobs table's depth column took 3, then 'abc')

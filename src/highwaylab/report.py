@@ -44,6 +44,7 @@ from highwaylab.analysis.sweep_report import (
     depth_figure,
     markdown_table,
     recorded_wandb,
+    recorded_wandb_values,
     table_rows,
     ungrouped,
     wandb_folder_gone,
@@ -196,6 +197,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     for warning in caught:
         print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     project, group = recorded_wandb(jobs)  # before: always highwaylab and sweep-<folder>
+    projects = recorded_wandb_values(jobs, "project")
+    if not args.project and not args.no_wandb and len(projects) > 1:  # pass 70, row 54: before, unsaid
+        print(f"{parser.prog}: warning: the jobs logged to {len(projects)} W&B projects "
+              f"({', '.join(sorted(projects))}), and the report run goes into one, {project} (most jobs'); "
+              f"give --project to choose", file=sys.stderr)
     if not args.group and group is None and not args.no_wandb and ungrouped(jobs):  # pass 62, row 49
         print(f"{parser.prog}: warning: the jobs ran without a W&B group (logger.wandb.group=null), so the "
               f"report run goes into group sweep-{args.sweep_dir.resolve().name}, which holds none of them; "

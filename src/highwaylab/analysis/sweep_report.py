@@ -184,16 +184,21 @@ def recorded_wandb(jobs: list[Job]) -> tuple[str | None, str | None]:
     each job's ``config_resolved.yaml``, else of its ``.hydra/config.yaml``), the most common among
     them; ``None`` for one that no job recorded (no W&B logger, or the default ``sweep-<folder>``
     group left as its interpolation)."""
-    found: dict[str, Counter] = {"project": Counter(), "group": Counter()}
+    project, group = (c.most_common(1)[0][0] if c else None for c in map(
+        lambda key: recorded_wandb_values(jobs, key), ("project", "group")))
+    return project, group
+
+
+def recorded_wandb_values(jobs: list[Job], key: str) -> Counter:
+    """How many jobs recorded each value of ``logger.wandb.<key>`` (``project``, ``group``): plain
+    strings only, not an interpolation left unresolved."""
+    counter: Counter = Counter()
     for job in jobs:
         wandb_cfg = recorded_logger(job.folder, "wandb")
-        if isinstance(wandb_cfg, dict):
-            for key, counter in found.items():
-                value = wandb_cfg.get(key)
-                if isinstance(value, str) and value and "${" not in value:
-                    counter[value] += 1
-    project, group = (c.most_common(1)[0][0] if c else None for c in found.values())
-    return project, group
+        value = wandb_cfg.get(key) if isinstance(wandb_cfg, dict) else None
+        if isinstance(value, str) and value and "${" not in value:
+            counter[value] += 1
+    return counter
 
 
 def ungrouped(jobs: list[Job]) -> bool:
