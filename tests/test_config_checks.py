@@ -855,6 +855,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 70, row 17: before, it ran as without it, unsaid
+    "+hydra.job.env_set.PYTHONHASHSEED=0":
+        "+hydra.job.env_set.PYTHONHASHSEED: Python reads PYTHONHASHSEED as it starts, before Hydra applies "
+        "env_set, so it would change nothing. Fix: set it in the shell: PYTHONHASHSEED=0 python train.py ...",
     # new-user check (stop 39): before, "did you mean model.width?", which is refused in turn ("width=10")
     "model.widht=10": "model.widht=10: model has no key 'widht'; did you mean width=10 (model.width follows "
                       "the top-level width)?",

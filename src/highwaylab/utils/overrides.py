@@ -223,6 +223,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                                 f"({group}=[{others}]), or {group}=none alone")
     multirun = args.multirun or cfg.hydra.mode == RunMode.MULTIRUN  # hparams_search sets the mode
     _env_set_folder(cfg, list(args.overrides), multirun)  # env_set applies after Hydra chose the folder
+    _env_set_at_start(cfg, list(args.overrides))  # PYTHON*: read as the interpreter starts
     threads = OmegaConf.select(cfg, "hydra.job.env_set.OMP_NUM_THREADS", throw_on_resolution_failure=False)
     if threads is not None:  # pass 45, row 58: before, libgomp's line alone, and every core used
         check_thread_count({"OMP_NUM_THREADS": str(threads)}, "hydra.job.env_set.OMP_NUM_THREADS")
@@ -510,6 +511,22 @@ def _env_set_folder(cfg: DictConfig, overrides: list[str], multirun: bool) -> No
                             f"go under {shell if shell is not None else f'{name} unset'} while the record "
                             f"says {job[name]}. Fix: set {name} in the shell ({name}={job[name]} python "
                             f"train.py ...), or paths.log_dir=<folder>")
+
+
+def _env_set_at_start(cfg: DictConfig, overrides: list[str]) -> None:
+    """Raises OverrideError for a ``hydra.job.env_set`` of a ``PYTHON*`` variable, which Python reads
+    as it starts, long before Hydra applies env_set: it would change nothing (pass 70, row 17:
+    ``+hydra.job.env_set.PYTHONWARNINGS=error`` ran as without it, unsaid)."""
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set", throw_on_resolution_failure=False)
+    for name in (str(n) for n in (env_set or {}) if str(n).startswith("PYTHON")):
+        given = next((o.split("=", 1)[0] for o in overrides if o.split("=", 1)[0].lstrip("+") ==
+                      f"hydra.job.env_set.{name}"), f"hydra.job.env_set.{name}")
+        fix = ("leave it out (warnings made errors would stop the run at Lightning's first notice, and are "
+               "refused in the shell too; name a class of your own: PYTHONWARNINGS=error::<module>.<Class> "
+               "python train.py ...)" if name == "PYTHONWARNINGS" else
+               f"set it in the shell: {name}={env_set[name]} python train.py ...")
+        raise OverrideError(f"{given}: Python reads {name} as it starts, before Hydra applies env_set, so "
+                            f"it would change nothing. Fix: {fix}")
 
 
 def _env_read(raw: Any, keys: list[str]) -> list[str]:
