@@ -7,30 +7,27 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 
-def positive(text: str) -> int:
-    """An integer of 1 or more (``--steps 0`` divided by zero after the runs; pass 68, rows 20 and 35;
-    ``denormals.py --steps 0 0``: no median of no steps, pass 69, row 51)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: give a whole number, 1 or more") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: give 1 or more")
-    return value
+def at_least(low: int) -> Callable[[str], int]:
+    """The argument type of an integer of ``low`` or more (``--steps 0`` divided by zero after the
+    runs: pass 68, rows 20 and 35; ``denormals.py --steps 0 0``: no median of no steps, pass 69, row 51)."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text}: give a whole number, {low} or more") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text}: give {low} or more")
+        return value
+
+    return whole
 
 
-def non_negative(text: str) -> int:
-    """An integer of 0 or more (``--warmup 0``: no warm-up steps)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: give a whole number, 0 or more") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: give 0 or more")
-    return value
+positive = at_least(1)  # --steps, --repeats
+non_negative = at_least(0)  # --warmup: no warm-up steps
 
 
 def out_folder(text: str) -> Path:
