@@ -543,10 +543,11 @@ def _csv_rows(folder: Path) -> list[dict[str, str]]:
 
     prefix, rows = _logger_prefix(folder, "csv"), []
     node = recorded_logger(folder, "csv")
-    name = str(node.get("name") or "") if isinstance(node, dict) and node.get("name") is not None else \
-        "lightning_logs" if isinstance(node, dict) and "name" not in node else "csv"  # Lightning's default
-    pattern = f"{glob.escape(name)}/version_*/metrics.csv" if name else "version_*/metrics.csv"
-    paths = sorted(folder.glob(pattern), key=version) or _csv_elsewhere(folder)
+    names = [str(node.get("name") or "")] if isinstance(node, dict) and node.get("name") is not None else \
+        ["csv", "lightning_logs"]  # the preset's, and Lightning's default (an own CSVLogger without name)
+    paths = next((found for name in names if (found := sorted(folder.glob(
+        f"{glob.escape(name)}/version_*/metrics.csv" if name else "version_*/metrics.csv"), key=version))),
+                 []) or _csv_elsewhere(folder)
     for path in paths:
         try:
             with path.open(newline="") as f:
