@@ -393,3 +393,19 @@ def test_relu_stripes_use_the_whole_colour_scale_and_signed_ones_centre_on_zero(
     signed = torch.tensor([[[-0.5, 0.25], [0.75, float("nan")]]])
     assert output_scale(signed) == {"cmap": "RdBu_r", "vmin": -0.75, "vmax": 0.75}
     assert output_scale(torch.zeros(1, 2, 2)) == {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0}
+
+
+@pytest.mark.parametrize("precision", ["64-true", "bf16-true"])
+def test_the_analysis_callbacks_run_at_each_true_precision(precision, tmp_path, data_dir):
+    # pass 71, rows 41-42 (major): the probe examples stayed float32 while the weights were float64 or
+    # bfloat16; before, a dtype-mismatch traceback at the first step (and numpy refused bfloat16)
+    from highwaylab.callbacks import CarryStripeMonitor, GateStatsMonitor, LayerGradNormMonitor, LesionMonitor
+
+    parts = fit([f"trainer.precision={precision}"], tmp_path)
+    dtype = {"64-true": torch.float64, "bf16-true": torch.bfloat16}[precision]
+    assert next(parts.module.backbone.parameters()).dtype == dtype
+    gates = callback(parts.trainer, GateStatsMonitor)
+    assert gates.stats.mean.dtype == torch.float32 and torch.isfinite(gates.stats.mean).all()
+    assert callback(parts.trainer, CarryStripeMonitor).gates.shape[:2] == (4, 3)  # 4 examples x 3 layers
+    assert torch.isfinite(callback(parts.trainer, LayerGradNormMonitor).param_norms).all()
+    assert len(callback(parts.trainer, LesionMonitor).errors) == 3

@@ -79,7 +79,8 @@ class CarryStripeMonitor(L.Callback):
         if len(internals.states) < 2:  # depth 1: the stem alone, no layer to map
             warn_no_layers(self, "there are no stripes to draw")
             return
-        self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
+        # float32 whatever trainer.precision (64-true, 16-true, bf16-true): numpy and the figures take it
+        self.outputs = layer_unit_map(internals.states[1:]).transpose(0, 1).float().cpu()  # (K, L, D)
         step = step_of(trainer)
         moment = when(trainer, step)
         titles = [f"example {i}: label {label}" for i, label in enumerate(y.tolist())]
@@ -90,7 +91,7 @@ class CarryStripeMonitor(L.Callback):
             "layer output", xlabel=unit_axis(net.unit), **scale), step, caption=caption)
         if not net.has_gates:
             return
-        self.gates = layer_unit_map(internals.gates).transpose(0, 1).cpu()  # (L, K, D) -> (K, L, D)
+        self.gates = layer_unit_map(internals.gates).transpose(0, 1).float().cpu()  # (L, K, D) -> (K, L, D)
         log_figure(trainer, "stripes/gates", lambda: layer_maps(
             list(self.gates.numpy()), titles, f"Transform gates T of fixed training examples ({moment})",
             "T", vmin=0, vmax=1, xlabel=unit_axis(net.unit)), step, caption=caption)
@@ -104,7 +105,7 @@ class CarryStripeMonitor(L.Callback):
         x, y = training_examples(trainer, pl_module, self.class_examples, self.seed)
         _, internals = internals_in_eval(net, x)
         num_classes = pl_module.hparams.get("num_classes", int(y.max()) + 1)
-        self.class_difference = class_gate_difference(internals.gates, y, num_classes).cpu()
+        self.class_difference = class_gate_difference(internals.gates, y, num_classes).float().cpu()
         self.class_counts = class_counts(y, num_classes)
         bound = _abs_max(self.class_difference)
         step = step_of(trainer)

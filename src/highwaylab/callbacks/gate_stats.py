@@ -167,8 +167,9 @@ class GateStatsMonitor(L.Callback):
         net = backbone_of(pl_module)
         _, internals = internals_in_eval(net, self._probe[0])
         stats = gate_stats(internals.gates, self.closed_below, self.open_above)
-        self.stats = GateStats(*(t.cpu() for t in (stats.mean_map, stats.mean, stats.closed, stats.open)))
-        self.biases = stack_layers(net.gate_biases()).detach().cpu()  # (L, D), NaN rows without gates
+        self.stats = GateStats(*(t.float().cpu()  # float32 for numpy, whatever trainer.precision (bf16-true)
+                                 for t in (stats.mean_map, stats.mean, stats.closed, stats.open)))
+        self.biases = stack_layers(net.gate_biases()).detach().float().cpu()  # (L, D), NaN rows: no gates
         if self._initial_map is None:
             self._initial_map = self.biases.numpy().copy()
         bias_means = self.biases.nanmean(dim=1)

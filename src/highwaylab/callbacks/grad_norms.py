@@ -214,4 +214,4 @@ def input_grad_norms(net: torch.nn.Module, criterion, x: Tensor, y: Tensor) -> T
         if not inputs:
             return torch.zeros(0)
         grads = torch.autograd.grad(criterion(logits, y), inputs)
-    return torch.stack([g.norm() for g in grads]).detach().cpu()
+    return torch.stack([g.norm() for g in grads]).detach().float().cpu()  # float32 for numpy (bf16-true)

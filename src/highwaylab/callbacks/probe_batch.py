@@ -29,12 +29,16 @@ def training_examples(trainer: L.Trainer, pl_module: L.LightningModule, n: int, 
 
     A datamodule that keeps raw examples and prepares batches on the device (CIFAR: uint8 images,
     normalised in ``on_after_batch_transfer``) offers ``transform_batch(x, train)``; the examples go
-    through it with ``train=False``: normalised like an evaluation batch, not augmented.
+    through it with ``train=False``: normalised like an evaluation batch, not augmented. Then the
+    trainer's precision converts them as it converts a training batch (``trainer.precision=64-true``,
+    ``16-true``, ``bf16-true``: the weights' dtype; pass 71, rows 41-42: before, a dtype-mismatch
+    traceback at the first step).
     """
     x, y = fixed_examples(trainer.train_dataloader.dataset, n, seed)
     x, y = x.to(pl_module.device), y.to(pl_module.device)
     transform = getattr(trainer.datamodule, "transform_batch", None)
-    return (x if transform is None else transform(x, train=False)), y
+    x = x if transform is None else transform(x, train=False)
+    return trainer.precision_plugin.convert_input(x), y
 
 
 @torch.no_grad()
