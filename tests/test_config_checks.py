@@ -1560,6 +1560,20 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.parametrize(("argument", "line"), [
+    # pass 71, rows 19 and 35: before, ": an override needs a value: =<value>"
+    ("", "an empty argument ('') is on the command line, where an override goes (a quoted shell variable "
+         "that is not set, \"$EXTRA\"?). Fix: leave it out, or give the variable a value"),
+    (" ", "a blank argument (' ') is on the command line, where an override goes (a space after a "
+          "line-continuation backslash, '\\ '?). Fix: leave it out, or give the variable a value"),
+    # pass 71, row 34 (major): before, "an override needs a value: –m=<value>", then "Fix: m=plain,highway"
+    ("\u2013m", "\u2013m: it begins with EN DASH (pasted text?), not '-', so it is not Hydra's flag -m. Fix: "
+                "type it: -m"),
+])
+def test_an_argument_that_is_no_override_is_named_as_what_it_is(argument, line, tmp_path):
+    assert command_line_error("depth=3", tmp_path, argument, "model=plain") == line
+
+
 def test_an_override_with_a_space_before_it_is_named_with_the_backslash_to_drop(tmp_path):
     # pass 69, row 8 (major): `train.py depth=3 \ trainer.max_epochs=2` on one line: the shell's word is
     # ' trainer.max_epochs=2'; before, "quote it", and the quoted form was to be quoted again, in a loop

@@ -997,7 +997,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             try:
                 OverridesParser.create().parse_overrides([override])
             except OverrideParseException:
-                raise OverrideError(_from_the_end(overrides, i, config_dir, config_name)
+                raise OverrideError(_stray_argument(override)
+                                    or _from_the_end(overrides, i, config_dir, config_name)
                                     or _spaced_equals(overrides, i) or _split_list(overrides, i)
                                     or _colon(overrides, i, config_dir, config_name)
                                     or _split_value(overrides, i, config_dir)
@@ -1990,6 +1991,10 @@ def _check_typed_field(cfg: DictConfig, key: str) -> None:
 
 
 # characters that look like ASCII ones but are not (pasted from a document): Hydra cannot read them
+# Hydra's command-line flags that take no '=' value of an override's kind (-m, --multirun, --cfg ...)
+HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--help", "-h", "--hydra-help", "--info", "-i",
+               "--resolve", "-p", "--package", "-cp", "--config-path", "-cn", "--config-name", "-cd",
+               "--config-dir", "--version", "--shell-completion", "-sc", "--run", "-r")
 LOOKALIKES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"',
               "\u201d": '"', "\u00a0": " "}
 
@@ -2244,6 +2249,23 @@ def _from_the_end(overrides: list[str], i: int, config_dir: str | Path, config_n
                 f"has {len(items)}). Fix: {key[:len(key) - len(key.lstrip('+~'))]}{fixed}={value}")
     return (f"{overrides[i]}: a key numbers list items from 0, not from the end. Fix: give the item's index "
             f"from the start (0 for the first)")
+
+
+def _stray_argument(override: str) -> str | None:
+    """The message for an argument that is no override at all: empty or blank, or Hydra's flag typed
+    with a look-alike dash; ``None`` otherwise."""
+    if not override.strip():  # pass 71, rows 19 and 35: "$EXTRA" unset, or ' ' after a backslash
+        shown, why = (("an empty argument ('')", "a quoted shell variable that is not set, \"$EXTRA\"?")
+                      if not override else (f"a blank argument ({override!r})",
+                                            "a space after a line-continuation backslash, '\\ '?"))
+        return (f"{shown} is on the command line, where an override goes ({why}). Fix: leave it out, or "
+                f"give the variable a value")
+    dashed = "".join(LOOKALIKES.get(c, c) if c in "\u2212\u2013\u2014" else c for c in override)
+    if dashed != override and dashed.split("=", 1)[0] in HYDRA_FLAGS:  # pass 71, row 34: '–m' pasted
+        first = next(c for c in override if c in "\u2212\u2013\u2014")
+        return (f"{override}: it begins with {unicodedata.name(first)} (pasted text?), not '-', so it is not "
+                f"Hydra's flag {dashed}. Fix: type it: {dashed}")
+    return None
 
 
 def _unreadable(override: str) -> str:
