@@ -2816,6 +2816,21 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     check_command_line(argv, ROOT / "conf")
 
 
+def test_an_own_logger_without_its_folder_is_named_with_the_runs_folder(tmp_path):
+    # pass 71, row 32 (major): a TensorBoardLogger of one's own without save_dir; before, Hydra's raw
+    # "Error in call to target" block, and the run's folder left locked
+    from highwaylab.train import instantiate_checked
+
+    node = OmegaConf.create({"_target_": "lightning.pytorch.loggers.TensorBoardLogger", "name": "tb"})
+    with pytest.raises(ConfigError) as refusal:
+        instantiate_checked("logger.mytb", node)
+    assert str(refusal.value) == (
+        "logger.mytb: TensorBoardLogger needs save_dir, which the config does not give (TensorBoardLogger."
+        "__init__() missing 1 required positional argument: 'save_dir'). Fix: "
+        "+logger.mytb.save_dir='${paths.output_dir}'")
+    assert instantiate_checked("logger.mytb", OmegaConf.merge(node, {"save_dir": str(tmp_path)})).name == "tb"
+
+
 @pytest.mark.parametrize(("key", "target", "fix"), [
     # pass 69, row 30: before, "or choose a preset (python train.py --help lists them)": module has none
     ("module", "mylab.MyModule", "correct the class path (a class of your own: its package must be "

@@ -390,7 +390,9 @@ def build(cfg: DictConfig) -> Built:
         log.info(line)
     if not cfg.get("ckpt_path") and not further_rank() and not restart_count():  # a new run (not requeued)
         check_log_folders_free(cfg.get("logger"))
-    loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")))
+    # pass 71, row 32: a logger of one's own without save_dir; before, Hydra's "Error in call to target"
+    loggers = instantiate_group(without_disabled_wandb(cfg.get("logger")),
+                                lambda name, node: instantiate_checked(f"logger.{name}", node))
     check_log_dirs(loggers, cfg.get("logger"))  # a folder that cannot be written: one line, not a traceback
     if not loggers:  # logger=none (which leaves the monitor out), or WANDB_MODE=disabled: Lightning's
         # monitor refuses to run without a logger
@@ -747,7 +749,8 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
         return unknown
     missing = re.findall(r"'(\w+)'", detail) if "required positional argument" in detail else []
     if isinstance(cause, TypeError) and missing:  # pass 59, row 25b: EarlyStopping without its monitor
-        example = {"monitor": f"val/acc +{where}.mode=max"}  # the metric highwaylab's checkpoints use
+        example = {"monitor": f"val/acc +{where}.mode=max",  # the metric highwaylab's checkpoints use
+                   "save_dir": "'${paths.output_dir}'"}  # a logger's folder: the run's own
         adds = " ".join(f"+{where}.{name}={example.get(name, '<value>')}" for name in missing)
         cls = str((node or {}).get("_target_", "its class")).rsplit(".", 1)[-1]
         return ConfigError(f"{where}: {cls} needs {', '.join(missing)}, which the config does not give "
