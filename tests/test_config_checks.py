@@ -2797,6 +2797,29 @@ OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choi
 }
 
 
+@pytest.mark.parametrize("entry", ["override /hparams_search", "/hparams_search"])
+def test_an_experiment_that_chooses_a_search_is_sent_to_the_command_line(entry, tmp_path):
+    # pass 71, row 61 (major): train.yaml chooses hparams_search after experiment; before, Hydra's "Could not
+    # override 'hparams_search'", and for the entry without 'override' a fix that led there, with "None"
+    from highwaylab.utils.overrides import check_command_line
+
+    from .conftest import ROOT
+
+    mine = tmp_path / "myconf"
+    (mine / "experiment").mkdir(parents=True)
+    (mine / "experiment" / "mine.yaml").write_text(
+        f"# @package _global_\ndefaults:\n  - {entry}: mnist_random\n")
+    argv = ["train.py", "-m", "--config-dir", str(mine), "experiment=mine", "depth=3",
+            f"hydra.sweep.dir={tmp_path}/sweep"]
+    with pytest.raises(HighwaylabError) as err:
+        check_command_line(argv, ROOT / "conf")
+    assert str(err.value).startswith("experiment/mine.yaml (experiment=mine): its defaults list ")
+    assert str(err.value).endswith("Fix: drop that line from experiment/mine.yaml and give "
+                                   "hparams_search=mnist_random on the command line"), str(err.value)
+    (mine / "experiment" / "mine.yaml").write_text("# @package _global_\ndepth: 3\n")  # the fix
+    check_command_line([*argv, "hparams_search=mnist_random"], ROOT / "conf")
+
+
 @pytest.mark.parametrize("case", OWN_FILES)
 def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case, tmp_path):
     from highwaylab.utils.overrides import check_command_line

@@ -1668,6 +1668,17 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
                 f"a leading slash, which Hydra reads as {relative[1]}/{group}, a group inside its own "
                 f"folder. Fix: in {file}, write '- override /{group}: {value}' (as "
                 f"conf/experiment/paper_mnist_conv16.yaml does)")
+    later = re.fullmatch(r"In '(\w+)/([^']+)': Could not override '(\w+)'\.", line)
+    if later is not None and (Path(config_dir) / later[3]).is_dir():  # pass 71, row 61: an experiment's
+        # '- override /hparams_search: x'; train.yaml chooses hparams_search after experiment, so no
+        # experiment can override it; before, Hydra's two lines
+        file, group = f"{later[1]}/{later[2]}.yaml", later[3]
+        value = next((str(e[k]) for folder in (*_CONFIG_DIRS, config_dir)
+                      for e in _defaults_of(Path(folder) / file)
+                      for k in e if str(k).split()[-1].strip("/") == group), "<option>")
+        return (f"{file} ({later[1]}={later[2]}): its defaults list overrides {group}, which train.yaml's "
+                f"defaults list chooses after {later[1]}, so Hydra cannot override it from there. Fix: drop "
+                f"that line from {file} and give {group}={value} on the command line")
     found = re.fullmatch(r"Multiple values for (\S+)\. To override a value use 'override (\S+): (.+)'", line)
     if found is None:
         return None
@@ -1676,9 +1687,17 @@ def _second_choice(err: Exception, single: list[str | None], config_dir: str | P
     for given in (o for o in single if o is not None and "=" in o and "." not in _key(o)):
         for folder in (config_dir, *_CONFIG_DIRS):
             path = Path(folder) / _key(given).lstrip("+~") / f"{given.split('=', 1)[1]}.yaml"
-            if any({group, f"/{group}"} & set(map(str, e)) for e in _defaults_of(path)):
+            names = (group, f"/{group}")
+            if entry := next((e for e in _defaults_of(path) if set(names) & set(map(str, e))), None):
                 where = f"{path.parent.name}/{path.name} ({given})"
+                # the file's value, not Hydra's (pass 71, row 61: Hydra's line gave None, the config's)
+                value = str(next(v for k, v in entry.items() if str(k) in names))
                 break
+    chooser = where.split("/")[0]
+    if _chosen_after(config_dir, group, chooser):  # hparams_search from an experiment: its override fails too
+        return (f"{where}: its defaults list chooses {group}: {value}, which train.yaml's defaults list "
+                f"chooses after {chooser}, so Hydra cannot take it from there. Fix: drop that line from "
+                f"{where.split(' (')[0]} and give {group}={value} on the command line")
     return (f"{where}: its defaults list chooses {group}: {value}, while the config has chosen {group} "
             f"already, and Hydra takes a second choice only as an override. Fix: in {where.split(' (')[0]}, "
             f"write '- override /{group}: {value}' (with the slash: the group at the top of the config; as "
@@ -1770,6 +1789,13 @@ def _not_yaml(err: Exception) -> str | None:
     why = f"{err.context}: {err.problem}" if err.context else err.problem
     return (f"{mark.name}: not valid YAML, line {mark.line + 1}, column {mark.column + 1}{shown} "
             f"({why}). Fix: correct that line{quote}")
+
+
+def _chosen_after(config_dir: str | Path, group: str, chooser: str) -> bool:
+    """Whether ``train.yaml``'s defaults list (in ``config_dir``) names ``group`` after ``chooser``
+    (``hparams_search`` after ``experiment``): an option of ``chooser`` cannot override it."""
+    order = [str(k).split()[-1].lstrip("/") for e in _defaults_of(Path(config_dir) / "train.yaml") for k in e]
+    return group in order and chooser in order and order.index(group) > order.index(chooser)
 
 
 def _defaults_of(path: Path) -> list[dict]:
