@@ -2785,6 +2785,15 @@ OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choi
         "expected ',' or '}', but got '{'). Fix: correct that line; a value holding ${...} inside {...} or "
         "[...] is quoted, e.g. {save_dir: '${paths.output_dir}'}, or written on lines of its own",
         "mycsv: {_target_: lightning.pytorch.loggers.CSVLogger, save_dir: '${paths.output_dir}'}\n"),
+    "a search's keys under hparams_search": (  # pass 71, row 33 (major): before, the default 20 trials over
+        # the whole space ran, the file's n_trials and range unread
+        "hparams_search/mine.yaml", "defaults: [_mnist_space]\nhydra:\n  sweeper:\n    n_trials: 2\n",
+        "hparams_search=mine",
+        "hparams_search=mine: its file has no '# @package _global_' first line, so its keys (hydra) landed "
+        "under hparams_search.*, where nothing reads them, and the search would run with the default trials "
+        "and space. Fix: add '# @package _global_' as the first line of hparams_search/mine.yaml, as the "
+        "searches in conf/hparams_search/ have it",
+        "# @package _global_\ndefaults: [_mnist_space]\nhydra:\n  sweeper:\n    n_trials: 2\n"),
     "search without its package line": (  # row 23: before, Hydra's "Did you mean to override
         # hydra/sweeper/sampler?", of a line that is there
         "hparams_search/mine.yaml", (ROOT / "conf" / "hparams_search" / "mnist_tpe.yaml").read_text().replace(

@@ -268,14 +268,7 @@ def check_own_options(cfg: DictConfig) -> None:
         keys = ", ".join(map(str, list(node)[:4]))
         raise ConfigError(f"{group}={name}: its file has no _target_ (it gives only {keys}), so the "
                           f"{group} would be built from nothing. Fix: in {group}/{name}.yaml, {fix}")
-    experiment = cfg.get("experiment")
-    if OmegaConf.is_dict(experiment) and len(experiment):
-        name = choices.get("experiment") or "<name>"
-        raise ConfigError(f"experiment={name}: its file has no '# @package _global_' first line, so its keys "
-                          f"({', '.join(map(str, list(experiment)[:4]))}) landed under experiment.*, where "
-                          f"nothing reads them, and the run would train with the defaults. Fix: add "
-                          f"'# @package _global_' as the first line of experiment/{name}.yaml, as the "
-                          f"experiments in conf/experiment/ have it")
+    check_package_lines(cfg, choices)
     optim = cfg.get("optim")
     missing = [k for k in ("optimizer", "scheduler", "scheduler_interval") if k not in (optim or {})]
     if OmegaConf.is_dict(optim) and missing:  # pass 68, row 44 (major): before, an InterpolationKeyError
@@ -297,6 +290,36 @@ def check_own_options(cfg: DictConfig) -> None:
                           f"top-level depth that names the run, tags it in W&B and is recorded: the net and "
                           f"its name would disagree. Fix: write 'depth: ${{depth}}' in model/{name}.yaml, as "
                           f"the models in conf/model/ do, and give depth={raw} on the command line")
+
+
+# the groups whose options set keys anywhere in the config: what a file without its package line does
+PACKAGED = {"experiment": ("the run would train with the defaults", "the experiments in conf/experiment/"),
+            "hparams_search": ("the search would run with the default trials and space",
+                               "the searches in conf/hparams_search/"),
+            "debug": ("the run would go on without them", "the options in conf/debug/")}
+
+
+def check_package_lines(cfg: DictConfig, choices: dict | None = None) -> None:
+    """Raises ConfigError for an option file of a ``_global_`` group (``experiment``,
+    ``hparams_search``, ``debug``) without ``# @package _global_``: its keys land under
+    ``<group>.*``, where nothing reads them (pass 67, row 22: an experiment trained with the defaults;
+    pass 71, row 33: a search of one's own ran the default 20 trials over the whole space). Called for
+    a multirun too (:func:`highwaylab.utils.overrides.check_command_line`)."""
+    if choices is None:
+        choices = {}
+        with contextlib.suppress(Exception):  # outside a run of train.py: no choices to name
+            from hydra.core.hydra_config import HydraConfig
+
+            choices = dict(HydraConfig.get().runtime.choices)
+    for group, (then, files) in PACKAGED.items():
+        node = cfg.get(group)
+        if OmegaConf.is_dict(node) and len(node):
+            name = choices.get(group) or "<name>"
+            keys = ", ".join(map(str, list(node)[:4]))
+            raise ConfigError(f"{group}={name}: its file has no '# @package _global_' first line, so its "
+                              f"keys ({keys}) landed under {group}.*, where nothing reads them, and {then}. "
+                              f"Fix: add '# @package _global_' as the first line of {group}/{name}.yaml, as "
+                              f"{files} have it")
 
 
 def _given_override(key: str) -> str | None:

@@ -194,6 +194,9 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     if cfg is None:
         return  # Hydra refuses it
     _check_logging(cfg, list(args.overrides))  # before Hydra configures it: logging.config's tracebacks
+    from highwaylab.config_checks import check_package_lines
+
+    check_package_lines(cfg, dict(cfg.hydra.runtime.choices))  # a multirun's too (its jobs: no validate)
     if not args.multirun and cfg.hydra.mode != RunMode.MULTIRUN:  # hparams_search sets the mode
         from hydra.core.override_parser.overrides_parser import OverridesParser
 
