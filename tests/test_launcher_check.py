@@ -130,3 +130,23 @@ def test_sinfo_that_gives_no_answer_in_time_is_refused_naming_the_wait(tmp_path,
 def test_without_sinfo_the_partitions_are_not_checked(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     assert sinfo_partitions("slurm") is None
+
+
+def test_more_processes_than_a_nodes_cpus_get_fewer_devices_not_the_same_cpus_per_task():
+    # pass 71, row 45 (major): trainer.devices=4 on 2-CPU nodes; before, "Fix: cpus_per_task=1" again
+    # after cpus_per_task=1
+    partitions = {"": (2, 24_000), "debug": (2, 24_000)}
+    overrides = ["hydra/launcher=slurm_cpu", "trainer=ddp_cpu", "trainer.devices=4",
+                 "hydra.launcher.cpus_per_task=1"]
+    with pytest.raises(ConfigError) as err:
+        check_slurm_launcher(launcher_cfg(overrides), overrides, partitions)
+    assert str(err.value) == (
+        "hydra.launcher.cpus_per_task=1 x trainer.devices=4 processes = 4 CPUs per node, but the nodes of "
+        "the default partition have 2. Fix: trainer.devices=2 (one CPU per process).")
+    fixed = [*overrides[:2], "trainer.devices=2", overrides[3]]
+    check_slurm_launcher(launcher_cfg(fixed), fixed, partitions)  # the fix
+    overrides[3] = "hydra.launcher.cpus_per_task=2"  # 8 CPUs: both numbers come down
+    with pytest.raises(ConfigError) as err:
+        check_slurm_launcher(launcher_cfg(overrides), overrides, partitions)
+    assert str(err.value).endswith("Fix: trainer.devices=2 (one CPU per process) "
+                                   "hydra.launcher.cpus_per_task=1.")

@@ -82,10 +82,13 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
     where = f"partition {partition}" if partition is not None else "the default partition"
     per_task = launcher.get("cpus_per_task") or 1
     if cpus is not None and per_task * devices > cpus:
+        # pass 71, row 45 (major): 4 processes on 2-CPU nodes; before, cpus_per_task=1 again and again
+        fix = (f"hydra.launcher.cpus_per_task={cpus // devices} (or fewer trainer.devices)" if cpus >= devices
+               else f"trainer.devices={cpus} (one CPU per process)" + (" hydra.launcher.cpus_per_task=1"
+                                                                       if per_task > 1 else ""))
         raise ConfigError(f"hydra.launcher.cpus_per_task={per_task} x trainer.devices={devices} "
                           f"processes = {per_task * devices} CPUs per node, but the nodes of {where} have "
-                          f"{cpus}. Fix: hydra.launcher.cpus_per_task={max(1, cpus // devices)} (or fewer "
-                          f"trainer.devices).")
+                          f"{cpus}. Fix: {fix}.")
     mem_gb = launcher.get("mem_gb")
     if memory_mb is not None and mem_gb is not None and mem_gb * 1024 > memory_mb:
         raise ConfigError(f"hydra.launcher.mem_gb={mem_gb} per node, but the nodes of {where} have "

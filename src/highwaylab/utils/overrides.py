@@ -1849,9 +1849,9 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
     example = f"{having[0]} {given}"
     others = [o for o in rest if _key(o) != group]
     refused = _refused_there(group, key, [*others, having[0], given.lstrip("+")], config_dir, config_name)
-    if group == "trainer" and refused is None and not given.startswith("~"):  # pass 69, row 32 (major):
+    if key == "trainer.strategy" and refused is None and not given.startswith("~"):  # pass 69, row 32:
         # trainer.strategy=single_device was sent to trainer=ddp, which needs a GPU; any trainer takes a
-        # Trainer argument of Lightning's with '+'
+        # Trainer argument of Lightning's with '+' (not num_nodes, which needs DDP: pass 71, row 46)
         value = given.split("=", 1)[1] if "=" in given else "<value>"
         return (f"{given}: trainer={chosen} does not set {key} ({', '.join(having)} do), so there is no key "
                 f"to change. Fix: to give this Trainer argument, add it: +{_key(given)}={value}")
