@@ -1833,3 +1833,19 @@ def test_a_resume_given_as_an_interpolation_names_the_folder_it_meant(tmp_path, 
     monkeypatch.delenv("RUN")
     assert message("resume=${oc.env:RUN}").endswith('Fix: resume="$RUN" with RUN exported (the shell '
                                                      'expands it)')
+
+
+def test_a_resume_given_a_slurm_launcher_is_sent_to_a_slurm_job(tmp_path):
+    # pass 71, row 55 (major): resume=<run> hydra/launcher=slurm_cpu (no -m); before, it trained on the
+    # machine where it was typed, no job submitted, without a word
+    from highwaylab.utils.overrides import OverrideError, check_command_line
+
+    run = make_run(tmp_path / "run")
+    with pytest.raises(OverrideError) as err:
+        check_command_line(["train.py", f"resume={run}", "trainer.max_epochs=3", "hydra/launcher=slurm_cpu"],
+                           CONF)
+    assert str(err.value) == (
+        "hydra/launcher=slurm_cpu launches the jobs of a multirun, and resume= continues one run in this "
+        "process: nothing would be submitted. Fix: leave hydra/launcher=slurm_cpu out to continue it here; "
+        f"on the cluster, run it in a SLURM job: sbatch --wrap 'python train.py resume={run} "
+        f"trainer.max_epochs=3'")

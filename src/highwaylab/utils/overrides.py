@@ -188,6 +188,14 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     if args.config_path or args.config_name or any(_key(o) == "resume" for o in args.overrides):
         if not args.multirun and any(_key(o) == "resume" for o in args.overrides):
             _resume_sweep(list(args.overrides))
+            launcher = next((o for o in args.overrides if _key(o) == "hydra/launcher"
+                             and o.split("=", 1)[-1] not in ("basic", "null")), None)
+            if launcher is not None:  # pass 71, row 55 (major): before, it trained here, no job submitted
+                job = "python train.py " + " ".join(shlex.quote(o) for o in args.overrides if o != launcher)
+                raise OverrideError(f"{launcher} launches the jobs of a multirun, and resume= continues one "
+                                    f"run in this process: nothing would be submitted. Fix: leave {launcher} "
+                                    f"out to continue it here; on the cluster, run it in a SLURM job: sbatch "
+                                    f"--wrap {shlex.quote(job)}")
         _warn(twice)
         return
     cfg = check_overrides(list(args.overrides), config_dir, config_name)
