@@ -150,3 +150,30 @@ def test_more_processes_than_a_nodes_cpus_get_fewer_devices_not_the_same_cpus_pe
         check_slurm_launcher(launcher_cfg(overrides), overrides, partitions)
     assert str(err.value).endswith("Fix: trainer.devices=2 (one CPU per process) "
                                    "hydra.launcher.cpus_per_task=1.")
+
+
+def test_gpus_asked_of_nodes_without_them_are_one_line_before_sbatch():
+    # pass 71, rows 4, 16 and 56 (major): before, sbatch's "Invalid generic resource (gres) specification"
+    # as a traceback, the sweep's folder left
+    no_gpus, with_gpus = {"": (2, 24_000, 0)}, {"": (16, 128_000, 4)}
+    cases = [
+        (["hydra/launcher=slurm", "trainer=gpu"], no_gpus,
+         "hydra.launcher.gpus_per_node=1 asks for GPUs, but the nodes of the default partition have none "
+         "(sinfo lists no gpu GRES). Fix: hydra/launcher=slurm_cpu with trainer=cpu or trainer=ddp_cpu, or a "
+         "partition with GPUs: hydra.launcher.partition=<name>"),
+        ([*SLURM_CPU, "+hydra.launcher.gres=gpu:1"], no_gpus,
+         "hydra.launcher.gres=gpu:1 asks for GPUs, but the nodes of the default partition have none (sinfo "
+         "lists no gpu GRES). Fix: leave hydra.launcher.gres=gpu:1 out, or a partition with GPUs: "
+         "hydra.launcher.partition=<name>"),
+        ([*SLURM_CPU, "hydra.launcher.cpus_per_gpu=4", "hydra.launcher.cpus_per_task=null"], None,
+         "hydra.launcher.cpus_per_gpu=4 asks for CPUs per GPU, and the jobs ask for no GPU "
+         "(hydra.launcher.gpus_per_node is null): sbatch would refuse it. Fix: "
+         "hydra.launcher.cpus_per_gpu=null hydra.launcher.cpus_per_task=4"),
+    ]
+    for overrides, partitions, line in cases:
+        with pytest.raises(ConfigError) as err:
+            check_slurm_launcher(launcher_cfg(overrides), overrides, partitions)
+        assert str(err.value) == line
+    gpu = ["hydra/launcher=slurm", "trainer=gpu"]
+    check_slurm_launcher(launcher_cfg(gpu), gpu, with_gpus)  # nodes with GPUs take it
+    assert launcher_check._gpu_count("gpu:a100:4(S:0-1)") == 4 and launcher_check._gpu_count("(null)") == 0

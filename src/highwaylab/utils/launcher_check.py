@@ -68,9 +68,18 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
             raise ConfigError(f"hydra.launcher.{key}={value} but {trainer_key}={expected}: SLURM would start "
                               f"{value} where Lightning expects {expected}. Fix: leave hydra.launcher.{key} "
                               f"unset (it follows {trainer_key}), or set both to the same number.")
+    gres = str(launcher.get("gres") or "")
+    asks_gpus = bool(launcher.get("gpus_per_node")) or "gpu" in gres.lower()
     if launcher.get("cpus_per_task") is not None and launcher.get("cpus_per_gpu") is not None:
         raise ConfigError("hydra.launcher.cpus_per_task and hydra.launcher.cpus_per_gpu are both set; sbatch "
-                          "refuses the pair. Fix: hydra.launcher.cpus_per_gpu=null (or cpus_per_task=null).")
+                          "refuses the pair. Fix: hydra.launcher.cpus_per_gpu=null"
+                          + (" (or cpus_per_task=null)." if asks_gpus else "."))
+    if launcher.get("cpus_per_gpu") is not None and not asks_gpus:  # pass 71, row 4: sbatch's "Invalid
+        # generic resource (gres) specification" as a traceback, the sweep's folder left
+        per_gpu = launcher.get("cpus_per_gpu")
+        raise ConfigError(f"hydra.launcher.cpus_per_gpu={per_gpu} asks for CPUs per GPU, and the jobs ask "
+                          f"for no GPU (hydra.launcher.gpus_per_node is null): sbatch would refuse it. Fix: "
+                          f"hydra.launcher.cpus_per_gpu=null hydra.launcher.cpus_per_task={per_gpu}")
     if partitions is None:
         return
     partition = launcher.get("partition")
@@ -78,8 +87,15 @@ def check_slurm_launcher(config: DictConfig, overrides: list[str],
         known = ", ".join(sorted(p for p in partitions if p)) or "none"
         raise ConfigError(f"hydra.launcher.partition={partition}: no such SLURM partition (sinfo lists: "
                           f"{known}). Fix: hydra.launcher.partition=<one of them>, or null for the default.")
-    cpus, memory_mb = partitions.get(str(partition) if partition is not None else "", (None, None))
+    cpus, memory_mb, *more = partitions.get(str(partition) if partition is not None else "", (None, None))
     where = f"partition {partition}" if partition is not None else "the default partition"
+    if asks_gpus and more and more[0] == 0:  # pass 71, rows 16 and 56 (major): before, sbatch's traceback
+        asked = (f"hydra.launcher.gres={gres}" if "gpu" in gres.lower() else
+                 f"hydra.launcher.gpus_per_node={launcher.get('gpus_per_node')}")
+        fix = (f"leave {asked} out" if "gpu" in gres.lower() else
+               "hydra/launcher=slurm_cpu with trainer=cpu or trainer=ddp_cpu")
+        raise ConfigError(f"{asked} asks for GPUs, but the nodes of {where} have none (sinfo lists no gpu "
+                          f"GRES). Fix: {fix}, or a partition with GPUs: hydra.launcher.partition=<name>")
     per_task = launcher.get("cpus_per_task") or 1
     if cpus is not None and per_task * devices > cpus:
         # pass 71, row 45 (major): 4 processes on 2-CPU nodes; before, cpus_per_task=1 again and again
@@ -153,7 +169,7 @@ def sinfo_partitions(launcher: str = "slurm") -> dict[str, tuple[int, int]] | No
             would fail after the sweep's folder is made. ``launcher`` names the launcher's option.
     """
     try:
-        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%P %c %m"], capture_output=True, text=True,
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%P %c %m %G"], capture_output=True, text=True,
                              timeout=SINFO_TIMEOUT_S, check=True).stdout
     except FileNotFoundError:
         return None
@@ -169,18 +185,27 @@ def sinfo_partitions(launcher: str = "slurm") -> dict[str, tuple[int, int]] | No
                           f"Fix: start it (the test cluster: sudo bash tests/cluster/slurm.sh start), or "
                           f"check SLURM_CONF / the controller host; or run the sweep without "
                           f"hydra/launcher") from err
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int, int]] = {}
     for line in out.splitlines():
         try:
-            name, cpus, memory = line.split()
+            name, cpus, memory, gres = line.split(maxsplit=3)
             cpus_n, memory_n = int(cpus), int(memory.rstrip("+"))
         except ValueError:
             continue
+        gpus = sum(_gpu_count(item) for item in gres.split(","))  # gpu:2, gpu:a100:4(S:0-1), (null)
         keys = [name.rstrip("*")] + ([""] if name.endswith("*") else [])
         for key in keys:
-            old = found.get(key, (0, 0))
-            found[key] = (max(old[0], cpus_n), max(old[1], memory_n))
+            old = found.get(key, (0, 0, 0))
+            found[key] = (max(old[0], cpus_n), max(old[1], memory_n), max(old[2], gpus))
     return found
+
+
+def _gpu_count(item: str) -> int:
+    """The GPUs of one GRES entry of ``sinfo``'s ``%G`` (``gpu:a100:4(S:0-1)``: 4); 0 for another."""
+    parts = item.split("(")[0].split(":")
+    if parts[0] != "gpu":
+        return 0
+    return int(parts[-1]) if parts[-1].isdigit() else 1
 
 
 class LauncherCheck(Callback):
