@@ -855,6 +855,10 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 71, row 21: before, the slope 0.2 dropped without a word
+    "model.activation=LeakyReLU(0.2)":
+        "model.activation=LeakyReLU(0.2): an activation is given by its name, not called (0.2 cannot be set "
+        "here: leakyrelu runs with torch's own defaults). Fix: model.activation=leakyrelu",
     # pass 70, row 17: before, it ran as without it, unsaid
     "+hydra.job.env_set.PYTHONHASHSEED=0":
         "+hydra.job.env_set.PYTHONHASHSEED: Python reads PYTHONHASHSEED as it starts, before Hydra applies "

@@ -155,6 +155,11 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                                 f"no job folder <n>_<name>/): nothing to report. Run the sweep again (its "
                                 f"command's overrides are in multirun.yaml, under hydra.overrides.task), "
                                 f"then report it")  # of a multirun", which it is
+    if not jobs and (sweep_dir / ".hydra").is_dir():  # pass 71, row 12: one run's folder
+        raise FileNotFoundError(f"{sweep_dir} is the folder of one run (it holds .hydra/), not of a "
+                                f"multirun: the report compares a multirun's jobs. Fix: give the multirun's "
+                                f"folder (python train.py -m ... makes one under outputs/multiruns/); this "
+                                f"run's results are in {sweep_dir / 'metrics.json'}")
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>_<hex>")

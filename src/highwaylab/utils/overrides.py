@@ -2399,7 +2399,10 @@ def _unreadable(override: str) -> str:
                 f"{', '.join(functions)}). Fix: give the value itself{example}")
     if call and activation:  # pass 40, row 6: before, "quote it",
         # and the quoted 'Sigmoid()' was then refused as not an activation
-        return (f"{override}: an activation is given by its name, not called. Fix: {key}={named} "
+        # pass 71, row 21: LeakyReLU(0.2); before, the slope dropped without a word
+        fixed = (f" ({call[2].strip()} cannot be set here: {named} runs with torch's own defaults)"
+                 if call[2].strip() else "")
+        return (f"{override}: an activation is given by its name, not called{fixed}. Fix: {key}={named} "
                 f"(its options: {', '.join(name.lower() for name in ACTIVATIONS)})")
     entries = [e.strip() for e in inner[1:-1].split(",")] if inner.startswith("[") and inner.endswith("]") \
         else []
