@@ -1578,6 +1578,14 @@ def test_an_argument_that_is_no_override_is_named_as_what_it_is(argument, line, 
     assert command_line_error("depth=3", tmp_path, argument, "model=plain") == line
 
 
+def test_a_text_with_a_comma_is_quoted_not_cut_to_its_first_part(tmp_path):
+    # pass 71, row 40: before, "give one value (+logger.wandb.notes=first\\ try)", ", lr 0.1" lost
+    assert command_line_error("depth=3", tmp_path, "+logger.wandb.notes=first try, lr 0.1") == (
+        "+logger.wandb.notes=first try, lr 0.1: a comma separates the values of a sweep, and this looks like "
+        "one text. Fix: quote the value, \"+logger.wandb.notes='first try, lr 0.1'\" (or add -m for a sweep "
+        "of its parts)")
+
+
 def test_an_override_with_a_space_before_it_is_named_with_the_backslash_to_drop(tmp_path):
     # pass 69, row 8 (major): `train.py depth=3 \ trainer.max_epochs=2` on one line: the shell's word is
     # ' trainer.max_epochs=2'; before, "quote it", and the quoted form was to be quoted again, in a loop

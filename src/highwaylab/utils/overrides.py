@@ -468,6 +468,10 @@ def _sweep_without_multirun(override: Any, config_dir: str | Path, config_name: 
     if key.lstrip("+~") == "tags":  # a sweep of tags is refused under -m too (pass 59, row 21)
         return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. "
                 f"Fix: write the tags as a list, in brackets ('tags=[{value}]')")
+    if " " in value and "(" not in value and "'" not in value:  # pass 71, row 40: a text with a comma
+        # (+logger.wandb.notes=first try, lr 0.1); before, one value offered, the rest of the text lost
+        return (f"{line}: a comma separates the values of a sweep, and this looks like one text. Fix: quote "
+                f"the value, \"{key}='{value}'\" (or add -m for a sweep of its parts)")
     return (f"{line}: a list of values is a sweep, one job per value, and this command runs one job. Fix: "
             f"add -m to sweep it (python train.py -m ... {line}), or {one}")
 
