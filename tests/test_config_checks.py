@@ -2603,22 +2603,29 @@ def test_the_optimizer_arguments_read_without_torch_are_the_installed_torchs():
                                   if p not in ("self", "params")), target
 
 
-def test_a_callback_built_without_an_argument_its_class_needs_names_it(tmp_path):
+@pytest.mark.parametrize(("key", "node", "line", "fix"), [
     # pass 59, row 25b (major): before, "The run failed: InstantiationException(...)" and Hydra's raw block
+    ("callbacks.early_stopping", {"_target_": "lightning.pytorch.callbacks.EarlyStopping", "patience": 1},
+     "callbacks.early_stopping: EarlyStopping needs monitor, which the config does not give "
+     "(EarlyStopping.__init__() missing 1 required positional argument: 'monitor'). Fix: "
+     "+callbacks.early_stopping.monitor=val/acc +callbacks.early_stopping.mode=max",
+     {"monitor": "val/acc", "mode": "max"}),
+    # pass 71, row 32 (major): a TensorBoardLogger of one's own without save_dir; before, Hydra's raw
+    # "Error in call to target" block, and the run's folder left locked
+    ("logger.mytb", {"_target_": "lightning.pytorch.loggers.TensorBoardLogger", "name": "tb"},
+     "logger.mytb: TensorBoardLogger needs save_dir, which the config does not give (TensorBoardLogger."
+     "__init__() missing 1 required positional argument: 'save_dir'). Fix: "
+     "+logger.mytb.save_dir='${paths.output_dir}'", {"save_dir": "FOLDER"}),
+])
+def test_a_component_built_without_an_argument_its_class_needs_names_it(key, node, line, fix, tmp_path):
     from highwaylab.train import instantiate_checked
 
-    node = OmegaConf.create({"_target_": "lightning.pytorch.callbacks.EarlyStopping", "patience": 1})
+    node = OmegaConf.create(node)
     with pytest.raises(ConfigError) as refusal:
-        instantiate_checked("callbacks.early_stopping", node)
-    assert str(refusal.value) == (
-        "callbacks.early_stopping: EarlyStopping needs monitor, which the config does not give "
-        "(EarlyStopping.__init__() missing 1 required positional argument: 'monitor'). Fix: "
-        "+callbacks.early_stopping.monitor=val/acc +callbacks.early_stopping.mode=max")
-    fixed = OmegaConf.merge(node, {"monitor": "val/acc", "mode": "max"})  # the fix, as given
-    assert instantiate_checked("callbacks.early_stopping", fixed).monitor == "val/acc"
-    validate(compose_cfg(["+callbacks.early_stopping._target_=lightning.pytorch.callbacks.EarlyStopping",
-                          "+callbacks.early_stopping.monitor=val/acc", "+callbacks.early_stopping.mode=max"],
-                         tmp_path))  # and the config checks take it
+        instantiate_checked(key, node)
+    assert str(refusal.value) == line
+    fixed = OmegaConf.merge(node, {k: str(tmp_path) if v == "FOLDER" else v for k, v in fix.items()})
+    assert instantiate_checked(key, fixed) is not None  # the fix, as given
 
 
 def test_an_own_option_file_the_run_would_misread_is_refused(tmp_path):
@@ -2858,21 +2865,6 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     assert str(err.value) == line.replace("MINE", str(mine))
     (mine / file).write_text(fixed)  # the fix, as given
     check_command_line(argv, ROOT / "conf")
-
-
-def test_an_own_logger_without_its_folder_is_named_with_the_runs_folder(tmp_path):
-    # pass 71, row 32 (major): a TensorBoardLogger of one's own without save_dir; before, Hydra's raw
-    # "Error in call to target" block, and the run's folder left locked
-    from highwaylab.train import instantiate_checked
-
-    node = OmegaConf.create({"_target_": "lightning.pytorch.loggers.TensorBoardLogger", "name": "tb"})
-    with pytest.raises(ConfigError) as refusal:
-        instantiate_checked("logger.mytb", node)
-    assert str(refusal.value) == (
-        "logger.mytb: TensorBoardLogger needs save_dir, which the config does not give (TensorBoardLogger."
-        "__init__() missing 1 required positional argument: 'save_dir'). Fix: "
-        "+logger.mytb.save_dir='${paths.output_dir}'")
-    assert instantiate_checked("logger.mytb", OmegaConf.merge(node, {"save_dir": str(tmp_path)})).name == "tb"
 
 
 @pytest.mark.parametrize(("key", "target", "fix"), [
