@@ -744,7 +744,8 @@ def run_config_name(run: Path) -> str | None:
         return None
     hydra_cfg = _load_yaml(record, f"resume={run}", "the run's Hydra settings",
                            "repair that line (Hydra wrote it), or start a new run")
-    job = (hydra_cfg.get("hydra") or {}).get("job") if isinstance(hydra_cfg, dict) else None
+    hydra_node = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
+    job = hydra_node.get("job") if isinstance(hydra_node, dict) else None  # a damaged record: not said here
     name = job.get("config_name") if isinstance(job, dict) else None
     return name if isinstance(name, str) and name else None
 
