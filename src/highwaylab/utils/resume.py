@@ -270,8 +270,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                           f"hydra.sweep.dir (one folder per job under it). Fix: hydra.sweep.dir="
                           f"{values['hydra.run.dir']}")
     if not (args.multirun or search) and "hydra.sweep.dir" in values and "hydra.run.dir" not in values \
-            and (mode := _resolved("hydra.mode", config_dir, config_name, overrides, argv[0])) is not None \
-            and "MULTIRUN" not in str(mode):  # (a config that does not compose: Hydra says why)
+            and _resolved("hydra.job.name", config_dir, config_name, overrides, argv[0]) is not None \
+            and "MULTIRUN" not in str(_resolved("hydra.mode", config_dir, config_name, overrides, argv[0])):
+        # (the job's name: the config composes; one that does not is left to Hydra, which says why)
         # pass 70, row 52: -m forgotten (and no option sets hydra.mode); before, the run went to outputs/runs/
         raise ResumeError(f"hydra.sweep.dir={values['hydra.sweep.dir']} is not used: without -m this is one "
                           f"run, which goes into hydra.run.dir. Fix: add -m for a multirun into that folder, "
