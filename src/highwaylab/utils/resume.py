@@ -740,15 +740,25 @@ def run_overrides(run: Path) -> list[str]:
 def run_config_name(run: Path) -> str | None:
     """The primary config that the latest start of ``run`` composed (``--config-name``: its record's
     ``hydra.job.config_name``), or ``None`` where the record does not say."""
+    hydra_node = _recorded_hydra(run)
+    job = hydra_node.get("job") if isinstance(hydra_node, dict) else None  # a damaged record: not said here
+    name = job.get("config_name") if isinstance(job, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _recorded_hydra(run: Path) -> dict | None:
+    """The ``hydra`` node of the latest start's ``.hydra/hydra.yaml`` of ``run``; ``None`` without it.
+
+    Raises:
+        ResumeError: the file does not parse (names the line, :func:`_load_yaml`).
+    """
     record = _latest_record(run, "hydra.yaml")
     if record is None:
         return None
     hydra_cfg = _load_yaml(record, f"resume={run}", "the run's Hydra settings",
                            "repair that line (Hydra wrote it), or start a new run")
-    hydra_node = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
-    job = hydra_node.get("job") if isinstance(hydra_node, dict) else None  # a damaged record: not said here
-    name = job.get("config_name") if isinstance(job, dict) else None
-    return name if isinstance(name, str) and name else None
+    node = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
+    return node if isinstance(node, dict) else None
 
 
 def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | None:
@@ -760,12 +770,7 @@ def run_config_dir(run: Path, own: list[str], config_dir: str | Path) -> str | N
     Raises:
         ResumeError: the folder is gone (names the run's choices that ``config_dir`` lacks).
     """
-    record = _latest_record(run, "hydra.yaml")
-    if record is None:
-        return None
-    hydra_cfg = _load_yaml(record, f"resume={run}", "the run's Hydra settings",
-                           "repair that line (Hydra wrote it), or start a new run")
-    hydra_cfg = hydra_cfg.get("hydra") if isinstance(hydra_cfg, dict) else None
+    hydra_cfg = _recorded_hydra(run)
     runtime = hydra_cfg.get("runtime") if isinstance(hydra_cfg, dict) else None
     sources = runtime.get("config_sources") if isinstance(runtime, dict) else None
     folder = next((s.get("path") for s in sources or [] if isinstance(s, dict) and s.get("path")
