@@ -2341,6 +2341,12 @@ def test_a_config_path_that_is_no_folder_is_one_line(tmp_path):
     (["model=residual width=30"], "'model=residual width=30' is 2 overrides in one argument (quoted "
                                   "together?). Fix: give them as separate words: model=residual width=30"),
     (["depth=3 trainer.max_epochs=1"], "'depth=3 trainer.max_epochs=1' is 2 overrides in one argument"),
+    # pass 71, row 60 (major): one list entry with a space and '='; before, "2 overrides in one argument:
+    # 'hydra.launcher.setup=[export' 'HIGHWAYLAB_DATA_DIR=/d]'", which Hydra refused in turn
+    (["-m", "hydra/launcher=slurm_cpu", "hydra.launcher.setup=[export HIGHWAYLAB_DATA_DIR=/d]"],
+     "hydra.launcher.setup=[export HIGHWAYLAB_DATA_DIR=/d]: Hydra's override grammar cannot read an entry of "
+     "this list unquoted. Fix: quote each entry, e.g. "
+     "\"hydra.launcher.setup=['export HIGHWAYLAB_DATA_DIR=/d']\""),
     # pass 49, row 103: before, "model: an override needs a value"
     (["model", "=", "residual"], "'model = residual': spaces around '=' split one override into several "
                                  "words. Fix: model=residual"),

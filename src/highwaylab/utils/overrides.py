@@ -2324,7 +2324,10 @@ def _unreadable(override: str) -> str:
         return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
                 f"+{key}=<value> to add one)")
     words = re.split(r"[ \t]+", override.strip(" \t"))  # a no-break space is a look-alike, below
-    if len(words) > 1 and all(re.fullmatch(r"[+~]?[A-Za-z_][\w.@/-]*=\S*", w) for w in words):
+    balanced = all(w.count(a) == w.count(b) for w in words for a, b in ("[]", "{}", "()"))
+    # (pass 71, row 60 (major): 'hydra.launcher.setup=[export X=/y]', one list entry with a space, was cut
+    # into '...=[export' 'X=/y]', which looped; it is the list's message below)
+    if len(words) > 1 and balanced and all(re.fullmatch(r"[+~]?[A-Za-z_][\w.@/-]*=\S*", w) for w in words):
         # pass 49, rows 106-107 (major): 'model=residual width=30' (one argument, "$ARGS" quoted) was to be
         # quoted as "model='residual width=30'", which is then no option of model
         return (f"'{override}' is {len(words)} overrides in one argument (quoted together?). Fix: give them "
