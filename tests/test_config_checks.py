@@ -855,6 +855,15 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 71, row 17: a mapping with a new key given without '+'; before, Hydra's 6 lines ("Key
+    # 'mail-type' is not in struct")
+    "-m hydra/launcher=slurm_cpu hydra.launcher.additional_parameters={mail-type:END}":
+        "hydra.launcher.additional_parameters={mail-type:END}: hydra.launcher.additional_parameters has no "
+        "key 'mail-type', and a mapping given without '+' only changes the keys it has. Fix: add it with "
+        "'+': +hydra.launcher.additional_parameters={mail-type:END}",
+    "logger.wandb.settings={init_timeut:5}":
+        "logger.wandb.settings={init_timeut:5}: logger.wandb.settings has no key 'init_timeut'; did you mean "
+        "'init_timeout'?",
     # pass 71, row 21: before, the slope 0.2 dropped without a word
     "model.activation=LeakyReLU(0.2)":
         "model.activation=LeakyReLU(0.2): an activation is given by its name, not called (0.2 cannot be set "

@@ -1436,6 +1436,32 @@ def _added_but_present(single: list[str | None], config_dir: str | Path, config_
     return None
 
 
+def _new_key_in_mapping(missing_key: str, overrides: list[str], single: list[str | None],
+                        config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a mapping given to a key of the config (``key={new:1}``, no ``+``) that holds a
+    key the config's mapping there lacks: Hydra merges the two and refuses the new key in six lines
+    ("Could not override ... Key 'new' is not in struct"; pass 71, row 17:
+    ``hydra.launcher.additional_parameters={mail-type:END}``): a near key of the mapping, or the ``+``
+    that adds it. ``None`` if no such override is found, or it sets a config group's node."""
+    for i, line in enumerate(single):
+        key = _key(line) if line is not None else ""
+        value = line.split("=", 1)[1].strip() if line is not None and "=" in line else ""
+        if not key or line.startswith(("+", "~")) or not missing_key.startswith(key + ".") \
+                or not (value.startswith("{") and value.endswith("}")) \
+                or any((Path(d) / key.replace(".", "/")).is_dir() for d in (config_dir, *_CONFIG_DIRS)):
+            continue
+        new = missing_key[len(key) + 1:].split(".", 1)[0]
+        rest, _ = _compose(config_dir, config_name, [o for o in single if o is not None and o != line])
+        node = OmegaConf.select(rest, key, default=None) if rest is not None else None
+        near = closest_names(new, [str(k) for k in node.keys()]) if OmegaConf.is_dict(node) else []
+        if near:
+            return (f"{overrides[i]}: {key} has no key '{new}'; did you mean '{near[0]}'? Fix: correct it "
+                    f"in the mapping")
+        return (f"{overrides[i]}: {key} has no key '{new}', and a mapping given without '+' only changes "
+                f"the keys it has. Fix: add it with '+': +{overrides[i]}")
+    return None
+
+
 def _past_the_list(key: str, index: int, overrides: list[str], single: list[str | None],
                    config_dir: str | Path, config_name: str) -> str | None:
     """The message for an override of a list's entry that the list does not have
@@ -1586,7 +1612,7 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                                                                  or _key(o).startswith(missing_key + "."))]
     index = next((i for i in at if not single[i].startswith("~")), at[0] if at else None)  # ~trainer: later
     if index is None:
-        return None
+        return _new_key_in_mapping(missing_key, overrides, single, config_dir, config_name)
     given = overrides[index]
     removed = next((o for o in overrides if o.startswith("~") and "=" not in o
                     and (missing_key == _key(o) or missing_key.startswith(_key(o) + "."))), None)
