@@ -234,6 +234,28 @@ class SignalGroupAt(L.Callback):
             os.killpg(os.getpgid(0), self.signum)
 
 
+class KillWandbHelperAt(L.Callback):
+    """SIGKILL this process's W&B helper process (``wandb-core``, a child of this process) at the end of
+    the training batch of step ``step``, as the kernel's out-of-memory killer or a stray ``kill`` does."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            from pathlib import Path
+
+            for proc in Path("/proc").iterdir():
+                try:
+                    stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                    command = (proc / "cmdline").read_bytes().split(b"\0")[0]
+                except (OSError, IndexError):
+                    continue
+                if int(stat[1]) == os.getpid() and command.endswith(b"wandb-core"):  # its parent: this run
+                    os.kill(int(proc.name), signal.SIGKILL)
+                    os.waitpid(int(proc.name), 0)
+
+
 class SignalAfterJob(Callback):
     """A Hydra callback (``+hydra.callbacks.signal_after_job._target_=tests.signal_at.SignalAfterJob``)
     that sends this process the real signal ``signum`` when job ``job`` of a multirun has ended (its own

@@ -595,6 +595,28 @@ def test_a_disk_that_fills_under_the_csv_log_is_one_line_with_the_fix(tmp_path, 
                         f"record, or write the run elsewhere: hydra.run.dir=/another/folder")
 
 
+@pytest.mark.slow
+def test_a_w_and_b_helper_killed_mid_run_is_one_line_naming_the_checkpoint_to_resume(tmp_path, data_dir):
+    # before: "The run failed: ConnectionResetError('Connection lost')" and Hydra's traceback
+    tiny = [o for o in TINY if not o.startswith(("logger=", "trainer.max_epochs=", "trainer.limit_train"))]
+    kill = ["+callbacks.kill._target_=tests.signal_at.KillWandbHelperAt", "+callbacks.kill.step=6",
+            "trainer.max_epochs=3", "trainer.limit_train_batches=4", "trainer.log_every_n_steps=1"]
+    proc = run_train([*tiny, *kill, "logger=wandb"], tmp_path, env=subprocess_env(WANDB_MODE="offline"))
+    line = one_line(proc)
+    run = tmp_path / "run"
+    [segment] = run.glob("wandb/offline-run-*")
+    assert line == (f"stopped because W&B's helper process (wandb-core) went away (ConnectionResetError: "
+                    f"Connection lost) in epoch 1 at step 6: the latest checkpoint is {run}/checkpoints/"
+                    f"last.ckpt, of step 4 (stopped at once: the steps after it are lost); resume with: "
+                    f"python train.py resume={run}; W&B run {segment.name.rsplit('-', 1)[1]} keeps what it "
+                    f"had written: wandb sync {segment}")
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={run}", "~callbacks.kill"],
+                             capture_output=True, text=True, timeout=300,
+                             env=subprocess_env(WANDB_MODE="offline"), cwd=tmp_path)
+    assert resumed.returncode == 0, (resumed.stdout + resumed.stderr)[-3000:]
+    assert json.loads((run / "metrics.json").read_text())["global_step"] == 12
+
+
 def test_a_small_file_size_limit_is_refused(tmp_path):
     code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**19, 2**19)); "
             "from highwaylab.utils.output_folder import check_output_folder as c; "

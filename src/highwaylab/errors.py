@@ -75,3 +75,9 @@ class DiskFull(HighwaylabError, OSError):
 class CheckpointMissingError(HighwaylabError, FileNotFoundError):
     """A checkpoint that the run needs is gone (deleted or moved during the run): the best one,
     which the test runs on. The message names the file and the ways to finish the run."""
+
+
+class LoggerLost(HighwaylabError, ConnectionError):
+    """A logger's helper process went away during the run (W&B's ``wandb-core``: killed, or out of
+    memory), so nothing more can be logged to it. The message names the logger, the step, what the
+    logger kept, and how to resume from the run's latest checkpoint."""

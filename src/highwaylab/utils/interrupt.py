@@ -399,7 +399,15 @@ def as_interrupted(err: BaseException) -> RunInterrupted | None:
     return None
 
 
-def _message(signum: int, trainer: Any, at_once: bool) -> str:
+def stopped_message(stopped: str) -> str:
+    """The one line for a run that something other than a signal stopped (``stopped``, e.g. "stopped
+    because W&B's helper process went away"), worded as :func:`_message` for a signal: where it
+    stopped, and the run's latest checkpoint with the command that resumes from it. Nothing is saved
+    here: the latest checkpoint is the one that was written before."""
+    return _message(int(signal.SIGTERM), _state.current_trainer(), at_once=True, stopped=stopped)
+
+
+def _message(signum: int, trainer: Any, at_once: bool, stopped: str | None = None) -> str:
     """The one line of :class:`RunInterrupted`: the signal, the epoch and step, and the checkpoint to
     continue from with the command that does it: the resume point ``last.ckpt`` of a
     ``LatestCheckpoint`` (``resume=<run folder>``); without one (``callbacks.last_checkpoint`` off,
@@ -409,18 +417,19 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     training finished (:func:`_training_finished`), with its final state saved: that the test (and
     ``metrics.json``) is what is missing, and the ``resume=`` that does it."""
     name = signal.Signals(signum).name
+    stopped = stopped or f"interrupted by {name}"
     if trainer is None:
-        return (f"interrupted by {name} before training started: nothing was saved, nor trained; "
+        return (f"{stopped} before training started: nothing was saved, nor trained; "
                 f"{_start_again()}.")  # before: no next step
     where = _where(trainer)
     path, step = _latest_checkpoint(trainer)
     if not path and _resumed_from(trainer) is None and not started_training(trainer):  # a new run, stopped
         when = "during the sanity check, " if _state.in_sanity_check else ""  # before its first batch
-        return (f"interrupted by {name} {when}before training started: nothing was saved, nor trained; "
+        return (f"{stopped} {when}before training started: nothing was saved, nor trained; "
                 f"{_start_again()}.")
     finished = _training_finished(trainer)
     if finished and path and step == trainer.global_step:  # only the test (and metrics.json) is missing
-        return (f"interrupted by {name} {where}: the final state, of step {step}, is saved in {path}; "
+        return (f"{stopped} {where}: the final state, of step {step}, is saved in {path}; "
                 f"{_resume_hint(complete=True)}.")
     resumed = _resumed_from(trainer)
     if not path and resumed is not None:  # a resume stopped before its first save: its checkpoint stands
@@ -446,7 +455,7 @@ def _message(signum: int, trainer: Any, at_once: bool) -> str:
     else:
         lost = " (stopped at once: the steps after it are lost)" if at_once else ""
         saved = f"the latest checkpoint is {path}, of step {step}{lost}; {_resume_hint()}"
-    return f"interrupted by {name} {where}: {saved}."
+    return f"{stopped} {where}: {saved}."
 
 
 def _start_again() -> str:
