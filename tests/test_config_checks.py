@@ -2756,6 +2756,20 @@ def test_a_config_dir_file_with_the_name_of_a_preset_is_named_as_ignored(tmp_pat
 
 
 OWN_FILES = {  # pass 68: own option files under --config-dir; (file, text, choice, line, the file as fixed)
+    "model width": (  # pass 72, row 55 (major): before, a net 100 wide recorded (and in W&B) as width: 50
+        "model/wide.yaml", "defaults: [highway]\nwidth: 100\n", "model=wide",
+        "model.width=100 (in the file of model=wide) differs from width=50, the top-level width that is "
+        "recorded (W&B's config): the net and its record would disagree. Fix: write 'width: ${width}' in "
+        "model/wide.yaml, as the models in conf/model/ do, and give width=100 on the command line",
+        "defaults: [highway]\nwidth: ${width}\n"),
+    "experiment's model width": (  # pass 72, row 86 (major): the same, from an experiment's model: {...}
+        "experiment/wide.yaml", "# @package _global_\ndefaults:\n  - override /model: highway\nmodel:\n  "
+        "width: 100\n", "experiment=wide",
+        "model.width=100 (in experiment/wide.yaml) differs from width=50, the top-level width that is "
+        "recorded (W&B's config): the net and its record would disagree. Fix: in experiment/wide.yaml, set "
+        "the top-level 'width: 100' in place of model.width, as conf/experiment/paper_mnist_depth.yaml sets "
+        "'width: 50'",
+        "# @package _global_\ndefaults:\n  - override /model: highway\nwidth: 100\n"),
     "key in place of a choice": (  # row 13 (major): before, an AttributeError traceback
         "experiment/mine.yaml", "# @package _global_\nmodel: conv_highway\n", "experiment=mine",
         "model: conv_highway (in experiment/mine.yaml) sets the key model to the string 'conv_highway' "

@@ -280,16 +280,27 @@ def check_own_options(cfg: DictConfig) -> None:
                           f"conf/optim/sgd.yaml has them (scheduler: null for a constant rate; "
                           f"scheduler_interval: epoch)")
     model = cfg.get("model")
-    if not OmegaConf.is_dict(model) or "depth" not in model:
+    if not OmegaConf.is_dict(model):
         return
-    raw = OmegaConf.to_container(model, resolve=False).get("depth")
-    top = cfg.get("depth")
-    if isinstance(raw, int) and not isinstance(raw, bool) and isinstance(top, int) and raw != top:
-        name = choices.get("model") or "<name>"
-        raise ConfigError(f"model.depth={raw} (in the file of model={name}) differs from depth={top}, the "
-                          f"top-level depth that names the run, tags it in W&B and is recorded: the net and "
-                          f"its name would disagree. Fix: write 'depth: ${{depth}}' in model/{name}.yaml, as "
-                          f"the models in conf/model/ do, and give depth={raw} on the command line")
+    given = OmegaConf.to_container(model, resolve=False)
+    for key in ("depth", "width"):  # pass 72, rows 55 and 86 (major): width too, from a model file or an
+        # experiment's model: {width: 100}; before, the net 100 wide, its record (and W&B) width: 50
+        raw, top = given.get(key), cfg.get(key)
+        if not isinstance(raw, int) or isinstance(raw, bool) or not isinstance(top, int) or raw == top:
+            continue
+        name, experiment = choices.get("model") or "<name>", choices.get("experiment")
+        what = "names the run, tags it in W&B and is recorded" if key == "depth" else "is recorded (W&B's " \
+            "config)"
+        if experiment and not _own_file("model", name):
+            raise ConfigError(f"model.{key}={raw} (in experiment/{experiment}.yaml) differs from "
+                              f"{key}={top}, the top-level {key} that {what}: the net and its record would "
+                              f"disagree. Fix: in experiment/{experiment}.yaml, set the top-level "
+                              f"'{key}: {raw}' in place of "
+                              f"model.{key}, as conf/experiment/paper_mnist_depth.yaml sets 'width: 50'")
+        raise ConfigError(f"model.{key}={raw} (in the file of model={name}) differs from {key}={top}, the "
+                          f"top-level {key} that {what}: the net and its record would disagree. Fix: write "
+                          f"'{key}: ${{{key}}}' in model/{name}.yaml, as the models in conf/model/ do, and "
+                          f"give {key}={raw} on the command line")
 
 
 # the groups whose options set keys anywhere in the config: what a file without its package line does
