@@ -855,6 +855,21 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 72, row 50 (major): a key of a list's entry; before, Hydra's "To append to your config use
+    # +model.stages.0.chanels=32", which was refused in turn (a stage has no key chanels)
+    "model=conv_highway model.stages.0.chanels=32":
+        "model.stages.0.chanels=32: model.stages.0 has no key 'chanels'; did you mean "
+        "model.stages.0.channels? Fix: model.stages.0.channels=32",
+    "model=conv_highway model.stages.1.foo=2":
+        "model.stages.1.foo=2: model.stages.1 has no key 'foo'. Fix: a key it has (channels, layers, "
+        "kernel_size)",
+    # pass 72, row 53: before, "Fix: leave it out", which trained at the preset's lr 0.1
+    "optim.optimizer.learning_rate=0.01": "optim.optimizer.learning_rate=0.01: torch.optim.SGD takes no "
+                                          "argument learning_rate; its learning rate is lr. Fix: "
+                                          "optim.optimizer.lr=0.01",
+    "optim=adamw optim.optimizer.wd=0.1": "optim.optimizer.wd=0.1: torch.optim.AdamW takes no argument wd; "
+                                          "its weight decay (L2 penalty) is weight_decay. Fix: "
+                                          "optim.optimizer.weight_decay=0.1",
     # pass 71, row 17: a mapping with a new key given without '+'; before, Hydra's 6 lines ("Key
     # 'mail-type' is not in struct")
     "-m hydra/launcher=slurm_cpu hydra.launcher.additional_parameters={mail-type:END}":

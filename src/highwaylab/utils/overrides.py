@@ -92,6 +92,9 @@ OPTIMIZER_ARGUMENTS = {
     "torch.optim.AdamW": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
                           "capturable", "differentiable", "fused"),
 }
+# other names of the optimisers' arguments (Keras', papers'): the argument they mean, and what it is
+ARGUMENT_ALIASES = {"learning_rate": "lr", "learningrate": "lr", "wd": "weight_decay", "l2": "weight_decay"}
+ALIAS_NAMES = {"lr": "learning rate", "weight_decay": "weight decay (L2 penalty)"}
 # config nodes without a _target_ that the module reads key by key: a key added to them is read by nothing
 READ_WHOLE = ("optim",)
 # the --config-dir of the command line being checked (absolute), composed with as Hydra will: before,
@@ -1608,6 +1611,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return f"{given}: {missing_key} is a typed setting: {str(cause).splitlines()[0]}.{example}"
     if not isinstance(cause, ConfigAttributeError | ConfigKeyError) or not missing_key:
         return None
+    missing_key = re.sub(r"\[(\d+)\]", r".\1", missing_key)  # model.stages[0].chanels, as it was given (pass
+    # 72, row 50: before, Hydra's "To append to your config use +model.stages.0.chanels=32", refused in turn)
     at = [i for i, o in enumerate(single) if o is not None and (_key(o) == missing_key
                                                                  or _key(o).startswith(missing_key + "."))]
     index = next((i for i in at if not single[i].startswith("~")), at[0] if at else None)  # ~trainer: later
@@ -1665,6 +1670,11 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         return (f"{given}: {where}{meant or '.'} Fix: correct the key (the fields of {kind.__name__}: "
                 f"{', '.join(fields)}); Hydra's typed node takes no other key, with '+' neither")
     # pass 58, row 21: an argument the optimiser does not take; before, "add it: +...=...", refused in turn
+    alias = ARGUMENT_ALIASES.get(name.lower().replace("-", "_"))
+    if parent == "optim.optimizer" and alias in OPTIMIZER_ARGUMENTS.get(str(target), ()) \
+            and not given.startswith("~"):  # pass 72, row 53: before, "leave it out", which trained at lr 0.1
+        return (f"{given}: {target} takes no argument {name}; its {ALIAS_NAMES[alias]} is {alias}. Fix: "
+                f"{parent}.{alias}={value}")
     if parent == "optim.optimizer" and str(target) in OPTIMIZER_ARGUMENTS and not given.startswith("~") \
             and name not in OPTIMIZER_ARGUMENTS[str(target)] and not meant:
         other = next((t for t, args in OPTIMIZER_ARGUMENTS.items() if name in args), None)
@@ -1672,6 +1682,10 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         there = f"; it is an argument of {other}: optim={preset} +{_key(given)}={value}" if preset else ""
         return (f"{given}: {target} takes no argument {name} (its arguments: "
                 f"{', '.join(OPTIMIZER_ARGUMENTS[str(target)])}). Fix: leave it out{there}")
+    if parent.rpartition(".")[2].isdigit() and not given.startswith("~"):  # a key of a list's entry (pass 72,
+        # row 50: model.stages.0.chanels): '+' would add a key the entry's reader refuses in turn
+        fix = f"{parent}.{near[0]}={value}" if near else f"a key it has ({', '.join(keys)})"
+        return f"{given}: {where}{meant or '.'} Fix: {fix}"
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
            READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
