@@ -855,6 +855,14 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 72, row 67 (major): a list split by the shell; before, "the list is not closed. Fix:
+    # 'tags=[first]'", which dropped 'run', and each later fix built on it, to one tag '[first] run'
+    "tags=[first run]": "'tags=[first run]': the shell split the list at its spaces into 2 arguments. Fix: "
+                        "'tags=[first,run]' for 2 entries, or \"tags=['first run']\" for one entry with a "
+                        "space",
+    "model.stages=[{channels:4, layers:1}]":
+        "'model.stages=[{channels:4, layers:1}]': the shell split the list at its spaces into 2 arguments. "
+        "Fix: quote the whole override: 'model.stages=[{channels:4, layers:1}]'",
     # pass 72, row 50 (major): a key of a list's entry; before, Hydra's "To append to your config use
     # +model.stages.0.chanels=32", which was refused in turn (a stage has no key chanels)
     "model=conv_highway model.stages.0.chanels=32":

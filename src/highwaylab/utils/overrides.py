@@ -1017,7 +1017,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             except OverrideParseException:
                 raise OverrideError(_stray_argument(override)
                                     or _from_the_end(overrides, i, config_dir, config_name)
-                                    or _spaced_equals(overrides, i) or _split_list(overrides, i)
+                                    or _spaced_equals(overrides, i) or _split_bracket(overrides, i)
+                                    or _split_list(overrides, i)
                                     or _colon(overrides, i, config_dir, config_name)
                                     or _split_value(overrides, i, config_dir)
                                     or _unreadable(override)) from None
@@ -2137,6 +2138,39 @@ def _search_conflict(overrides: list[str], single: list[str | None], config_dir:
     return (f"{sampler}: hparams_search={search} sets {keys} for its own sampler, which the {name} sampler "
             f"does not take. Fix: leave {sampler} out, or use the search made for a sampler "
             f"(hparams_search=mnist_tpe: tpe; mnist_random: random)")
+
+
+def _split_bracket(overrides: list[str], i: int) -> str | None:
+    """The message for ``overrides[i]``, a list or mapping left open (``tags=[first``), when the next
+    arguments, without '=', close it (``run]``): the shell split it at a space (pass 72, row 67, major:
+    ``tags=[first run]``; before, "the list is not closed. Fix: 'tags=[first]'", which dropped ``run``,
+    and each later fix built on it); ``None`` otherwise."""
+    key, equals, value = overrides[i].partition("=")
+    opening = value[:1]
+    if not equals or opening not in ("[", "{"):
+        return None
+    closing = "]" if opening == "[" else "}"
+    stray = []
+    for token in overrides[i + 1:]:
+        if "=" in token or token.startswith(("~", "+", "-")):
+            break
+        stray.append(token)
+        whole = " ".join([value, *stray])
+        if whole.count(opening) == whole.count(closing):
+            break
+    else:
+        return None
+    if not stray or whole.count(opening) != whole.count(closing):
+        return None
+    entries = whole[1:-1].split() if whole.endswith(closing) else []
+    if opening == "[" and entries and not any(c in whole[1:-1] for c in ",'\"[]{}"):
+        listed, spaced = ",".join(entries), " ".join(entries)
+        return (f"'{key}={whole}': the shell split the list at its spaces into {len(stray) + 1} arguments. "
+                f"Fix: {shell_word(f'{key}=[{listed}]')} for {len(entries)} entries, or "
+                f"\"{key}=['{spaced}']\" for one entry with a space")
+    return (f"'{key}={whole}': the shell split the {'list' if opening == '[' else 'mapping'} at its spaces "
+            f"into {len(stray) + 1} arguments. Fix: quote the whole override: "
+            f"{shlex.quote(f'{key}={whole}')}")
 
 
 def _split_list(overrides: list[str], i: int) -> str | None:
