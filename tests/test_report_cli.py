@@ -1414,12 +1414,20 @@ def test_a_failed_job_of_a_word_for_a_depth_is_logged_to_the_wandb_report_run(tm
 def test_one_runs_folder_given_to_the_report_is_named_as_one_run(tmp_path):
     # pass 71, row 12: before, "holds no job folder ... e.g. outputs/multiruns/<date>_<time>_<hex>"
     run = write_job(tmp_path / "sweep", 0, ["depth=3"], 0.1, 0.9)
+    summary = (tmp_path / "sweep" / "summary.jsonl").read_text()
+    (tmp_path / "sweep" / "summary.jsonl").unlink()  # a folder of runs, not a multirun's
     proc = report(run, "--no-wandb", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
         f"python -m highwaylab.report: error: {run} is the folder of one run (it holds .hydra/), not of a "
         f"multirun: the report compares a multirun's jobs. Fix: give the multirun's folder (python train.py "
         f"-m ... makes one under outputs/multiruns/); this run's results are in {run}/metrics.json")
     assert report(run.parent, "--no-wandb", cwd=tmp_path).returncode == 0  # the fix
+    # pass 72, row 31: a job of a multirun; before, the same line, which did not name the multirun
+    (tmp_path / "sweep" / "summary.jsonl").write_text(summary)
+    proc = report(run, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
+        f"python -m highwaylab.report: error: {run} is the folder of one job of the multirun {run.parent}: "
+        f"the report compares a multirun's jobs. Fix: python -m highwaylab.report {run.parent}")
 
 
 def test_the_jobs_of_a_sweep_given_by_a_glob_are_named_with_the_sweeps_folder(tmp_path):

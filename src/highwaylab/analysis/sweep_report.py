@@ -155,6 +155,14 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                                 f"no job folder <n>_<name>/): nothing to report. Run the sweep again (its "
                                 f"command's overrides are in multirun.yaml, under hydra.overrides.task), "
                                 f"then report it")  # of a multirun", which it is
+    parent = sweep_dir.resolve().parent
+    if not jobs and (sweep_dir / ".hydra").is_dir() and (
+            (parent / "multirun.yaml").is_file() or (parent / "summary.jsonl").is_file()):
+        # pass 72, row 31: a job's folder; before, "give the multirun's folder (python train.py -m ... makes
+        # one)", which did not name the multirun it is a job of
+        raise FileNotFoundError(f"{sweep_dir} is the folder of one job of the multirun {parent}: the report "
+                                f"compares a multirun's jobs. Fix: python -m highwaylab.report "
+                                f"{shlex.quote(str(parent))}")
     if not jobs and (sweep_dir / ".hydra").is_dir():  # pass 71, row 12: one run's folder
         raise FileNotFoundError(f"{sweep_dir} is the folder of one run (it holds .hydra/), not of a "
                                 f"multirun: the report compares a multirun's jobs. Fix: give the multirun's "
