@@ -84,6 +84,12 @@ def test_cpu_multirun_through_slurm_cpu_two_jobs_two_wandb_runs_in_one_group(tmp
     record_property("wall_s", round(wall_s, 1))
     print(f"2-job slurm_cpu multirun: {wall_s:.1f} s")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    # the cluster has no accounting: one line says so, not submitit's warning at each poll, three times each
+    # (pass 72, row 32b: before, 12 lines for one job)
+    output = proc.stdout + proc.stderr
+    assert "Bypassing sacct error" not in output, output[-3000:]
+    assert output.count("This cluster has no job accounting (sacct fails, and prints 'Slurm accounting "
+                        "storage is disabled' at each poll)") == 1, output[-3000:]
 
     # two SLURM jobs (one array), as the preset asks: 1 task, 1 CPU, 4 GB, no GPU, the default partition
     submitit = sweep / ".submitit"
