@@ -114,7 +114,7 @@ try:
     from highwaylab.utils.ranks import further_rank
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.run_lock import holding
-    from highwaylab.utils.slurm import requeue, requeue_expected, slurm_job_id
+    from highwaylab.utils.slurm import finished_rerun, requeue, requeue_expected, restart_count, slurm_job_id
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
 except KeyboardInterrupt:
     interrupted_at_start_up()
@@ -165,6 +165,12 @@ def main(cfg: DictConfig) -> float | None:
                 warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
             except KeyboardInterrupt:  # Ctrl-C during these imports: the run's own handlers come later
                 interrupted_at_start_up()
+            if (done := finished_rerun(cfg.paths.output_dir)) is not None:  # pass 71, row 53: before, the
+                # rerun of a finished job failed on its final checkpoint and recorded the job as failed
+                log.warning(f"highwaylab: SLURM reran job {slurm_job_id()} (restart {restart_count()}) after "
+                            f"it had finished: its results stand ({cfg.paths.output_dir}/metrics.json, and "
+                            f"its line in summary.jsonl); nothing is run again")
+                return optimized_metric(cfg, done)
             metrics = train(cfg)
         value = optimized_metric(cfg, metrics)
     except RunInterrupted as err:

@@ -250,6 +250,29 @@ def test_a_job_requeued_in_its_second_epoch_resumes_to_the_uninterrupted_metrics
         assert resumed[key] == pytest.approx(straight[key], rel=1e-6), key
 
 
+def test_a_finished_job_requeued_by_hand_keeps_its_results_and_its_one_summary_line(
+        tmp_path, data_dir, slurm_cluster, record_property):
+    # pass 71, row 53: before, the rerun failed on the final checkpoint and added a "failed" line
+    sweep = tmp_path / "sweep"
+    proc = run_sweep(sweep_cmd(sweep, "logger=none"), record_property, "1-job sweep")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    [job] = job_folders(sweep)
+    metrics = (job / "metrics.json").read_text()
+    job_id = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+(_\d+)?", p.name))
+    subprocess.run(["scontrol", "requeue", job_id], check=True, timeout=30)  # the job ran to its end
+    line = (f"highwaylab: SLURM reran job {job_id} (restart 1) after it had finished: its results stand "
+            f"({job}/metrics.json, and its line in summary.jsonl); nothing is run again")
+    t0 = time.monotonic()
+    while line not in (job / "train.log").read_text() and time.monotonic() - t0 < 240:
+        time.sleep(1)
+    while subprocess.run(["squeue", "-h", "-j", job_id.split("_")[0]], capture_output=True,
+                         text=True).stdout.strip() and time.monotonic() - t0 < 240:
+        time.sleep(1)  # the rerun's end
+    assert line in (job / "train.log").read_text()
+    assert [r["status"] for r in read_summary(sweep)] == ["ok"]
+    assert (job / "metrics.json").read_text() == metrics
+
+
 def test_a_parallel_search_shares_one_study_and_survives_a_failed_trial(tmp_path, data_dir, slurm_cluster,
                                                                        record_property):
     sweep = tmp_path / "sweep"

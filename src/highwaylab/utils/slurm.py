@@ -19,6 +19,7 @@ Nothing here imports torch.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -62,6 +63,20 @@ def requeued_checkpoint(output_dir: str | Path) -> Path | None:
         return None
     path = Path(output_dir) / "checkpoints" / "last.ckpt"
     return path if path.is_file() else None
+
+
+def finished_rerun(output_dir: str | Path) -> dict | None:
+    """The recorded metrics of a job that SLURM reran after it had finished (``scontrol requeue`` of a
+    completed job, by hand: :func:`restart_count` > 0, and the folder holds ``metrics.json``), which is
+    not to run again; ``None`` for any other start, or a ``metrics.json`` that cannot be read."""
+    path = Path(output_dir) / "metrics.json"
+    if not requeueable() or restart_count() < 1 or not path.is_file():
+        return None
+    try:
+        metrics = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return metrics if isinstance(metrics, dict) else None
 
 
 def requeue_expected(signum: int) -> bool:
