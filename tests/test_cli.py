@@ -279,9 +279,36 @@ def test_python_m_of_a_module_that_is_not_a_command_names_train_py_and_exits_2(m
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
         f"highwaylab: python -m {module} is not a command: training runs through the checkout's train.py "
-        f"({shown}); the tools are python -m highwaylab.report <sweep>, python -m highwaylab.probe, "
-        f"python -m highwaylab.workspace, python -m highwaylab.utils.wandb_offline <run>"]
+        f"({shown}); {ANALYSES}; the tools are python -m highwaylab.report <sweep>, python -m "
+        f"highwaylab.probe, python -m highwaylab.workspace, python -m highwaylab.utils.wandb_offline <run>"]
     assert list(tmp_path.iterdir()) == []  # no run folder
+
+
+ANALYSES = ("the analyses (gate statistics, carry stripes, gradient norms, lesioning) are callbacks of a "
+            "training run (callbacks=analysis adds them all)")
+
+
+@pytest.mark.parametrize("module", ["highwaylab.analysis.lesion", "highwaylab.callbacks.lesion",
+                                    "highwaylab.analysis.gates", "highwaylab.callbacks"])
+def test_python_m_of_a_part_takes_only_what_train_py_reads(module, tmp_path):
+    # pass 73, rows 1, 68 and 70 (major): 'python -m highwaylab.analysis lesion <run>' was sent to 'python
+    # train.py lesion <run>', refused in turn; the analysis modules and callbacks exited 0, doing nothing
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    proc = subprocess.run([sys.executable, "-m", module, "lesion", str(run), "seed=1"], capture_output=True,
+                          text=True, cwd=tmp_path, env=subprocess_env(), timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[0].startswith(
+        f"highwaylab: python -m {module} is not a command: training runs through the checkout's train.py "
+        f"(python train.py resume={run} seed=1; lesion: no argument of train.py, left out); {ANALYSES}; ")
+
+
+def test_python_m_of_the_sweep_reports_computations_names_the_report_command(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "highwaylab.analysis.sweep_report", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=subprocess_env(), timeout=60)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        f"highwaylab: python -m highwaylab.analysis.sweep_report is not a command: it holds what python -m "
+        f"highwaylab.report computes. Fix: python -m highwaylab.report {tmp_path}"]
 
 
 def test_python_m_of_the_probes_computations_names_the_probe_command(tmp_path):

@@ -54,17 +54,33 @@ TOOLS = ("python -m highwaylab.report <sweep>", "python -m highwaylab.probe",
 
 def not_a_command(module: str, tool: str | None = None) -> None:
     """End a ``python -m <module>`` that is not a command (``highwaylab.train``, which defines
-    ``train(cfg)`` for ``train.py``; ``highwaylab``; ``highwaylab.analysis``) with one line naming
-    the commands, and exit status 2; ``tool``: the command that runs what ``module`` computes
-    (``highwaylab.analysis.probe``: ``python -m highwaylab.probe``). Before, ``python -m
-    highwaylab.train depth=3`` imported and exited 0 having trained nothing (pass 47, rows 30-31),
-    and so did ``python -m highwaylab.analysis.probe --depth 10`` (pass 70, rows 20-21)."""
-    args = " ".join(sys.argv[1:])
+    ``train(cfg)`` for ``train.py``; ``highwaylab``; ``highwaylab.analysis`` and its modules; the
+    callbacks) with one line naming the commands, and exit status 2; ``tool``: the command that runs
+    what ``module`` computes (``highwaylab.analysis.probe``: ``python -m highwaylab.probe``), which
+    takes the arguments given. Before, ``python -m highwaylab.train depth=3`` imported and exited 0
+    having trained nothing (pass 47, rows 30-31), and so did ``python -m highwaylab.analysis.probe
+    --depth 10`` (pass 70, rows 20-21) and ``python -m highwaylab.analysis.sweep_report <sweep>``
+    (pass 73, row 68).
+
+    For ``train.py``, only the arguments it reads are carried over: overrides and options, and a run's
+    folder as ``resume=<folder>`` (pass 73, rows 1 and 70: ``lesion <run>`` was carried over whole, and
+    train.py refused both words in turn); the others are named as left out."""
+    words = sys.argv[1:]
     if tool is not None:
         print(f"highwaylab: python -m {module} is not a command: it holds what {tool} computes. Fix: "
-              f"{tool}{' ' + args if args else ''}", file=sys.stderr)
+              f"{tool}{' ' + ' '.join(words) if words else ''}", file=sys.stderr)
         sys.exit(2)
+    kept, dropped = [], []
+    for word in words:
+        if "=" in word or word.startswith(("-", "+", "~")):
+            kept.append(word)
+        elif os.path.isdir(os.path.join(word, ".hydra")):  # a run's folder: what resume= takes
+            kept.append(f"resume={word}")
+        else:
+            dropped.append(word)
+    left = f"; {', '.join(dropped)}: no argument of train.py, left out" if dropped else ""
     print(f"highwaylab: python -m {module} is not a command: training runs through the checkout's "
-          f"train.py (python train.py {args or 'model=highway depth=100'}); the tools "
-          f"are {', '.join(TOOLS)}", file=sys.stderr)
+          f"train.py (python train.py {' '.join(kept) or 'model=highway depth=100'}{left}); the analyses "
+          f"(gate statistics, carry stripes, gradient norms, lesioning) are callbacks of a training run "
+          f"(callbacks=analysis adds them all); the tools are {', '.join(TOOLS)}", file=sys.stderr)
     sys.exit(2)

@@ -8,6 +8,11 @@ for the maps (see :mod:`highwaylab.analysis.layer_maps`); layers without gates g
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.gates")
+
 from dataclasses import dataclass
 
 import torch

@@ -3,6 +3,11 @@ whose values get scalar keys of their own."""
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.history")
+
 import math
 from dataclasses import dataclass, field
 

@@ -8,6 +8,11 @@ have no gate (plain transitions): those entries are padded with NaN, which plots
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.layer_maps")
+
 import torch
 from torch import Tensor
 

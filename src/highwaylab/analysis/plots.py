@@ -7,6 +7,11 @@ reference (the initial gate bias), so that noise never fills the scale.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.plots")
+
 import textwrap
 from collections.abc import Sequence
 

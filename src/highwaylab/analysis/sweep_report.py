@@ -19,6 +19,11 @@ group is reported in one warning line (and under the table) naming the seed and 
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.analysis.sweep_report", tool="python -m highwaylab.report")
+
 import csv
 import glob
 import json

@@ -10,6 +10,11 @@ got 0.1 (new-user pass 60).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.callbacks.lr_monitor")
+
 from typing import Any
 
 import lightning as L

@@ -22,6 +22,11 @@ that an image and the scalars of the same moment share one ``trainer/global_step
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.callbacks.media")
+
 import contextlib
 import csv
 import logging

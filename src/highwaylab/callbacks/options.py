@@ -10,6 +10,11 @@ presets in ``conf/callbacks/`` give it).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m <this module>: a part of the package, not a command (pass 73, row 68)
+    from highwaylab.cli import not_a_command
+
+    not_a_command("highwaylab.callbacks.options")
+
 from collections.abc import Callable, Sequence
 from typing import Any
 
