@@ -479,6 +479,9 @@ def test_closing_the_terminal_of_a_training_run_saves_it_and_exits_129(tmp_path)
                                              "which needs --activation too (e.g. --activation tanh --form "
                                              "residual --scale 2.0); without --activation the five published "
                                              "stacks run"),
+    # pass 73, row 46 (major): before, "--scale 0.0 describes a stack of your own ... (e.g. --activation tanh
+    # --scale 0.0)", refused in turn
+    (["--scale", "0", "--depth", "5"], "--scale must be a positive number, got 0.0"),
     # ninth pass: before, a RuntimeError traceback ("can't allocate memory")
     (["--activation", "tanh", "--depth", "5", "--width", "100000000"],
      "--depth 5 --width 100000000 --batch 32 needs about 4e+08 GB (float64 weights and activations)"),
