@@ -44,3 +44,17 @@ def out_folder(text: str) -> Path:
                                          f"benchmark's runs would be written among its files; give a folder "
                                          f"of their own, e.g. --out outputs/benchmarks")
     return path
+
+
+def missing_data(err: Exception, script: str) -> str:
+    """The one line for a benchmark whose MNIST files are missing or damaged (``DataError``): the
+    file, and the benchmark's one way to the data, ``HIGHWAYLAB_DATA_DIR`` (pass 73, row 28: before,
+    two tracebacks, and a fix naming train.py's data.data_dir= and data.download=, which no benchmark
+    takes)."""
+    import os
+
+    what = str(err).split(" Fix:")[0].rstrip(". ")
+    where = os.environ.get("HIGHWAYLAB_DATA_DIR")
+    now = f"now {where}" if where else "unset: the checkout's data/"
+    return (f"{what}. The benchmark reads MNIST from the folder HIGHWAYLAB_DATA_DIR names ({now}). Fix: "
+            f"HIGHWAYLAB_DATA_DIR=<the folder that holds MNIST/raw/> python benchmarks/{script} ...")

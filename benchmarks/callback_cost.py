@@ -21,8 +21,9 @@ import os
 import time
 from pathlib import Path
 
-from arguments import out_folder
+from arguments import missing_data, out_folder
 
+from highwaylab.errors import DataError
 from highwaylab.train import build
 from highwaylab.utils import close_loggers, compose_config
 
@@ -70,7 +71,10 @@ def main() -> None:
         in_run: dict[str, list[float]] = {name: [] for name in args.variants}
         for r in range(args.repeats):
             for name in args.variants:
-                total, inside = fit_seconds(depth, name, n_epochs, args.out / f"d{depth}_{name}_{r}")
+                try:
+                    total, inside = fit_seconds(depth, name, n_epochs, args.out / f"d{depth}_{name}_{r}")
+                except DataError as err:
+                    parser.error(missing_data(err, "callback_cost.py"))
                 seconds[name].append(total)
                 in_run[name].append(total / (total - inside))
                 print(f"depth {depth}, callbacks={name}, run {r}: fit {total:.1f} s, "

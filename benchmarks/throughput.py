@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 import torch
-from arguments import out_folder, positive
+from arguments import missing_data, out_folder, positive
 
+from highwaylab.errors import DataError
 from highwaylab.models import FCBackbone
 from highwaylab.train import build
 from highwaylab.utils import close_loggers, compose_config
@@ -78,7 +79,10 @@ def main() -> None:
     from highwaylab.data import MNISTDataModule
 
     dm = MNISTDataModule(os.environ.get("HIGHWAYLAB_DATA_DIR", str(ROOT / "data")))
-    dm.setup()
+    try:
+        dm.setup()
+    except DataError as err:
+        parser.error(missing_data(err, "throughput.py"))
     loader = dm.train_dataloader()
     results: dict[str, list[float]] = {"lightning": [], "bare": [], "naive": []}
     for r in range(args.repeats):  # interleaved, so that drifts in machine load hit all three

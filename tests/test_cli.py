@@ -355,3 +355,25 @@ def test_a_benchmarks_bad_arguments_are_one_line(script, args, line, tmp_path):
     shown = proc.stderr.strip().splitlines()[-1].replace(str(tmp_path), "RUN")
     assert proc.returncode == 2 and shown.startswith(line), proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]  # nothing written beside it
+
+
+@pytest.mark.parametrize("script", ["throughput.py", "callback_cost.py"])
+def test_a_benchmark_without_the_data_is_one_line_naming_its_variable(script, tmp_path):
+    # pass 73, row 28 (major): before, two tracebacks, and a fix naming train.py's data.data_dir=
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    args = ["--depths", "3", "--epochs", "1", "--repeats", "1"] if script == "callback_cost.py" else \
+        ["--steps", "5", "--repeats", "1"]
+    env = subprocess_env(HIGHWAYLAB_DATA_DIR=str(tmp_path / "none"), WANDB_MODE="offline")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args, "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"{script}: error: Data file missing: {tmp_path}/none/MNIST/raw/train-images-idx3-ubyte. Expected "
+        f"the uncompressed IDX files train-images-idx3-ubyte, train-labels-idx1-ubyte, "
+        f"t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte in {tmp_path}/none/MNIST/raw. The benchmark "
+        f"reads MNIST from the folder HIGHWAYLAB_DATA_DIR names (now {tmp_path}/none). Fix: "
+        f"HIGHWAYLAB_DATA_DIR=<the folder that holds MNIST/raw/> python benchmarks/{script} ...")
