@@ -65,6 +65,18 @@ BAD = {
     "trainer.max_epochs=abc": "trainer.max_epochs",
     "callbacks.model_checkpoint.monitor=val/accuracy": "callbacks.model_checkpoint.monitor=val/accuracy "
                                                        "is not a metric of the run",
+    # pass 73, row 87 (major): before, a list that offered test/acc (refused next), whose fix lacked the mode
+    # (refused next): the fix names the metric meant and its mode, with the '+' of the callback's own line
+    "+callbacks.stop._target_=lightning.pytorch.callbacks.EarlyStopping +callbacks.stop.monitor=val/accuracy":
+        "callbacks.stop.monitor=val/accuracy is not a metric of the run; did you mean val/acc? Fix: "
+        "+callbacks.stop.monitor=val/acc +callbacks.stop.mode=max",
+    "+callbacks.stop._target_=lightning.pytorch.callbacks.EarlyStopping +callbacks.stop.monitor=test/acc":
+        "callbacks.stop.monitor=test/acc: test/ metrics are logged only by the test after fitting, so the "
+        "callback would find no test/acc at the end of the first epoch. Fix: monitor a val/ or train/ "
+        "metric, e.g. +callbacks.stop.monitor=val/acc +callbacks.stop.mode=max",
+    "+callbacks.stop._target_=lightning.pytorch.callbacks.EarlyStopping +callbacks.stop.monitor=val/los":
+        "callbacks.stop.monitor=val/los is not a metric of the run; did you mean val/loss? Fix: "
+        "+callbacks.stop.monitor=val/loss",
     # breaking pass 16, row 23: before, Lightning's "could not find the monitored key" after epoch 0,
     # leaving a run folder
     "callbacks.model_checkpoint.monitor=test/acc":

@@ -552,19 +552,37 @@ def check_monitors(callbacks: DictConfig | None) -> None:
     """Raises ConfigError when a callback (``ModelCheckpoint``, ``EarlyStopping``) monitors a
     ``train/``, ``val/`` or ``test/`` metric that no run logs (a typo would otherwise be found only
     at the end of the first epoch, by Lightning), or a ``test/`` metric (logged only after fitting).
-    Keys of other callbacks (``gates/...``) pass."""
+    Keys of other callbacks (``gates/...``) pass. A fix that names a metric names the mode it needs
+    too (pass 73, row 87: before, a typo's fix led to a test/ metric, then to a metric without its mode,
+    each refused in turn)."""
+    from highwaylab.utils.hydra_utils import closest_names
+
+    def with_mode(name: str, node: Any, metric: str) -> str:  # the override(s) that monitor ``metric``
+        given = _given_override(f"callbacks.{name}.monitor") or ""  # '+': a callback added on the command
+        monitor = f"{'+' if given.startswith('+') else ''}callbacks.{name}.monitor={metric}"  # line: in place
+        wanted = {"loss": "min", "acc": "max"}.get(metric.rsplit("/", 1)[-1].split("_")[0])  # of it, with '+'
+        target = str(node.get("_target_", ""))
+        if wanted != "max" or node.get("mode") == "max" or "lightning" not in target or not target.endswith(
+                ("EarlyStopping", "ModelCheckpoint")):
+            return monitor
+        return f"{monitor} {'' if 'mode' in node else '+'}callbacks.{name}.mode=max"
+
+    fitting = [m for m in LOGGED_METRICS if not m.startswith("test/")]  # what a callback can monitor
     for name, node in (callbacks or {}).items():
         monitor = node.get("monitor") if OmegaConf.is_dict(node) else None
         if isinstance(monitor, str) and monitor.split("/")[0] in ("train", "val", "test") \
                 and monitor not in LOGGED_METRICS:
-            raise ConfigError(f"callbacks.{name}.monitor={monitor} is not a metric of the run. Fix: choose "
-                              f"one of {', '.join(LOGGED_METRICS)}")
+            stem = monitor.replace("test/", "val/", 1)
+            near = closest_names(stem, fitting) or [m for m in fitting if stem.startswith(m)][-1:]
+            fix = (f"did you mean {near[0]}? Fix: {with_mode(name, node, near[0])}" if near else
+                   f"Fix: choose one of {', '.join(fitting)}")
+            raise ConfigError(f"callbacks.{name}.monitor={monitor} is not a metric of the run; {fix}")
         if isinstance(monitor, str) and monitor.startswith("test/"):
             instead = f"val/{monitor.removeprefix('test/')}"
             raise ConfigError(f"callbacks.{name}.monitor={monitor}: test/ metrics are logged only by the "
                               f"test after fitting, so the callback would find no {monitor} at the end of "
                               f"the first epoch. Fix: monitor a val/ or train/ metric, e.g. "
-                              f"callbacks.{name}.monitor={instead}")
+                              f"{with_mode(name, node, instead)}")
         mode = node.get("mode") if OmegaConf.is_dict(node) and monitor else None
         if mode is not None and mode not in ("min", "max"):
             raise ConfigError(f"callbacks.{name}.mode={mode!r} must be min or max, e.g. "
