@@ -347,6 +347,19 @@ def test_cli_refuses_corrupt_files_and_lists_several_runs(run_dir, tmp_path):
     with pytest.raises(SeveralRunsError) as err:
         summarize(tmp_path / "sweep")
     assert len(err.value.runs) == 2
+    # pass 73, row 89 (major): a sweep's folder; before, "pass one of them", and --run <id> was refused with
+    # the same line: each run's folder is named, and --run picks the one folder that holds the id
+    other = tmp_path / "sweep" / "1" / "wandb" / file.parent.name
+    other.rename(other.parent / "offline-run-20991231_000000-yyyyyyyy")
+    (other.parent / "offline-run-20991231_000000-yyyyyyyy" / file.name).rename(
+        other.parent / "offline-run-20991231_000000-yyyyyyyy" / "run-yyyyyyyy.wandb")
+    proc = cli(tmp_path / "sweep")
+    assert proc.returncode == 2 and (
+        f"error: {tmp_path}/sweep: 2 W&B runs under this folder, each in its own run's folder: "
+        f"{tmp_path}/sweep/0 ({run_id}), {tmp_path}/sweep/1 (yyyyyyyy). Fix: give one of those folders, or "
+        f"its id with --run (e.g. --run {run_id})") in proc.stderr, proc.stderr
+    picked = cli(tmp_path / "sweep", "--run", "yyyyyyyy")
+    assert picked.returncode == 0 and f"{tmp_path}/sweep/1/wandb" in picked.stdout, picked.stderr
 
 
 @pytest.mark.slow

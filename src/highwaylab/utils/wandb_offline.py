@@ -520,8 +520,19 @@ def choose_run(path: str | Path, run_id: str | None = None) -> tuple[list[Path],
     try:
         files = find_run_segments(path)
     except SeveralRunsError as err:
-        if len({f.parent.parent.resolve() for f in err.runs}) > 1:  # runs of several folders (a sweep's
-            raise  # jobs): one of the folders is to be given
+        runs = sorted({(f.parent.parent.parent, _run_id_of(f)) for f in err.runs})  # (run folder, id)
+        if len({f.parent.parent.resolve() for f in err.runs}) > 1:  # the runs of several folders (a sweep's
+            # jobs); pass 73, row 89: before, --run was refused here too, with the same line, which did not
+            # name the folders
+            holding = [folder for folder, i in runs if i == run_id]
+            if len(holding) == 1:
+                chosen = [f for f in err.runs if f.parent.parent.parent == holding[0]]
+                return sorted(chosen, key=lambda f: f.parent.name), ""
+            listed = ", ".join(f"{folder} ({i})" for folder, i in runs if not holding or i == run_id)
+            by_id = "" if holding else f", or its id with --run (e.g. --run {runs[0][1]})"
+            raise SeveralRunsError(f"{path}: {len(runs)} W&B runs under this folder, each in its own "
+                                   f"run's folder: {listed}. Fix: give one of those folders{by_id}",
+                                   err.runs) from None
         files = list(err.runs)
     ids: dict[str, list[Path]] = {}
     for file in files:
