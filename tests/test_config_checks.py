@@ -880,6 +880,11 @@ COMMAND_LINES = {
     "model=conv_highway model.stages.0.chanels=32":
         "model.stages.0.chanels=32: model.stages.0 has no key 'chanels'; did you mean "
         "model.stages.0.channels? Fix: model.stages.0.channels=32",
+    # pass 73, row 65: a stage's optional key that the stages given leave out; before, "a key it has
+    # (channels, layers)", which hid it
+    "model=conv_highway model.stages=[{channels:8,layers:2}] model.stages.0.kernel_size=[1]":
+        "model.stages.0.kernel_size=[1]: model.stages.0 does not set kernel_size (optional: the model's "
+        "default applies), so it is added, not changed. Fix: +model.stages.0.kernel_size=[1]",
     "model=conv_highway model.stages.1.foo=2":
         "model.stages.1.foo=2: model.stages.1 has no key 'foo'. Fix: a key it has (channels, layers, "
         "kernel_size)",

@@ -1685,7 +1685,16 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                 f"{', '.join(OPTIMIZER_ARGUMENTS[str(target)])}). Fix: leave it out{there}")
     if parent.rpartition(".")[2].isdigit() and not given.startswith("~"):  # a key of a list's entry (pass 72,
         # row 50: model.stages.0.chanels): '+' would add a key the entry's reader refuses in turn
-        fix = f"{parent}.{near[0]}={value}" if near else f"a key it has ({', '.join(keys)})"
+        # a stage's optional key, which the stage given leaves out (pass 73, row 65)
+        stage = re.fullmatch(r"model\.stages\.\d+", parent) is not None
+        optional = [k for k in ("kernel_size",) if stage and k not in keys]
+        if name in optional:
+            return (f"{given}: {parent} does not set {name} (optional: the model's default applies), so it "
+                    f"is added, not changed. Fix: +{given.lstrip('+')}")
+        near = near or closest_names(name, optional)
+        fix = f"{parent}.{near[0]}={value}" if near else f"a key it has ({', '.join(keys + optional)})"
+        if near and near[0] in optional:
+            fix = f"+{parent}.{near[0]}={value}"
         return f"{given}: {where}{meant or '.'} Fix: {fix}"
     add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
