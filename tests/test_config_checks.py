@@ -63,6 +63,12 @@ BAD = {
     "data.split_seed=1.5": "data.split_seed=1.5 must be an integer in 0 .. 4294967295 (2**32 - 1), e.g. "
                            "data.split_seed=0",
     "trainer.max_epochs=abc": "trainer.max_epochs",
+    # pass 73, row 40: before, 3 batches per epoch, limit_train_batches: 5 recorded, unsaid
+    "debug=overfit trainer.limit_train_batches=5":
+        "trainer.limit_train_batches=5 does nothing while trainer.overfit_batches=3 is set (as debug=overfit "
+        "sets it): Lightning then trains and validates on the overfit batches alone, while the record would "
+        "keep limit_train_batches=5. Fix: trainer.overfit_batches=5 in place of "
+        "trainer.limit_train_batches=5",
     "callbacks.model_checkpoint.monitor=val/accuracy": "callbacks.model_checkpoint.monitor=val/accuracy "
                                                        "is not a metric of the run",
     # pass 73, row 87 (major): before, a list that offered test/acc (refused next), whose fix lacked the mode

@@ -79,7 +79,8 @@ def logged_rows(tmp_path) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("optim, lr", [(["optim=sgd"], 0.1), (["optim=adamw"], 0.001),
                                        (["optim=sgd", "optim.scheduler=null"], 0.1),
-                                       (["debug=overfit", "trainer.max_epochs=2"], 0.1)])
+                                       (["debug=overfit", "trainer.max_epochs=2",
+                                         "trainer.limit_train_batches=null"], 0.1)])
 @pytest.mark.slow
 def test_learning_rate_is_logged_as_train_lr_for_every_optimiser(optim, lr, tmp_path, data_dir):
     parts = build(compose_cfg(tiny("logger=csv", "trainer.max_epochs=2", *optim), tmp_path))

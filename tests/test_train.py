@@ -55,7 +55,8 @@ def test_the_partial_set_line_of_overfit_batches_names_it(tmp_path, data_dir, ca
     # pass 49, row 99: the line named trainer.limit_val_batches (2 batches, 256 examples), but
     # trainer.overfit_batches=1 had cut the validation to 128
     with caplog.at_level("INFO", logger="highwaylab.train"):
-        metrics = train(compose_cfg([*TINY, "+trainer.overfit_batches=1"], tmp_path))
+        tiny = [o for o in TINY if not o.startswith("trainer.limit_train_batches=")]  # overfit sets it
+        metrics = train(compose_cfg([*tiny, "+trainer.overfit_batches=1"], tmp_path))
     assert (metrics["val_examples"], metrics["test_examples"]) == (128, 256)
     notes = [r.getMessage() for r in caplog.records if "examples (trainer." in r.getMessage()]
     assert notes == ["val/loss and val/acc are over 128 of the 5,000 val examples (trainer.overfit_batches); "

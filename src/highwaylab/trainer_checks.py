@@ -54,6 +54,14 @@ def check_schedule(cfg: DictConfig) -> None:
     if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or clip <= 0):
         raise ConfigError(f"trainer.gradient_clip_val={clip!r} must be a positive number (Lightning skips "
                           "clipping at 0 or below); to clip nothing, set trainer.gradient_clip_val=null")
+    overfit, limit = cfg.trainer.get("overfit_batches"), cfg.trainer.get("limit_train_batches")
+    if overfit not in (None, 0, 0.0) and limit not in (None, 1.0) and not isinstance(overfit, bool):
+        # pass 73, row 40: debug=overfit trainer.limit_train_batches=5 ran 3 batches, the 5 recorded
+        raise ConfigError(f"trainer.limit_train_batches={limit} does nothing while trainer.overfit_batches="
+                          f"{overfit} is set (as debug=overfit sets it): Lightning then trains and validates "
+                          f"on the overfit batches alone, while the record would keep limit_train_batches="
+                          f"{limit}. Fix: trainer.overfit_batches={limit} in place of "
+                          f"trainer.limit_train_batches={limit}")
     every = cfg.trainer.get("check_val_every_n_epoch")
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ConfigError(f"trainer.check_val_every_n_epoch={every!r} must be an integer >= 1, or null "
