@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from omegaconf import open_dict
+from omegaconf import OmegaConf, open_dict
 
 from highwaylab.train import train
 
@@ -145,8 +145,20 @@ def test_checkpoint_of_another_depth_is_refused_with_the_fix(tmp_path):
     last = tmp_path / "first" / "checkpoints" / "last.ckpt"
     with pytest.raises(ConfigError, match=r"was saved from another model: 2 missing, 0 unexpected") as err:
         train(compose_cfg(TINY + ["depth=5", f"ckpt_path={last}"], tmp_path / "deeper"))
-    assert "Resume with the model, depth and width (conv models: model.stages) of the run that wrote it" \
-        in str(err.value)
+    # pass 73, row 14: a file outside a run's folder says that nothing beside it records the model; a run's
+    # record names it (before, "its .hydra/config.yaml lists them" in both cases)
+    assert str(err.value).endswith("the file lies outside a run's folder, so nothing beside it records them "
+                                   "(a run lists them in its .hydra/config.yaml)."), str(err.value)
+    from hydra.core.hydra_config import HydraConfig
+
+    first = compose_cfg(TINY, tmp_path / "first")  # the record Hydra writes: the job's config, its own node
+    (tmp_path / "first" / ".hydra").mkdir()
+    OmegaConf.save(first, tmp_path / "first" / ".hydra" / "config.yaml")
+    OmegaConf.save({"hydra": HydraConfig.get()}, tmp_path / "first" / ".hydra" / "hydra.yaml")
+    with pytest.raises(ConfigError) as err:
+        train(compose_cfg(TINY + ["depth=5", f"ckpt_path={last}"], tmp_path / "deeper"))
+    assert str(err.value).endswith(f"Give the model of the run that wrote it, {tmp_path / 'first'} (its "
+                                   f".hydra/config.yaml): model=highway depth=4 width=16."), str(err.value)
     with pytest.raises(ConfigError, match="is a folder"):
         train(compose_cfg(TINY + [f"ckpt_path={tmp_path}"], tmp_path / "folder"))
 

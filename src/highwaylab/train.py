@@ -924,9 +924,7 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
     reshaped = sorted(k for k in set(state) & set(expected) if state[k].shape != expected[k].shape)
     if missing or unexpected or reshaped:
         first = (missing or unexpected or reshaped)[0]
-        default = ("Resume with the model, depth and width (conv models: model.stages) of the run that "
-                   "wrote it (its .hydra/config.yaml lists them).")
-        fix = fix() if callable(fix) else fix or default
+        fix = fix() if callable(fix) else fix or _model_of_run(path)
         raise ConfigError(
             f"{name} was saved from another model: {len(missing)} missing, {len(unexpected)} "
             f"unexpected and {len(reshaped)} reshaped weights (first: {first}). {fix}")
@@ -938,6 +936,26 @@ def check_checkpoint(checkpoint: dict, path: str, expected: Mapping[str, torch.T
             f"diverged, or the file is damaged, and no training step can continue from it. Fix: continue "
             f"from an earlier checkpoint of the run (its checkpoints/epoch_XXX.ckpt, by ckpt_path=), or "
             f"start a new run (e.g. with a lower optim.optimizer.lr)")
+
+
+def _model_of_run(path: str) -> str:
+    """The fix for a checkpoint of another model: the model, depth and width of the run that wrote it,
+    read from its folder's record (``<run>/checkpoints/<file>``: ``<run>/.hydra/``); for a file outside
+    a run's folder, that nothing beside it records them (pass 73, row 14: before, "its .hydra/config.yaml
+    lists them" of a file copied alone)."""
+    run = Path(path).resolve().parent.parent
+    try:
+        config = OmegaConf.load(run / ".hydra" / "config.yaml")
+        choices = OmegaConf.load(run / ".hydra" / "hydra.yaml").hydra.runtime.choices
+        model = choices.get("model")
+        shape = (f"model.stages={OmegaConf.to_container(config.model.stages)}" if "stages" in config.model
+                 else f"width={config.get('width')}")
+        given = f"model={model} depth={config.get('depth')} {shape}"
+    except Exception:  # no run's folder around the file, or a record that cannot be read
+        return ("Give the model, depth and width (conv models: model.stages) it was trained with: the file "
+                "lies outside a run's folder, so nothing beside it records them (a run lists them in its "
+                ".hydra/config.yaml).")
+    return f"Give the model of the run that wrote it, {run} (its .hydra/config.yaml): {given}."
 
 
 def backbone_weights(cfg: DictConfig) -> dict[str, torch.Tensor] | None:
