@@ -234,13 +234,15 @@ def test_a_job_requeued_in_its_second_epoch_resumes_to_the_uninterrupted_metrics
     ids = [s.name for s in segments]
     print(f"W&B run ids of the two segments: {ids}")
     assert len(segments) == 2 and ids[0] == ids[1]
-    # the attempt's segment holds what it logged before the requeue (epoch 0 ended: step 19), although
-    # SLURM's SIGTERM also stopped W&B's helper process (pass 71, row 58: before, no row at all; W&B
-    # flushed its file every 15 s, the attempt ran for about 5)
+    # the attempt's segment holds what it logged up to a second before the requeue, although SLURM's
+    # SIGTERM also stopped W&B's helper process (pass 71, row 58: before, no row at all; W&B flushed its
+    # file every 15 s, the attempt ran for about 5): at least step 0's row, logged 2 s or more before the
+    # signal (20 batches of 0.1 s came between); the rows of epoch 0's end, logged as the signal came, may
+    # be lost (measured: steps 0..20 alone, step 0 alone under CI's load)
     first = [r["history"]["item"] for r in read_segment(segments[0])[0] if r.get("type") == "history"]
     steps = [row["trainer/global_step"] for row in first if "trainer/global_step" in row]
     print(f"first segment: {len(first)} history rows, steps {steps[:1]}..{steps[-1:]}")
-    assert steps and max(steps) >= 19
+    assert steps and steps[0] == 0
     [line] = read_summary(sweep)  # recorded once, by the rerun
     assert line["status"] == "ok"
     resumed = json.loads((job / "metrics.json").read_text())
