@@ -560,10 +560,9 @@ def check_monitors(callbacks: DictConfig | None) -> None:
     def with_mode(name: str, node: Any, metric: str) -> str:  # the override(s) that monitor ``metric``
         given = _given_override(f"callbacks.{name}.monitor") or ""  # '+': a callback added on the command
         monitor = f"{'+' if given.startswith('+') else ''}callbacks.{name}.monitor={metric}"  # line: in place
-        wanted = {"loss": "min", "acc": "max"}.get(metric.rsplit("/", 1)[-1].split("_")[0])  # of it, with '+'
-        target = str(node.get("_target_", ""))
-        if wanted != "max" or node.get("mode") == "max" or "lightning" not in target or not target.endswith(
-                ("EarlyStopping", "ModelCheckpoint")):
+        target = str(node.get("_target_", ""))  # of it, with '+'
+        if _better(metric) != "max" or node.get("mode") == "max" or "lightning" not in target \
+                or not target.endswith(("EarlyStopping", "ModelCheckpoint")):
             return monitor
         return f"{monitor} {'' if 'mode' in node else '+'}callbacks.{name}.mode=max"
 
@@ -587,7 +586,7 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is not None and mode not in ("min", "max"):
             raise ConfigError(f"callbacks.{name}.mode={mode!r} must be min or max, e.g. "
                               f"callbacks.{name}.mode=max for val/acc")
-        wanted = {"loss": "min", "acc": "max"}.get(str(monitor).rsplit("/", 1)[-1].split("_")[0])
+        wanted = _better(str(monitor))
         target = str(node.get("_target_", "")) if OmegaConf.is_dict(node) else ""
         if mode is None and monitor and wanted == "max" and "lightning" in target and target.endswith(
                 ("EarlyStopping", "ModelCheckpoint")):  # pass 47, row 36 (major): before, EarlyStopping on
@@ -599,6 +598,11 @@ def check_monitors(callbacks: DictConfig | None) -> None:
         if mode is not None and wanted is not None and mode != wanted:
             raise ConfigError(f"callbacks.{name}.monitor={monitor} with mode={mode} would keep the worst "
                               f"epoch as the best. Fix: callbacks.{name}.mode={wanted}")
+
+
+def _better(metric: str) -> str | None:
+    """The mode under which ``metric`` improves: ``min`` for a loss, ``max`` for an accuracy."""
+    return {"loss": "min", "acc": "max"}.get(metric.rsplit("/", 1)[-1].split("_")[0])
 
 
 def check_lr_shown(callbacks: DictConfig | None, loggers: DictConfig | None) -> None:

@@ -943,11 +943,12 @@ def _model_of_run(path: str) -> str:
     read from its folder's record (``<run>/checkpoints/<file>``: ``<run>/.hydra/``); for a file outside
     a run's folder, that nothing beside it records them (pass 73, row 14: before, "its .hydra/config.yaml
     lists them" of a file copied alone)."""
+    from highwaylab.utils.resume import _latest_record, _recorded_hydra
+
     run = Path(path).resolve().parent.parent
-    try:
-        config = OmegaConf.load(run / ".hydra" / "config.yaml")
-        choices = OmegaConf.load(run / ".hydra" / "hydra.yaml").hydra.runtime.choices
-        model = choices.get("model")
+    try:  # the run's latest start's record, as resume= reads it
+        config = OmegaConf.load(_latest_record(run, "config.yaml"))
+        model = _recorded_hydra(run)["runtime"]["choices"]["model"]
         shape = (f"model.stages={OmegaConf.to_container(config.model.stages)}" if "stages" in config.model
                  else f"width={config.get('width')}")
         given = f"model={model} depth={config.get('depth')} {shape}"
