@@ -217,7 +217,8 @@ BAD = {
     # the logger's first use, and a run folder left that refused the fix
     "+logger.wandb.log_graph=true":
         "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
-        "it (~logger.wandb.log_graph), or correct its name",
+        "it (leave +logger.wandb.log_graph=true out), or correct its name",  # pass 74, row 56: before,
+    # "~logger.wandb.log_graph", which Hydra refused: the files have no such key
     "+logger.wandb.job_typ=x": "logger.wandb.job_typ is not an argument of Lightning's WandbLogger nor of "
                                "wandb.init; did you mean logger.wandb.job_type?",
     # pass 51, row 20: before, Lightning's "`devices` selected with `CPUAccelerator` should be an int > 0"

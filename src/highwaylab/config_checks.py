@@ -343,6 +343,19 @@ def _given_override(key: str) -> str | None:
     return next((o for o in HydraConfig.get().overrides.task if o.split("=", 1)[0].lstrip("+~") == key), None)
 
 
+def removal(key: str) -> str:
+    """How to remove ``key`` from this run's config, as a fix to quote: ``~key`` for a key of the
+    config files; ``leave +key=value out`` for one this command line adds (pass 74, row 56: before,
+    ``+optim.scheduler.verbose=true`` was told "~optim.scheduler.verbose", which Hydra then refused:
+    the files have no such key); ``~key in place of key=value`` for one it sets."""
+    given = _given_override(key)
+    if given is None or given.startswith("~"):
+        return f"~{key}"
+    if given.startswith("+"):
+        return f"leave {given} out"
+    return f"~{key} in place of {given}"
+
+
 def _own_file(group: str, name: str) -> bool:
     """Whether option ``name`` of ``group`` is a file of one's own (``--config-dir``): not one of
     highwaylab's ``conf/`` (which Hydra reads first), in a run of train.py."""

@@ -518,7 +518,7 @@ def _check_argument_names(group: str, part: functools.partial) -> None:
         ConfigError: naming ``<group>.<argument>``, the target, the closest argument it takes and
             the list of them.
     """
-    from highwaylab.config_checks import adam_momentum
+    from highwaylab.config_checks import adam_momentum, removal
     from highwaylab.utils.hydra_utils import did_you_mean
 
     try:
@@ -543,13 +543,15 @@ def _check_argument_names(group: str, part: functools.partial) -> None:
         if others and not meant:  # another class than the preset's: all its keys it lacks at once (pass 55,
             # row 8: before, one a run, Rprop's momentum, then its weight_decay)
             keys = [key, *others]
-            removed = " ".join(f"'~{group}.{k}'" for k in keys)
+            fixes = [removal(f"{group}.{k}") for k in keys]  # the preset's: '~<key>'; one's own: left out
+            quoted = all(f[0] == "~" for f in fixes)
+            removed = " ".join(f"'{f}'" for f in fixes) if quoted else "; ".join(fixes)
             raise ConfigError(f"{group}: {part.func.__qualname__} ({name}) has no arguments "
                               f"{', '.join(keys)} (the preset's). Fix: remove them: {removed}; "
                               f"{part.func.__qualname__} takes {', '.join(takes)}")
         raise ConfigError(f"{group}.{key}={shown}: {part.func.__qualname__} ({name}) has no "
-                          f"argument {key}{meant or '.'} Fix: remove it (~{group}.{key}) or correct its "
-                          f"name; {part.func.__qualname__} takes {', '.join(takes)}")
+                          f"argument {key}{meant or '.'} Fix: remove it ({removal(f'{group}.{key}')}) or "
+                          f"correct its name; {part.func.__qualname__} takes {', '.join(takes)}")
 
 
 # what a required argument of a scheduler counts, for the '+optim.scheduler.<argument>=...' to add

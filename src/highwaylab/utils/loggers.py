@@ -375,6 +375,7 @@ def check_wandb_arguments(name: str, node: DictConfig) -> None:
 
     import wandb
 
+    from highwaylab.config_checks import removal
     from highwaylab.utils.hydra_utils import did_you_mean
 
     try:
@@ -391,7 +392,8 @@ def check_wandb_arguments(name: str, node: DictConfig) -> None:
             continue
         meant = did_you_mean(str(key), sorted(takes), prefix=f"logger.{name}.") or "."
         raise ConfigError(f"logger.{name}.{key} is not an argument of Lightning's WandbLogger nor of "
-                          f"wandb.init{meant} Fix: remove it (~logger.{name}.{key}), or correct its name")
+                          f"wandb.init{meant} Fix: remove it ({removal(f'logger.{name}.{key}')}), or correct "
+                          f"its name")
 
 
 ENTITY_CHARACTERS = re.compile(r"[A-Za-z0-9_.-]+")  # a W&B user or team name
