@@ -39,9 +39,24 @@ REFUSED = {
         "hydra.launcher.signal_delay_s=65536 must be at most 65535 seconds (sbatch --signal), "
         "e.g. hydra.launcher.signal_delay_s=120",
     "hydra.launcher.timeout_min=10 hydra.launcher.signal_delay_s=600":
-        "hydra.launcher.signal_delay_s=600 must be below the time limit, hydra.launcher.timeout_min=10 x 60 "
-        "= 600 s: SLURM would send USR2 as the job starts, and the run would stop and requeue itself at "
-        "once. Fix: e.g. hydra.launcher.signal_delay_s=120, or a longer hydra.launcher.timeout_min",
+        "hydra.launcher.signal_delay_s=600 leaves 0 s of the time limit, hydra.launcher.timeout_min=10 "
+        "(600 s), before SLURM's warning signal (USR2), which SLURM may send up to 60 s early "
+        "(man sbatch, --signal): the run could be stopped as it starts. Fix: "
+        "hydra.launcher.timeout_min=12 or longer, or "
+        "hydra.launcher.signal_delay_s=120",
+    # pass 74, row 20b: before, passed; USR2 came 2 s into the job, and the launcher ended in a traceback
+    "hydra.launcher.timeout_min=1 hydra.launcher.signal_delay_s=30":
+        "hydra.launcher.signal_delay_s=30 leaves 30 s of the time limit, hydra.launcher.timeout_min=1 "
+        "(60 s), before SLURM's warning signal (USR2), which SLURM may send up to 60 s early "
+        "(man sbatch, --signal): the run could be stopped as it starts. Fix: "
+        "hydra.launcher.timeout_min=2 or longer",
+    # the default delay (120 s) in a 3-minute limit: 60 s left, which SLURM's early signal can take
+    "hydra.launcher.timeout_min=3":
+        "hydra.launcher.signal_delay_s=120 leaves 60 s of the time limit, hydra.launcher.timeout_min=3 "
+        "(180 s), before SLURM's warning signal (USR2), which SLURM may send up to 60 s early "
+        "(man sbatch, --signal): the run could be stopped as it starts. Fix: "
+        "hydra.launcher.timeout_min=4 or longer, or "
+        "hydra.launcher.signal_delay_s=119",
     "hydra.launcher.timeout_min=-5":
         "hydra.launcher.timeout_min=-5 must be a whole number of minutes (0: no time limit) >= 0, "
         "e.g. hydra.launcher.timeout_min=240",
@@ -73,7 +88,7 @@ def test_a_launcher_number_that_sbatch_refuses_is_one_line_naming_the_key(line):
 
 @pytest.mark.parametrize("line", ["", "hydra.launcher.timeout_min=0 hydra.launcher.signal_delay_s=0",
                                   "hydra.launcher.timeout_min=0 hydra.launcher.signal_delay_s=65535",
-                                  "hydra.launcher.timeout_min=3 hydra.launcher.signal_delay_s=179",
+                                  "hydra.launcher.timeout_min=3 hydra.launcher.signal_delay_s=119",
                                   "hydra.launcher.mem_gb=0 hydra.launcher.cpus_per_task=null"])
 def test_launcher_numbers_that_sbatch_takes_pass(line):
     overrides = [*SLURM_CPU, *line.split()]

@@ -128,14 +128,15 @@ WHOLE_NUMBERS = (
     ("array_parallelism", 1, False, "jobs running at once", 256),
 )
 SIGNAL_DELAY_MAX = 65535  # sbatch --signal=<sig>@<sig_time>: sig_time is 0..65535 seconds
+SIGNAL_EARLY_S = 60  # man sbatch, --signal: "the signal may be sent up to 60 seconds earlier than specified"
 
 
 def check_whole_numbers(launcher: DictConfig) -> None:
     """Raise ConfigError for a numeric ``hydra.launcher`` key that sbatch would refuse at submission
     (``Invalid --signal specification``, ``Invalid numeric value``), after the sweep's folder is made:
     each of :data:`WHOLE_NUMBERS` a whole number >= its least value (or null where allowed),
-    ``signal_delay_s`` at most 65535 and, under a time limit, below ``timeout_min`` x 60 (else SLURM
-    sends USR2 as the job starts, and the run stops and requeues itself at once)."""
+    ``signal_delay_s`` at most 65535 and, under a time limit, more than :data:`SIGNAL_EARLY_S` seconds
+    below ``timeout_min`` x 60 (else SLURM may send USR2 as the job starts, and the run stops at once)."""
     for key, least, nullable, unit, example in WHOLE_NUMBERS:
         value = launcher.get(key)
         if value is None and nullable:
@@ -149,12 +150,18 @@ def check_whole_numbers(launcher: DictConfig) -> None:
     if delay > SIGNAL_DELAY_MAX:
         raise ConfigError(f"hydra.launcher.signal_delay_s={delay} must be at most {SIGNAL_DELAY_MAX} "
                           f"seconds (sbatch --signal), e.g. hydra.launcher.signal_delay_s=120")
-    if timeout > 0 and delay >= timeout * 60:
-        raise ConfigError(f"hydra.launcher.signal_delay_s={delay} must be below the time limit, "
-                          f"hydra.launcher.timeout_min={timeout} x 60 = {timeout * 60} s: SLURM would send "
-                          f"USR2 as the job starts, and the run would stop and requeue itself at once. Fix: "
-                          f"e.g. hydra.launcher.signal_delay_s={min(120, timeout * 30)}, or a longer "
-                          f"hydra.launcher.timeout_min")
+    if timeout > 0 and timeout * 60 - delay <= SIGNAL_EARLY_S:  # pass 74, row 20b: timeout_min=1 with
+        # signal_delay_s=30 passed; USR2 came 2 s into the job, during its imports, and the launcher ended
+        # in a traceback ("partially initialized module 'torch'")
+        room = timeout * 60 - SIGNAL_EARLY_S - 1  # the longest delay that this limit leaves room for
+        least = (delay + SIGNAL_EARLY_S) // 60 + 1  # the shortest limit that this delay leaves room in
+        shorter = f", or hydra.launcher.signal_delay_s={min(120, room)}" if room >= 1 else ""
+        raise ConfigError(f"hydra.launcher.signal_delay_s={delay} leaves {max(0, timeout * 60 - delay)} s "
+                          f"of the time limit, hydra.launcher.timeout_min={timeout} ({timeout * 60} s), "
+                          f"before SLURM's warning signal (USR2), which SLURM may send up to "
+                          f"{SIGNAL_EARLY_S} s early (man sbatch, --signal): the run could be stopped as it "
+                          f"starts. Fix: "
+                          f"hydra.launcher.timeout_min={least} or longer{shorter}")
 
 
 SINFO_TIMEOUT_S = 20  # a controller that gives no answer by then: sbatch would fail (or hang) too
