@@ -3,6 +3,7 @@
 
 import os
 import signal
+import warnings
 
 import lightning as L
 from hydra.experimental.callback import Callback
@@ -267,3 +268,15 @@ class SignalAfterJob(Callback):
     def on_job_end(self, config, job_return, **kwargs) -> None:
         if config.hydra.job.num == self.job:
             os.kill(os.getpid(), self.signum)
+
+
+class DeprecationAt(L.Callback):
+    """Issue a ``DeprecationWarning`` at the end of the training batch of step ``step``, as a library's
+    notice of a deprecated call does (the warning filter decides whether it is an error)."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            warnings.warn("old_call() is deprecated; use new_call()", DeprecationWarning, stacklevel=1)

@@ -1501,6 +1501,9 @@ def test_a_warning_filter_that_makes_the_libraries_notices_errors_is_one_line(op
                                          "PossibleUserWarning on a short epoch) would stop the run with a "
                                          "traceback. Fix: ")
     check_warning_filters(["ignore", "default::UserWarning", "error::mypkg.MyWarning"], {})  # pass
+    # pass 74, row 27: a class that no run issues passes (before, refused: DeprecationWarning, FutureWarning,
+    # RuntimeWarning); should one come, the run ends in one line (test_failures)
+    check_warning_filters(["error::DeprecationWarning", "error::FutureWarning", "error::RuntimeWarning"], {})
 
 
 def test_every_device_on_a_machine_without_gpus_is_refused_before_the_loggers():

@@ -617,6 +617,27 @@ def test_a_w_and_b_helper_killed_mid_run_is_one_line_naming_the_checkpoint_to_re
     assert json.loads((run / "metrics.json").read_text())["global_step"] == 12
 
 
+@pytest.mark.slow
+def test_a_warning_made_an_error_by_pythonwarnings_is_one_line_naming_the_filter(tmp_path, data_dir):
+    # pass 74, row 27: PYTHONWARNINGS=error::DeprecationWarning was refused, though a run issues none; it
+    # now runs (exit 0), and a DeprecationWarning that does come ends the run in one line, not a traceback
+    env = subprocess_env(PYTHONWARNINGS="error::DeprecationWarning")
+    tiny = [o for o in TINY if not o.startswith(("trainer.max_epochs=", "trainer.limit_train"))]
+    schedule = ["trainer.max_epochs=2", "trainer.limit_train_batches=3"]
+    (tmp_path / "clean").mkdir()
+    clean = run_train([*tiny, *schedule], tmp_path / "clean", env=env)
+    assert clean.returncode == 0, (clean.stdout + clean.stderr)[-3000:]
+    warned = ["+callbacks.dep._target_=tests.signal_at.DeprecationAt", "+callbacks.dep.step=4"]
+    line = one_line(run_train([*tiny, *schedule, *warned], tmp_path, env=env))
+    run, source = tmp_path / "run", ROOT / "tests" / "signal_at.py"
+    issued = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "old_call()" in text)
+    assert line == (f"PYTHONWARNINGS=error::DeprecationWarning made a DeprecationWarning an error, and it "
+                    f"stopped the run: old_call() is deprecated; use new_call() (issued at "
+                    f"{source}:{issued}); its latest checkpoint, "
+                    f"{run}/checkpoints/last.ckpt, is kept. Fix: unset PYTHONWARNINGS, then resume: "
+                    f"python train.py resume={run}")
+
+
 def test_a_small_file_size_limit_is_refused(tmp_path):
     code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (2**19, 2**19)); "
             "from highwaylab.utils.output_folder import check_output_folder as c; "

@@ -81,3 +81,9 @@ class LoggerLost(HighwaylabError, ConnectionError):
     """A logger's helper process went away during the run (W&B's ``wandb-core``: killed, or out of
     memory), so nothing more can be logged to it. The message names the logger, the step, what the
     logger kept, and how to resume from the run's latest checkpoint."""
+
+
+class WarningAsError(HighwaylabError, RuntimeError):
+    """A warning that the interpreter's filter (``PYTHONWARNINGS=error::<Class>``, ``python -W``)
+    made an exception stopped the run. The message names the filter, the warning and where it was
+    issued, and the run's latest checkpoint."""

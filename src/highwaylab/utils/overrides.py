@@ -69,7 +69,7 @@ from omegaconf.errors import (
     ValidationError,
 )
 
-from highwaylab.errors import ConfigError
+from highwaylab.errors import ConfigError, WarningAsError
 from highwaylab.utils.hydra_utils import closest_names, did_you_mean
 from highwaylab.utils.shell_args import override_arg, shell_word
 
@@ -540,7 +540,7 @@ def _env_set_at_start(cfg: DictConfig, overrides: list[str]) -> None:
         given = next((o.split("=", 1)[0] for o in overrides if o.split("=", 1)[0].lstrip("+") ==
                       f"hydra.job.env_set.{name}"), f"hydra.job.env_set.{name}")
         fix = ("leave it out (warnings made errors would stop the run at Lightning's first notice, and are "
-               "refused in the shell too; name a class of your own: PYTHONWARNINGS=error::<module>.<Class> "
+               "refused in the shell too; name another class: PYTHONWARNINGS=error::DeprecationWarning "
                "python train.py ...)" if name == "PYTHONWARNINGS" else
                f"set it in the shell: {name}={env_set[name]} python train.py ...")
         raise OverrideError(f"{given}: Python reads {name} as it starts, before Hydra applies env_set, so "
@@ -618,10 +618,48 @@ def check_rank_variables(environ: dict[str, str] | None = None) -> None:
                             f"job?)")
 
 
-# warning classes that Lightning, torch and their libraries issue in every run (PossibleUserWarning is
-# a UserWarning): a filter that makes them errors stops the run at the first notice
-COMMON_WARNINGS = ("", "Warning", "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning",
-                   "PendingDeprecationWarning", "ResourceWarning", "ImportWarning", "SyntaxWarning")
+# warning classes issued in every run, with PYTHONWARNINGS=always: Lightning's notices (UserWarning;
+# PossibleUserWarning on a short epoch) and a ResourceWarning at the end (a temporary folder cleaned up
+# implicitly). A filter that makes them errors stops every run. Others (DeprecationWarning, FutureWarning,
+# ...) pass (pass 74, row 27: before, refused though a run raises none); should one come, the run ends
+# in one line (:func:`warning_as_error`)
+COMMON_WARNINGS = ("", "Warning", "UserWarning", "ResourceWarning")
+
+
+def _error_filter() -> tuple[str, str] | None:
+    """``(where, fix)`` of this interpreter's first warning filter that makes warnings errors:
+    ``("PYTHONWARNINGS=error::X", "unset PYTHONWARNINGS")`` or ``("python -W error::X", "leave -W
+    error::X out")``; ``None`` without one."""
+    for option in sys.warnoptions:
+        if "error".startswith(option.partition(":")[0].strip().lower() or "-"):
+            if option in os.environ.get("PYTHONWARNINGS", "").split(","):
+                return f"PYTHONWARNINGS={os.environ['PYTHONWARNINGS']}", "unset PYTHONWARNINGS"
+            return f"python -W {option}", f"leave -W {option} out"
+    return None
+
+
+def warning_as_error(err: BaseException, run: str | os.PathLike | None) -> WarningAsError | None:
+    """A :class:`WarningAsError` for ``err`` when its chain of causes holds a ``Warning`` raised as an
+    exception by this interpreter's warning filter (``PYTHONWARNINGS=error::DeprecationWarning`` and a
+    library's ``DeprecationWarning``), naming the filter, the warning, where it was issued and the run's
+    latest checkpoint; ``None`` otherwise (before: the library's traceback)."""
+    import traceback
+
+    filt = _error_filter()
+    while err is not None and not isinstance(err, Warning):
+        err = err.__cause__ or err.__context__
+    if err is None or filt is None:
+        return None
+    cls = type(err)
+    name = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    frames = traceback.extract_tb(err.__traceback__)
+    at = f" (issued at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    found = sorted(Path(run, "checkpoints").glob("*.ckpt"), key=lambda f: f.stat().st_mtime) if run else []
+    kept = f"; its latest checkpoint, {found[-1]}, is kept" if found else ""
+    then = f", then resume: python train.py {override_arg('resume', run)}" if found else ""
+    where, fix = filt
+    return WarningAsError(f"{where} made a {name} an error, and it stopped the run: {err}{at}{kept}. "
+                          f"Fix: {fix}{then}")
 
 
 def check_warning_filters(options: list[str] | None = None, environ: dict[str, str] | None = None) -> None:
@@ -642,8 +680,8 @@ def check_warning_filters(options: list[str] | None = None, environ: dict[str, s
         fix = "unset PYTHONWARNINGS" if where.startswith("PYTHONWARNINGS") else f"leave -W {option} out"
         raise OverrideError(f"{where} turns warnings into errors, and Lightning's and torch's notices (e.g. "
                             f"Lightning's PossibleUserWarning on a short epoch) would stop the run with a "
-                            f"traceback. Fix: {fix}; to make your own warnings errors, name their class "
-                            f"(error::<module>.<WarningClass>)")
+                            f"traceback. Fix: {fix}; to make other warnings errors, name their class (e.g. "
+                            f"error::DeprecationWarning)")
 
 
 def check_trainer_variables(environ: dict[str, str] | None = None) -> None:

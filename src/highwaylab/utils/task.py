@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from highwaylab.errors import DiskFull, HighwaylabError, RunFolderGone, RunInterrupted
 from highwaylab.utils import interrupt
+from highwaylab.utils.overrides import warning_as_error
 from highwaylab.utils.run_folder import gone
 from highwaylab.utils.shell_args import override_arg
 
@@ -201,6 +202,8 @@ def task_wrapper(fn: Callable[..., R]) -> Callable[..., R]:
                     raise gone from err
                 if (full := disk_full(err, _output_dir(cfg))) is not None:  # a logger's file, on a full disk
                     raise full from err
+                if (warned := warning_as_error(err, _output_dir(cfg))) is not None:  # PYTHONWARNINGS=error::X
+                    raise warned from err
                 if user_error(err) is None:  # user errors are reported by the entry point
                     log.error(f"The run failed: {err!r}")
                 raise
