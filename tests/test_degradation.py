@@ -226,6 +226,24 @@ def test_an_empty_ckpt_path_is_refused_before_the_run_folder():
                                   "new run")
 
 
+@pytest.mark.parametrize(("given", "fetch"), [
+    ("https://example.com/model.ckpt", "download it first (e.g. curl -fLo model.ckpt "
+                                       "https://example.com/model.ckpt)"),
+    ("s3://bucket/model.ckpt", "copy it to this machine first"),
+])
+def test_a_url_as_ckpt_path_is_refused_naming_the_file_to_give(given, fetch):
+    # pass 74, row 38: before, "ckpt_path=https://example.com/model.ckpt: https:/example.com/model.ckpt does
+    # not exist" (the URL read as a path)
+    from highwaylab.utils.resume import ResumeError, rewrite_argv
+
+    from .conftest import ROOT
+
+    with pytest.raises(ResumeError) as err:
+        rewrite_argv(["train.py", "depth=3", f"ckpt_path={given}"], ROOT / "conf")
+    assert str(err.value) == (f"ckpt_path={given} is a URL, and a run reads its checkpoint from a file on "
+                              f"this machine. Fix: {fetch}, then give the file: ckpt_path=model.ckpt")
+
+
 def test_scheduler_gamma_1_is_accepted_and_refusal_comes_before_training(tmp_path, data_dir):
     parts = build(compose_cfg(BARE + ["optim.scheduler.gamma=1"], tmp_path))
     assert parts.module.scheduler.keywords["gamma"] == 1

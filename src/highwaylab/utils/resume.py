@@ -292,6 +292,12 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     if ckpt_path is not None and not ckpt_path.strip():  # pass 63, row 5: before, Lightning's traceback
         raise ResumeError("ckpt_path= is empty: give the path of a .ckpt file (e.g. ckpt_path=outputs/runs/"
                           "<run>/checkpoints/last.ckpt), or leave ckpt_path out for a new run")
+    if ckpt_path and "://" in ckpt_path:  # pass 74, row 38: before, "https:/example.com/model.ckpt does not
+        # exist" (the URL read as a path)
+        fetch = (f"download it first (e.g. curl -fLo model.ckpt {shell_word(ckpt_path)})" if
+                 ckpt_path.lower().startswith(("http://", "https://")) else "copy it to this machine first")
+        raise ResumeError(f"ckpt_path={ckpt_path} is a URL, and a run reads its checkpoint from a file on "
+                          f"this machine. Fix: {fetch}, then give the file: ckpt_path=model.ckpt")
     if ckpt_path and ckpt_path != "null":
         cfg = _compose(config_dir, config_name, overrides)
         checkpoint = _read(Path(ckpt_path), f"ckpt_path={ckpt_path}",
