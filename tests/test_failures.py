@@ -1325,8 +1325,8 @@ def test_a_run_with_its_logging_disabled_still_prints_its_error(tmp_path, data_d
     assert proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab: ")]
     assert lines[0] == ("highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is "
-                        "not shown and train.log is not written; an error still prints here. Fix: leave "
-                        "hydra/job_logging out for both")
+                        "not shown and train.log is not written; an error still prints here. To see the log "
+                        "and keep it in train.log, leave hydra/job_logging=disabled out")
     assert lines[1].startswith("highwaylab: optim.optimizer.nestrov=true: SGD (torch.optim.SGD) has no "
                                "argument nestrov; did you mean optim.optimizer.nesterov?")
     assert len(lines) == 2 and "Traceback" not in proc.stderr

@@ -264,14 +264,15 @@ def test_train_log_holds_the_runs_log_under_hydras_stdout_logging(tmp_path, data
 @pytest.mark.slow
 @pytest.mark.parametrize(("choice", "line"), [
     # before: "... train.log stays empty", and an empty train.log in the run folder
+    # pass 74, row 48: before, "Fix: leave hydra/job_logging out for both", a notice read as a refusal
     ("disabled", "highwaylab: hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not "
-                 "shown and train.log is not written; an error still prints here. Fix: leave "
-                 "hydra/job_logging out for both"),
+                 "shown and train.log is not written; an error still prints here. To see the log and keep it "
+                 "in train.log, leave hydra/job_logging=disabled out"),
     # pass 24, row 15: before, rc 0, no train.log and no word (the README promised it for every choice but
     # disabled)
     ("none", "highwaylab: hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the "
-             "[HYDRA] lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log "
-             "(or hydra/job_logging=stdout for plain console lines, with train.log)"),
+             "[HYDRA] lines) and train.log is not written. For train.log, leave hydra/job_logging=none out "
+             "(or choose hydra/job_logging=stdout for plain console lines, with train.log)"),
 ])
 def test_a_job_logging_without_train_log_says_so_in_one_line(choice, line, tmp_path, data_dir):
     args = [*SMALL_RUN, "trainer.limit_train_batches=2", "trainer.limit_val_batches=1", "test=false",
@@ -572,3 +573,21 @@ def test_the_finished_line_names_lightnings_own_checkpoint_folder(tmp_path, capl
     (tmp_path / "highwaylab" / "wasjks51" / "checkpoints" / "epoch=0-step=5.ckpt").write_bytes(b"")
     assert finished_line_of(tmp_path, caplog) == (f"Finished: {tmp_path} holds the run's metrics.json, "
                                                   f"highwaylab/wasjks51/checkpoints/ and train.log")
+
+
+def test_logging_disabled_on_a_resume_says_that_train_log_keeps_the_earlier_part_only(tmp_path):
+    # pass 74, row 48: before, a resume under hydra/job_logging=disabled left the run's train.log at its first
+    # part (epoch 0) while metrics.json counted 2 epochs, unsaid; a new run's empty train.log is removed
+    from highwaylab.utils.console import keep_run_log
+
+    log_file = tmp_path / "train.log"
+    log_file.write_text("[2026-12-07 03:00:00,000][highwaylab.train][INFO] - epoch 0/0\n")
+    cfg = {"handlers": {"file": {"filename": str(log_file)}}, "root": {"level": "INFO"}}
+    assert keep_run_log("disabled", cfg) == (
+        "hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and train.log is "
+        "not written (the run's train.log keeps its earlier part only: this start adds nothing to it); an "
+        "error still prints here. To see the log and keep it in train.log, leave "
+        "hydra/job_logging=disabled out")
+    assert log_file.read_text().endswith("epoch 0/0\n")  # kept
+    log_file.write_text("")
+    assert "earlier part" not in keep_run_log("disabled", cfg) and not log_file.exists()

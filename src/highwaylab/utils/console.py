@@ -219,8 +219,8 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     returned line says that no train.log is written."""
     if job_logging == "none":
         return ("hydra/job_logging=none: Hydra leaves the log as its own start-up set it (the [HYDRA] "
-                "lines) and train.log is not written. Fix: leave hydra/job_logging out for train.log (or "
-                "hydra/job_logging=stdout for plain console lines, with train.log)")
+                "lines) and train.log is not written. For train.log, leave hydra/job_logging=none out (or "
+                "choose hydra/job_logging=stdout for plain console lines, with train.log)")
     file_cfg = (logging_cfg.get("handlers") or {}).get("file") if logging_cfg else None
     if not file_cfg or not file_cfg.get("filename") or logging_cfg.get("root") is None:
         return None
@@ -228,13 +228,18 @@ def keep_run_log(job_logging: str | None, logging_cfg: Any) -> str | None:
     quiet = _quiet_root(logging_cfg) if job_logging != "disabled" else None  # disabled: said below
     if _writes_to(filename):
         return quiet
-    if job_logging == "disabled":
+    if job_logging == "disabled":  # pass 74, row 48: before, "Fix: ... for both", a notice read as a
+        # refusal, and a resumed run's train.log stopped short unsaid
+        earlier = False
         with contextlib.suppress(OSError):
-            if os.path.getsize(filename) == 0:
+            earlier = os.path.getsize(filename) > 0
+            if not earlier:
                 os.remove(filename)
-        return ("hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and "
-                "train.log is not written; an error still prints here. Fix: leave hydra/job_logging out "
-                "for both")
+        kept = (" (the run's train.log keeps its earlier part only: this start adds nothing to it)" if earlier
+                else "")
+        return (f"hydra/job_logging=disabled: the log (the epoch lines, the metrics) is not shown and "
+                f"train.log is not written{kept}; an error still prints here. To see the log and keep it in "
+                f"train.log, leave hydra/job_logging=disabled out")
     named = (logging_cfg.get("formatters") or {}).get(file_cfg.get("formatter") or "") or {}
     handler = RunLogFileHandler(filename, encoding="utf-8")
     handler.setFormatter(logging.Formatter(named.get("format") or RUN_LOG_FORMAT, named.get("datefmt")))
