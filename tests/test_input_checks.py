@@ -304,8 +304,8 @@ def test_arguments_torch_refuses_are_one_line_naming_the_group_and_torchs_reason
     # an argument SGD does not take: now at the module's construction (_check_argument_names)
     assert optim_error(["+optim.optimizer.beta=0.9"], tmp_path) == (
         "optim.optimizer.beta=0.9: SGD (torch.optim.SGD) has no argument beta. Fix: remove it "
-        "(~optim.optimizer.beta) or correct its name; SGD takes lr, momentum, dampening, weight_decay, "
-        "nesterov, maximize, foreach, differentiable, fused")
+        "(leave +optim.optimizer.beta=0.9 out) or correct its name; SGD takes lr, momentum, dampening, "
+        "weight_decay, nesterov, maximize, foreach, differentiable, fused")
     assert optim_error(["optim=sgd_step", "optim.scheduler.milestones=5"], tmp_path) == (
         "optim.scheduler (milestones=5, gamma=0.1) was refused by MultiStepLR (TypeError: 'int' object is "
         "not iterable). Fix: correct or remove the optim.scheduler.<argument> at fault; MultiStepLR takes "
