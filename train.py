@@ -107,7 +107,7 @@ try:
     from highwaylab.utils.caches import redirect_unwritable
     from highwaylab.utils.console import error_line, keep_run_log, own_log_only
     from highwaylab.utils.hardware import torch_import_problem
-    from highwaylab.utils.hydra_utils import flags_first
+    from highwaylab.utils.hydra_utils import flags_first, hydra_help_argv
     from highwaylab.utils.output_folder import remove_refused_run_folder
     from highwaylab.utils.overrides import check_command_line
     from highwaylab.utils.quiet import warnings_into_the_log
@@ -228,6 +228,7 @@ if __name__ == "__main__":
     try:
         conf = Path(__file__).resolve().parent / "conf"
         sys.argv = flags_first(sys.argv)  # train.py depth=3 -m ...: Hydra reads flags before overrides
+        sys.argv = hydra_help_argv(sys.argv)  # --hydra-help: Hydra's own config, without the run's overrides
         if (broken := torch_import_problem()) is not None:  # TORCH_LOGS=recompile: before the checks
             raise ConfigError(broken)  # import Lightning, and with it torch, half-way (pass 67, row 30)
         check_command_line(sys.argv, conf)  # typos, and a single run's config: before Hydra writes

@@ -2277,6 +2277,20 @@ def test_a_dashed_override_is_named_with_the_override_to_write(line, expected, t
         check_command_line(["train.py", *flags, "seed=1"], ROOT / "conf")  # Hydra's own flags pass
 
 
+@pytest.mark.parametrize("args", [["model=plain", "--hydra-help"], ["--hydra-help", "depth=3",
+                                                                  "hydra/launcher=slurm_cpu"]])
+def test_hydra_help_with_the_runs_overrides_shows_hydras_help(args):
+    # pass 75, row 90 (major): before, Hydra composed its help from its own config with model=plain: a
+    # 25-line traceback ending "Could not override 'model'. No match in the defaults list. To append to
+    # your default list use +model=plain"
+    proc = subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("Hydra (") and "== Flags ==" in proc.stdout
+    assert "Traceback" not in proc.stderr
+    assert "hydra/launcher: " in proc.stdout  # Hydra's groups, as --hydra-help alone lists them
+
+
 def test_a_dashed_override_is_one_line_from_train_py(tmp_path):
     proc = subprocess.run([sys.executable, "train.py", "--model=highway", "depth=3", "trainer.max_epochs=1",
                            f"paths.log_dir={tmp_path}/logs"], cwd=ROOT, env=subprocess_env(),

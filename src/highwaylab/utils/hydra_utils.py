@@ -271,6 +271,22 @@ def did_you_mean(name: str, candidates: list[str], prefix: str = "") -> str:
     return f"; did you mean {' or '.join(prefix + m for m in tied)}?"
 
 
+def hydra_help_argv(argv: list[str]) -> list[str]:
+    """``argv`` less the overrides of the run's own config when it asks for ``--hydra-help``: Hydra
+    composes its help from its own config alone, so that any other override (``model=plain``) ended in
+    a 25-line traceback, "Could not override 'model'. No match in the defaults list", with the advice
+    ``+model=plain`` (pass 74, row 90). Hydra's own (``hydra/launcher=...``, ``hydra.help...``) stay.
+    Any other command line is returned unchanged."""
+    try:
+        args = quiet_args_parser().parse_args(argv[1:])
+    except (ValueError, TypeError, SystemExit):
+        return list(argv)
+    if not args.hydra_help or not args.overrides:
+        return list(argv)
+    own = [o for o in args.overrides if not o.lstrip("+~").startswith(("hydra/", "hydra."))]
+    return [token for token in argv if token not in own]
+
+
 def flags_first(argv: list[str]) -> list[str]:
     """``argv`` with Hydra's flags before the overrides. Hydra's parser takes the overrides in one
     run, so ``train.py depth=3 -m model=plain,highway`` fails with "unrecognized arguments:
