@@ -1409,9 +1409,16 @@ def test_a_multiruns_folder_given_to_resume_names_its_jobs(tmp_path):
     for name in ("0_a", "1_b"):
         make_run(sweep / name)
     (sweep / "multirun.yaml").write_text("hydra: {}\n")
-    assert message(f"resume={sweep}") == (
-        f"resume={sweep} is the folder of a multirun, whose jobs (0_a, 1_b) are runs of their own: resume= "
-        f"continues one of them. Fix: e.g. resume={sweep}/0_a")
+    head = (f"resume={sweep} is the folder of a multirun, whose jobs (0_a, 1_b) are runs of their own: "
+            f"resume= continues one of them. Fix: ")
+    (sweep / "0_a" / "metrics.json").write_text(json.dumps({"epochs": 4, "global_step": 20}))
+    assert message(f"resume={sweep}") == f"{head}e.g. resume={sweep}/1_b (it has no result yet)"
+    # pass 75, row 48: every job finished; before, "e.g. resume=<sweep>/0_a", which resume= then refused as
+    # finished, naming the extension only then
+    (sweep / "1_b" / "metrics.json").write_text(json.dumps({"epochs": 4, "global_step": 20}))
+    assert message(f"resume={sweep}") == (f"{head}both its jobs have finished (metrics.json); to train one "
+                                          f"further, extend it, e.g. python train.py resume={sweep}/0_a "
+                                          f"trainer.max_epochs=6")
 
 
 def test_a_resume_that_validates_on_another_part_of_the_set_says_so(tmp_path):

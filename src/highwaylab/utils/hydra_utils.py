@@ -275,7 +275,7 @@ def hydra_help_argv(argv: list[str]) -> list[str]:
     """``argv`` less the overrides of the run's own config when it asks for ``--hydra-help``: Hydra
     composes its help from its own config alone, so that any other override (``model=plain``) ended in
     a 25-line traceback, "Could not override 'model'. No match in the defaults list", with the advice
-    ``+model=plain`` (pass 74, row 90). Hydra's own (``hydra/launcher=...``, ``hydra.help...``) stay.
+    ``+model=plain`` (pass 75, row 90). Hydra's own (``hydra/launcher=...``, ``hydra.help...``) stay.
     Any other command line is returned unchanged."""
     try:
         args = quiet_args_parser().parse_args(argv[1:])

@@ -375,6 +375,24 @@ def absolute_paths(argv: list[str], overrides: list[str]) -> list[str]:
     return out
 
 
+def _job_to_resume(sweep: Path, jobs: list[str]) -> str:
+    """The fix for ``resume=<a multirun's folder>``: the first of its ``jobs`` without a result
+    (``metrics.json``: interrupted, or failed); when every job has one, the extension of the first,
+    ``python train.py resume=<job> trainer.max_epochs=<its epochs + 2>`` (pass 75, row 48: before, the
+    first job, which resume= then refused as finished, naming the extension only then)."""
+    unfinished = [job for job in jobs if not (sweep / job / "metrics.json").is_file()]
+    if unfinished:
+        return f"e.g. {override_arg('resume', sweep / unfinished[0])} (it has no result yet)"
+    try:
+        epochs = json.loads((sweep / jobs[0] / "metrics.json").read_text()).get("epochs")
+    except (OSError, ValueError, AttributeError):
+        epochs = None
+    more = f"{epochs + 2}" if isinstance(epochs, int) else "<more epochs>"
+    every = {1: "its job has", 2: "both its jobs have"}.get(len(jobs), f"all {len(jobs)} of its jobs have")
+    return (f"{every} finished (metrics.json); to train one further, extend it, e.g. python train.py "
+            f"{override_arg('resume', sweep / jobs[0])} trainer.max_epochs={more}")
+
+
 def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
     """The run folder that ``resume=<value>`` names, absolute. A relative ``value`` is taken from the
     current folder, or else from ``HIGHWAYLAB_ROOT`` (``paths.root_dir``, the folder that holds
@@ -467,8 +485,7 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         if jobs:  # pass 37, row 56: before, "give the run's folder, e.g. resume=outputs/runs/<...>"
             shown = ", ".join(jobs[:3]) + (f" and {len(jobs) - 3} more" if len(jobs) > 3 else "")
             raise ResumeError(f"resume={value} is the folder of a multirun, whose jobs ({shown}) are runs of "
-                              f"their own: resume= continues one of them. Fix: e.g. "
-                              f"{override_arg('resume', path / jobs[0])}")
+                              f"their own: resume= continues one of them. Fix: {_job_to_resume(path, jobs)}")
         hint = f"resume={parent}" if parent else example
         raise ResumeError(f"resume={value} is not a run folder: it has no {RECORD}/overrides.yaml (the "
                           f"record train.py writes into every run folder); give the run's folder, {hint}")
