@@ -1576,6 +1576,24 @@ def test_a_target_of_another_class_names_every_argument_it_does_not_take():
         "correct or remove it (+model.in_feature=... added it)")
 
 
+def test_wandb_resume_beside_a_continued_run_is_one_warning(tmp_path, monkeypatch, caplog):
+    # pass 75, row 56: before, WANDB_RESUME=never on a resume was ignored without a word (the logger passes
+    # resume=allow, which W&B takes over the variable)
+    from highwaylab.train import continue_wandb_run
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"] + ["logger=wandb"], tmp_path)
+    checkpoint = {"logger_versions": {"WandbLogger": "ab12cd34"}, "global_step": 10}
+    monkeypatch.setenv("WANDB_RESUME", "never")
+    with caplog.at_level("INFO", logger="highwaylab.train"):
+        assert continue_wandb_run(cfg, checkpoint, str(tmp_path / "checkpoints" / "last.ckpt")) == "ab12cd34"
+    assert cfg.logger.wandb.resume == "allow"
+    assert caplog.messages[-1] == (
+        "highwaylab: WANDB_RESUME=never is set in the environment, but W&B ignores it here: a resume "
+        "continues the run's W&B run ab12cd34 (logger.wandb.resume=allow, as recorded), so that the run's "
+        "history stays one W&B run. To quieten this, unset WANDB_RESUME; for a W&B run of its own, start a "
+        "new run (in a new folder)")
+
+
 def test_wandb_run_group_beside_a_continued_run_says_where_its_next_part_goes(tmp_path, monkeypatch, caplog):
     # pass 58, row 88: before, "Continuing W&B run <id> (no group)", while W&B filed the part from there
     # under WANDB_RUN_GROUP

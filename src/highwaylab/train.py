@@ -1142,6 +1142,11 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
             group = (f"group {env_group}, from WANDB_RUN_GROUP, while its part before this resume is in no "
                      f"group; to keep it so, unset WANDB_RUN_GROUP")
         log.info(f"Continuing W&B run {run_id} ({group}) of {path}")
+        if env_resume := os.environ.get("WANDB_RESUME"):  # pass 75, row 56: before, ignored unsaid
+            log.warning(f"highwaylab: WANDB_RESUME={env_resume} is set in the environment, but W&B ignores "
+                        f"it here: a resume continues the run's W&B run {run_id} (logger.wandb.resume=allow, "
+                        f"as recorded), so that the run's history stays one W&B run. To quieten this, unset "
+                        f"WANDB_RESUME; for a W&B run of its own, start a new run (in a new folder)")
     return run_id
 
 
