@@ -121,6 +121,9 @@ except KeyboardInterrupt:
 
 log = logging.getLogger("highwaylab")
 register_resolvers()
+# redirect_unwritable's warning, from before the command line's checks import W&B and Lightning (and with
+# them matplotlib, which printed two lines of its own naming another folder: pass 75, row 64); main logs it
+UNWRITABLE: list[str] = []
 
 
 def stops_here(hydra_cfg: DictConfig) -> str:
@@ -158,8 +161,11 @@ def main(cfg: DictConfig) -> float | None:
                 chosen = hydra_cfg.runtime.choices.get("hydra/job_logging")
                 if (unlogged := keep_run_log(chosen, hydra_cfg.job_logging)) is not None:
                     print(f"highwaylab: {unlogged}", file=sys.stderr)
-                if (unwritable := redirect_unwritable()) is not None:  # before torch, W&B and matplotlib
-                    log.warning(f"highwaylab: {unwritable}")  # load (the checks import Lightning)
+                # found before the command line's checks imported W&B, Lightning and matplotlib (a job of
+                # a launcher: here, before torch loads)
+                unwritable = UNWRITABLE.pop() if UNWRITABLE else redirect_unwritable()
+                if unwritable is not None:
+                    log.warning(f"highwaylab: {unwritable}")
                 validate(cfg)  # every check that needs no torch, before torch, Lightning and W&B load
                 from highwaylab.train import optimized_metric, train
                 warnings_into_the_log()  # after Lightning's import, which sets a warning format of its own
@@ -229,6 +235,8 @@ if __name__ == "__main__":
         conf = Path(__file__).resolve().parent / "conf"
         sys.argv = flags_first(sys.argv)  # train.py depth=3 -m ...: Hydra reads flags before overrides
         sys.argv = hydra_help_argv(sys.argv)  # --hydra-help: Hydra's own config, without the run's overrides
+        if (unwritable := redirect_unwritable()) is not None:  # before W&B, Lightning and matplotlib load
+            UNWRITABLE.append(unwritable)
         if (broken := torch_import_problem()) is not None:  # TORCH_LOGS=recompile: before the checks
             raise ConfigError(broken)  # import Lightning, and with it torch, half-way (pass 67, row 30)
         check_command_line(sys.argv, conf)  # typos, and a single run's config: before Hydra writes

@@ -1275,6 +1275,24 @@ def test_an_unwritable_home_gets_one_warning_and_temporary_caches(tmp_path):
     assert env["TORCHINDUCTOR_CACHE_DIR"].endswith("/torchinductor_cache_dir")
 
 
+@pytest.mark.slow
+def test_an_unwritable_cache_folder_is_one_warning_in_a_run_of_train_py(tmp_path, data_dir):
+    # pass 75, row 64: before, matplotlib (imported by the command line's checks, before the redirect)
+    # printed "mkdir -p failed for path /proc/nocache/matplotlib" and "Matplotlib created a temporary cache
+    # directory at /tmp/matplotlib-..." before highwaylab's warning, which named another folder
+    tiny = [o for o in TINY if o != "logger=none"] + ["logger=wandb"]  # the default's logger
+    proc = run_train(tiny, tmp_path, env=subprocess_env(XDG_CACHE_HOME="/proc/nocache", WANDB_MODE="offline"))
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-3000:]
+    assert "mkdir -p failed" not in output, output[:3000]
+    assert "Matplotlib created a temporary cache" not in output, output[:3000]
+    [line] = [line for line in output.splitlines() if "cannot be written" in line]
+    assert line.split("highwaylab: ", 1)[1].startswith(
+        "XDG_CACHE_HOME=/proc/nocache cannot be written: W&B's, matplotlib's and the data checksums' caches "
+        "go to /tmp/highwaylab-home-")
+    assert line in (tmp_path / "run" / "train.log").read_text()
+
+
 def test_an_unset_home_is_set_from_the_password_database_with_one_warning():
     # pass 26, row 82: before, env -u HOME put 18 lines of W&B's internal log on the console ("ERROR
     # Unable to find cache directory ... neither $XDG_CACHE_HOME nor $HOME are defined")
