@@ -510,6 +510,37 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     assert "| highway | 3 | 1 |" in proc.stdout  # the finished job is still shown
 
 
+def test_a_job_whose_hydra_record_is_gone_is_placed_by_its_resolved_config(tmp_path):
+    # pass 75, row 72: before, a job whose .hydra/ was deleted was left out of the table, "Fix: put the
+    # file back"; row 72x: with .hydra/config.yaml put back alone, "its .hydra record cannot be read
+    # (FileNotFoundError); skipped" and then "config.yaml is missing", though it was there
+    import shutil
+
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    gone = write_job(sweep, 1, [*FIXED[:1], "depth=4", *FIXED[2:]], 0.4, 0.8)
+    (gone / "config_resolved.yaml").write_text("depth: 4\nwidth: 8\nseed: 0\nmodel:\n  _target_: "
+                                               "highwaylab.models.FCBackbone\n  block: highway\n")
+    shutil.rmtree(gone / ".hydra")
+    proc = report(sweep, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    placed = (f"{gone.name}: its .hydra record cannot be read (.hydra/ is missing); the report places the "
+              f"job by its config_resolved.yaml and its line in summary.jsonl")
+    assert [line for line in proc.stderr.splitlines() if gone.name in line] == [
+        f"python -m highwaylab.report: warning: {placed}"]
+    assert [row["depth"] for row in read_csv(sweep / "report")] == ["3", "4"]  # both jobs in the table
+    (gone / ".hydra").mkdir()
+    shutil.copy(gone / "config_resolved.yaml", gone / ".hydra" / "config.yaml")
+    proc = report(sweep, "--no-wandb", "--out", tmp_path / "again", cwd=tmp_path)
+    assert [line for line in proc.stderr.splitlines() if gone.name in line] == [
+        f"python -m highwaylab.report: warning: {placed.replace('.hydra/ is', '.hydra/hydra.yaml is')}"]
+    (gone / "config_resolved.yaml").unlink()  # nothing to place it by: skipped, said once
+    proc = report(sweep, "--no-wandb", "--out", tmp_path / "third", cwd=tmp_path)
+    assert [line for line in proc.stderr.splitlines() if gone.name in line] == [
+        f"python -m highwaylab.report: warning: {gone.name}: its .hydra record cannot be read "
+        f"(.hydra/hydra.yaml is missing); skipped"]
+
+
 def test_edited_records_and_an_empty_out_are_named_not_tracebacks(tmp_path):
     # tenth pass: before, a summary.jsonl line [1, 2] and "test/acc": "abc" in a metrics.json gave
     # tracebacks (TypeError, ValueError), and --out '' wrote the report into the current folder

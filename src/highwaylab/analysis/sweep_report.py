@@ -44,7 +44,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 from highwaylab.utils.resume import metrics_problem, recorded_at  # noqa: E402
 from highwaylab.utils.shell_args import hydra_value, override_arg  # noqa: E402
@@ -87,21 +87,21 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                        for line in read_summary(sweep_dir)}
     ended = {Path(line["output_dir"]).name: (line["status"], line["error"])  # failed, or interrupted
              for line in read_summary(sweep_dir) if line["status"] != "ok"}
-    jobs = []
-    for config in sorted(sweep_dir.glob("*/.hydra/config.yaml"), key=_job_number):
+    jobs, skipped = [], []
+    # the jobs with a record (.hydra/config.yaml), and those of summary.jsonl whose record is gone but whose
+    # config_resolved.yaml is there (pass 75, row 72: before, left out, "Fix: put the file back")
+    configs = {*sweep_dir.glob("*/.hydra/config.yaml"),
+               *(sweep_dir / name / ".hydra" / "config.yaml" for name in given_overrides
+                 if (sweep_dir / name / "config_resolved.yaml").is_file())}
+    for config in sorted(configs, key=_job_number):
         folder = config.parent.parent
         try:
-            cfg = OmegaConf.load(config)
-            hydra_record = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra
-            choices = hydra_record.runtime.choices
-            given = folder / ".hydra" / "overrides.yaml"  # deleted (pass 45, row 55: before, the job's
-            task = OmegaConf.select(hydra_record, "overrides.task")  # columns read "(default)"): hydra.yaml's
-            lines = (yaml.safe_load(given.read_text()) or []) if given.is_file() else \
-                OmegaConf.to_object(task) if OmegaConf.is_list(task) else []  # none: Hydra did not write it
+            cfg, model, lines = _job_record(folder, given_overrides.get(folder.name))
             overrides = parse_overrides(lines)
         except Exception as err:  # a damaged record: the job cannot be placed on the plot
-            warnings.warn(f"{folder.name}: its .hydra record cannot be read ({type(err).__name__}); skipped",
-                          stacklevel=2)
+            warnings.warn(f"{folder.name}: its .hydra record cannot be read ({_what_failed(err, folder)}); "
+                          f"skipped", stacklevel=2)
+            skipped.append(folder)  # said here: not again as absent
             continue
         metrics, (recorded, error) = {}, ended.get(folder.name, (None, None))
         if folder.is_symlink():  # pass 62, row 46: before, "copied?", and a resume= fix that resolved
@@ -153,7 +153,7 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
         status = "ok" if metrics else (recorded or "incomplete")
         depth = _whole(metrics.get("depth", cfg.get("depth") or 0))  # the backbone's own if it finished
         smoke = bool(OmegaConf.select(cfg, "trainer.fast_dev_run", default=False))
-        jobs.append(Job(folder, str(choices.get("model")), depth, _whole(cfg.get("seed")), status, metrics,
+        jobs.append(Job(folder, model, depth, _whole(cfg.get("seed")), status, metrics,
                         error, loss_curve(folder), overrides, smoke))
     if not jobs and (sweep_dir / "multirun.yaml").is_file():  # pass 57, row 95: before, "give the folder
         raise FileNotFoundError(f"{sweep_dir} is a multirun that started no job (it holds multirun.yaml, "
@@ -176,9 +176,64 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
     if not jobs:
         raise FileNotFoundError(f"{sweep_dir} holds no job folder (<n>_<name>/.hydra/config.yaml): "
                                 "give the folder of a multirun, e.g. outputs/multiruns/<date>_<time>_<hex>")
-    for note in absent_jobs(sweep_dir, [job.folder for job in jobs]):
+    for note in absent_jobs(sweep_dir, [job.folder for job in jobs] + skipped):
         warnings.warn(note, stacklevel=2)
     return jobs
+
+
+def _job_record(folder: Path, given: list[str] | None) -> tuple[DictConfig, str, list]:
+    """``(config, model choice, overrides)`` of the job in ``folder``, from its ``.hydra`` record; when
+    that cannot be read (deleted, damaged) and the job has a line in summary.jsonl (``given``: its
+    overrides) and a ``config_resolved.yaml``, from those two, with a warning naming what is missing.
+
+    Raises:
+        Exception: the record cannot be read, and there is nothing to place the job by instead.
+    """
+    try:
+        cfg = OmegaConf.load(folder / ".hydra" / "config.yaml")
+        hydra_record = OmegaConf.load(folder / ".hydra" / "hydra.yaml").hydra
+        choices = hydra_record.runtime.choices
+        given_file = folder / ".hydra" / "overrides.yaml"  # deleted (pass 45, row 55: before, the job's
+        task = OmegaConf.select(hydra_record, "overrides.task")  # columns read "(default)"): hydra.yaml's
+        lines = (yaml.safe_load(given_file.read_text()) or []) if given_file.is_file() else \
+            OmegaConf.to_object(task) if OmegaConf.is_list(task) else []  # none: Hydra did not write it
+        return cfg, str(choices.get("model")), lines
+    except Exception as err:
+        resolved = folder / "config_resolved.yaml"
+        if given is None or not resolved.is_file():
+            raise
+        failed = _what_failed(err, folder)
+    cfg = OmegaConf.load(resolved)
+    warnings.warn(f"{folder.name}: its .hydra record cannot be read ({failed}); the report places the job by "
+                  f"its config_resolved.yaml and its line in summary.jsonl", stacklevel=3)
+    return cfg, _model_choice(cfg, given), given
+
+
+def _what_failed(err: BaseException, folder: Path) -> str:
+    """What of a job's record could not be read: ``.hydra/hydra.yaml is missing`` for a file that is
+    gone, else the error's type (pass 75, row 72x: before, "(FileNotFoundError)" alone)."""
+    name = getattr(err, "filename", None)
+    if isinstance(err, FileNotFoundError) and name:
+        path = Path(name)
+        if not path.parent.exists():  # the whole record folder: .hydra/ is missing
+            path = path.parent
+        shown = path.relative_to(folder) if path.is_relative_to(folder) else path
+        return f"{shown}{'/' if path.suffix == '' else ''} is missing"
+    return type(err).__name__
+
+
+def _model_choice(cfg: DictConfig, given: list[str]) -> str:
+    """The ``model`` option of a job without its Hydra record: as its overrides give it, else its W&B
+    tag ``model:<option>``, else from the config (``conv_`` for a ``ConvBackbone``, then its block)."""
+    chosen = [o.split("=", 1)[1] for o in given if o.split("=", 1)[0].lstrip("+") == "model" and "=" in o]
+    if chosen:
+        return chosen[-1]
+    tags = OmegaConf.select(cfg, "logger.wandb.tags", default=None) or []
+    tagged = [str(t).split(":", 1)[1] for t in tags if str(t).startswith("model:")]
+    if tagged:
+        return tagged[-1]
+    target = str(OmegaConf.select(cfg, "model._target_", default=""))
+    return f"{'conv_' if 'Conv' in target else ''}{OmegaConf.select(cfg, 'model.block', default='?')}"
 
 
 def _whole(value: object) -> int | str:
