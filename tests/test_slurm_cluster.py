@@ -162,6 +162,31 @@ def test_a_mismatched_launcher_and_trainer_are_refused_before_submission(tmp_pat
     assert set(after) <= set(before)  # no new job (an earlier test's job may leave the queue meanwhile)
 
 
+@pytest.mark.parametrize(("setting", "reason"), [
+    ("hydra.launcher.constraint=bigmem", "Invalid feature specification"),  # a feature no node has
+    ("hydra.launcher.exclude=vm", "Requested node configuration is not available"),  # every node excluded
+])
+def test_jobs_that_sbatch_refuses_are_one_line_before_the_sweeps_folder(tmp_path, slurm_cluster, setting,
+                                                                         reason):
+    # pass 76, rows 58, 59 (major): before, sbatch refused them at submission, after the sweep's folder was
+    # made (which then refused the corrected command), in a 30-line traceback of submitit's
+    from highwaylab.utils.launcher_check import check_sbatch_accepts
+
+    from .test_launcher_check import SLURM_CPU, launcher_cfg
+
+    sweep = tmp_path / "sweep"
+    proc = subprocess.run(sweep_cmd(sweep, setting), capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env=subprocess_env())
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert output.strip().splitlines()[-1] == (
+        f"highwaylab: sbatch refuses the jobs of this multirun (sbatch --test-only): {reason}; this command "
+        f"line sets {setting}. Nothing was submitted. Fix: correct or leave out the setting at fault (sinfo "
+        f"-N -o '%N %P %f' lists the nodes, their partitions and features)")
+    assert not sweep.exists()
+    check_sbatch_accepts(launcher_cfg(list(SLURM_CPU)), list(SLURM_CPU))  # the defaults: taken
+
+
 def test_ddp_with_two_tasks_is_one_job_one_wandb_run_one_summary_line(tmp_path, data_dir, slurm_cluster,
                                                                       record_property):
     sweep = tmp_path / "sweep"

@@ -208,6 +208,51 @@ def sinfo_partitions(launcher: str = "slurm") -> dict[str, tuple[int, int]] | No
     return found
 
 
+def check_sbatch_accepts(config: DictConfig, overrides: list[str]) -> None:
+    """Ask ``sbatch --test-only`` whether SLURM takes the jobs of this multirun, from the submission
+    script that submitit writes for ``hydra.launcher`` (its own ``_make_sbatch_string``): a node feature
+    it lacks (``constraint``), every node excluded (``exclude``), an account or QOS it does not know.
+    Before, sbatch refused them at submission, after the sweep's folder was made, in a 30-line traceback
+    of submitit's (pass 76, rows 58, 59). Nothing is submitted. An answer that does not come within
+    :data:`SINFO_TIMEOUT_S` seconds is left to the submission.
+
+    Raises:
+        ConfigError: quoting sbatch's reason and naming the command line's ``hydra.launcher`` settings.
+    """
+    import tempfile
+    from pathlib import Path
+
+    import submitit
+    from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
+
+    params = OmegaConf.to_container(config.hydra.launcher, resolve=True)
+    init = {"slurm_max_num_timeout": params.pop("max_num_timeout", 0)}
+    params = {k: v for k, v in params.items() if k not in ("_target_", "submitit_folder")}
+    base = set(OmegaConf.structured(BaseQueueConf).keys())
+    with tempfile.TemporaryDirectory(prefix="highwaylab-sbatch-") as folder:
+        executor = submitit.AutoExecutor(cluster="slurm", folder=folder, **init)
+        executor.update_parameters(**{k if k in base else f"slurm_{k}": v for k, v in params.items()})
+        script = Path(folder) / "test.sh"
+        script.write_text(executor._executor._make_submission_file_text("true", "test"))  # as submitted
+        try:
+            answer = subprocess.run(["sbatch", "--test-only", str(script)], capture_output=True, text=True,
+                                    timeout=SINFO_TIMEOUT_S, cwd=folder)
+        except (OSError, subprocess.SubprocessError):
+            return
+    if answer.returncode == 0:
+        return
+    lines = [line.strip() for line in answer.stderr.splitlines() if line.strip()]
+    why = lines[-1].split("failed: ", 1)[-1].split("failure: ", 1)[-1].removeprefix("sbatch: error: ") \
+        if lines else f"exit status {answer.returncode}"  # --test-only: "allocation failure: <reason>"
+    given = [o.lstrip("+") for o in [*overrides, *(OmegaConf.select(config, "hydra.overrides.hydra") or [])]
+             if o.lstrip("+~").startswith("hydra.launcher.")]
+    which = (f"this command line sets {', '.join(given)}" if given else "the settings are hydra/launcher's "
+             "(python train.py -m ... --cfg hydra -p hydra.launcher lists them)")
+    raise ConfigError(f"sbatch refuses the jobs of this multirun (sbatch --test-only): {why}; {which}. "
+                      f"Nothing was submitted. Fix: correct or leave out the setting at fault (sinfo -N -o "
+                      f"'%N %P %f' lists the nodes, their partitions and features)")
+
+
 def _gpu_count(item: str) -> int:
     """The GPUs of one GRES entry of ``sinfo``'s ``%G`` (``gpu:a100:4(S:0-1)``: 4); 0 for another."""
     parts = item.split("(")[0].split(":")
@@ -244,6 +289,7 @@ class LauncherCheck(Callback):
             partitions = sinfo_partitions(str(choice.get("hydra/launcher") or "slurm"))
             if partitions is not None:
                 check_slurm_launcher(config, overrides, partitions)
+                check_sbatch_accepts(config, overrides)
         except ConfigError as err:
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
