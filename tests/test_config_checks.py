@@ -874,6 +874,20 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 76, rows 89, 95 (major): hydra.mode=MULTIRUN in place of -m; before, seed=0 seed=1 ran seed=1
+    # alone and hydra.run.dir was ignored, unsaid (the checks of a multirun read -m)
+    "hydra.mode=MULTIRUN seed=0 seed=1":
+        "hydra.mode=MULTIRUN: Hydra's mode follows -m (a multirun) or its absence (one run), and "
+        "highwaylab's checks of a multirun read -m. Fix: give -m in its place: python train.py -m seed=0 "
+        "seed=1 ",
+    "-m hydra.mode=MULTIRUN seed=0,1":
+        "hydra.mode=MULTIRUN: Hydra's mode follows -m (a multirun) or its absence (one run), and "
+        "highwaylab's checks of a multirun read -m. Fix: leave hydra.mode=MULTIRUN out (-m makes the "
+        "multirun)",
+    "hydra.mode=RUN depth=3":
+        "hydra.mode=RUN: Hydra's mode follows -m (a multirun) or its absence (one run), and highwaylab's "
+        "checks of a multirun read -m. Fix: leave hydra.mode=RUN out (one run is the default; -m makes a "
+        "multirun)",
     # pass 72, row 67 (major): a list split by the shell; before, "the list is not closed. Fix:
     # 'tags=[first]'", which dropped 'run', and each later fix built on it, to one tag '[first] run'
     "tags=[first run]": "'tags=[first run]': the shell split the list at its spaces into 2 arguments. Fix: "

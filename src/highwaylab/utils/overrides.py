@@ -179,6 +179,16 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     check_thread_count()  # OMP_NUM_THREADS=abc: only libgomp's line, and every core is used
     check_trainer_variables()  # PL_TRAINER_FAST_DEV_RUN=1: a debug pass the record does not show
     check_plot_backend()  # MPLBACKEND of a notebook's: matplotlib's traceback as it is imported
+    if (mode := next((o for o in args.overrides if _key(o) == "hydra.mode"), None)) is not None:
+        # pass 76, rows 89, 95 (major): hydra.mode=MULTIRUN ran as a multirun that the checks, which read
+        # -m, took for one run: seed=0 seed=1 ran seed=1 alone, hydra.run.dir was ignored, unsaid
+        multi = "MULTIRUN" in mode.split("=", 1)[-1].upper()
+        rest = " ".join(shlex.quote(o) for o in args.overrides if o != mode)
+        fix = (f"leave {mode} out (-m makes the multirun)" if args.multirun else
+               f"give -m in its place: python train.py -m {rest}" if multi else
+               f"leave {mode} out (one run is the default; -m makes a multirun)")
+        raise OverrideError(f"{mode}: Hydra's mode follows -m (a multirun) or its absence (one run), and "
+                            f"highwaylab's checks of a multirun read -m. Fix: {fix}")
     searches = any(_key(o) == "hparams_search" for o in args.overrides)  # a search sets MULTIRUN itself
     # the user's own: resume= and the launchers add theirs later; a single run's warning of a key given
     # twice is printed once the overrides have passed (not before a refusal that contradicts it)
