@@ -388,6 +388,33 @@ def test_a_checkpoint_folder_of_another_run_is_refused_before_training(tmp_path)
     check_checkpoint_dirs(cfg.callbacks, run, ckpt_path=resumed)  # the run's own: accepted
 
 
+@pytest.mark.slow
+def test_a_run_with_its_checkpoints_outside_its_folder_resumes_into_its_own_wandb_run(tmp_path, data_dir):
+    # pass 76, row 68 (major): last.ckpt in a folder of its own; before, resume= warned "a checkpoint of
+    # another run folder" and split the run's history into a new W&B run (with the best checkpoints there
+    # too, resume= was refused: "already holds checkpoints ... of another run"); row 79: Lightning's
+    # "Checkpoint directory ... exists and is not empty" of the run's own folder
+    run, last, best = tmp_path / "run", tmp_path / "last", tmp_path / "best"
+    args = [a for a in TINY if not a.startswith(("logger=", "~callbacks.model_summary"))] + ["logger=wandb"]
+    env = subprocess_env(WANDB_MODE="offline")
+    first = subprocess.run([sys.executable, str(ROOT / "train.py"), *args, f"hydra.run.dir={run}",
+                            f"callbacks.last_checkpoint.dirpath={last}",
+                            f"callbacks.model_checkpoint.dirpath={best}"],
+                           capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    [segment] = run.glob("wandb/offline-run-*")
+    run_id = segment.name.rsplit("-", 1)[1]
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={run}",
+                              "trainer.max_epochs=2"], capture_output=True, text=True, timeout=300, env=env,
+                             cwd=tmp_path)
+    output = resumed.stdout + resumed.stderr
+    assert resumed.returncode == 0, output[-3000:]
+    assert f"Continuing W&B run {run_id} (no group) of {last}/last.ckpt" in output
+    assert "another run folder" not in output and "exists and is not empty" not in output, output[-3000:]
+    assert {s.name.rsplit("-", 1)[1] for s in run.glob("wandb/offline-run-*")} == {run_id}  # one W&B run
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == 2
+
+
 def test_writable_checkpoint_folders_pass_and_nothing_is_made(tmp_path):
     cfg = compose_cfg([*TINY, f"callbacks.last_checkpoint.dirpath={tmp_path}/elsewhere/deeper"],
                       tmp_path / "run")

@@ -65,7 +65,7 @@ from highwaylab.trainer_checks import (
     undecayed_lr_warning,
 )
 from highwaylab.utils import full_key, instantiate_group, print_config_tree, task_wrapper, user_error
-from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, resumable
+from highwaylab.utils.checkpoint_io import check_checkpoint_dirs, recorded_dirpaths, resumable
 from highwaylab.utils.clock import startup_seconds
 from highwaylab.utils.hydra_utils import did_you_mean
 from highwaylab.utils.interrupt import started_training
@@ -152,7 +152,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     elif not in_multirun():
         join_sweep_group(cfg, output_dir)  # a sweep's failed job run again on its own, into its folder
     datamodule, module, loggers, trainer = build(cfg)
-    if checkpoint is not None and output_dir.resolve() in Path(ckpt_path).resolve().parents:
+    if checkpoint is not None and own_checkpoint(ckpt_path, output_dir):
         module.earlier_logger_versions = dict(checkpoint.get("logger_versions") or {})  # its own run's
         module.earlier_wandb_group = checkpoint.get("wandb_group")
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
@@ -363,7 +363,10 @@ def build(cfg: DictConfig) -> Built:
     if cfg.get("ckpt_path"):  # resumed in its own folder: that its checkpoints/ is not empty is no news
         quiet_own_checkpoint_folder(os.path.realpath(Path(cfg.paths.output_dir) / "checkpoints"))
         own = Path(cfg.paths.output_dir).resolve()
-        if own not in Path(str(cfg.ckpt_path)).resolve().parents:  # a new run from another run's weights:
+        if own_checkpoint(str(cfg.ckpt_path), own):  # and its checkpoint folders outside it (pass 76, row 79)
+            for folder in recorded_dirpaths(own):
+                quiet_own_checkpoint_folder(os.path.realpath(folder))
+        else:  # a new run from another run's weights:
             # Lightning's "The dirpath has changed ... won't be reloaded" reads like a fault (pass 32,
             # note on part 1, row 22); it is this: the run ranks its own checkpoints afresh
             warnings.filterwarnings("ignore", message=r"The dirpath has changed from ")
@@ -1068,6 +1071,14 @@ def _of_run(path: str, run: Path) -> bool:
         or any(folder in runs for folder in Path(path).resolve().parents)
 
 
+def own_checkpoint(path: str, run: Path) -> bool:
+    """Whether the checkpoint ``path`` is the run's own: in its folder ``run`` (:func:`_of_run`), or in
+    a checkpoint folder outside it that the run recorded (``callbacks.last_checkpoint.dirpath=
+    /scratch/ck``: pass 76, row 68: before, its resume= was "a checkpoint of another run folder", and
+    the run's history went on in a new W&B run)."""
+    return _of_run(path, run) or Path(os.path.abspath(path)).parent in recorded_dirpaths(run)
+
+
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:
     """Point ``cfg.logger.wandb`` at the W&B run that wrote ``checkpoint`` (``id``, ``resume: allow``,
     and its ``group`` when none is set), so that the resumed run's charts continue that run; an
@@ -1085,7 +1096,7 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         # new W&B run" of a copy, then "WANDB_MODE=disabled: no W&B run")
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     own = Path(cfg.paths.output_dir).resolve()
-    if wandb_cfg is None and run_id and _of_run(path, own) and rank_zero_only.rank == 0:
+    if wandb_cfg is None and run_id and own_checkpoint(path, own) and rank_zero_only.rank == 0:
         # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
         choice = HydraConfig.get().runtime.choices.get("logger") if HydraConfig.initialized() else None
         log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
@@ -1096,12 +1107,12 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if wandb_cfg is None or wandb_cfg.get("id"):
         return None
     step = checkpoint.get("global_step")
-    if not run_id and isinstance(step, int) and step > 0 and _of_run(path, own) \
+    if not run_id and isinstance(step, int) and step > 0 and own_checkpoint(path, own) \
             and rank_zero_only.rank == 0:  # pass 43, row 42: before, its W&B run began there unsaid
         log.warning(f"highwaylab: the run trained steps 0 to {step} without a W&B logger (its checkpoint "
                     f"records no W&B run), so the W&B run it starts now begins at step {step}: the earlier "
                     f"steps are only in its metrics.json, train.log and the loggers it had then")
-    if run_id and not _of_run(path, own):  # a new run from another run's checkpoint
+    if run_id and not own_checkpoint(path, own):  # a new run from another run's checkpoint
         # (before the copy's check, pass 35b, row 12: that said "this run" of the folder it copies)
         log.warning(f"highwaylab: ckpt_path={path} is a checkpoint of another run folder, not of this run's "
                     f"({own}): this run gets a new W&B run, and W&B run {run_id} stays that run's (to "

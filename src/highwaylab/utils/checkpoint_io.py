@@ -244,12 +244,27 @@ class CheckpointFolderError(ConfigError):
     """A checkpoint callback's folder cannot take files; the message names its ``dirpath`` key."""
 
 
+def recorded_dirpaths(run: Path) -> list[Path]:
+    """The checkpoint folders that the run in ``run`` recorded for its callbacks
+    (``callbacks.<name>.dirpath`` in its ``config_resolved.yaml``, written absolute), absolute; empty
+    for a folder without that record (a new run)."""
+    import yaml
+
+    try:
+        callbacks = yaml.safe_load((Path(run) / "config_resolved.yaml").read_text())["callbacks"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return []
+    folders = [node.get("dirpath") for node in (callbacks or {}).values() if isinstance(node, dict)]
+    return [Path(os.path.expanduser(f)).absolute() for f in folders if isinstance(f, str) and "://" not in f]
+
+
 def _own_dirpath(run_dir: Path | None, ckpt_path: str, name: str, folder: Path) -> bool:
-    """Whether a resume in the run's own folder ``run_dir`` (``ckpt_path`` inside it) finds
-    ``folder`` as the ``callbacks.<name>.dirpath`` that the run recorded (its ``config_resolved.yaml``):
-    the run's own best checkpoints, not another run's (breaking pass 44, row 26: before, a run with
-    its own ``dirpath`` could not be resumed)."""
-    if run_dir is None or not Path(ckpt_path).absolute().is_relative_to(Path(run_dir).absolute()):
+    """Whether a resume in the run's own folder ``run_dir`` (``ckpt_path`` inside it, or in a checkpoint
+    folder the run recorded: pass 76, row 68) finds ``folder`` as the ``callbacks.<name>.dirpath`` that
+    the run recorded (its ``config_resolved.yaml``): the run's own best checkpoints, not another run's
+    (breaking pass 44, row 26: before, a run with its own ``dirpath`` could not be resumed)."""
+    if run_dir is None or not (Path(ckpt_path).absolute().is_relative_to(Path(run_dir).absolute())
+                               or Path(ckpt_path).absolute().parent in recorded_dirpaths(run_dir)):
         return False
     import yaml
 
