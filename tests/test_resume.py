@@ -610,10 +610,11 @@ def test_ddp_cpu_with_the_default_folder_writes_one_run_folder(tmp_path, data_di
     assert (runs[0] / "metrics.json").is_file() and (runs[0] / "train_ddp_process_1.log").is_file()
     wandb_dir = Path(json.loads((runs[0] / "metrics.json").read_text())["wandb_dir"])
     assert wandb_dir.parent == runs[0] / "wandb" and wandb_dir.name.startswith("offline-run-")
-    # Lightning's hint that srun is not used (SLURM installed, as in CI) is said once: before, again at
-    # fit, after W&B's start had reset the warnings' registry (pass 52, row 32)
+    # Lightning's hint that srun is not used (SLURM installed, as in CI): outside a SLURM allocation
+    # Lightning starts the processes itself and nothing hangs, so it is not said (pass 76, row 15: before,
+    # once; pass 52, row 32: before that, again at fit, after W&B's start had reset the warnings' registry)
     hints = (proc.stdout + proc.stderr).count("The `srun` command is available on your system")
-    assert hints == (1 if shutil.which("srun") else 0)
+    assert hints == (0 if not os.environ.get("SLURM_JOB_ID") or not shutil.which("srun") else 1)
 
 
 @pytest.mark.slow
@@ -1264,3 +1265,24 @@ def test_a_run_started_with_its_own_primary_config_resumes_with_it(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert (metrics["depth"], metrics["epochs"], metrics["resumed_from_step"]) == (5, 3, 20)
+
+
+def test_lightnings_srun_hint_is_dropped_outside_a_slurm_allocation(monkeypatch):
+    # pass 76, row 15: trainer.devices=auto (and trainer=ddp_cpu) on a machine with SLURM installed gave
+    # "The `srun` command is available on your system but is not used", though Lightning starts the
+    # processes itself there; inside an allocation (SLURM_JOB_ID) a run of several processes keeps it
+    import warnings
+
+    from highwaylab.utils.quiet import quiet_srun_hint
+
+    hint = "The `srun` command is available on your system but is not used. HINT: ..."
+    for job_id, processes, shown in ((None, 2, 0), (None, 0, 0), ("42", 2, 1), ("42", 1, 0)):
+        if job_id is None:
+            monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+        else:
+            monkeypatch.setenv("SLURM_JOB_ID", job_id)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            quiet_srun_hint(processes)
+            warnings.warn(hint, UserWarning, stacklevel=1)
+        assert len(caught) == shown, (job_id, processes)

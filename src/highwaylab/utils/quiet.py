@@ -114,9 +114,14 @@ def quiet_srun_hint(processes: int) -> None:
     to warn that a multi-process job would hang; one process needs no ``srun``. Runs of several
     processes keep it, on their first rank; call it again with ``processes == 1`` once the Trainer is
     built: Lightning gives the hint when it builds the Trainer and again when ``fit`` selects its
-    checkpoint (pass 52, row 32: before, printed twice)."""
+    checkpoint (pass 52, row 32: before, printed twice). Outside a SLURM allocation (no
+    ``SLURM_JOB_ID``) it is dropped whatever the count: Lightning starts the processes itself there, and
+    nothing hangs (pass 76, row 15: before, ``trainer.devices=auto`` and ``trainer=ddp_cpu`` on a machine
+    with SLURM installed told the user to prepend srun)."""
+    import os
+
     from highwaylab.utils.ranks import further_rank
 
-    if processes == 1 or further_rank():
+    if processes == 1 or further_rank() or not os.environ.get("SLURM_JOB_ID"):
         warnings.filterwarnings("ignore", message=r"The `srun` command is available on your system")
 
