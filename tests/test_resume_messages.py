@@ -149,6 +149,20 @@ def test_max_epochs_below_a_mid_epoch_checkpoint_says_so_and_not_that_the_run_fi
         assert argv(f"resume={run}", *fix)[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
 
 
+def test_the_resume_to_give_leaves_out_a_batch_limit_below_the_checkpoints_position(tmp_path):
+    # pass 76, row 65: before, "Resume without trainer.max_epochs=2 (python train.py resume=<run>
+    # trainer.limit_train_batches=5)", which the next check refused (the checkpoint is after batch 171)
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=3, step=1691, mid_epoch=True, batches=171)
+    assert message(f"resume={run}", "trainer.max_epochs=2", "trainer.limit_train_batches=5").endswith(
+        f"nothing would be trained. Resume without trainer.max_epochs=2 (python train.py resume={run}), or "
+        f"with trainer.max_epochs=4 or more")
+    assert argv(f"resume={run}")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # that fix is taken
+    assert message(f"resume={run}", "trainer.max_epochs=2", "trainer.limit_train_batches=500").endswith(
+        f"(python train.py resume={run} trainer.limit_train_batches=500), or with trainer.max_epochs=4 or "
+        f"more")  # a limit past the checkpoint's batch is kept
+
+
 def test_max_epochs_below_an_epoch_end_checkpoint_names_that_epoch(tmp_path):
     run = make_run(tmp_path / "run")
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=3, step=1290, mid_epoch=False)

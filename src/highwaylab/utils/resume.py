@@ -1689,8 +1689,14 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
     at_end = (epochs == max_epochs and not progress.mid_epoch) if done_epochs else steps == max_steps
     again = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
-    if resume:  # the other overrides given with resume= (pass 34, row 29: before, the fix dropped them)
-        again += "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME if _key_value(o)[0] != key)
+    if resume:  # the other overrides given with resume= (pass 34, row 29: before, the fix dropped them),
+        # less a trainer.limit_train_batches that ends the checkpoint's epoch before its position, which
+        # check_epoch_position would refuse next (pass 76, row 65: before, kept, and the fix refused)
+        position = epoch_position(checkpoint)
+        batches = train_batches(cfg) if position is not None else None
+        short = batches is not None and batches.count <= position.batches
+        again += "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME if _key_value(o)[0] != key
+                         and not (short and _key_value(o)[0] == "trainer.limit_train_batches"))
     if at_end and not _tested(run, steps, test=bool(cfg.get("test"))):  # untested: complete it
         log.info(f"{name}: the checkpoint is at the run's end ({key}={value}: {progress.describe()}) and "
                  f"the run has no tested result of it (metrics.json): nothing is trained; its test runs and "
