@@ -1286,3 +1286,15 @@ def test_lightnings_srun_hint_is_dropped_outside_a_slurm_allocation(monkeypatch)
             quiet_srun_hint(processes)
             warnings.warn(hint, UserWarning, stacklevel=1)
         assert len(caught) == shown, (job_id, processes)
+
+
+def test_a_list_given_to_resume_is_one_line_with_a_command_per_run(tmp_path):
+    # pass 77, row 13: before, "resume=[<a>,<b>]: no such folder", though both folders exist
+    from highwaylab.utils.resume import ResumeError, resume_folder
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    with pytest.raises(ResumeError) as err:
+        resume_folder(f"[{a},{b}]")
+    assert str(err.value) == (f"resume=[{a},{b}]: resume= continues one run, and takes its folder, not a "
+                              f"list. Fix: one command per run: python train.py resume={a}; python train.py "
+                              f"resume={b}")

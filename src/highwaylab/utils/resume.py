@@ -413,6 +413,12 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                f"expands it)" if env else "give the folder itself, e.g. resume=outputs/runs/<run>")
         raise ResumeError(f"resume={value}: resume= is read before Hydra resolves interpolations, so it "
                           f"takes the run's folder as written. Fix: {fix}")
+    listed = value.strip()
+    if listed.startswith("[") and listed.endswith("]") and not path.exists():  # pass 77, row 13: before,
+        items = [i.strip().strip("'\"") for i in listed[1:-1].split(",") if i.strip()]  # "no such folder"
+        each = "; ".join(f"python train.py {override_arg('resume', i)}" for i in items[:3])
+        raise ResumeError(f"resume={value}: resume= continues one run, and takes its folder, not a list. "
+                          f"Fix: {f'one command per run: {each}' if each else 'resume=outputs/runs/<run>'}")
     root = Path(os.environ.get("HIGHWAYLAB_ROOT") or ".")  # paths.root_dir: where outputs/ lies
     if not path.is_absolute() and not path.exists() and (root / path).exists():
         path = root / path  # resume=outputs/runs/<run>, started from another folder than the checkout
