@@ -230,10 +230,14 @@ def check_sbatch_accepts(config: DictConfig, overrides: list[str]) -> None:
     params = {k: v for k, v in params.items() if k not in ("_target_", "submitit_folder")}
     base = set(OmegaConf.structured(BaseQueueConf).keys())
     with tempfile.TemporaryDirectory(prefix="highwaylab-sbatch-") as folder:
-        executor = submitit.AutoExecutor(cluster="slurm", folder=folder, **init)
-        executor.update_parameters(**{k if k in base else f"slurm_{k}": v for k, v in params.items()})
         script = Path(folder) / "test.sh"
-        script.write_text(executor._executor._make_submission_file_text("true", "test"))  # as submitted
+        try:  # submitit's own script; a release that builds it otherwise, or a parameter it refuses
+            # itself, leaves the check to the submission, as before it
+            executor = submitit.AutoExecutor(cluster="slurm", folder=folder, **init)
+            executor.update_parameters(**{k if k in base else f"slurm_{k}": v for k, v in params.items()})
+            script.write_text(executor._executor._make_submission_file_text("true", "test"))  # as submitted
+        except Exception:
+            return
         try:
             answer = subprocess.run(["sbatch", "--test-only", str(script)], capture_output=True, text=True,
                                     timeout=SINFO_TIMEOUT_S, cwd=folder)
