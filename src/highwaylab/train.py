@@ -364,7 +364,7 @@ def build(cfg: DictConfig) -> Built:
         quiet_own_checkpoint_folder(os.path.realpath(Path(cfg.paths.output_dir) / "checkpoints"))
         own = Path(cfg.paths.output_dir).resolve()
         if own_checkpoint(str(cfg.ckpt_path), own):  # and its checkpoint folders outside it (pass 76, row 79)
-            for folder in recorded_dirpaths(own):
+            for folder in recorded_dirpaths(own).values():
                 quiet_own_checkpoint_folder(os.path.realpath(folder))
         else:  # a new run from another run's weights:
             # Lightning's "The dirpath has changed ... won't be reloaded" reads like a fault (pass 32,
@@ -1076,7 +1076,7 @@ def own_checkpoint(path: str, run: Path) -> bool:
     a checkpoint folder outside it that the run recorded (``callbacks.last_checkpoint.dirpath=
     /scratch/ck``: pass 76, row 68: before, its resume= was "a checkpoint of another run folder", and
     the run's history went on in a new W&B run)."""
-    return _of_run(path, run) or Path(os.path.abspath(path)).parent in recorded_dirpaths(run)
+    return _of_run(path, run) or Path(os.path.abspath(path)).parent in recorded_dirpaths(run).values()
 
 
 def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | None:

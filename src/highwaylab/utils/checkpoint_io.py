@@ -244,8 +244,8 @@ class CheckpointFolderError(ConfigError):
     """A checkpoint callback's folder cannot take files; the message names its ``dirpath`` key."""
 
 
-def recorded_dirpaths(run: Path) -> list[Path]:
-    """The checkpoint folders that the run in ``run`` recorded for its callbacks
+def recorded_dirpaths(run: Path) -> dict[str, Path]:
+    """``{callback name: checkpoint folder}`` that the run in ``run`` recorded for its callbacks
     (``callbacks.<name>.dirpath`` in its ``config_resolved.yaml``, written absolute), absolute; empty
     for a folder without that record (a new run)."""
     import yaml
@@ -253,9 +253,11 @@ def recorded_dirpaths(run: Path) -> list[Path]:
     try:
         callbacks = yaml.safe_load((Path(run) / "config_resolved.yaml").read_text())["callbacks"]
     except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return []
-    folders = [node.get("dirpath") for node in (callbacks or {}).values() if isinstance(node, dict)]
-    return [Path(os.path.expanduser(f)).absolute() for f in folders if isinstance(f, str) and "://" not in f]
+        return {}
+    folders = {name: node.get("dirpath") for name, node in (callbacks or {}).items()
+               if isinstance(node, dict)}
+    return {name: Path(os.path.expanduser(f)).absolute() for name, f in folders.items()
+            if isinstance(f, str) and "://" not in f}
 
 
 def _own_dirpath(run_dir: Path | None, ckpt_path: str, name: str, folder: Path) -> bool:
@@ -263,17 +265,12 @@ def _own_dirpath(run_dir: Path | None, ckpt_path: str, name: str, folder: Path) 
     folder the run recorded: pass 76, row 68) finds ``folder`` as the ``callbacks.<name>.dirpath`` that
     the run recorded (its ``config_resolved.yaml``): the run's own best checkpoints, not another run's
     (breaking pass 44, row 26: before, a run with its own ``dirpath`` could not be resumed)."""
-    if run_dir is None or not (Path(ckpt_path).absolute().is_relative_to(Path(run_dir).absolute())
-                               or Path(ckpt_path).absolute().parent in recorded_dirpaths(run_dir)):
+    if run_dir is None:
         return False
-    import yaml
-
-    try:
-        recorded = yaml.safe_load((Path(run_dir) / "config_resolved.yaml").read_text())
-        recorded = recorded["callbacks"][name]["dirpath"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return False
-    return isinstance(recorded, str) and Path(os.path.expanduser(recorded)).absolute() == folder.absolute()
+    recorded = recorded_dirpaths(run_dir)
+    own = Path(ckpt_path).absolute().is_relative_to(Path(run_dir).absolute()) \
+        or Path(ckpt_path).absolute().parent in recorded.values()
+    return own and recorded.get(name) == folder.absolute()
 
 
 def check_checkpoint_dirs(callbacks: Mapping | None, run_dir: Path | None = None,

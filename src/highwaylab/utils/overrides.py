@@ -636,16 +636,25 @@ def check_rank_variables(environ: dict[str, str] | None = None) -> None:
 COMMON_WARNINGS = ("", "Warning", "UserWarning", "ResourceWarning")
 
 
+def _filter_source(option: str, environ: dict[str, str] | None = None) -> tuple[str, str]:
+    """``(where, fix)`` of the interpreter's warning filter ``option``: ``("PYTHONWARNINGS=<its value>",
+    "unset PYTHONWARNINGS")`` when the environment gave it, else ``("python -W <option>", "leave -W
+    <option> out")``."""
+    env = os.environ if environ is None else environ
+    if option in env.get("PYTHONWARNINGS", "").split(","):
+        return f"PYTHONWARNINGS={env['PYTHONWARNINGS']}", "unset PYTHONWARNINGS"
+    return f"python -W {option}", f"leave -W {option} out"
+
+
+def _makes_errors(option: str) -> bool:
+    """Whether the warning filter ``option`` (``error::UserWarning``, ``e``) makes warnings errors."""
+    return "error".startswith(option.partition(":")[0].strip().lower() or "-")
+
+
 def _error_filter() -> tuple[str, str] | None:
-    """``(where, fix)`` of this interpreter's first warning filter that makes warnings errors:
-    ``("PYTHONWARNINGS=error::X", "unset PYTHONWARNINGS")`` or ``("python -W error::X", "leave -W
-    error::X out")``; ``None`` without one."""
-    for option in sys.warnoptions:
-        if "error".startswith(option.partition(":")[0].strip().lower() or "-"):
-            if option in os.environ.get("PYTHONWARNINGS", "").split(","):
-                return f"PYTHONWARNINGS={os.environ['PYTHONWARNINGS']}", "unset PYTHONWARNINGS"
-            return f"python -W {option}", f"leave -W {option} out"
-    return None
+    """``(where, fix)`` (:func:`_filter_source`) of this interpreter's first warning filter that makes
+    warnings errors; ``None`` without one."""
+    return next((_filter_source(o) for o in sys.warnoptions if _makes_errors(o)), None)
 
 
 def warning_as_error(err: BaseException, run: str | os.PathLike | None) -> WarningAsError | None:
@@ -679,15 +688,12 @@ def check_warning_filters(options: list[str] | None = None, environ: dict[str, s
     ``PossibleUserWarning`` on a short epoch) then stop the run with a 30-line traceback, once its
     folder and loggers are made. A filter for a class of one's own (``error::mypkg.MyWarning``) passes.
     """
-    env = os.environ if environ is None else environ
     for option in sys.warnoptions if options is None else options:
-        action, _, rest = option.partition(":")
+        rest = option.partition(":")[2]
         category = rest.split(":", 2)[1] if rest.count(":") >= 1 else ""
-        if not "error".startswith(action.strip().lower() or "-") or category.strip() not in COMMON_WARNINGS:
+        if not _makes_errors(option) or category.strip() not in COMMON_WARNINGS:
             continue
-        from_env = option in env.get("PYTHONWARNINGS", "").split(",")
-        where = f"PYTHONWARNINGS={env['PYTHONWARNINGS']}" if from_env else f"python -W {option}"
-        fix = "unset PYTHONWARNINGS" if where.startswith("PYTHONWARNINGS") else f"leave -W {option} out"
+        where, fix = _filter_source(option, environ)
         raise OverrideError(f"{where} turns warnings into errors, and Lightning's and torch's notices (e.g. "
                             f"Lightning's PossibleUserWarning on a short epoch) would stop the run with a "
                             f"traceback. Fix: {fix}; to make other warnings errors, name their class (e.g. "
