@@ -172,6 +172,37 @@ def test_rank_1_ends_with_one_line_when_rank_0_is_killed(tmp_path, data_dir, mar
     assert not any("Traceback" in line for line in result["after_kill"]), result["after_kill"][-40:]
 
 
+def test_a_start_up_timeout_stops_the_rank_still_starting_and_leaves_no_folder(tmp_path, data_dir):
+    # pass 77, row 79 (major): before, rank 0 gave up and removed the run folder while rank 1 (its child,
+    # still importing) went on and wrote its log and csv/ there, so the corrected command was refused twice
+    # ("may still be starting", then "wrote no checkpoint ... rm -r"); with 1 s the folder went, and the
+    # line still sent the user to the ranks' logs "in the run folder"
+    run = tmp_path / "run"
+    base = [o for o in KILL_RUN if "startup_timeout_s" not in o and o != "logger=none"]
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *base, "trainer.limit_train_batches=2", "logger=csv",
+         "trainer.strategy.startup_timeout_s=1", f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
+        cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output[-3000:]
+    lines = [line.split("] - ", 1)[-1] for line in output.splitlines() if "highwaylab: " in line]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("highwaylab: the DDP processes did not all connect within "
+                               "trainer.strategy.startup_timeout_s=1 s ("), lines[0]
+    assert "): rank 1 was still starting, and is stopped. Fix: raise trainer.strategy.startup_timeout_s" \
+        in lines[0]
+    assert "in the run folder" not in lines[0] and "Traceback" not in output
+    assert not run.exists()  # rank 1 is gone with rank 0: nothing comes back into the folder
+    alive = subprocess.run(["pgrep", "-f", f"hydra.run.dir={run}"], capture_output=True, text=True).stdout
+    assert alive == "", alive
+    again = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *base, "trainer.limit_train_batches=2", "logger=csv",
+         "trainer.strategy.startup_timeout_s=120", f"hydra.run.dir={run}", f"paths.log_dir={tmp_path}"],
+        cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]  # the same folder, as the fix says
+    assert (run / "checkpoints" / "last.ckpt").is_file()
+
+
 @pytest.mark.slow
 def test_sigterm_to_rank_0_stops_every_rank_at_one_batch_with_the_state_saved(tmp_path, data_dir):
     # before: "[rank: 0] Received SIGTERM: 15", then both ranks waited on each other for ever (more

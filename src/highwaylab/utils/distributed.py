@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import socket
 import time
 from datetime import timedelta
@@ -81,11 +82,41 @@ class DDPStrategy(LightningDDPStrategy):
         except RuntimeError as err:
             # DistNetworkError, DistStoreError, DistBackendError; gloo's plain RuntimeError
             if isinstance(err, torch.distributed.DistError) or _raised_in_torch_distributed(err):
-                raise start_error(err, self.startup_timeout) from err
+                raise start_error(err, self.startup_timeout, others=self.stop_started_ranks()) from err
             raise
         finally:
             self._timeout = collective_timeout
         set_group_timeout(collective_timeout or torch.distributed.constants.default_pg_timeout)
+
+    def stop_started_ranks(self) -> str | None:
+        """On rank 0 of a run whose other ranks Lightning's launcher started (``trainer=ddp_cpu``: its
+        ``_SubprocessScriptLauncher``, as child processes of this one), when the start-up has failed:
+        stop (SIGKILL, as Lightning's launcher does on Ctrl-C) each rank still running, and wait for it,
+        so that no rank outlives rank 0 and writes into the run folder after this run has ended (pass 77,
+        row 79: a rank still starting wrote its log and a ``csv/`` folder there after rank 0 had removed
+        the folder of a run that trained nothing, and the corrected command was refused twice).
+
+        Returns:
+            What became of each such rank, for :func:`start_error` ("rank 1 was still starting, and is
+            stopped"; "rank 1 had ended, exit status 1"); ``None`` where another launcher (SLURM,
+            ``torchrun``) started the ranks, which this process cannot stop.
+        """
+        from lightning.pytorch.strategies.launchers.subprocess_script import _SubprocessScriptLauncher
+
+        launcher = self.launcher
+        if self.global_rank != 0 or not isinstance(launcher, _SubprocessScriptLauncher) or not launcher.procs:
+            return None
+        fates = []
+        first = self.node_rank * self.num_processes  # the children are local ranks 1, 2, ... of this node
+        for local_rank, proc in enumerate(launcher.procs, start=1):
+            if (status := proc.poll()) is None:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                fates.append(f"rank {first + local_rank} was still starting, and is stopped")
+            else:
+                fates.append(f"rank {first + local_rank} had ended (exit status {status}; its output is "
+                             "above)")
+        return "; ".join(fates)
 
 
 def wait_for_rank_zero(address: str, port: int, timeout: timedelta) -> None:
@@ -115,17 +146,25 @@ def set_group_timeout(timeout: timedelta) -> None:
     setter(timeout)
 
 
-def start_error(err: BaseException, timeout: timedelta | None = None,
-                address: str | None = None) -> DistributedStartError:
+def start_error(err: BaseException, timeout: timedelta | None = None, address: str | None = None,
+                others: str | None = None) -> DistributedStartError:
     """The one-line :class:`DistributedStartError` for ``err``, a failure of the start-up after
-    ``timeout`` (when known); ``address`` is rank 0's ``host:port`` (default: MASTER_ADDR, MASTER_PORT)."""
+    ``timeout`` (when known); ``address`` is rank 0's ``host:port`` (default: MASTER_ADDR, MASTER_PORT);
+    ``others`` is what became of the ranks that this process started and stopped
+    (:meth:`DDPStrategy.stop_started_ranks`). Without it the other ranks' logs are named, in the run
+    folder; with it they are not, since a run that trained nothing leaves no folder (train.py)."""
     waited = f" within {STARTUP_TIMEOUT_KEY}={timeout.total_seconds():g} s" if timeout is not None else ""
     address = address or f"{os.environ.get('MASTER_ADDR', '?')}:{os.environ.get('MASTER_PORT', '?')}"
+    if others is None:
+        return DistributedStartError(
+            f"the DDP processes did not all connect{waited} ({_first_line(err)}): another rank died or "
+            f"could not connect to rank 0 at MASTER_ADDR:MASTER_PORT={address}. Fix: read the other ranks' "
+            f"output ({RANK_LOGS}); check that this address is reachable from every node and the port is "
+            f"free; raise {STARTUP_TIMEOUT_KEY} if the ranks start slowly.")
     return DistributedStartError(
-        f"the DDP processes did not all connect{waited} ({_first_line(err)}): another rank died or could "
-        f"not connect to rank 0 at MASTER_ADDR:MASTER_PORT={address}. Fix: read the other ranks' output "
-        f"({RANK_LOGS}); check that this address is reachable from every node and the port is free; "
-        f"raise {STARTUP_TIMEOUT_KEY} if the ranks start slowly.")
+        f"the DDP processes did not all connect{waited} ({_first_line(err)}): {others}. Fix: raise "
+        f"{STARTUP_TIMEOUT_KEY} if the ranks start slowly (120 is the default); check that rank 0's address, "
+        f"MASTER_ADDR:MASTER_PORT={address}, is reachable and the port is free.")
 
 
 def peer_lost_error(err: BaseException) -> DistributedPeerLostError:
