@@ -593,22 +593,41 @@ def test_a_damaged_last_checkpoint_names_another_one_with_a_command_that_is_acce
 # 4. a record that is not valid YAML (#107)
 # ---------------------------------------------------------------------------------------------
 
+def test_a_record_that_is_not_valid_yaml_is_one_line_naming_the_file_and_line(tmp_path):
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=430, mid_epoch=False)
+    (run / ".hydra" / "overrides.yaml").write_text("- depth=3\n  : [unclosed\n")
+    # before: a yaml.parser.ParserError traceback
+    assert message(f"resume={run}") == (
+        f"resume={run}: {run}/.hydra/overrides.yaml is not valid YAML at line 2 (expected <block end>, but "
+        "found '<block mapping start>'); resume= reads the run's overrides from it. Fix: repair that line "
+        "(one override a line, as Hydra writes them: - depth=3), or start a new run")
+
+
 @pytest.mark.parametrize(("text", "expected"), [
-    ("- depth=3\n  : [unclosed\n", "is not valid YAML at line 2 (expected <block end>, but found "
-                                   "'<block mapping start>')"),
     ("depth: 3\n", "is not a list of overrides at line 1 (it holds a mapping)"),
     ("- depth=3\n- 5\n", "is not a list of overrides at line 2 (5 is not key=value)"),
 ])
-def test_a_record_that_is_not_a_list_of_overrides_is_one_line_naming_the_file_and_line(text, expected,
-                                                                                        tmp_path):
+def test_a_record_that_is_not_a_list_of_overrides_names_the_line_and_the_command_that_rebuilds_it(
+        text, expected, tmp_path):
+    # pass 77, row 73: before, "Fix: repair that line (... - depth=3)"; written as told, the next resume was
+    # refused for a record that does not give the run's config, and only that line gave the rebuild
     run = make_run(tmp_path / "run")
     fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=430, mid_epoch=False)
-    (run / ".hydra" / "overrides.yaml").write_text(text)
-    # before: a yaml.parser.ParserError traceback
-    assert message(f"resume={run}") == (
-        f"resume={run}: {run}/.hydra/overrides.yaml {expected}; resume= reads the run's overrides from "
-        "it. Fix: repair that line (one override a line, as Hydra writes them: - depth=3), or start a "
-        "new run")
+    (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump({"hydra": {"runtime": {"choices": {
+        "trainer": "cpu", "logger": "none", "model": "highway", "hydra/launcher": "basic"}}}}))
+    record = run / ".hydra" / "overrides.yaml"
+    record.write_text(text)
+    text = message(f"resume={run}")
+    head = (f"resume={run}: {record} {expected}; resume= reads the run's overrides from it. Fix: restore "
+            f"that file, which the run's config ({run}/.hydra/config.yaml) gives: printf '%s\\n' ")
+    assert text.startswith(head), text
+    assert text.endswith(f" > {record}"), text
+    subprocess.run(["bash", "-c", text.split("gives: ", 1)[1]], check=True)  # the fix, as given
+    rebuilt = yaml.safe_load(record.read_text())  # the run's own, less trainer.max_epochs=5 (the default)
+    assert sorted(rebuilt) == sorted(set(OWN) - {"trainer.max_epochs=5"}), rebuilt
+    resumed = argv(f"resume={run}", "trainer.max_epochs=6")  # the record is whole again: the resume goes on
+    assert {*rebuilt, "trainer.max_epochs=6", f"hydra.run.dir={run}"} <= set(resumed), resumed
 
 
 def test_an_emptied_or_edited_overrides_record_names_every_setting_the_run_ran_with(tmp_path):

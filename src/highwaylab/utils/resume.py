@@ -95,6 +95,19 @@ class ResumeError(ConfigError):
     """A resume, or a run folder, that cannot work: the message is one line with the fix."""
 
 
+class BrokenOverrides(ResumeError):
+    """The record of a run's overrides (``.hydra/overrides.yaml``) is not a list of overrides.
+
+    Args:
+        problem: what is wrong, naming the file and the line (one sentence, ending in a full stop).
+        fix: the fix where the record cannot be rebuilt from the run's ``config.yaml``.
+    """
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem} Fix: {fix}")
+        self.problem = problem
+
+
 # the overrides given beside resume= in this process (an extension's trainer.max_epochs=3): a resume
 # stopped before it trained is continued by the same command, these included (pass 32, part 1, row 57)
 GIVEN_WITH_RESUME: list[str] = []
@@ -216,7 +229,10 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                 raise ResumeError(f"resume={values['resume']} and {key}= together: resume= continues "
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
-        own = run_overrides(run)
+        try:
+            own, broken = run_overrides(run), None
+        except BrokenOverrides as err:  # rebuilt from the run's config.yaml by check_record_agrees
+            own, broken = [], err
         own_name = next((_key_value(o)[1] for o in own if _key_value(o)[0] == "run_name"), None)
         if "run_name" in values and values["run_name"] != own_name:  # before: the W&B run alone renamed
             raise ResumeError(f"resume={values['resume']} run_name={values['run_name']}: a resume keeps "
@@ -245,7 +261,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             print(trial, file=sys.stderr)
         if base_cfg is not None:
             check_record_agrees(run, base_cfg, compose=lambda more: _compose(  # an emptied or edited record
-                config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
+                config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)), broken=broken)
+        if broken is not None:  # the record could not be compared (no config.yaml): its own fix
+            raise broken
         if base_cfg is not None and cfg is not None:
             check_bound(base_cfg, cfg, extra, run, compose=lambda more: _compose(
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
@@ -743,13 +761,13 @@ def run_overrides(run: Path) -> list[str]:
     loaded = _load_yaml(path, name, what, fix)
     if loaded is not None and not isinstance(loaded, list):
         kind = "mapping" if isinstance(loaded, dict) else f"single value ({loaded!r})"
-        raise ResumeError(f"{name}: {path} is not a list of overrides at line 1 (it holds a {kind}); "
-                          f"resume= reads {what} from it. Fix: {fix}")
+        raise BrokenOverrides(f"{name}: {path} is not a list of overrides at line 1 (it holds a {kind}); "
+                              f"resume= reads {what} from it.", fix)
     overrides = list(loaded or [])
     bad = next((i for i, o in enumerate(overrides) if not isinstance(o, str)), None)
     if bad is not None:
-        raise ResumeError(f"{name}: {path} is not a list of overrides at line {_item_line(path, bad)} "
-                          f"({overrides[bad]!r} is not key=value); resume= reads {what} from it. Fix: {fix}")
+        raise BrokenOverrides(f"{name}: {path} is not a list of overrides at line {_item_line(path, bad)} "
+                              f"({overrides[bad]!r} is not key=value); resume= reads {what} from it.", fix)
     hydra_yaml = record / "hydra.yaml"
     kept = [o for o in overrides if _key_value(o)[0] not in (*WHERE, "hparams_search")]
     # Hydra's own overrides that the run's files follow: its config folders, and the job's name, which
@@ -1061,7 +1079,8 @@ def check_dirpaths_moved(run: Path, overrides: list[str], extra: list[str]) -> N
 
 
 def check_record_agrees(run: Path, base: DictConfig,
-                        compose: Callable[[list[str]], DictConfig | None] | None = None) -> None:
+                        compose: Callable[[list[str]], DictConfig | None] | None = None,
+                        broken: BrokenOverrides | None = None) -> None:
     """Raises ResumeError if the overrides that ``run`` records (:func:`overrides_record`) do not give
     the config it ran with, the ``config.yaml`` and group choices (``hydra.yaml``) in the same record
     folder; ``base`` is the config composed from those overrides, and ``compose`` composes them with
@@ -1070,7 +1089,10 @@ def check_record_agrees(run: Path, base: DictConfig,
     emptied file was named for ``depth`` alone, and with that fixed the run went on with the default
     ``trainer.limit_*_batches`` and callbacks, without a word). Keys the record lacks (a config key
     added since) are not compared. One line, naming the first keys and the values the run ran with,
-    and the command that writes them back."""
+    and the command that writes them back. With ``broken`` (the record is not a list of overrides:
+    ``base`` is composed without them), the command rebuilds the record from ``config.yaml``, and the
+    line says what is wrong with it (pass 77, row 73: before, "repair that line (- depth=3)", and the
+    rebuild came only after that was tried)."""
     path = overrides_record(run)
     record = path.parent
     try:
@@ -1091,8 +1113,8 @@ def check_record_agrees(run: Path, base: DictConfig,
         base = compose([f"{group}={hydra_value('null' if c is None else c)}" for group, c in fixes]) or base
     composed = OmegaConf.to_container(base, resolve=False)
     composed.pop("hydra", None)
-    given = [o for o in (_load_yaml(path, f"resume={run}", "the run's overrides", "") or [])
-             if isinstance(o, str)]
+    given = [] if broken is not None else [
+        o for o in (_load_yaml(path, f"resume={run}", "the run's overrides", "") or []) if isinstance(o, str)]
     # depth=${oc.env:DEPTH}: checked against what the run used by check_interpolated_overrides
     interpolated = [_key_value(o)[0].lstrip("+~") for o in given if "${" in _key_value(o)[1]]
 
@@ -1106,6 +1128,10 @@ def check_record_agrees(run: Path, base: DictConfig,
 
     walk("", ran, composed)
     if not fixes:
+        if broken is not None:  # the run ran with the defaults: an empty list gives its config
+            raise ResumeError(f"{broken.problem} Fix: restore that file as the empty list that the run's "
+                              f"config ({record / 'config.yaml'}) gives: echo '[]' > "
+                              f"{shlex.quote(str(path))}")
         return
     config_edited(run, record / "config.yaml", fixes, composed)
     shown = ", ".join(f"{k}={_short(v)}" for k, v in fixes[:4]) + (
@@ -1128,6 +1154,9 @@ def check_record_agrees(run: Path, base: DictConfig,
              f"was the file or {' or '.join(['conf/', *sources[1:]])} edited?")
     back = f", or set {changed[0]} back as it was" if len(changed) == 1 else ""
     are = "they are" if len(sources) > 1 else "it is"
+    if broken is not None:
+        raise ResumeError(f"{broken.problem} Fix: restore that file, which the run's config "
+                          f"({record / 'config.yaml'}) gives{write}")
     raise ResumeError(f"resume={run}: the run's recorded overrides ({path}, with {folders} as {are} now) do "
                       f"not give the config it ran with ({record / 'config.yaml'}): it ran with {shown} "
                       f"({asked}), and a resume would change {them}. Fix: restore that file{write}{back}")
