@@ -178,3 +178,6 @@ def test_a_limit_fraction_below_one_batch_is_one_line_naming_the_key(stage, frac
         f"trainer.limit_{stage}_batches={fraction} is a fraction of the {batches} {stage} batches below one "
         f"batch, so none would run. Fix: trainer.limit_{stage}_batches={least:g} or more, or a number of "
         f"batches (trainer.limit_{stage}_batches=1)")
+    # pass 78, row 29 (major): before, the test's fraction was refused after the whole training (its
+    # checkpoints written), and the corrected command was refused for the run folder left behind
+    assert list(tmp_path.rglob("*.ckpt")) == []

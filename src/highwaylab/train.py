@@ -32,7 +32,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-from lightning.pytorch.callbacks import LearningRateMonitor, ProgressBar
+from lightning.pytorch.callbacks import LambdaCallback, LearningRateMonitor, ProgressBar
 from lightning.pytorch.loggers import Logger, WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, open_dict
@@ -156,6 +156,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         module.earlier_logger_versions = dict(checkpoint.get("logger_versions") or {})  # its own run's
         module.earlier_wandb_group = checkpoint.get("wandb_group")
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
+    if cfg.get("test"):  # a fraction of the test set below one batch: refused before training, not after it
+        trainer.callbacks.append(LambdaCallback(on_fit_start=lambda tr, _: check_test_limit(tr, datamodule)))
     if checkpoint is not None and rank_zero_only.rank == 0 and (
             unused := unused_callback_states(checkpoint, trainer)) is not None:
         log.info(unused)
@@ -831,11 +833,29 @@ def limit_error(err: BaseException) -> ConfigError | None:
     found = BELOW_ONE_BATCH.search(str(err)) if isinstance(err, MisconfigurationException) else None
     if found is None:
         return None
-    fraction, stage, batches = found[1], found[2], int(found[3])
+    return below_one_batch(found[2], found[1], int(found[3]))
+
+
+def below_one_batch(stage: str, fraction: object, batches: int) -> ConfigError:
+    """The one-line error for ``trainer.limit_<stage>_batches=<fraction>`` of ``batches`` batches,
+    which is below one batch."""
     least = math.ceil(1e4 / batches) / 1e4  # rounded up to 4 decimals: still at least one batch
     return ConfigError(f"trainer.limit_{stage}_batches={fraction} is a fraction of the {batches} {stage} "
                        f"batches below one batch, so none would run. Fix: trainer.limit_{stage}_batches="
                        f"{least:g} or more, or a number of batches (trainer.limit_{stage}_batches=1)")
+
+
+def check_test_limit(trainer: L.Trainer, datamodule: L.LightningDataModule) -> None:
+    """Raises ConfigError at the start of the fit (the data set up, no step trained) for a
+    ``trainer.limit_test_batches`` fraction below one test batch, which Lightning refuses only when the
+    test starts (pass 78, row 29, major: before, after the whole training, and the corrected command was
+    then refused for the run folder left behind). Lightning's rule: ``int(batches * fraction) == 0``."""
+    fraction = trainer.limit_test_batches
+    if not isinstance(fraction, float) or not 0.0 < fraction < 1.0:
+        return
+    batches = len(datamodule.test_dataloader())  # this process's share under DDP
+    if int(batches * fraction) == 0:
+        raise below_one_batch("test", f"{fraction:g}", batches)
 
 
 def val_check_error(trainer: L.Trainer) -> ConfigError | None:
