@@ -450,8 +450,10 @@ def test_a_lone_checkpoint_of_another_model_is_named_before_its_progress(tmp_pat
     fits = fake_checkpoint(tmp_path / "fits.ckpt", epochs=1, step=3, mid_epoch=False)
     assert message(f"ckpt_path={fits}", *OWN[:3], "trainer.max_epochs=1") == (
         f"ckpt_path={fits}: the run has finished: its checkpoint is at the end of 1 epoch (step 3), and "
-        f"trainer.max_epochs=1; nothing would be trained. To train it further, give trainer.max_epochs=3 "
+        f"trainer.max_epochs=1; nothing would be trained. To train it further, give trainer.max_epochs=2 "
         f"or more with ckpt_path={fits}")
+    # pass 78, row 21: before, "=3 or more" (the example of an extension, epochs + 2), though 2 trains
+    assert argv(f"ckpt_path={fits}", *OWN[:3], "trainer.max_epochs=2")[-1] == "trainer.max_epochs=2"
 
 
 def test_a_run_at_its_end_is_finished_only_once_it_has_its_metrics_json(tmp_path):
@@ -473,9 +475,9 @@ def test_a_run_at_its_end_is_finished_only_once_it_has_its_metrics_json(tmp_path
         f"ckpt_path={run}/checkpoints/last.ckpt: the run has finished: its checkpoint is at the end of 5 "
         f"epochs (step 2150), and trainer.max_epochs=5; nothing would be trained, and its metrics.json "
         f"already holds its result. To train further from it: for a new run from its weights, give "
-        f"trainer.max_epochs=7 or more with this ckpt_path=; or extend that run itself: python train.py "
+        f"trainer.max_epochs=6 or more with this ckpt_path=; or extend that run itself: python train.py "
         f"resume={run} trainer.max_epochs=7")
-    assert argv(f"ckpt_path={run}/checkpoints/last.ckpt", *OWN, "trainer.max_epochs=7")  # the first fix
+    assert argv(f"ckpt_path={run}/checkpoints/last.ckpt", *OWN, "trainer.max_epochs=6")  # the least given
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1742,11 +1742,11 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
         # (Lightning replays a finished epoch under one: refused above; pass 50, row 51: before, the fix kept
         # the given trainer.max_steps, and the command it gave was refused)
         limits = ("trainer.max_epochs", "trainer.max_steps")
-        if progress.mid_epoch:
-            grow, more = "trainer.max_steps", steps * 2
+        if progress.mid_epoch:  # "or more" names the least that trains (pass 78, row 21: before, the example)
+            grow, more, least = "trainer.max_steps", steps * 2, steps + 1
             extend = f"{grow}={more}"
         else:
-            grow, more = "trainer.max_epochs", epochs + 2
+            grow, more, least = "trainer.max_epochs", epochs + 2, epochs + 1
             extend = f"{grow}={more}" + (" trainer.max_steps=-1" if max_steps != -1 else "")
         if resume:
             where = override_arg("resume", run) if run is not None else override_arg("ckpt_path", ckpt_path)
@@ -1766,10 +1766,10 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                       f"python train.py {again} {extend}")
         elif run is not None:  # pass 35b, row 11: before, only "extend it", of the run the checkpoint is in
             result = (f", and its metrics.json already holds its result. To train further from it: for a "
-                      f"new run from its weights, give {grow}={more} or more with this ckpt_path=; or extend "
-                      f"that run itself: python train.py {override_arg('resume', run)} {extend}")
+                      f"new run from its weights, give {grow}={least} or more with this ckpt_path=; or "
+                      f"extend that run itself: python train.py {override_arg('resume', run)} {extend}")
         else:  # a checkpoint outside a run folder: no record of its run, nor of its result
-            result = f". To train it further, give {grow}={more} or more with ckpt_path={ckpt_path}"
+            result = f". To train it further, give {grow}={least} or more with ckpt_path={ckpt_path}"
         raise ResumeError(f"{name}: the run has finished: its checkpoint is at {at}, and {key}={value}; "
                           f"nothing would be trained{result}")
     need = epochs + 1 if done_epochs else steps + 1
