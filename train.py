@@ -114,7 +114,14 @@ try:
     from highwaylab.utils.ranks import further_rank
     from highwaylab.utils.resume import prepare_argv
     from highwaylab.utils.run_lock import holding
-    from highwaylab.utils.slurm import finished_rerun, requeue, requeue_expected, restart_count, slurm_job_id
+    from highwaylab.utils.slurm import (
+        finished_rerun,
+        requeue,
+        requeue_expected,
+        requeueable,
+        restart_count,
+        slurm_job_id,
+    )
     from highwaylab.utils.sweep import in_multirun, nan_objective, record_job
 except KeyboardInterrupt:
     interrupted_at_start_up()
@@ -188,6 +195,10 @@ def main(cfg: DictConfig) -> float | None:
         if not in_multirun():  # a single run stopped before its first step: its folder goes, as its line says
             remove_refused_run_folder(Path(cfg.paths.output_dir))
         record_job("interrupted", error=str(err))
+        if requeueable():  # scancel of this job: the launcher gets its result; the sweep's other jobs go on
+            error_line(log, f"highwaylab: {err} SLURM job {slurm_job_id()} ends here (it is not requeued); "
+                            f"the sweep's other jobs go on.", extra=own_log_only())
+            return None
         later = stops_here(HydraConfig.get()) if in_multirun() else ""
         error_line(log, f"highwaylab: {err}{later}", extra=own_log_only())  # each rank says it: once here
         sys.exit(err.exit_code)

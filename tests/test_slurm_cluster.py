@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -275,6 +276,81 @@ def test_a_job_requeued_in_its_second_epoch_resumes_to_the_uninterrupted_metrics
     for key in ("global_step", "epochs", "train/loss", "train/acc", "val/loss", "val/acc", "val/acc_best",
                 "test/loss", "test/acc"):
         assert resumed[key] == pytest.approx(straight[key], rel=1e-6), key
+
+
+def test_a_job_cancelled_with_scancel_is_recorded_interrupted_and_the_launcher_ends(
+        tmp_path, data_dir, slurm_cluster, record_property):
+    # pass 78, row 33 (major): before, the job said "SLURM job <id> is requeued; its rerun resumes here",
+    # no rerun came (scancel), and the launcher (no accounting: it tells a job's end by its result file)
+    # waited for ever; Ctrl-C then said "interrupted by SIGINT during start-up: nothing was saved"
+    sweep = tmp_path / "sweep"
+    run = ["trainer=cpu", "callbacks=minimal", "depth=4", "width=16", "trainer.max_epochs=3",
+           "trainer.limit_train_batches=20", "trainer.limit_val_batches=4", "trainer.limit_test_batches=4",
+           "logger=none", "~callbacks.rich_progress_bar", "~callbacks.model_summary",
+           "+callbacks.slow._target_=tests.signal_at.SlowDown", "+callbacks.slow.seconds=0.1"]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(sweep_cmd(sweep, tiny=run), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd=ROOT, env=subprocess_env(WANDB_MODE="offline"))
+    try:
+        log = None
+        while time.monotonic() - t0 < 300:  # the job's log says when epoch 0 ended
+            logs = list(sweep.glob("0_*/train.log"))
+            if logs and "] - epoch 0/2" in logs[0].read_text():
+                log = logs[0]
+                break
+            time.sleep(0.2)
+        assert log is not None, "the job never finished its first epoch"
+        job_id = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+(_\d+)?", p.name))
+        subprocess.run(["scancel", job_id], check=True, timeout=30)
+        output, _ = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    record_property("wall_s", round(time.monotonic() - t0, 1))
+    assert proc.returncode == 1, output[-3000:]  # the sweep's summary: a job did not finish
+    [job] = job_folders(sweep)
+    assert f"Sweep {sweep}: 0 of 1 jobs finished" in output, output[-3000:]
+    text = log.read_text()
+    stopped = re.search(r"highwaylab: interrupted by SIGTERM in epoch [012] at step (\d+): .*; resume with: "
+                        rf"python train.py resume={job}\. SLURM job {job_id} ends here \(it is not "
+                        r"requeued\); the sweep's other jobs go on\.", text)
+    assert stopped, text[-3000:]
+    assert "is requeued" not in text
+    [line] = read_summary(sweep)
+    assert line["status"] == "interrupted" and f"resume={job}" in line["error"], line
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), f"resume={job}"], capture_output=True,
+                             text=True, timeout=300, cwd=ROOT, env=subprocess_env())  # the line's command
+    assert resumed.returncode == 0, (resumed.stdout + resumed.stderr)[-3000:]
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert metrics["global_step"] == 60 and metrics["resumed_from_step"] == int(stopped[1])
+
+
+def test_ctrl_c_of_the_launcher_says_the_slurm_jobs_go_on(tmp_path, data_dir, slurm_cluster):
+    sweep = tmp_path / "sweep"
+    slow = ["+callbacks.slow._target_=tests.signal_at.SlowDown", "+callbacks.slow.seconds=0.1"]
+    proc = subprocess.Popen(sweep_cmd(sweep, "logger=none", *slow),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                            env=subprocess_env(WANDB_MODE="offline"))
+    try:
+        t0 = time.monotonic()
+        while not list(sweep.glob("0_*/train.log")) and time.monotonic() - t0 < 300:
+            time.sleep(0.2)  # the job runs
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, output[-3000:]
+    lines = [line for line in output.splitlines() if "highwaylab: " in line]
+    assert lines[-1] == (f"highwaylab: interrupted by SIGINT while the launcher waited for its SLURM jobs: "
+                         f"the jobs it submitted go on in SLURM (squeue lists them, scancel stops them), and "
+                         f"each writes its results and its line of summary.jsonl itself; python -m "
+                         f"highwaylab.report {sweep} lists them."), lines
+    assert "during start-up" not in output
+    t0 = time.monotonic()
+    while not read_summary(sweep) and time.monotonic() - t0 < 240:
+        time.sleep(1)  # the job, left to SLURM, finishes and records itself
+    assert [line["status"] for line in read_summary(sweep)] == ["ok"]
 
 
 def test_a_finished_job_requeued_by_hand_keeps_its_results_and_its_one_summary_line(

@@ -11,7 +11,10 @@ launcher. Nothing here imports torch.
 from __future__ import annotations
 
 import logging
+import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -297,6 +300,26 @@ class LauncherCheck(Callback):
         except ConfigError as err:
             print(f"highwaylab: {err}", file=sys.stderr)
             sys.exit(1)
+        signal.signal(signal.SIGINT, JobsGoOn(os.path.abspath(config.hydra.sweep.dir)))
+
+
+class JobsGoOn:
+    """The SIGINT handler of a SLURM multirun's launcher, which submits the jobs and then waits for
+    their results: Ctrl-C ends it with one line saying that the jobs go on in SLURM and where their
+    results go, and exit status 130 (pass 78, row 33: before, "interrupted by SIGINT during start-up:
+    nothing was saved", the start-up's line, while a job's checkpoint was there)."""
+
+    def __init__(self, sweep: str) -> None:
+        self.sweep = sweep
+
+    def __call__(self, signum: int, _frame: object = None) -> None:
+        print(f"highwaylab: interrupted by {signal.Signals(signum).name} while the launcher waited for its "
+              f"SLURM jobs: the jobs it submitted go on in SLURM (squeue lists them, scancel stops them), "
+              f"and each writes its results and its line of summary.jsonl itself; python -m "
+              f"highwaylab.report {shlex.quote(self.sweep)} lists them.", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
 
 
 class SacctNote(logging.Filter):

@@ -10,6 +10,9 @@ What happens (README: Preemption and time limits):
   that SLURM requeues the job itself.
 - In both cases the job ends without a result, so the launcher keeps waiting for it, and no line is
   written to the sweep's ``summary.jsonl``.
+- **SIGTERM without a requeue** (``scancel``, the time limit without the warning signal): the state
+  is saved, the job is recorded ``interrupted`` in ``summary.jsonl`` with the command that resumes it,
+  and it returns, so that the launcher gets its result and ends with the sweep's summary.
 - **The rerun** (SLURM sets ``SLURM_RESTART_COUNT``) runs the same job in the same folder: it resumes
   from that ``last.ckpt`` (:func:`requeued_checkpoint`), continues the same W&B run id, and records
   the job once when it finishes.
@@ -81,9 +84,30 @@ def finished_rerun(output_dir: str | Path) -> dict | None:
 
 def requeue_expected(signum: int) -> bool:
     """Whether a run stopped by ``signum`` is to run again: in a job of the SLURM launcher, after the warning
-    signal (this process requeues the job: :func:`requeue`) or SIGTERM (SLURM's requeue or preemption;
-    ``scancel`` sends it too, and then the job simply ends)."""
-    return requeueable() and signum in (int(signal.SIGTERM), int(WARNING_SIGNAL))
+    signal (this process requeues the job: :func:`requeue`), or after a SIGTERM that came with SLURM's
+    requeue or a preemption (:func:`requeued_by_slurm`). A SIGTERM of ``scancel`` (or of the time
+    limit) ends the job for good: the job then records itself as interrupted and returns, so that the
+    launcher gets its result and goes on (pass 78, row 33, major: before, the job said "SLURM job 117
+    is requeued; its rerun resumes here", no rerun came, and the launcher waited for ever)."""
+    if not requeueable():
+        return False
+    return signum == int(WARNING_SIGNAL) or signum == int(signal.SIGTERM) and requeued_by_slurm()
+
+
+def requeued_by_slurm() -> bool:
+    """Whether SLURM has requeued this job since it started: ``scontrol show job`` counts more
+    ``Restarts`` than this attempt's ``SLURM_RESTART_COUNT``. SLURM counts a requeue (``scontrol
+    requeue``, a preemption) before it sends the job its SIGTERM; ``scancel`` leaves the count. Where
+    ``scontrol`` cannot answer, a requeue is assumed (the state is saved either way, and a rerun that
+    does not come is resumed by hand)."""
+    job = slurm_job_id()
+    try:
+        shown = subprocess.run(["scontrol", "show", "job", str(job)], capture_output=True, text=True,
+                               timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return True
+    restarts = next((word.split("=", 1)[1] for word in shown.split() if word.startswith("Restarts=")), "")
+    return not restarts.isdigit() or int(restarts) > restart_count()
 
 
 def requeue(signum: int) -> None:
