@@ -256,9 +256,10 @@ def test_a_wandb_segment_that_a_sigkill_left_without_its_rows_is_named_with_the_
     line = next(x for x in (run / "train.log").read_text().splitlines() if "were lost" in x)
     assert line.split("highwaylab: ", 1)[1] == (
         f"W&B run {run_id}'s earlier offline segments hold no history row, but the checkpoint it resumes "
-        f"from is at step 10: the rows of steps 0..10 were lost when its process was killed (SIGKILL, the "
-        f"OOM killer) before W&B wrote them to disk, so its charts have a gap there; the run's train.log "
-        f"holds those epochs' lines")
+        f"from is at step 10: the rows of steps 0..10 were lost when its processes were stopped (W&B's "
+        f"helper process too: a kill, SLURM's scancel) before W&B wrote them to disk, so its charts have a "
+        f"gap there; the run's train.log holds those epochs' lines")
+    # pass 78, row 35: before, "when its process was killed (SIGKILL, the OOM killer)", after a scancel
 
 
 @pytest.mark.slow

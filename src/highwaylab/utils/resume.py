@@ -2102,8 +2102,9 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None, resumed_s
         held = f"up to trainer/global_step {logged_to} only" if logged_to >= 0 else "no history row"
         log.warning(f"highwaylab: W&B run {run.id}'s earlier offline segments hold {held}, but the "
                     f"checkpoint it resumes from is at step {resumed_step}: the rows of steps "
-                    f"{logged_to + 1}..{resumed_step} were lost when its process was killed (SIGKILL, the "
-                    f"OOM killer) before W&B wrote them to disk, so its charts have a gap there; the "
+                    f"{logged_to + 1}..{resumed_step} were lost when its processes were stopped (W&B's "
+                    f"helper process too: a kill, SLURM's scancel) before W&B wrote them to disk, so its "
+                    f"charts have a gap there; the "
                     f"run's train.log holds those epochs' lines")
     if last < 0 or run.step > last:
         return None
