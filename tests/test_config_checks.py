@@ -1231,6 +1231,17 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 78, row 37 (major): before, "add -m", then "Fix: hydra.sweep.dir=/tmp/a,/tmp/b", which Hydra
+    # refused in its own words
+    "hydra.run.dir=/tmp/a,/tmp/b":
+        "hydra.run.dir=/tmp/a,/tmp/b: a comma separates the values of a sweep, and Hydra does not sweep its "
+        "own settings (hydra.* keys): a multirun puts each job in a folder of its own under one "
+        "hydra.sweep.dir. Fix: give one folder (hydra.run.dir=/tmp/a; with -m, hydra.sweep.dir=/tmp/a), or "
+        "quote a folder whose name holds a comma (\"hydra.run.dir='/tmp/a,/tmp/b'\")",
+    "-m seed=0,1 hydra.sweep.dir=/tmp/a,/tmp/b":
+        "hydra.sweep.dir=/tmp/a,/tmp/b: a comma separates the values of a sweep, and Hydra does not sweep "
+        "its own settings (hydra.* keys): a multirun puts each job in a folder of its own under one "
+        "hydra.sweep.dir. Fix: give one folder (hydra.sweep.dir=/tmp/a), or quote",
     # pass 66, row 45: before, "Launching 0 jobs", exit 0, and a sweep folder left
     "-m seed=glob(*)": "seed=glob(*): glob() chooses among the options of a config group (e.g. "
                        "'model=glob(*highway)'), and seed is a value, not a group, so the multirun would run "

@@ -1325,10 +1325,21 @@ def _hydra_sweep(override: Any) -> str | None:
     pass 67, row 34); ``None`` otherwise. A search space entry (``hydra.sweeper.params.<key>``) is a
     string that the search parses: it is quoted."""
     key = override.key_or_group
-    if not override.is_sweep_override() or not (key == "hydra" or key.startswith(("hydra/", "hydra."))) \
-            or key.endswith((".dir", ".subdir")):  # a comma in a folder's name: named elsewhere, as that
+    if not override.is_sweep_override() or not (key == "hydra" or key.startswith(("hydra/", "hydra."))):
         return None
     value = override.input_line.split("=", 1)[1] if "=" in override.input_line else "<value>"
+    if key.endswith((".dir", ".subdir")):  # a folder: never "one multirun for each value" (pass 78, row 37,
+        # major: before, hydra.run.dir=a,b was told to add -m, then to give hydra.sweep.dir=a,b, which
+        # Hydra refused in its own words)
+        if (path := _one_path(override)) is not None:  # an existing folder whose name holds the comma
+            return path
+        first = _first_value(override) or f"{key}=<folder>"
+        if key == "hydra.run.dir":  # -m takes its folder as hydra.sweep.dir
+            first += f"; with -m, {first.replace('hydra.run.dir=', 'hydra.sweep.dir=', 1)}"
+        return (f"{override.input_line}: a comma separates the values of a sweep, and Hydra does not sweep "
+                f"its own settings (hydra.* keys): a multirun puts each job in a folder of its own under one "
+                f"hydra.sweep.dir. Fix: give one folder ({first}), or quote a folder whose name holds a "
+                f"comma (\"{key}='{value}'\")")
     if key.startswith("hydra.sweeper.params."):
         return (f"{override.input_line}: a search space entry is text that the search parses, and unquoted "
                 f"Hydra takes it as a sweep of its own settings. Fix: quote it: \"{key}='{value}'\"")
