@@ -2817,6 +2817,69 @@ def test_a_torch_variable_that_fails_torchs_import_is_named_before_the_run(tmp_p
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("limit_kib", "why"), [
+    (1_500_000, "ImportError: libtorch_cpu.so: failed to map segment from shared object"),
+    (3_000_000, "what():  std::bad_alloc"),  # C++ aborts the process that tries: tried in a child
+])
+def test_an_address_space_limit_too_small_for_torch_is_one_line_before_the_run(limit_kib, why, tmp_path):
+    # pass 78, row 50 (major): before, under ulimit -v 1500000 a 25-line traceback from the config checks,
+    # which imported torch through find_spec("lightning.pytorch.loggers.wandb"); a little more memory
+    # (3 GB) ended the process in C++'s std::bad_alloc (exit status 134) without a line
+    import resource
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_kib * 1024, resource.RLIM_INFINITY))
+
+    proc = subprocess.run([sys.executable, "train.py", "depth=3", f"hydra.run.dir={tmp_path}/run"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=subprocess_env(),
+                          preexec_fn=capped)
+    assert proc.returncode == 1 and proc.stderr.strip().splitlines()[-1] == (
+        f"highwaylab: torch could not be loaded ({why}) under this process's address-space limit, ulimit -v "
+        f"{limit_kib} (KiB; {limit_kib / 2**20:.2f} GiB). Fix: raise the limit (ulimit -v unlimited, or a "
+        f"few GiB more), or run where more memory is allowed"), proc.stderr[-2000:]
+    assert not (tmp_path / "run").exists()
+
+
+def test_memory_exhausted_is_one_line_naming_the_allocator_and_the_fix():
+    # pass 78, row 50: with a little more memory (ulimit -v 4000000), torch loaded and the data's
+    # normalisation failed in the allocator, with its traceback
+    import torch
+
+    from highwaylab.errors import OutOfMemory
+    from highwaylab.utils import user_error
+
+    with pytest.raises(RuntimeError) as raised:
+        torch.empty(2**62, dtype=torch.uint8)  # more than any machine: refused by the CPU allocator
+    found = user_error(raised.value)
+    assert isinstance(found, OutOfMemory), raised.value
+    assert str(found).startswith("out of memory (RuntimeError: [enforce fail at "), str(found)
+    assert "DefaultCPUAllocator: can't allocate memory" in str(found) and "\n" not in str(found)
+    assert str(found).endswith("). Fix: lower data.batch_size, or run where more memory is free")
+    assert str(user_error(MemoryError())) == ("out of memory (MemoryError: MemoryError). Fix: lower "
+                                              "data.batch_size, or run where more memory is free")
+    assert user_error(RuntimeError("another fault")) is None
+
+
+def test_the_wandb_argument_check_reads_lightnings_source_without_importing_torch():
+    # pass 78, row 50: find_spec of a submodule imports its parent packages, lightning.pytorch and torch
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    code = ("import sys; from omegaconf import OmegaConf; from highwaylab.utils.loggers import "
+            "check_wandb_arguments as check\n"
+            "try:\n    check('wandb', OmegaConf.create({'log_graph': True}))\nexcept Exception as err:\n"
+            "    print(type(err).__name__, 'torch' in sys.modules, 'lightning.pytorch' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env=subprocess_env())
+    assert proc.stdout.split() == ["ConfigError", "False", "False"], proc.stdout + proc.stderr[-2000:]
+
+
 def test_a_config_dir_file_with_the_name_of_a_preset_is_named_as_ignored(tmp_path):
     # pass 68, rows 2 and 12 (major): an own train.yaml, and an edited copy of model/highway.yaml, were read
     # in place of neither: highwaylab's conf/ comes first, and the runs trained with its values, unsaid

@@ -87,3 +87,8 @@ class WarningAsError(HighwaylabError, RuntimeError):
     """A warning that the interpreter's filter (``PYTHONWARNINGS=error::<Class>``, ``python -W``)
     made an exception stopped the run. The message names the filter, the warning and where it was
     issued, and the run's latest checkpoint."""
+
+
+class OutOfMemory(HighwaylabError, MemoryError):
+    """Memory ran out (the allocator of torch, on the CPU or a GPU, or Python's): the message quotes the
+    allocator, names an address-space limit (``ulimit -v``) where one is set, and the fix."""

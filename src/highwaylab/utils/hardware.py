@@ -17,7 +17,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from highwaylab.errors import ConfigError
+from highwaylab.errors import ConfigError, OutOfMemory
 
 # Lightning's precision values (lightning.fabric.plugins.precision.precision._PRECISION_INPUT)
 PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-true",
@@ -28,15 +28,32 @@ ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
 
 def torch_import_problem(environ: dict[str, str] | None = None) -> str | None:
     """Import torch first where the environment sets the logging variables that torch parses as it
-    loads (``TORCH_LOGS``, ``TORCH_LOGS_FORMAT``, ``TORCH_LOGS_OUT``), and return one line naming them
-    when the import fails; ``None`` otherwise (torch is then not imported here: the cheap paths stay
-    without it). Before (pass 67, row 30), ``TORCH_LOGS=recompile`` (for ``recompiles``) failed
+    loads (``TORCH_LOGS``, ``TORCH_LOGS_FORMAT``, ``TORCH_LOGS_OUT``), or under an address-space limit
+    (``ulimit -v``), and return one line naming them when the import fails; ``None`` otherwise (torch is
+    then not imported here: the cheap paths stay without it). Before (pass 67, row 30),
+    ``TORCH_LOGS=recompile`` (for ``recompiles``) failed
     torch's import inside the config checks' import of Lightning, and a second import then ended in a
     segmentation fault: torch's own line ("Invalid log settings") never showed."""
+    import resource
+
     env = os.environ if environ is None else environ
     given = sorted(k for k in env if k in ("TORCH_LOGS", "TORCH_LOGS_FORMAT", "TORCH_LOGS_OUT"))
-    if not given:
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]  # ulimit -v, in bytes
+    if not given and limit == resource.RLIM_INFINITY:
         return None
+    if not given:  # pass 78, row 50 (major): before, a traceback from the config checks' import of torch,
+        # or (a little more memory) C++'s std::bad_alloc, which aborts the process: tried in a child first
+        import subprocess
+        import sys
+
+        tried = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True, text=True)
+        if tried.returncode == 0:
+            return None
+        said = [line.strip() for line in tried.stderr.splitlines() if line.strip()]
+        why = said[-1] if said else f"exit status {tried.returncode}"
+        return (f"torch could not be loaded ({why}) under this process's address-space limit, "
+                f"{address_limit(limit)}. Fix: raise the limit (ulimit -v unlimited, or a few GiB more), or "
+                f"run where more memory is allowed")
     try:
         import torch  # noqa: F401
     except Exception as err:  # noqa: BLE001 - whatever torch raised, named in one line
@@ -48,6 +65,30 @@ def torch_import_problem(environ: dict[str, str] | None = None) -> str | None:
                 f"environment, which torch reads as it loads. Fix: correct or unset "
                 f"{' '.join(given)} (python -c 'import torch' shows torch's own message in full)")
     return None
+
+
+def address_limit(limit: int) -> str:
+    """The address-space limit ``limit`` (bytes, ``RLIMIT_AS``) as ``ulimit -v`` shows it."""
+    return f"ulimit -v {limit // 1024} (KiB; {limit / 2**30:.2f} GiB)"
+
+
+def out_of_memory(err: BaseException) -> OutOfMemory | None:
+    """The one-line :class:`~highwaylab.errors.OutOfMemory` for ``err`` itself, if it is memory
+    exhausted: Python's ``MemoryError``, ``torch.OutOfMemoryError`` (a GPU), or the ``RuntimeError`` of
+    torch's CPU allocator (no type of its own: told by the allocator's name, ``DefaultCPUAllocator``, in
+    its message); ``None`` otherwise (pass 78, row 50: before, the allocator's traceback)."""
+    import resource
+
+    oom = getattr(sys.modules.get("torch"), "OutOfMemoryError", MemoryError)
+    if not isinstance(err, MemoryError | oom) and not (
+            isinstance(err, RuntimeError) and "DefaultCPUAllocator" in str(err)):
+        return None
+    first = " ".join((str(err).strip().splitlines() or [type(err).__name__])[0].split())
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    fix = (f"raise this process's address-space limit, {address_limit(limit)} (ulimit -v unlimited), or "
+           f"lower data.batch_size" if limit != resource.RLIM_INFINITY else
+           "lower data.batch_size, or run where more memory is free")
+    return OutOfMemory(f"out of memory ({type(err).__name__}: {first[:200]}). Fix: {fix}")
 
 
 def _torch_version() -> str:

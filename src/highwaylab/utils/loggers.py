@@ -379,8 +379,11 @@ def check_wandb_arguments(name: str, node: DictConfig) -> None:
     from highwaylab.utils.hydra_utils import did_you_mean
 
     try:
-        source = importlib.util.find_spec("lightning.pytorch.loggers.wandb").origin
-        tree = ast.parse(Path(source).read_text())
+        # found from the top package, which find_spec does not import (a submodule's spec imports its
+        # parents, lightning.pytorch and with it torch: pass 78, row 50)
+        package = Path(importlib.util.find_spec("lightning").origin).parent
+        source = package / "pytorch" / "loggers" / "wandb.py"
+        tree = ast.parse(source.read_text())
         init = next(f for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name == "WandbLogger"
                     for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
         takes = {a.arg for a in [*init.args.args, *init.args.kwonlyargs]} - {"self"}

@@ -28,7 +28,8 @@ R = TypeVar("R")
 def user_error(err: BaseException | None) -> Exception | None:
     """The user-facing error in ``err``'s chain of causes (Hydra's instantiate wraps them): a
     :class:`HighwaylabError`, or Lightning's ``MisconfigurationException`` (e.g. trainer=gpu
-    on a machine without one); failing those, a failure of ``torch.distributed`` (a DDP rank that
+    on a machine without one); failing those, memory exhausted (:func:`highwaylab.utils.hardware.
+    out_of_memory`), or a failure of ``torch.distributed`` (a DDP rank that
     died or could not connect) as a ``DistributedStartError`` or ``DistributedPeerLostError``
     (:func:`highwaylab.utils.distributed.distributed_error`)."""
     exceptions = sys.modules.get("lightning.fabric.utilities.exceptions")  # none before Lightning loads
@@ -39,6 +40,12 @@ def user_error(err: BaseException | None) -> Exception | None:
             return err
         chain.append(err)
         err = err.__cause__ or err.__context__
+    from highwaylab.utils.hardware import out_of_memory
+
+    for link in chain:  # memory exhausted (pass 78, row 50: before, the allocator's traceback)
+        if (found := out_of_memory(link)) is not None:
+            found.__cause__ = link
+            return found
     if "torch.distributed" in sys.modules:  # no torch error without torch
         from highwaylab.utils.distributed import distributed_error
 
