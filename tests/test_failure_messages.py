@@ -571,6 +571,13 @@ def test_an_empty_project_is_refused_unless_wandb_project_names_one(tmp_path, mo
         check_wandb_names(cfg.logger)
     monkeypatch.setenv("WANDB_PROJECT", "mine")
     check_wandb_names(cfg.logger)  # W&B's variable names it (Lightning passes it on)
+    # pass 78, row 57: before, the run was filed under 'mine' and its record said project: ''
+    from hydra.utils import instantiate
+
+    from highwaylab.train import record_values_used
+
+    record_values_used(cfg, instantiate(cfg.model, input_shape=(1, 28, 28), num_classes=10))
+    assert cfg.logger.wandb.project == "mine"
 
 
 def test_a_run_id_wandb_refuses_and_a_number_are_named(tmp_path):

@@ -73,6 +73,7 @@ from highwaylab.utils.loggers import (
     check_log_dirs,
     check_log_folders_free,
     check_wandb_save_dir,
+    is_wandb,
     own_log_folders,
     reused_wandb_id,
     wandb_start_error,
@@ -658,8 +659,9 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
                        datamodule: L.LightningDataModule | None = None) -> None:
     """Write into ``cfg.model`` the width and gate bias that ``net`` was built with, and into
     ``cfg.trainer.precision`` the precision that ``trainer`` runs (Lightning runs ``16-mixed`` as
-    ``bf16-mixed`` on a CPU), so that the recorded config (``config_resolved.yaml``, the loggers'
-    hyperparameters) holds the values used.
+    ``bf16-mixed`` on a CPU), and into an empty ``logger.<wandb>.project`` the ``WANDB_PROJECT`` that
+    Lightning files the W&B run under then, so that the recorded config (``config_resolved.yaml``, the
+    loggers' hyperparameters) holds the values used.
 
     ``model.width`` becomes the width used; when ``model.match_params`` chose it (plain and residual:
     71 and 70 units against 50 highway blocks), ``match_params`` becomes ``null``, so that the
@@ -686,6 +688,9 @@ def record_values_used(cfg: DictConfig, net: torch.nn.Module, trainer: L.Trainer
                     cfg[key] = getattr(net, key)
         if "gate_bias" in cfg.model and getattr(net, "gate_bias", None) is not None:  # null, auto: the number
             cfg.model.gate_bias = float(net.gate_bias)
+        for node in (cfg.get("logger") or {}).values():  # an empty W&B project: Lightning files the run
+            if is_wandb(node) and not node.get("project") and os.environ.get("WANDB_PROJECT"):  # under W&B's
+                node.project = os.environ["WANDB_PROJECT"]  # variable (pass 78, row 57: before, recorded '')
         if trainer is not None and "precision" in cfg.trainer and str(trainer.precision) != str(
                 cfg.trainer.precision):
             log.info(f"trainer.precision={cfg.trainer.precision} runs as {trainer.precision} here "

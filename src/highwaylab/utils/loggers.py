@@ -107,7 +107,8 @@ class WandbStartError(ConfigError):
     message names ``logger.wandb`` and the way to log offline."""
 
 
-def _is_wandb(node: object) -> bool:
+def is_wandb(node: object) -> bool:
+    """Whether ``node`` is the config of a W&B logger (Lightning's ``WandbLogger`` or a subclass)."""
     return isinstance(node, DictConfig) and "WandbLogger" in str(node.get("_target_", ""))
 
 
@@ -131,14 +132,14 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             ``WANDB_SWEEP_ID`` is set (W&B would file the run under that sweep's project).
     """
     mode = os.environ.get("WANDB_MODE")
-    if group is None or not any(_is_wandb(node) for node in group.values()):
+    if group is None or not any(is_wandb(node) for node in group.values()):
         return group
     if mode is not None and mode not in WANDB_MODES:
         raise WandbStartError(f"WANDB_MODE={mode!r} is not a W&B mode; set it to one of "
                               f"{', '.join(WANDB_MODES[:3])} (or unset it: logger.wandb.offline decides).")
     import logging
 
-    names = [name for name, node in group.items() if _is_wandb(node)]
+    names = [name for name, node in group.items() if is_wandb(node)]
     if mode == "disabled" or all(group[name].get("mode") == "disabled" for name in names):
         return _without(group, names, mode)  # no W&B run: its environment variables change nothing
     if mode in ("online", "run", "shared") and any(group[name].get("offline") is True for name in names):
@@ -251,7 +252,7 @@ def reused_wandb_id(cfg: DictConfig) -> str | None:
     if cfg.get("ckpt_path") or os.environ.get("WANDB_MODE") == "disabled" or not isinstance(group,
                                                                                             DictConfig):
         return None
-    name = next((n for n, node in group.items() if _is_wandb(node) and node.get("id")), None)
+    name = next((n for n, node in group.items() if is_wandb(node) and node.get("id")), None)
     if name is None:
         return None
     run_id = str(group[name].id)
@@ -304,10 +305,10 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     """
     if os.environ.get("WANDB_MODE") == "disabled":
         return
-    if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
+    if any(is_wandb(node) for node in (logger_cfg or {}).values()):
         check_wandb_tags(tags)
     for name, node in (logger_cfg or {}).items():
-        if not _is_wandb(node):
+        if not is_wandb(node):
             continue
         check_wandb_arguments(name, node)
         if node.get("version") is not None:  # Lightning's alias of id, past every check of the id
@@ -354,7 +355,7 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                            ("WANDB_ENTITY", os.environ.get("WANDB_ENTITY"))):
             check_wandb_entity(key, value)
         check_log_model(name, node)
-    if any(_is_wandb(node) for node in (logger_cfg or {}).values()):
+    if any(is_wandb(node) for node in (logger_cfg or {}).values()):
         mode = os.environ.get("WANDB_MODE")
         if mode is not None and mode not in WANDB_MODES:  # pass 49, row 38: before, met at the logger's
             raise WandbStartError(f"WANDB_MODE={mode!r} is not a W&B mode; set it to one of "  # build, 8 s
