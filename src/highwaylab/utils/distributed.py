@@ -98,7 +98,7 @@ class DDPStrategy(LightningDDPStrategy):
 
         Returns:
             What became of each such rank, for :func:`start_error` ("rank 1 was still starting, and is
-            stopped"; "rank 1 had ended, exit status 1"); ``None`` where another launcher (SLURM,
+            stopped"; "rank 1 had ended (exit status 1; ...)"); ``None`` where another launcher (SLURM,
             ``torchrun``) started the ranks, which this process cannot stop.
         """
         from lightning.pytorch.strategies.launchers.subprocess_script import _SubprocessScriptLauncher
