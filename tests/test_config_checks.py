@@ -1231,6 +1231,12 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 79, row 11 (major): before, refused as "logger.wandb.save_dir='' ... leave logger.wandb.save_dir
+    # out", a key the command line did not give
+    "hydra.run.dir=''":
+        "hydra.run.dir='': hydra.run.dir is empty, and it is the run's folder. Fix: give a folder, e.g. "
+        "hydra.run.dir=/tmp/myrun, or leave it out for the default under outputs/",
+    "-m seed=0,1 hydra.sweep.dir=''": "hydra.sweep.dir='': hydra.sweep.dir is empty, and it is a multirun's",
     # pass 78, row 37 (major): before, "add -m", then "Fix: hydra.sweep.dir=/tmp/a,/tmp/b", which Hydra
     # refused in its own words
     "hydra.run.dir=/tmp/a,/tmp/b":

@@ -2041,6 +2041,12 @@ def _shared_folder(key: str, given: str) -> str | None:
     """The message for an override that would make runs share a folder, or split one: see the
     module's docstring. ``None`` for any other override."""
     value = given.split("=", 1)[1] if "=" in given else ""
+    if key in ("hydra.run.dir", "hydra.sweep.dir") and "=" in given and not value.strip("'\" "):
+        # pass 79, row 11 (major): before, refused as logger.wandb.save_dir='', a key not given
+        kind = "a multirun's folder (its jobs' folders go under it)" if key == "hydra.sweep.dir" else \
+            "the run's folder"
+        return (f"{given}: {key} is empty, and it is {kind}. Fix: give a folder, e.g. {key}=/tmp/myrun, or "
+                f"leave it out for the default under outputs/")
     if key == "paths.output_dir" and not given.startswith("~"):
         return (f"{given}: paths.output_dir is the run's folder as Hydra makes it; set here, the run would "
                 f"be split in two (its record and train.log in Hydra's folder, its checkpoints and "
