@@ -1231,6 +1231,13 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 79, row 53 (major): before, Hydra's OverrideParseException ("missing EQUAL at '<EOF>'"), 27 lines
+    "--help model": "--help model: 'model' is not an override (key=value), and --help takes no topic: python "
+                    "train.py --help lists every group and its options; to see an option's config: python "
+                    "train.py model=<option> --cfg job",
+    "--help seed": "--help seed: 'seed' is not an override (key=value), and --help takes no topic: python "
+                   "train.py --help lists every group and its options; python train.py --cfg job shows "
+                   "seed's value",
     # pass 79, row 11 (major): before, refused as "logger.wandb.save_dir='' ... leave logger.wandb.save_dir
     # out", a key the command line did not give
     "hydra.run.dir=''":

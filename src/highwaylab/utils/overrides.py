@@ -173,6 +173,13 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                                 f"(its configs: {', '.join(mains) or 'none'}). Fix: --config-name={near}, or "
                                 f"leave --config-name out for the main config, {config_name}.yaml")
     if any(getattr(args, name, None) for name in NOT_A_RUN):
+        if args.help and (bare := next((o for o in args.overrides if "=" not in o and o.strip()
+                                        and not o.startswith("~")), None)) is not None:
+            # pass 79, row 53 (major): before, Hydra's OverrideParseException ("missing EQUAL"), 27 lines
+            see = (f"to see an option's config: python train.py {bare}=<option> --cfg job"
+                   if bare in _group_names(config_dir) else f"python train.py --cfg job shows {bare}'s value")
+            raise OverrideError(f"--help {bare}: '{bare}' is not an override (key=value), and --help takes "
+                                f"no topic: python train.py --help lists every group and its options; {see}")
         return
     check_warning_filters()  # PYTHONWARNINGS=error: Lightning's first notice would stop the run
     _option_file_names(list(args.overrides), args.config_dir, config_dir)
@@ -2444,6 +2451,11 @@ def _from_the_end(overrides: list[str], i: int, config_dir: str | Path, config_n
                 f"has {len(items)}). Fix: {key[:len(key) - len(key.lstrip('+~'))]}{fixed}={value}")
     return (f"{overrides[i]}: a key numbers list items from 0, not from the end. Fix: give the item's index "
             f"from the start (0 for the first)")
+
+
+def _group_names(config_dir: str | Path) -> set[str]:
+    """The config groups in ``config_dir`` (its folders: model, data, optim, ...)."""
+    return {p.name for p in Path(config_dir).iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
 
 
 def _stray_argument(override: str) -> str | None:
