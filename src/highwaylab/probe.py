@@ -49,8 +49,11 @@ def main(argv: list[str] | None = None) -> None:
     if not 0 <= args.seed <= MAX_SEED:  # as train.py's seed (before: torch's overflow traceback, or -1 taken)
         parser.error(f"--seed must be an integer in 0 .. {MAX_SEED} (2**32 - 1), got {args.seed}")
     if args.scale is not None and (not math.isfinite(args.scale) or args.scale <= 0):  # before the check
-        # below, which quoted the bad value back in its example (pass 73, row 46: --scale 0.0, refused later)
-        parser.error(f"--scale must be a positive number, got {args.scale}")
+        # below, which quoted the bad value back in its example (pass 73, row 46: --scale 0.0, refused later);
+        # with the need of --activation, where it is missing too (pass 79, row 60: before, a second refusal)
+        also = ("; and --scale describes a stack of your own, which needs --activation too (e.g. "
+                "--activation tanh --scale 2.0)" if not args.activation else "")
+        parser.error(f"--scale must be a positive number, got {args.scale}{also}")
     own = [f"--{name} {getattr(args, name)}" for name in ("form", "scale") if getattr(args, name) is not None]
     if own and not args.activation:  # they describe one stack of the user's; else the published five
         verb = "describes" if len(own) == 1 else "describe"
