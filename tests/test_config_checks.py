@@ -1231,6 +1231,11 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 79, row 47: before, Hydra's advice, +model@foo=plain, which was refused in turn
+    "model@foo=plain": "model@foo=plain: '@foo' would put the model option's config under another key (foo), "
+                       "which nothing reads; the run's model is chosen as model=<option>. Fix: model=plain",
+    "model@_global_=plain": "model@_global_=plain: '@_global_' would put the model option's config at the "
+                            "config's top level, which nothing reads",
     # pass 79, row 53 (major): before, Hydra's OverrideParseException ("missing EQUAL at '<EOF>'"), 27 lines
     "--help model": "--help model: 'model' is not an override (key=value), and --help takes no topic: python "
                     "train.py --help lists every group and its options; to see an option's config: python "

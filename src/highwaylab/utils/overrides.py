@@ -899,6 +899,14 @@ def _group_form(override: Any, config_dir: str | Path, config_name: str) -> str 
                 f"folder (e.g. hparams_search={first} hydra.sweep.dir=outputs/multiruns/{first})")
     if group not in ONE_OPTION_GROUPS or override.is_sweep_override():
         return None
+    if override.package not in (None, "", group) and not override.is_delete():
+        # pass 79, row 47: before, Hydra's "To append to your default list use +model@foo=plain", which
+        # was refused next (model is in the defaults already)
+        where = ("at the config's top level" if override.package == "_global_" else
+                 f"under another key ({override.package})")
+        return (f"{override.input_line}: '@{override.package}' would put the {group} option's config "
+                f"{where}, which nothing reads; the run's {group} is chosen as {group}=<option>. Fix: "
+                f"{group}={value}")
     if isinstance(value, list):
         options = ",".join(str(v) for v in value)
         return (f"{override.input_line}: {group} takes one option; a list would merge them into one "
