@@ -365,10 +365,14 @@ BAD = {
     "seed=${{oops}}": "seed: its value does not resolve (Interpolation key 'oops' not found)",
     # pass 46, row 11: before, "run_name: its value does not resolve ... or give run_name a plain value"
     # (run_name reads depth through a resolver, d${{net_depth:}}), which only moved the error to depth
+    # pass 79, row 48 (major): before, "set what it names (or give a default: ${oc.env:NAME,<value>})";
+    # set, the value was refused as a string (oc.env gives text), and the default would be text too
     "depth=${{oc.env:HIGHWAYLAB_NOPE_DEPTH}}":
         "depth: its value does not resolve (KeyError raised while resolving interpolation: \"Environment "
-        "variable 'HIGHWAYLAB_NOPE_DEPTH' not found\"). Fix: set what it names (or give a default: "
-        "${{oc.env:NAME,<value>}}), or give depth a plain value",
+        "variable 'HIGHWAYLAB_NOPE_DEPTH' not found\"). Fix: set HIGHWAYLAB_NOPE_DEPTH and decode it, as "
+        "${{oc.env:...}} gives text and depth is a number: 'depth=\"${{oc.decode:${{oc.env:"
+        "HIGHWAYLAB_NOPE_DEPTH}}}}\"' (with a default: ${{oc.decode:${{oc.env:HIGHWAYLAB_NOPE_DEPTH,"
+        "<value>}}}}); or give depth a plain value",
     "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     # the new-user pass: before, answered after the imports, leaving a run folder

@@ -79,8 +79,40 @@ def validate(cfg: DictConfig) -> None:
         key = _interpolated_from(cfg, err.full_key or _unresolvable(cfg) or "the config")
         if (named := re.search(r"Environment variable '([^']+)' not found", reason)) is not None:
             key = _reads_variable(cfg, named.group(1)) or key  # depth=${oc.env:DEPTH}, met in run_name
+            if _takes_a_number(cfg, key, named.group(1)):
+                # pass 79, row 48 (major): before, "set what it names"; set, seed=${oc.env:SEED} was then
+                # refused as a string: oc.env gives text, which a number's key takes decoded
+                name = named.group(1)
+                raise ConfigError(
+                    f"{key}: its value does not resolve ({reason}). Fix: set {name} and decode it, as "
+                    f"${{oc.env:...}} gives text and {key} is a number: '{key}=\"${{oc.decode:${{oc.env:"
+                    f"{name}}}}}\"' (with a default: ${{oc.decode:${{oc.env:{name},<value>}}}}); or give "
+                    f"{key} a plain value") from None
         raise ConfigError(f"{key}: its value does not resolve ({reason}). Fix: set what it names{hint}, or "
                           f"give {key} a plain value") from None
+
+
+def _takes_a_number(cfg: DictConfig, key: str, name: str) -> bool:
+    """Whether ``key``, whose value is ``${oc.env:<name>}`` (or with a default) and ``name`` unset,
+    is a number's key: with ``name`` set to ``1`` for the trial, :func:`check_config` refuses the key's
+    text ``'1'`` as a string of a number (:func:`string_number`)."""
+    raw = _raw(cfg, key)
+    if not isinstance(raw, str) or not re.fullmatch(rf"\$\{{oc\.env:{re.escape(name)}(,[^}}]*)?\}}", raw):
+        return False
+    saved = os.environ.get(name)
+    os.environ[name] = "1"
+    try:
+        check_config(cfg)
+    except ConfigError as err:
+        return str(err).startswith(f"{key}=") and string_number(cfg, str(err)) is not None
+    except Exception:  # noqa: BLE001 - another fault: not told apart here
+        return False
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+    return False
 
 
 # a number as YAML writes it, and an integer: what a string from ${oc.env:...} may hold
@@ -139,13 +171,6 @@ def string_number(cfg: DictConfig, message: str) -> str | None:
     decode = (f", or decode it: '{origin}=\"${{oc.decode:{given}}}\"'" if given.startswith("${")
               and given.endswith("}") else "")
     return f"{key}={value!r} is a string, not a number{source}{every}. Fix: {origin}={plain}{decode}"
-
-
-def _raw(cfg: DictConfig, key: str) -> Any:
-    """The value of ``key`` (a dotted key) as written, its interpolations unresolved."""
-    parent, _, leaf = key.rpartition(".")
-    node = OmegaConf.select(cfg, parent, throw_on_missing=False) if parent else cfg
-    return OmegaConf.to_container(node, resolve=False)[leaf]
 
 
 def _interpolated_from(cfg: DictConfig, key: str) -> str:
