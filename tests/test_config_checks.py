@@ -2886,6 +2886,31 @@ def test_memory_exhausted_is_one_line_naming_the_allocator_and_the_fix():
     assert user_error(RuntimeError("another fault")) is None
 
 
+def test_a_word_the_c_locale_cannot_decode_is_one_line_naming_the_fix(tmp_path):
+    # pass 79, row 18 (major): before, under LC_ALL=C a UnicodeEncodeError traceback from the run name's check
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, subprocess_env
+
+    env = subprocess_env(LC_ALL="C", LANG="C", PYTHONUTF8="0")
+    proc = subprocess.run([sys.executable, "train.py", "depth=3", "run_name='h\u00e9llo'",
+                           f"hydra.run.dir={tmp_path}/run"], capture_output=True, cwd=ROOT, timeout=300,
+                          env=env)
+    stderr = proc.stderr.decode("ascii", "backslashreplace")
+    assert proc.returncode == 1 and "Traceback" not in stderr, stderr[-2000:]
+    assert stderr.strip().splitlines()[-1].endswith(
+        ": it holds characters that this shell's locale (C: ASCII) does not let Python read as text. Fix: "
+        "run under a UTF-8 locale (LC_ALL=C.UTF-8 python train.py ...) or with PYTHONUTF8=1, or use ASCII "
+        "characters only"), stderr[-2000:]
+    assert not (tmp_path / "run").exists()
+    env["PYTHONUTF8"] = "1"  # the fix
+    fixed = subprocess.run([sys.executable, "train.py", "depth=3", "run_name='h\u00e9llo'", "--cfg", "job"],
+                           capture_output=True, cwd=ROOT, timeout=300, env=env)
+    assert fixed.returncode == 0, fixed.stderr[-2000:]
+    assert "run_name: h\u00e9llo" in fixed.stdout.decode("utf-8")
+
+
 def test_the_wandb_argument_check_reads_lightnings_source_without_importing_torch():
     # pass 78, row 50: find_spec of a submodule imports its parent packages, lightning.pytorch and torch
     import subprocess

@@ -136,7 +136,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
         check_rank_variables()
         return  # its first rank checked the same command line
     for word in argv[1:]:  # before the flags are read: --cfg job<CR> is no choice of --cfg
-        if (problem := _control_character(word)) is not None:
+        if (problem := _control_character(word) or _undecoded(word)) is not None:
             raise OverrideError(problem)
     try:
         args = quiet_args_parser().parse_args(argv[1:])
@@ -2418,6 +2418,22 @@ def _spaced_equals(overrides: list[str], i: int) -> str | None:
     shown = " ".join(overrides[i:i + (2 if following[0][1:] or len(following) < 2 else 3)])
     return (f"'{shown}': spaces around '=' split one override into several words. Fix: "
             f"{shell_word(f'{word}={value}') if value else word + '=<value>'}")
+
+
+def _undecoded(word: str) -> str | None:
+    """The message for a word of the command line that holds bytes Python could not decode as text
+    (kept as surrogates: the shell's locale is C or POSIX, ``LC_ALL=C``, and Python's UTF-8 mode is off),
+    which the run's name, folder and W&B run cannot take (pass 79, row 18, major: before, a
+    UnicodeEncodeError traceback from the run name's check); ``None`` for a word of text."""
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        locale = os.environ.get("LC_ALL") or os.environ.get("LC_CTYPE") or os.environ.get("LANG") or "unset"
+        return (f"{shown}: it holds characters that this shell's locale ({locale}: ASCII) does not let "
+                f"Python read as text. Fix: run under a UTF-8 locale (LC_ALL=C.UTF-8 python train.py ...) "
+                f"or with PYTHONUTF8=1, or use ASCII characters only")
+    return None
 
 
 def _control_character(override: str) -> str | None:
