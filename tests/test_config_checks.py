@@ -1235,6 +1235,14 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 79, row 36 (major): before, the run trained with a "--- Logging error ---" block per line (4,662
+    # lines) and an empty train.log
+    "hydra.job_logging.formatters.simple.format='%(foo)s'":
+        "hydra.job_logging.formatters.simple.format=%(foo)s: Python's logging cannot fill this format from a "
+        "log record (ValueError: Formatting field not found in record: 'foo'); a record's fields are "
+        "asctime, name, levelname, message, module, funcName, lineno, process, thread (as %(name)s). Fix: a "
+        "format of these, e.g. \"hydra.job_logging.formatters.simple.format='%(asctime)s %(levelname)s - "
+        "%(message)s'\"",
     # pass 79, row 47: before, Hydra's advice, +model@foo=plain, which was refused in turn
     "model@foo=plain": "model@foo=plain: '@foo' would put the model option's config under another key (foo), "
                        "which nothing reads; the run's model is chosen as model=<option>. Fix: model=plain",
