@@ -438,6 +438,28 @@ def test_a_console_that_breaks_or_is_closed_is_one_line_and_the_run_finishes(red
 
 
 @pytest.mark.slow
+def test_stderr_and_stdout_in_one_closed_pipe_leave_the_run_to_finish(tmp_path, data_dir):
+    # pass 79, row 39 (major): before, "2>&1 | head -3" ended the run (exit 1) at W&B's first line on
+    # stderr, and the run's folder went with its train.log: nothing said why
+    import shlex
+
+    run = tmp_path / "run"
+    command = " ".join(shlex.quote(a) for a in [sys.executable, str(ROOT / "train.py"), *tiny("logger=wandb"),
+                                                  f"hydra.run.dir={run}"])
+    script = f"{command} 2>&1 | head -3; echo rc=${{PIPESTATUS[0]}}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300,
+                          env=subprocess_env(WANDB_MODE="offline"), cwd=tmp_path)
+    assert proc.stdout.splitlines()[-1] == "rc=0", proc.stdout[-3000:]
+    log = (run / "train.log").read_text()
+    assert (run / "metrics.json").is_file() and "Metrics: {" in log
+    lines = {line.split("] - ", 1)[1] for line in log.splitlines() if "cannot be written" in line}
+    said = ("cannot be written (Broken pipe; the program reading it has ended, as | head does). The run goes "
+            "on; its log goes on in train.log only")  # whichever stream wrote first after head's end
+    assert lines and lines <= {f"highwaylab: stderr {said}", f"highwaylab: the console log {said}"}, lines
+    assert "Traceback" not in log and "Logging error" not in log
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--info", "--cfg job", "--help"])
 def test_a_printing_command_read_by_head_says_nothing_of_a_run(flag, tmp_path):
     # pass 26, row 16: before, "train.py --info | head -2" printed "the console log cannot be written

@@ -85,15 +85,16 @@ def own_log_only() -> dict[str, bool]:
     return {"file_only": further_rank()}
 
 
-def console_failure(err: OSError) -> str:
-    """What a failed write to the console means, and where the log goes on: ``| head`` closed the
-    pipe (EPIPE); a full device under stdout or under W&B's copy of the console (ENOSPC)."""
+def console_failure(err: OSError, stream: str = "the console log") -> str:
+    """What a failed write to the console (``stream``: its log on stdout, or stderr) means, and where
+    the log goes on: ``| head`` closed the pipe (EPIPE); a full device under stdout or under W&B's copy
+    of the console (ENOSPC)."""
     cause = {errno.EPIPE: "the program reading it has ended, as | head does",
              errno.ENOSPC: "stdout, or W&B's copy of the console in logger.wandb.save_dir, is on a full "
                            "device: check its free space"}.get(err.errno, "")
     if not_a_run():
         return f"the console cannot be written ({err.strerror or err}{'; ' + cause if cause else ''})"
-    return (f"the console log cannot be written ({err.strerror or err}{'; ' + cause if cause else ''}). "
+    return (f"{stream} cannot be written ({err.strerror or err}{'; ' + cause if cause else ''}). "
             f"The run goes on; its log goes on in train.log only")
 
 
@@ -107,12 +108,15 @@ def not_a_run(argv: list[str] | None = None) -> bool:
     return any(arg.split("=", 1)[0] in NOT_A_RUN_FLAGS for arg in (sys.argv if argv is None else argv)[1:])
 
 
-class GuardedStdout:
-    """``sys.stdout`` for a run: the console as it is, until a write or flush fails with an
-    ``OSError`` (a closed pipe, ``| head``; a full device, ``> /dev/full``). Then one line on stderr
-    (:func:`console_failure`), file descriptor 1 is pointed at ``os.devnull`` and the run goes on,
-    its log in ``train.log``: no traceback from a print (the config tree, Lightning's summary), and
-    none from the interpreter's last flush at exit. Every other attribute is the console's."""
+class GuardedStream:
+    """``sys.stdout`` (and ``sys.stderr``) for a run: the console as it is, until a write or flush
+    fails with an ``OSError`` (a closed pipe, ``| head``; a full device, ``> /dev/full``). Then one
+    line (:func:`console_failure`) on stderr, or, where stderr is the stream that failed (``2>&1 |
+    head``), in ``train.log`` alone; the stream's file descriptor is pointed at ``os.devnull`` and the
+    run goes on, its log in ``train.log``: no traceback from a print (the config tree, Lightning's
+    summary, W&B's lines on stderr), and none from the interpreter's last flush at exit. Every other
+    attribute is the console's. (Pass 79, row 39, major: before, stderr was not guarded, and under
+    ``2>&1 | head`` W&B's first line on stderr ended the run, whose folder then went with its log.)"""
 
     def __init__(self, stream: TextIO) -> None:
         object.__setattr__(self, "_stream", stream)
@@ -135,13 +139,19 @@ class GuardedStdout:
         if not self.failed:
             object.__setattr__(self, "failed", True)
             quiet = err.errno == errno.EPIPE and not_a_run()  # --cfg job | head: as cat | head, silent
-            with contextlib.suppress(Exception):
-                if not quiet:
-                    sys.__stderr__.write(f"highwaylab: {console_failure(err)}\n")
-                sys.__stderr__.flush()
-            for handler in logging.getLogger().handlers:  # Hydra's console handler: no second line
-                if isinstance(handler, StdoutHandler):
-                    handler.failed = True
+            stderr = self._stream is sys.__stderr__
+            if not quiet:  # the run's log file records it (stderr may be the stream that failed)
+                logging.getLogger("highwaylab").warning(
+                    f"highwaylab: {console_failure(err, 'stderr' if stderr else 'the console log')}",
+                    extra={"file_only": True})
+            if not stderr:
+                with contextlib.suppress(Exception):
+                    if not quiet:
+                        sys.__stderr__.write(f"highwaylab: {console_failure(err)}\n")
+                    sys.__stderr__.flush()
+                for handler in logging.getLogger().handlers:  # Hydra's console handler: no second line
+                    if isinstance(handler, StdoutHandler):
+                        handler.failed = True
         with contextlib.suppress(OSError, ValueError, AttributeError):
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, self._stream.fileno())  # what is buffered, and what comes, goes nowhere
@@ -161,7 +171,7 @@ def guard_standard_streams() -> None:
     on its own file descriptor, so that no later file takes descriptor 1 or 2 and every print goes
     nowhere (one line on stderr says so, if stderr is open); a console whose encoding lacks a
     character (``PYTHONIOENCODING=ascii`` and a run name in Greek) writes it escaped (``\u03b4``)
-    instead of raising; and ``sys.stdout`` becomes a :class:`GuardedStdout`."""
+    instead of raising; and ``sys.stdout`` and ``sys.stderr`` become :class:`GuardedStream`\ s."""
     for fd, name in ((1, "stdout"), (2, "stderr")):
         if getattr(sys, name) is not None:
             continue
@@ -178,8 +188,10 @@ def guard_standard_streams() -> None:
     for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: \u03b4 for a character it lacks
         with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
             stream.reconfigure(errors="backslashreplace")
-    if not isinstance(sys.stdout, GuardedStdout):
-        sys.stdout = GuardedStdout(sys.stdout)
+    if not isinstance(sys.stdout, GuardedStream):
+        sys.stdout = GuardedStream(sys.stdout)
+    if not isinstance(sys.stderr, GuardedStream):
+        sys.stderr = GuardedStream(sys.stderr)
 
 
 class RunLogFileHandler(FailsOnce, logging.FileHandler):
