@@ -80,6 +80,18 @@ def test_lesion_errors_against_a_direct_computation():
             assert errors[k - 1].item() == float((net.head(h).argmax(1) != y).double().mean()), k
 
 
+def test_lesioning_stops_at_the_layer_where_stop_says_so():
+    # pass 79, row 52: before, a Ctrl-C after fitting waited for the whole lesioning (minutes at depth 1000)
+    from highwaylab.analysis.lesion import LesionStopped
+
+    net = FCBackbone("highway", depth=6, width=8, input_shape=5, num_classes=3)
+    asked = []
+    with pytest.raises(LesionStopped, match=r"^stopped at layer 3 of 5$"):
+        lesion_errors(net, torch.randn(20, 5), torch.randint(0, 3, (20,)), stop=lambda: asked.append(1) or
+                      len(asked) == 3)
+    assert net.training  # the mode is restored
+
+
 def test_lesioning_a_closed_gate_layer_changes_nothing():
     torch.manual_seed(0)
     net = FCBackbone("highway", depth=8, width=12, input_shape=10, num_classes=4, gate_bias=-30.0)

@@ -15,18 +15,27 @@ if __name__ == "__main__":  # python -m <this module>: a part of the package, no
 
     not_a_command("highwaylab.analysis.lesion")
 
+from collections.abc import Callable
+
 import torch
 from torch import Tensor
 
 
+class LesionStopped(Exception):
+    """:func:`lesion_errors` stopped because ``stop()`` said so (a signal to the run)."""
+
+
 @torch.no_grad()
-def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 2500
-                  ) -> tuple[float, Tensor]:
+def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 2500,
+                  stop: Callable[[], bool] | None = None) -> tuple[float, Tensor]:
     """Error with no lesion, and error with each layer k = 1 .. L lesioned in turn, ``(L,)`` float64.
 
     Errors are fractions of the N examples ``x (N, ...)``, ``y (N,)`` misclassified; NaN for a layer
     that cannot be lesioned. ``net`` is a :class:`highwaylab.models.Backbone` (``forward_internals``,
     ``forward_from``, ``layers[k].carry``). Runs in eval mode; the mode is restored after.
+
+    Raises:
+        LesionStopped: ``stop()`` (asked before each layer's lesion) returned true.
     """
     was_training = net.training
     net.eval()
@@ -39,6 +48,8 @@ def lesion_errors(net: torch.nn.Module, x: Tensor, y: Tensor, batch_size: int = 
             logits, internals = net.forward_internals(xb)
             wrong[0] += int((logits.argmax(dim=1) != yb).sum())
             for k in range(1, num_layers + 1):
+                if stop is not None and stop():
+                    raise LesionStopped(f"stopped at layer {k} of {num_layers}")
                 carried = net.layers[k - 1].carry(internals.states[k - 1])  # layer k with T = 0: y = x
                 if carried is None:
                     cannot[k] = True

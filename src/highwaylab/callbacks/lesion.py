@@ -12,7 +12,7 @@ import logging
 import lightning as L
 import torch
 
-from highwaylab.analysis.lesion import lesion_errors
+from highwaylab.analysis.lesion import LesionStopped, lesion_errors
 from highwaylab.analysis.plots import layer_bars
 from highwaylab.callbacks.media import log_figure, log_scalars, log_table, step_of, when
 from highwaylab.callbacks.options import check_lesion
@@ -67,7 +67,15 @@ class LesionMonitor(L.Callback):
                 f"callbacks.lesion.num_examples={self.num_examples} is more than the {n:,} training "
                 f"examples: all of them are used")
         x, y = training_examples(trainer, pl_module, n, self.seed)
-        self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size)
+        from highwaylab.utils.interrupt import signalled
+
+        try:  # a signal (Ctrl-C) stops it within a layer (pass 79, row 52: before, it ran to its end first)
+            self.baseline, self.errors = lesion_errors(net, x, y, self.batch_size,
+                                                       stop=lambda: signalled() is not None)
+        except LesionStopped as stopped:
+            logging.getLogger(__name__).warning(f"lesioning {stopped} by the signal: no lesion/ table or "
+                                                f"plot (a resume= that completes the run lesions again)")
+            return
         step = step_of(trainer)
         log_scalars(trainer, {"lesion/baseline_error": self.baseline,
                               "lesion/max_error": _nanmax(self.errors)}, step)
