@@ -219,6 +219,30 @@ def test_ddp_with_two_tasks_is_one_job_one_wandb_run_one_summary_line(tmp_path, 
     assert metrics["val/loss"] == pytest.approx(single["val/loss"], rel=0.01)
 
 
+def after_first_epoch(proc: subprocess.Popen, sweep, command: list[str], timeout: int) -> tuple:
+    """Once the log of job 0 of ``sweep`` (a 3-epoch job, run by the launcher ``proc``) says that epoch
+    0 ended, run ``command`` on its SLURM job (``scontrol requeue``, ``scancel``), then wait up to
+    ``timeout`` s for the launcher. Returns the job's train.log, its SLURM job id and the launcher's
+    output."""
+    t0 = time.monotonic()
+    try:
+        log = None
+        while time.monotonic() - t0 < 300:
+            logs = list(sweep.glob("0_*/train.log"))
+            if logs and "] - epoch 0/2" in logs[0].read_text():
+                log = logs[0]
+                break
+            time.sleep(0.2)
+        assert log is not None, "the job never finished its first epoch"
+        job_id = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+(_\d+)?", p.name))
+        subprocess.run([*command, job_id], check=True, timeout=30)
+        output, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return log, job_id, output
+
+
 def test_a_job_requeued_in_its_second_epoch_resumes_to_the_uninterrupted_metrics(
         tmp_path, data_dir, slurm_cluster, record_property):
     sweep = tmp_path / "sweep"
@@ -230,21 +254,7 @@ def test_a_job_requeued_in_its_second_epoch_resumes_to_the_uninterrupted_metrics
     proc = subprocess.Popen(sweep_cmd(sweep, *slow, tiny=run), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=subprocess_env(WANDB_MODE="offline"))
-    try:
-        log = None
-        while time.monotonic() - t0 < 300:  # the job's log says when epoch 0 ended
-            logs = list(sweep.glob("0_*/train.log"))
-            if logs and "] - epoch 0/2" in logs[0].read_text():
-                log = logs[0]
-                break
-            time.sleep(0.2)
-        assert log is not None, "the job never finished its first epoch"
-        job_id = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+(_\d+)?", p.name))
-        subprocess.run(["scontrol", "requeue", job_id], check=True, timeout=30)  # SIGTERM, then requeued
-        output, _ = proc.communicate(timeout=500)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _, job_id, output = after_first_epoch(proc, sweep, ["scontrol", "requeue"], 500)  # SIGTERM, requeued
     wall_s = time.monotonic() - t0
     record_property("wall_s", round(wall_s, 1))
     print(f"requeued job: {wall_s:.1f} s")
@@ -291,21 +301,7 @@ def test_a_job_cancelled_with_scancel_is_recorded_interrupted_and_the_launcher_e
     t0 = time.monotonic()
     proc = subprocess.Popen(sweep_cmd(sweep, tiny=run), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=ROOT, env=subprocess_env(WANDB_MODE="offline"))
-    try:
-        log = None
-        while time.monotonic() - t0 < 300:  # the job's log says when epoch 0 ended
-            logs = list(sweep.glob("0_*/train.log"))
-            if logs and "] - epoch 0/2" in logs[0].read_text():
-                log = logs[0]
-                break
-            time.sleep(0.2)
-        assert log is not None, "the job never finished its first epoch"
-        job_id = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+(_\d+)?", p.name))
-        subprocess.run(["scancel", job_id], check=True, timeout=30)
-        output, _ = proc.communicate(timeout=240)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    log, job_id, output = after_first_epoch(proc, sweep, ["scancel"], 240)
     record_property("wall_s", round(time.monotonic() - t0, 1))
     assert proc.returncode == 1, output[-3000:]  # the sweep's summary: a job did not finish
     [job] = job_folders(sweep)
