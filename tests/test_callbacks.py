@@ -90,6 +90,9 @@ def test_measurements_share_lightnings_step_axis(tmp_path, data_dir):
     gates = callback(parts.trainer, GateStatsMonitor)
     assert gates.history.steps == [0, 2, 3, 4, 6, 7]
     assert callback(parts.trainer, LayerGradNormMonitor).param_history.steps == [0, 2, 4, 6]
+    with next((tmp_path / "figures" / "grad_norm_table").glob("*.csv")).open() as f:
+        measured = {r["measured_at_step"] for r in csv.DictReader(f)}  # filed at step 7, measured at 6
+    assert measured == {"6"}
     rows = logged_rows(tmp_path)
     val_steps = sorted({int(r["step"]) for r in rows if r.get("val/acc")})
     gate_steps = sorted({int(r["step"]) for r in rows if r.get("gates/mean/first")})

@@ -39,11 +39,12 @@ class LayerGradNormMonitor(L.Callback):
     At each training-epoch end, two images: ``grad_norm/by_step`` (layer x step maps of both
     profiles, each on its own log colour scale, growing with the run) and ``grad_norm/by_layer``
     (both profiles against layer at the last measurement, log axis, the first measurement dashed).
-    At the end of fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, and
-    each relative to the last layer). A backbone with no layer after the stem (depth 1, or a conv net of empty
-    stages) has no profile to draw: one warning at the first epoch end says so (``grad_norm/global``
-    is still logged). When the params norm of layer 1 over that of the last layer drops below
-    ``vanishing_ratio`` or rises above ``exploding_ratio``, it warns once, naming the layer nearest
+    At the end of fitting, the table ``grad_norm/table`` (``layer``, ``params``, ``input``, each
+    relative to the last layer, and ``measured_at_step``, the step of the last measurement it holds).
+    A backbone with no layer after the stem (depth 1, or a conv net of empty stages) has no profile
+    to draw: one warning at the first epoch end says so (``grad_norm/global`` is still logged). When
+    the params norm of layer 1 over that of the last layer drops below ``vanishing_ratio`` or rises
+    above ``exploding_ratio``, it warns once, naming the layer nearest
     the head where the ratio was first passed. Kept on ``self``: ``param_norms``, ``input_norms``
     (``(L,)`` tensors), ``global_norm``, and the histories ``param_history``, ``input_history``,
     which the checkpoint keeps (:meth:`state_dict`).
@@ -146,11 +147,14 @@ class LayerGradNormMonitor(L.Callback):
         if self.param_norms is None or not trainer.is_global_zero or not len(self.param_norms):
             return
         params, inputs = self.param_norms, self.input_norms
+        # the step of the last measurement, which the table holds: it is filed at the fit's last step
+        # (new-user check: a table at step 19 read as of step 19, though measured at step 0)
+        measured = self.param_history.steps[-1] if len(self.param_history) else trainer.global_step
         rows = [[k, p, i, p / float(params[-1]) if params[-1] > 0 else float("nan"),
-                 i / float(inputs[-1]) if inputs[-1] > 0 else float("nan")]
+                 i / float(inputs[-1]) if inputs[-1] > 0 else float("nan"), measured]
                 for k, (p, i) in enumerate(zip(params.tolist(), inputs.tolist(), strict=True), start=1)]
-        log_table(trainer, "grad_norm/table", ["layer", "params", "input", "params_vs_last", "input_vs_last"],
-                  rows, step_of(trainer))
+        log_table(trainer, "grad_norm/table", ["layer", "params", "input", "params_vs_last", "input_vs_last",
+                                               "measured_at_step"], rows, step_of(trainer))
 
     def _check_ratio(self, trainer: L.Trainer) -> None:
         norms = self.param_norms
