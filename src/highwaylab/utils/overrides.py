@@ -2454,10 +2454,15 @@ def _undecoded(word: str) -> str | None:
     (kept as surrogates: the shell's locale is C or POSIX, ``LC_ALL=C``, and Python's UTF-8 mode is off),
     which the run's name, folder and W&B run cannot take (pass 79, row 18, major: before, a
     UnicodeEncodeError traceback from the run name's check); ``None`` for a word of text."""
+    if sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
+        return None  # bytes that are not UTF-8 at all: _unreadable quotes them
     try:
         word.encode("utf-8")
     except UnicodeEncodeError:
-        shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        try:  # UTF-8 text that the ASCII locale could not read
+            shown = word.encode(sys.getfilesystemencoding(), "surrogateescape").decode("utf-8")
+        except (UnicodeError, LookupError):
+            return None
         locale = os.environ.get("LC_ALL") or os.environ.get("LC_CTYPE") or os.environ.get("LANG") or "unset"
         return (f"{shown}: it holds characters that this shell's locale ({locale}: ASCII) does not let "
                 f"Python read as text. Fix: run under a UTF-8 locale (LC_ALL=C.UTF-8 python train.py ...) "
