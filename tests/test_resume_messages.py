@@ -506,6 +506,25 @@ def test_a_deleted_last_checkpoint_names_the_latest_one_and_a_command_that_is_ac
         f"resume again")
 
 
+def test_a_deleted_last_checkpoint_is_never_replaced_by_one_of_weights_only(tmp_path):
+    # pass 80, row 68 (major): before, a save_weights_only epoch_000.ckpt was offered as the checkpoint to
+    # continue from, and its command was refused ("holds weights only ... e.g. .../last.ckpt")
+    run = make_run(tmp_path / "run")
+    epoch_0 = fake_checkpoint(run / "checkpoints" / "epoch_000.ckpt", epochs=1, step=430, mid_epoch=False)
+    weights = run / "checkpoints" / "epoch_001.ckpt"
+    torch.save({"state_dict": torch.load(epoch_0)["state_dict"]}, weights)  # save_weights_only: no state
+    assert message(f"resume={run}") == (
+        f"resume={run}: checkpoints/last.ckpt is missing (deleted?), and resume= continues from it; the "
+        f"run's latest checkpoint is checkpoints/epoch_000.ckpt: continue from it with: python train.py "
+        f"{' '.join(OWN)} ckpt_path={epoch_0} hydra.run.dir={run}")  # the newer one of weights only passed
+    epoch_0.unlink()
+    assert message(f"resume={run}") == (
+        f"resume={run}: checkpoints/last.ckpt is missing (deleted?), and resume= continues from it; the "
+        f"run's other checkpoints (epoch_001.ckpt) hold weights only (save_weights_only), not a training "
+        f"state, so the run cannot be continued. Fix: start it again, in a new folder: python train.py "
+        f"{' '.join(OWN)}")
+
+
 LOG_WITHOUT_ERROR = "[2026-12-03 03:14:13,101][highwaylab.train][INFO] - Output folder: run\n"
 
 

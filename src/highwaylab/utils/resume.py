@@ -537,12 +537,21 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"move it back (mv {shlex.quote(str(moved[0]))} {shlex.quote(str(last))}), "
                               f"then resume again")
         others = _checkpoints(path / LAST_CKPT.parent)
-        if others:  # last.ckpt was deleted (or moved): the run did save
-            latest = others[-1]
+        # only one that holds a training state can be continued (pass 80, row 68, major: before, a
+        # save_weights_only checkpoint was offered, and its command was refused for holding weights only)
+        latest = next((p for p in reversed(others) if _holds_training_state(p)), None)
+        if latest is not None:  # last.ckpt was deleted (or moved): the run did save
             raise ResumeError(
                 f"resume={value}: {shown} is missing (deleted?), and resume= continues from it; the "
                 f"run's latest checkpoint is {latest.relative_to(path)}: continue from it with: "
                 f"{continue_command(path, latest, merge_overrides(run_overrides(path), list(extra)))}")
+        if others:
+            names = ", ".join(p.name for p in others[-3:])
+            raise ResumeError(
+                f"resume={value}: {shown} is missing (deleted?), and resume= continues from it; the run's "
+                f"other checkpoints ({names}) hold weights only (save_weights_only), not a training state, "
+                f"so the run cannot be continued. Fix: start it again, in a new folder: "
+                f"{_command(merge_overrides(run_overrides(path), list(extra)))}")
         saved = _checkpoints_under(path)  # Lightning's default one, of a run without our callbacks
         renamed = next((p.parent for p in reversed(saved) if p.name == last.name), None)
         if renamed is not None and _inside(last, path) and not last.parent.is_dir():  # pass 35b, row 31:
@@ -2286,6 +2295,19 @@ def _record_changed(run: Path, given: str, used: str, evidence: str) -> ResumeEr
                        f"{given}, but the run ran with {used} ({evidence}): the record was edited, or "
                        f"copied from another run. Fix: put the run's own record back (as it ran: {used}), or "
                        f"start a new run")
+
+
+def _holds_training_state(ckpt: Path) -> bool:
+    """Whether the checkpoint file ``ckpt`` holds a training state that Lightning resumes from (its
+    optimizer and loop states), not weights alone (``save_weights_only``); ``False`` for a file that
+    cannot be read."""
+    import torch
+
+    try:
+        checkpoint = torch.load(ckpt, map_location="cpu", weights_only=False, mmap=True)
+    except Exception:  # noqa: BLE001 - a damaged file: not one to continue from
+        return False
+    return isinstance(checkpoint, dict) and all(k in checkpoint for k in ("optimizer_states", "loops"))
 
 
 def _checkpoints(folder: Path) -> list[Path]:
