@@ -324,6 +324,20 @@ def test_continuing_a_study_in_another_direction_is_one_line_before_any_trial(tm
         f"keeps its direction. Fix: continue it with hydra.sweeper.direction=maximize, or start a new search "
         f"in another hydra.sweep.dir"]
     assert "Traceback" not in proc.stderr and sorted(p.name for p in sweep.iterdir()) == ["optuna.db"]
+    # pass 80, row 71 (major): a study that records its trials' overrides, asked with another objective
+    # and its direction: before, the direction's fix (maximize), which the metric's check then refused
+    # (a loss is minimised), in a loop; now the changed objective is named first
+    (sweep / "optuna.db").unlink()
+    sweep.rmdir()
+    sweep = study_of_one_trial(tmp_path, {"hparams_search": "mnist_random"})
+    proc = train_py(["hparams_search=mnist_random", f"hydra.sweep.dir={sweep}", "hydra.sweeper.n_trials=2",
+                     "hydra.sweeper.direction=minimize", "optimized_metric=val/loss"], tmp_path)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("highwaylab:")]
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert lines == [
+        f"highwaylab: hydra.sweep.dir={sweep} holds a study (mnist_random, 1 trial) whose trials ran with no "
+        f"optimized_metric=; this command has optimized_metric=val/loss. Fix: leave out "
+        f"optimized_metric=val/loss to continue it, or a new hydra.sweep.dir for a new study"]
 
 
 @pytest.mark.slow

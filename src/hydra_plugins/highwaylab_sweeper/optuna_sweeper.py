@@ -105,6 +105,12 @@ class OptunaSweeper(_OptunaSweeper):
         if not trials:
             return
         impl = self.sweeper
+        # first: a changed objective (optimized_metric) is named as that, not by the direction that
+        # follows it (pass 80, row 71, major: before, the direction's fix, then the metric's, in a loop)
+        if (changed := self._changed_overrides(trials, arguments)) is not None:
+            _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
+                  f"trial{'s' if len(trials) != 1 else ''}) whose trials ran with {changed}, or a new "
+                  f"hydra.sweep.dir for a new study")
         wanted = [str(d).lower() for d in impl._get_directions()]
         stored = [d.name.lower() for d in study.directions]
         if wanted != stored:  # optuna would raise "Cannot overwrite study direction", with a traceback
@@ -113,10 +119,6 @@ class OptunaSweeper(_OptunaSweeper):
                   f"{','.join(stored)} (it holds {held}, ranked so), and a study keeps its "
                   f"direction. Fix: continue it with hydra.sweeper.direction={','.join(stored)}, or start a "
                   f"new search in another hydra.sweep.dir")
-        if (changed := self._changed_overrides(trials, arguments)) is not None:
-            _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
-                  f"trial{'s' if len(trials) != 1 else ''}) whose trials ran with {changed}, or a new "
-                  f"hydra.sweep.dir for a new study")
         if (drawn := self._changed_distribution(trials, arguments)) is not None:
             _exit(f"hydra.sweep.dir={impl.config.hydra.sweep.dir} holds a study ({name}, {len(trials)} "
                   f"trial{'s' if len(trials) != 1 else ''}) whose trials drew {drawn}, or a new "
