@@ -1235,6 +1235,15 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 80, row 16: before, "if it is an argument of highwaylab.data.MNISTDataModule ..., add it:
+    # +data.persistent_workers=...", refused in turn after the imports
+    "data.persistent_workers=true":
+        "data.persistent_workers=true: data has no key 'persistent_workers', and MNISTDataModule takes no "
+        "argument persistent_workers (its arguments: data_dir, dataset, batch_size, val_size, split_seed, "
+        "verify, download, num_workers, pin_memory). Fix: leave it out",
+    "data.pin_memry=true": "data.pin_memry=true: data has no key 'pin_memry'; did you mean data.pin_memory? "
+                           "Fix: correct the key (python train.py --cfg job lists them); MNISTDataModule "
+                           "takes no argument pin_memry",
     # pass 79, row 36 (major): before, the run trained with a "--- Logging error ---" block per line (4,662
     # lines) and an empty train.log
     "hydra.job_logging.formatters.simple.format='%(foo)s'":

@@ -1805,11 +1805,40 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         if near and near[0] in optional:
             fix = f"+{parent}.{near[0]}={value}"
         return f"{given}: {where}{meant or '.'} Fix: {fix}"
-    add = (f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
+    takes = _own_arguments(str(target)) if target and not given.startswith("~") else None
+    cls = str(target).rsplit(".", 1)[-1]
+    if takes is not None and name not in takes and not meant:  # pass 80, row 16: before, "if it is an
+        # argument of MNISTDataModule ..., add it: +data.persistent_workers=...", which was refused in turn
+        return (f"{given}: {where.rstrip('. ')}, and {cls} takes no argument {name} (its arguments: "
+                f"{', '.join(takes)}). Fix: leave it out")
+    add = (f"{cls} takes it, and the preset does not set it: add it: +{_key(given)}={value}"
+           if takes is not None and name in takes else
+           f"{cls} takes no argument {name}" if takes is not None else
+           f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
            READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _own_arguments(target: str) -> list[str] | None:
+    """The keyword arguments of ``target``, a class of highwaylab's own (``highwaylab.data.
+    MNISTDataModule``), read from its signature (this imports it, and with it torch: only on the way to
+    a refusal); ``None`` for another package's target, one that takes ``**kwargs``, or one that cannot
+    be imported."""
+    import inspect
+
+    if not target.startswith("highwaylab."):
+        return None
+    try:
+        from hydra.utils import get_class
+
+        params = inspect.signature(get_class(target)).parameters.values()
+    except Exception:  # noqa: BLE001 - not importable here: the generic advice
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL and p.name != "self"]
 
 
 def _second_choice(err: Exception, single: list[str | None], config_dir: str | Path) -> str | None:
