@@ -873,7 +873,20 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
         train(cfg)
     error = user_error(excinfo.value)
     assert isinstance(error, ConfigError)
-    assert str(error).startswith("trainer.val_check_interval=10 is more than the 4 training batches")
+    # pass 80, row 28: before, also "or also set trainer.check_val_every_n_epoch=null", which then ran the
+    # whole run (4 batches) without a validation
+    assert str(error) == ("trainer.val_check_interval=10 is more than the 4 training batches of an epoch, so "
+                          "validation would never run. Fix: give at most 4 batches, or a fraction of the "
+                          "epoch (e.g. trainer.val_check_interval=0.5)")
+    cfg = compose_cfg([*TINY, "+trainer.val_check_interval=10", "trainer.check_val_every_n_epoch=null",
+                       "trainer.max_epochs=2"], tmp_path / "across")
+    with pytest.raises(ConfigError) as refused:
+        train(cfg)
+    assert str(refused.value) == (
+        "trainer.val_check_interval=10 with trainer.check_val_every_n_epoch=null counts training batches "
+        "across epochs, and this run trains 8 in all, so validation would never run. Fix: give at most 8 "
+        "(trainer.val_check_interval=8), or train longer (trainer.max_epochs)")
+    assert list((tmp_path / "across").rglob("*.ckpt")) == []  # before any step
 
 
 # command line -> the start of the one-line answer, before Hydra writes anything

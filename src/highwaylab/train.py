@@ -159,6 +159,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     trainer.callbacks.append(RunFolderMoved())  # a moved run keeps its best and top-k checkpoints
     if cfg.get("test"):  # a fraction of the test set below one batch: refused before training, not after it
         trainer.callbacks.append(LambdaCallback(on_fit_start=lambda tr, _: check_test_limit(tr, datamodule)))
+    trainer.callbacks.append(LambdaCallback(  # validation counted across epochs that never comes
+        on_train_start=lambda tr, _: check_val_interval_across_epochs(tr)))
     if checkpoint is not None and rank_zero_only.rank == 0 and (
             unused := unused_callback_states(checkpoint, trainer)) is not None:
         log.info(unused)
@@ -868,12 +870,44 @@ def val_check_error(trainer: L.Trainer) -> ConfigError | None:
     batches of an epoch (which Lightning refuses with a ValueError when the fit loop sets up its data),
     or ``None`` when that is not the case."""
     interval, batches = trainer.val_check_interval, trainer.fit_loop.max_batches
-    if isinstance(interval, bool) or not isinstance(interval, int) or not interval > batches:
+    if isinstance(interval, bool) or not isinstance(interval, int) or not interval > batches \
+            or trainer.check_val_every_n_epoch is None:  # counted across epochs: checked as training starts
         return None
+    total = run_batches(trainer)  # across epochs, only where the whole run reaches it (pass 80, row 28)
+    across = (", or also set trainer.check_val_every_n_epoch=null to count batches across epochs"
+              if total is None or total >= interval else "")
     return ConfigError(f"trainer.val_check_interval={interval} is more than the {batches} training batches "
-                       f"of an epoch, so validation would never run. Fix: give at most {batches} batches, a "
-                       f"fraction of the epoch (e.g. trainer.val_check_interval=0.5), or also set "
-                       f"trainer.check_val_every_n_epoch=null to count batches across epochs")
+                       f"of an epoch, so validation would never run. Fix: give at most {batches} batches, or "
+                       f"a fraction of the epoch (e.g. trainer.val_check_interval=0.5){across}")
+
+
+def run_batches(trainer: L.Trainer) -> int | None:
+    """The training batches of the whole fit (``trainer.max_epochs`` epochs of the fit loop's batches,
+    or ``trainer.max_steps`` optimiser steps of ``accumulate_grad_batches`` batches, whichever ends it
+    first); ``None`` where neither bounds it."""
+    totals = []
+    if trainer.max_epochs not in (None, -1):
+        totals.append(trainer.max_epochs * trainer.fit_loop.max_batches)
+    if trainer.max_steps not in (None, -1):
+        totals.append(trainer.max_steps * trainer.accumulate_grad_batches)
+    return min(totals) if totals else None
+
+
+def check_val_interval_across_epochs(trainer: L.Trainer) -> None:
+    """Raises ConfigError as training starts (no step trained) for an integer
+    ``trainer.val_check_interval`` counted across epochs (``trainer.check_val_every_n_epoch=null``)
+    above the training batches of the whole run: validation would never run, and Lightning says so
+    only in an INFO line (pass 80, row 28). A resumed fit is left alone."""
+    interval = trainer.val_check_interval
+    if trainer.check_val_every_n_epoch is not None or isinstance(interval, bool) or not isinstance(
+            interval, int) or trainer.global_step > 0 or not trainer.limit_val_batches:
+        return
+    total = run_batches(trainer)
+    if total is not None and interval > total:
+        raise ConfigError(f"trainer.val_check_interval={interval} with trainer.check_val_every_n_epoch=null "
+                          f"counts training batches across epochs, and this run trains {total} in all, so "
+                          f"validation would never run. Fix: give at most {total} "
+                          f"(trainer.val_check_interval={total}), or train longer (trainer.max_epochs)")
 
 
 def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
