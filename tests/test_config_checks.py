@@ -1248,6 +1248,11 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 80, row 29: before, "e.g. trainer=ddp trainer.num_nodes=2", refused next for want of a launcher
+    "trainer.num_nodes=2":
+        "trainer.num_nodes=2: trainer.num_nodes is an option of trainer=ddp, trainer=ddp_cpu; "
+        "trainer=default does not take it, and 2 nodes need a launcher that starts the other nodes' "
+        "processes. Fix: submit it with python train.py -m hydra/launcher=slurm",
     # pass 80, row 16: before, "if it is an argument of highwaylab.data.MNISTDataModule ..., add it:
     # +data.persistent_workers=...", refused in turn after the imports
     "data.persistent_workers=true":

@@ -2055,6 +2055,20 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
         value = given.split("=", 1)[1] if "=" in given else "<value>"
         return (f"{given}: trainer={chosen} does not set {key} ({', '.join(having)} do), so there is no key "
                 f"to change. Fix: to give this Trainer argument, add it: +{_key(given)}={value}")
+    nodes = given.split("=", 1)[1] if "=" in given else ""
+    if key == "trainer.num_nodes" and refused is None and nodes.isdigit() and int(nodes) > 1 \
+            and "SLURM_NNODES" not in os.environ and "WORLD_SIZE" not in os.environ:
+        # pass 80, row 29: before, "e.g. trainer=ddp trainer.num_nodes=2", refused next for want of a
+        # launcher that starts the other nodes
+        import glob
+
+        gpus = bool(glob.glob("/dev/nvidia[0-9]*"))  # the launcher and trainer of this machine's kind
+        launch = ("hydra/launcher=slurm trainer=ddp trainer.devices=<GPUs per node>" if gpus else
+                  "hydra/launcher=slurm_cpu trainer=ddp_cpu")
+        return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it, and "
+                f"{nodes} nodes need a launcher that starts the other nodes' processes. Fix: submit it with "
+                f"python train.py -m {launch} {given.lstrip('+')} (nodes follow trainer.num_nodes), or start "
+                f"it with torchrun --nnodes={nodes}; on one machine leave it out")
     if refused is not None:  # model.downsample=avgpool: conv_highway takes the key, not the value (pass 31)
         default = OmegaConf.select(_compose(config_dir, config_name, [having[0]])[0], key, default=None,
                                    throw_on_resolution_failure=False)
