@@ -1371,6 +1371,26 @@ def test_a_report_folder_of_another_sweep_is_not_replaced(tmp_path, monkeypatch)
     assert proc.returncode == 2 and "holds the report of another sweep (report-sweep_a)" in proc.stderr
 
 
+def test_a_moved_sweeps_own_report_is_remade_in_place(tmp_path):
+    # pass 80, row 46: before, "holds the report of another sweep (<its old folder>)", and the fix wrote a
+    # new report in the current folder, the stale one left inside the sweep
+    sweep = tmp_path / "sweep_a"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    assert report(sweep, "--no-wandb", cwd=tmp_path).returncode == 0
+    moved = tmp_path / "sweep_b"
+    sweep.rename(moved)
+    proc = report(moved, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (moved / "report" / ".report_of").read_text().strip() == str(moved)
+    assert not (tmp_path / "sweep_b_report").exists()
+    copy = tmp_path / "sweep_c"  # a copy whose original is still there: still another sweep's report
+    import shutil
+
+    shutil.copytree(moved, copy)
+    proc = report(copy, "--no-wandb", cwd=tmp_path)
+    assert proc.returncode == 2 and f"holds the report of another sweep ({moved})" in proc.stderr
+
+
 def test_a_report_of_jobs_without_a_wandb_group_says_where_its_run_goes(tmp_path):
     # breaking pass 62, row 49: before, the report run went into group sweep-<folder>, which holds none of
     # the jobs (they ran with logger.wandb.group=null), without a word

@@ -182,7 +182,11 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         fail(parser, f"{given} holds {', '.join(present)}, which the report would replace, but not the other "
                      f"files of an earlier report ({', '.join(report_files)}): are they your own? Fix: give "
                      f"a new folder, e.g. --out {elsewhere}, or move them away first")
-    if (owner := _report_owner(out)) is not None and owner != str(args.sweep_dir.resolve()) \
+    owner = _report_owner(out)
+    # the sweep's own report, moved with it (pass 80, row 46: before, "the report of another sweep", and a
+    # new report in the current folder beside the stale one)
+    moved = args.out is None and owner is not None and Path(owner).is_absolute() and not Path(owner).exists()
+    if owner is not None and owner != str(args.sweep_dir.resolve()) and not moved \
             and owner != f"report-{args.sweep_dir.resolve().name}":  # pass 57, rows 81-82: before, replaced
         fail(parser, f"{given} holds the report of another sweep ({owner}): this report would replace its "
                      f"tables, figures and W&B report run. Fix: give a folder of its own, e.g. --out "
