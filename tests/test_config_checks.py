@@ -1248,6 +1248,12 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 81, row 52: a key of the W&B logger beside logger=csv; before, "logger.wandb has no _target_ ...
+    # give it a _target_, e.g. +logger.wandb._target_=lightning.pytorch.loggers.<Class>"
+    "+logger.wandb.mode=online logger=csv":
+        "logger.wandb: the logger option chosen leaves the wandb logger out, and the command line sets "
+        "logger.wandb.mode. Fix: leave logger.wandb.mode out, or choose that logger: logger=wandb (or "
+        "'logger=[wandb,csv]')",
     # pass 80, row 29: before, "e.g. trainer=ddp trainer.num_nodes=2", refused next for want of a launcher
     "trainer.num_nodes=2":
         "trainer.num_nodes=2: trainer.num_nodes is an option of trainer=ddp, trainer=ddp_cpu; "

@@ -636,6 +636,13 @@ def test_a_usage_error_offline_is_not_answered_with_wandb_login():
     assert str(offline) == (f"logger.wandb: W&B could not start its run (UsageError: {usage}). Fix: "
                             "change the logger.wandb setting W&B names (project, id, settings), or choose "
                             "logger=csv")
+    # pass 81, row 52 (major): +logger.wandb.mode=online beside offline: true, without an API key; before,
+    # the offline answer above, which named settings that were fine and not the mode given
+    keyless = wandb.errors.UsageError("No API key configured. Use `wandb login` to log in.")
+    assert str(wandb_start_error(keyless, online=False, mode="online")) == (
+        "logger.wandb: W&B could not start its run (UsageError: No API key configured. Use `wandb login` to "
+        "log in.). Fix: logger.wandb.mode=online logs online, which needs a W&B API key: run `wandb login` "
+        "or set WANDB_API_KEY, or leave logger.wandb.mode out (runs log offline: logger.wandb.offline=true)")
 
 
 @pytest.mark.slow

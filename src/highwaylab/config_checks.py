@@ -575,6 +575,12 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
         if node is None or not OmegaConf.is_dict(node) or "_target_" in node:
             continue
         builders = [str(k) for k, v in entries.items() if OmegaConf.is_dict(v) and "_target_" in v]
+        if group == "logger" and str(name) in LOGGER_OPTIONS:  # pass 81, row 52: +logger.wandb.mode=online
+            # beside logger=csv; before, "give it a _target_", naming a class of Lightning's
+            given = ", ".join(f"logger.{name}.{k}" for k in node)
+            raise ConfigError(f"logger.{name}: the logger option chosen leaves the {name} logger out, and "
+                              f"the command line sets {given}. Fix: leave {given} out, or choose that "
+                              f"logger: logger={name} (or 'logger=[{name},csv]')")
         meant = did_you_mean(str(name), builders, prefix=f"{group}.") or "."
         key = f"+{group}.{name}"  # pass 59, row 25: before, "give it a _target_", naming no class
         example = (f"{key}._target_=lightning.pytorch.callbacks.EarlyStopping {key}.monitor=val/acc "
@@ -584,6 +590,10 @@ def check_targets(entries: DictConfig | None, group: str) -> None:
         raise ConfigError(f"{group}.{name} has no _target_, so it would build nothing and its settings would "
                           f"be ignored{meant} Fix: correct the name (python train.py --cfg job lists "
                           f"{group}), or give it a _target_, e.g. {example}")
+
+
+#: the loggers of conf/logger/ (each its own option, with an entry of the same name)
+LOGGER_OPTIONS = ("wandb", "csv", "tensorboard")
 
 
 def check_monitors(callbacks: DictConfig | None) -> None:

@@ -209,7 +209,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                     "interrupted (its wandb-core helper). Wait until that process has exited, "
                     "or kill it, then resume again.") from err
             online = isinstance(logger, WandbLogger) and not logger._offline  # offline: WANDB_MODE=dryrun
-            if (start_error := wandb_start_error(err, online)) is not None:
+            mode = next((n.get("mode") for n in (cfg.get("logger") or {}).values() if is_wandb(n)), None)
+            if (start_error := wandb_start_error(err, online, mode)) is not None:
                 raise start_error from err
             raise
     # _step after the earlier segments of the W&B run the checkpoint records (a copy gets a new run)

@@ -756,13 +756,14 @@ def _wandb_refusal(field: str, value: object) -> str | None:
     return None
 
 
-def wandb_start_error(err: Exception, online: bool) -> WandbStartError | None:
+def wandb_start_error(err: Exception, online: bool, mode: str | None = None) -> WandbStartError | None:
     """``err`` (raised by ``wandb.init``, at a W&B logger's first use) as one line naming
     ``logger.wandb`` and the fix, or ``None`` if it is not a W&B error.
 
     The fix follows the error's type and the mode, never its text: a ``UsageError`` online is taken
     as no API key (``wandb login``); offline no key is needed, so it is a setting W&B refused (the
-    names are checked before the run by :func:`check_wandb_names`)."""
+    names are checked before the run by :func:`check_wandb_names`). ``mode`` is ``logger.wandb.mode``
+    where the config sets it (``+logger.wandb.mode=online``: online although ``offline: true``)."""
     import wandb
 
     if type(err).__name__ == "ValidationError" and getattr(err, "title", None) == "Settings":
@@ -770,7 +771,11 @@ def wandb_start_error(err: Exception, online: bool) -> WandbStartError | None:
     if not isinstance(err, wandb.errors.Error):
         return None
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    if isinstance(err, wandb.errors.UsageError) and online:  # wandb.init's error for "no API key configured"
+    if isinstance(err, wandb.errors.UsageError) and mode == "online":  # pass 81, row 52: before, "change
+        # the logger.wandb setting W&B names (project, id, settings)", not the mode given
+        fix = ("logger.wandb.mode=online logs online, which needs a W&B API key: run `wandb login` or set "
+               "WANDB_API_KEY, or leave logger.wandb.mode out (runs log offline: logger.wandb.offline=true)")
+    elif isinstance(err, wandb.errors.UsageError) and online:  # wandb.init: "no API key configured"
         fix = ("run `wandb login` or set WANDB_API_KEY, or log offline (the default): "
                "logger.wandb.offline=true")
     elif isinstance(err, wandb.errors.UsageError):
