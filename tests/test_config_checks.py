@@ -1248,6 +1248,9 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 81, row 03: before, "quote it, e.g. \"depth='3=4'\"", refused in turn as not a positive integer
+    "depth=3=4": "depth=3=4: a second '=' in the value: an override sets one value, key=value. Fix: depth=3 "
+                 "or depth=4",
     # pass 81, row 52: a key of the W&B logger beside logger=csv; before, "logger.wandb has no _target_ ...
     # give it a _target_, e.g. +logger.wandb._target_=lightning.pytorch.loggers.<Class>"
     "+logger.wandb.mode=online logger=csv":

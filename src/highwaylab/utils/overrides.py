@@ -2641,6 +2641,11 @@ def _unreadable(override: str) -> str:
         # be quoted as depth='=10', which was then refused as not a positive integer
         return (f"{override}: '==' is not how an override sets a value: it takes one '='. Fix: "
                 f"{key}={inner[1:].strip()}")
+    if (numbers := re.fullmatch(r"([+-]?\d+(?:\.\d*)?)=([+-]?\d+(?:\.\d*)?)?", inner)) is not None:
+        # pass 81, row 03: depth=3=4; before, "quote it: depth='3=4'", refused in turn as not an integer
+        either = f"{key}={numbers[1]}" + (f" or {key}={numbers[2]}" if numbers[2] else "")
+        return (f"{override}: a second '=' in the value: an override sets one value, key=value. Fix: "
+                f"{either}")
     for opening, closing, what in (("[", "]", "list"), ("{", "}", "mapping")):
         missing = inner.count(opening) - inner.count(closing)
         if inner.startswith(opening) and missing > 0:  # tags=[a,b: quoted, one tag '[a,b' (pass 30, row 59)
