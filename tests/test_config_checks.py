@@ -652,6 +652,25 @@ def test_a_tilde_in_the_data_dir_variable_is_named_with_the_fix(tmp_path, monkey
                             "data.data_dir=$HOME/nowhere)") and "\n" not in message
 
 
+@pytest.mark.parametrize("variable", ["HIGHWAYLAB_DATA_DIR", "data.data_dir"])
+def test_a_file_url_as_the_data_folder_is_named_with_its_path(variable, tmp_path, monkeypatch, data_dir):
+    # pass 81, row 34: before, "Data file missing: <cwd>/file:/..." and "point the variable at the folder
+    # that holds MNIST/raw/", which the user believed it did
+    monkeypatch.chdir(tmp_path)
+    url = f"file://{data_dir}"
+    if variable == "HIGHWAYLAB_DATA_DIR":
+        # as train.py makes it: absolute, from the current folder
+        monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(tmp_path / url.replace("///", "/")))
+        cfg = compose_cfg([], tmp_path)
+    else:
+        cfg = compose_cfg([f"data.data_dir={url}"], tmp_path)
+    with pytest.raises(HighwaylabError) as excinfo:
+        validate(cfg)
+    shown = url.replace("///", "/") if variable == "HIGHWAYLAB_DATA_DIR" else url
+    assert str(excinfo.value).endswith(f"{variable}={shown} is a URL, and the data folder is a path on this "
+                                       f"machine. Fix: {variable}={data_dir}"), str(excinfo.value)
+
+
 def test_a_depth_from_an_environment_variable_is_named_a_string_with_the_decoding_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("HIGHWAYLAB_TEST_DEPTH", "3")
     cfg = compose_cfg(["depth=${oc.env:HIGHWAYLAB_TEST_DEPTH}"], tmp_path)
