@@ -354,8 +354,12 @@ def test_a_checkpoint_of_another_data_set_or_optimiser_is_refused_also_through_c
         with pytest.raises(ResumeError) as err:
             argv(f"ckpt_path={ckpt}", "trainer.max_epochs=3", *RUN[1:3], extra)
         assert str(err.value).startswith(f"ckpt_path={ckpt}: the checkpoint was written by a run with {key}")
-        assert f"Resume it with its own settings: python train.py resume={finished}" in str(err.value)
+        # pass 81, row 47: before, "Resume it with its own settings: python train.py resume=<run>", refused
+        # in turn: the run has finished
+        assert (f"It has finished; extend it with its own settings: python train.py resume={finished} "
+                f"trainer.max_epochs=4; or start a new run without ckpt_path") in str(err.value)
     argv(f"ckpt_path={ckpt}", "trainer.max_epochs=3", *RUN[1:3])  # its own settings: accepted
+    argv(f"resume={finished}", "trainer.max_epochs=4")  # the extension given: accepted
 
 
 @pytest.mark.slow

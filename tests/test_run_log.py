@@ -535,14 +535,17 @@ def test_a_resumed_fits_first_line_says_where_it_resumes():
 
     from highwaylab.callbacks.epoch_log import _resumed_at
 
-    def trainer(step, done, epoch=0):
-        progress = SimpleNamespace(current=SimpleNamespace(completed=done))
+    def trainer(step, done, epoch=0, last=False):
+        progress = SimpleNamespace(current=SimpleNamespace(completed=done), is_last_batch=last)
         return SimpleNamespace(global_step=step, current_epoch=epoch, num_training_batches=300,
                                fit_loop=SimpleNamespace(epoch_loop=SimpleNamespace(batch_progress=progress)))
 
     assert _resumed_at(trainer(0, 0)) == ""
     assert _resumed_at(trainer(190, 190)) == " at step 190 (resumed: 190 of epoch 0's 300 batches done)"
     assert _resumed_at(trainer(300, 0, epoch=1)) == " at step 300 (resumed)"  # at an epoch's end
+    # pass 81, row 56: saved at the end of an epoch of 2 batches, resumed at 300 an epoch; before, "resumed:
+    # 2 of epoch 6's 300 batches done", and epoch 6 trained all its batches
+    assert _resumed_at(trainer(12, 2, epoch=6, last=True)) == " at step 12 (resumed)"
 
 
 def finished_line_of(folder: Path, caplog) -> str:

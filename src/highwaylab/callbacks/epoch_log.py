@@ -185,10 +185,14 @@ def _resumed_at(trainer: L.Trainer) -> str:
     if not step:
         return ""
     try:
-        done = int(trainer.fit_loop.epoch_loop.batch_progress.current.completed)
+        progress = trainer.fit_loop.epoch_loop.batch_progress
+        done = int(progress.current.completed)
+        ended = bool(getattr(progress, "is_last_batch", False))  # saved at an epoch's end: its count
     except (AttributeError, TypeError, ValueError):
-        done = 0
+        done, ended = 0, False
     total = trainer.num_training_batches
-    inside = 0 < done < total if isinstance(total, int) else done > 0
+    # pass 81, row 56: a checkpoint of epoch 5's end (2 batches an epoch), resumed at 5 an epoch: before,
+    # "resumed: 2 of epoch 6's 5 batches done", and epoch 6 trained all 5
+    inside = not ended and (0 < done < total if isinstance(total, int) else done > 0)
     return (f" at step {step} (resumed" + (f": {done} of epoch {trainer.current_epoch}'s {total} batches done"
                                             if inside else "") + ")")

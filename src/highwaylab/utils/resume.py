@@ -998,6 +998,25 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"out: every run gets a folder of its own)")
 
 
+def _resume_own(run: Path) -> str:
+    """The part of a message that resumes ``run`` with its own settings, ending in "; or ": a plain
+    ``resume=``, or, for a finished run (``metrics.json``), its extension by two epochs (pass 81, row 47:
+    before, a plain resume=, refused in turn as finished); nothing where its cosine schedule ended with it."""
+    again = f"python train.py {override_arg('resume', run)}"
+    metrics = run_metrics(run)
+    epochs = metrics.get("epochs") if metrics else None
+    if not isinstance(epochs, int) or isinstance(epochs, bool):
+        return f"Resume it with its own settings: {again}; or "
+    try:
+        ended = _own_value(run, "optim.scheduler.T_max", f"resume={run}") == _own_value(
+            run, "trainer.max_epochs", f"resume={run}") is not None
+    except ResumeError:  # a damaged record: resume= names it
+        return f"Resume it with its own settings: {again}; or "
+    if ended:
+        return "It has finished, and its cosine schedule ended with it, so it cannot be extended: "
+    return f"It has finished; extend it with its own settings: {again} trainer.max_epochs={epochs + 2}; or "
+
+
 def _go_on_with(run: Path) -> str:
     """How to go on with the run in ``run``, for a new run pointed at its folder: resume it; or, once
     it has its result (``metrics.json``), extend it by epochs, unless its cosine schedule ended with
@@ -1671,9 +1690,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             if old != new and old is not None:
                 raise ResumeError(
                     f"{name}: the checkpoint was written by a run with {key}={_short(old)} (its "
-                    f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. Resume it with its own "
-                    f"settings: python train.py {override_arg('resume', run)}; or start a new run without "
-                    f"ckpt_path")
+                    f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. {_resume_own(run)}start a "
+                    f"new run without ckpt_path")
     if (changed := scheduler_change(cfg, checkpoint)) is not None:
         key, old, new = changed
         follows = next((k for k in ("trainer.max_epochs", "trainer.max_steps")
