@@ -171,7 +171,7 @@ def guard_standard_streams() -> None:
     on its own file descriptor, so that no later file takes descriptor 1 or 2 and every print goes
     nowhere (one line on stderr says so, if stderr is open); a console whose encoding lacks a
     character (``PYTHONIOENCODING=ascii`` and a run name in Greek) writes it escaped (``\u03b4``)
-    instead of raising; and ``sys.stdout`` and ``sys.stderr`` become :class:`GuardedStream`\ s."""
+    instead of raising; and ``sys.stdout`` and ``sys.stderr`` each become a :class:`GuardedStream`."""
     for fd, name in ((1, "stdout"), (2, "stderr")):
         if getattr(sys, name) is not None:
             continue
