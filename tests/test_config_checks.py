@@ -1267,6 +1267,9 @@ COMMAND_LINES = {
         "hydra/job_logging=default,stdout: Hydra does not sweep its own settings (hydra/ groups and hydra.* "
         "keys): every job of a multirun shares them. Fix: one multirun for each value, e.g. "
         "hydra/job_logging=default",
+    # pass 82, row 46 (major): before, "quote it, e.g. \"dépth='4'\"", which looped, a quote more each time
+    "d\u00e9pth=4": "d\u00e9pth=4: a key is ASCII letters, digits, '_' and '.', and 'd\u00e9pth' holds "
+                    "'\u00e9'; did you mean depth? Fix: depth=4",
     # pass 81, row 03: before, "quote it, e.g. \"depth='3=4'\"", refused in turn as not a positive integer
     "depth=3=4": "depth=3=4: a second '=' in the value: an override sets one value, key=value. Fix: depth=3 "
                  "or depth=4",

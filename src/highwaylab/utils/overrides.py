@@ -2590,6 +2590,16 @@ def _unreadable(override: str) -> str:
     if not equals:
         return (f"{override}: an override needs a value: {key}=<value> (or ~{key} to remove the key, "
                 f"+{key}=<value> to add one)")
+    bare = key.lstrip("+~")
+    letters = [c for c in bare if not c.isascii()]  # letters only: a look-alike dash is named below
+    if letters and all(c.isalpha() for c in letters):  # pass 82, row 46 (major): dépth=4; before, "quote it",
+        # which looped, a quote more each time: the key, not the value, is what Hydra cannot read
+        plain = "".join(c for c in unicodedata.normalize("NFKD", bare) if not unicodedata.combining(c))
+        meant = (f"; did you mean {plain}? Fix: {key[:len(key) - len(bare)]}{plain}={value}"
+                 if plain.isascii() and plain else
+                 ". Fix: write the key in ASCII (python train.py --cfg job lists them)")
+        return (f"{override}: a key is ASCII letters, digits, '_' and '.', and {bare!r} holds "
+                f"{', '.join(repr(c) for c in dict.fromkeys(letters))}{meant}")
     words = re.split(r"[ \t]+", override.strip(" \t"))  # a no-break space is a look-alike, below
     balanced = all(w.count(a) == w.count(b) for w in words for a, b in ("[]", "{}", "()"))
     # (pass 71, row 60 (major): 'hydra.launcher.setup=[export X=/y]', one list entry with a space, was cut
