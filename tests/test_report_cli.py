@@ -1371,6 +1371,17 @@ def test_a_report_folder_of_another_sweep_is_not_replaced(tmp_path, monkeypatch)
     assert proc.returncode == 2 and "holds the report of another sweep (report-sweep_a)" in proc.stderr
 
 
+def test_a_mistyped_option_is_one_line_naming_the_option_meant(tmp_path):
+    # pass 82, row 37: before, argparse's usage and "unrecognized arguments: --outdir ...", no suggestion
+    sweep = tmp_path / "sweep"
+    write_job(sweep, 0, FIXED, 0.5, 0.9)
+    proc = report(sweep, "--no-wandb", "--outdir", tmp_path / "rep", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
+        "python -m highwaylab.report: error: --outdir is not an option of the report (its options: --out, "
+        "--project, --group, --no-wandb, --help). Fix: --out in its place"], proc.stderr
+    assert report(sweep, "--no-wandb", "--out", tmp_path / "rep", cwd=tmp_path).returncode == 0  # the fix
+
+
 def test_a_moved_sweeps_own_report_is_remade_in_place(tmp_path):
     # pass 80, row 46: before, "holds the report of another sweep (<its old folder>)", and the fix wrote a
     # new report in the current folder, the stale one left inside the sweep
@@ -1492,6 +1503,7 @@ def test_the_jobs_of_a_sweep_given_by_a_glob_are_named_with_the_sweeps_folder(tm
         f"<sweep>/*?): the report takes the multirun's folder and reads its jobs itself. Fix: python -m "
         f"highwaylab.report {sweep}"], proc.stderr
     assert not (sweep / "report").exists()
-    proc = report(jobs[0], "--bogus", cwd=tmp_path)  # anything else: argparse's own line
+    proc = report(jobs[0], "--bogus", cwd=tmp_path)  # anything else: the unknown option named (pass 82)
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
-        "python -m highwaylab.report: error: unrecognized arguments: --bogus")
+        "python -m highwaylab.report: error: --bogus is not an option of the report (its options: --out, "
+        "--project, --group, --no-wandb, --help). Fix: python -m highwaylab.report --help lists them")

@@ -76,6 +76,15 @@ def main(argv: list[str] | None = None) -> Path:
             fail(parser, f"{len(given)} paths inside the multirun {sweep} were given (a shell glob, "
                          f"<sweep>/*?): the report takes the multirun's folder and reads its jobs itself. "
                          f"Fix: python -m highwaylab.report {shlex.quote(str(sweep))}")
+        flags = ["--out", "--project", "--group", "--no-wandb", "--help"]
+        if (flag := next((e.split("=", 1)[0] for e in extra if e.startswith("-")), None)) is not None:
+            # pass 82, row 37: --outdir; before, argparse's usage and "unrecognized arguments", no suggestion
+            import difflib
+
+            close = difflib.get_close_matches(flag.lstrip("-"), [f.lstrip("-") for f in flags], n=1)
+            fix = f"--{close[0]} in its place" if close else "python -m highwaylab.report --help lists them"
+            fail(parser, f"{flag} is not an option of the report (its options: {', '.join(flags)}). "
+                         f"Fix: {fix}")
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     where: dict = {"out": None, "made": []}  # the --out folder, and those of its folders this report made
     try:
