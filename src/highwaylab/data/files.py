@@ -115,13 +115,13 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
                 f"unquoted), so it was read as a folder named ~ in the current folder. Fix: write the folder "
                 f"in full, e.g. HIGHWAYLAB_DATA_DIR={home} (or data.data_dir={home})")
     env = os.environ.get("HIGHWAYLAB_DATA_DIR") or ""  # train.py made it absolute: <cwd>/file:/data
-    url = re.search(r"(?:^|/)((file|https?|s3|gs|ftp):/+(.*))$", str(data_dir))
-    if url is not None:  # pass 81, row 34: file:///data was read as a folder 'file:' in the current one
+    given_url = re.search(r"(?:^|/)((file|https?|s3|gs|ftp):/+(.*))$", str(data_dir))  # (url: LAYOUT's)
+    if given_url is not None:  # pass 81, row 34: file:///data was read as a folder 'file:' in the current one
         key = "HIGHWAYLAB_DATA_DIR" if env == str(data_dir) else "data.data_dir"
-        fix = (f"{key}=/{url[3]}" if url[2] == "file" else
+        fix = (f"{key}=/{given_url[3]}" if given_url[2] == "file" else
                f"get the files into a folder on this machine (data.download=true fetches them), then "
                f"{key}=<that folder>")
-        return f"{key}={url[1]} is a URL, and the data folder is a path on this machine. Fix: {fix}"
+        return f"{key}={given_url[1]} is a URL, and the data folder is a path on this machine. Fix: {fix}"
     offer = ", or set data.download=true on a machine with internet access." if download else "."
     given, parts = Path(str(data_dir)), Path(folder).parts
     # A folder inside the layout, given: the files' own (pass 32, note on row 3: before, "copy them
