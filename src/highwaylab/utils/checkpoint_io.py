@@ -416,6 +416,10 @@ def _size(n: int) -> str:
     return f"{n} TiB"
 
 
+#: what a checkpoint holds beside its weights when Lightning can resume training from it
+TRAINING_STATE = ("pytorch-lightning_version", "optimizer_states", "loops")
+
+
 def resumable(checkpoint: dict, path: str) -> dict:
     """``checkpoint`` (read from ``path``) if Lightning can resume training from it, with any
     ``torch.compile`` wrapper segment (``_orig_mod.``) taken out of its weight names.
@@ -426,7 +430,7 @@ def resumable(checkpoint: dict, path: str) -> dict:
     """
     from highwaylab.module.classifier import unwrapped_state_dict
 
-    missing = [k for k in ("pytorch-lightning_version", "optimizer_states", "loops") if k not in checkpoint]
+    missing = [k for k in TRAINING_STATE if k not in checkpoint]
     if missing:
         raise ConfigError(
             f"ckpt_path={path} holds weights only, not a training state (no {', '.join(missing)}), so "

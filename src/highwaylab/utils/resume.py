@@ -2321,11 +2321,13 @@ def _holds_training_state(ckpt: Path) -> bool:
     cannot be read."""
     import torch
 
+    from highwaylab.utils.checkpoint_io import TRAINING_STATE  # resumable()'s own test
+
     try:
         checkpoint = torch.load(ckpt, map_location="cpu", weights_only=False, mmap=True)
     except Exception:  # noqa: BLE001 - a damaged file: not one to continue from
         return False
-    return isinstance(checkpoint, dict) and all(k in checkpoint for k in ("optimizer_states", "loops"))
+    return isinstance(checkpoint, dict) and all(k in checkpoint for k in TRAINING_STATE)
 
 
 def _checkpoints(folder: Path) -> list[Path]:
