@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -833,8 +834,20 @@ def test_a_cut_short_earlier_wandb_segment_is_named_when_the_run_continues(tmp_p
     while time.monotonic() < deadline and (size != file.stat().st_size or size < 1024):
         size = file.stat().st_size
         time.sleep(0.5)
+    # a cut on a record's boundary reads as a complete, shorter file (CI once hit one: no note), so cut
+    # inside the record that holds the middle byte. The file is a LevelDB-style log: a 7-byte file header,
+    # then records of a 7-byte header (<IHB: checksum, payload length, type) and the payload
+    data, start = file.read_bytes(), 7
+    assert len(data) == size < 32768  # one 32 KiB block: no block padding to skip
+
+    def payload(at: int) -> int:
+        return struct.unpack("<IHB", data[at:at + 7])[1]
+
+    while start + 7 + payload(start) <= size // 2:
+        start += 7 + payload(start)
+    cut = start + 7 + payload(start) // 2
     with file.open("r+b") as f:
-        f.truncate(file.stat().st_size // 2)
+        f.truncate(cut)
     logger = WandbLogger(project="p", id="cutshort1", save_dir=str(tmp_path), offline=True)
     try:
         with caplog.at_level(logging.WARNING, logger="highwaylab.utils.resume"):
