@@ -1223,6 +1223,27 @@ def test_a_new_run_into_a_finished_runs_folder_gets_the_fix_that_goes_on(record,
         refusal.value)
 
 
+@pytest.mark.parametrize("record, fix", [
+    ({"trainer": {"max_epochs": 3}, "optim": {"scheduler": {"milestones": [100]}}},
+     "It has finished; extend it with its own settings: python train.py resume={run} "
+     "trainer.max_epochs=5; or "),
+    ({"trainer": {"max_epochs": 3}, "optim": {"scheduler": {"T_max": 3}}},
+     "It has finished, and its cosine schedule ended with it, so it cannot be extended: "),
+    (None, "Resume it with its own settings: python train.py resume={run}; or "),
+])
+def test_a_checkpoint_of_other_settings_is_answered_with_the_way_its_own_run_goes_on(record, fix, tmp_path):
+    # the ckpt_path= refusal's part that goes on with the checkpoint's own run (pass 81, row 47), for each
+    # state of that run: finished (extend it), finished with its cosine schedule (no extension), unfinished
+    from highwaylab.utils.resume import _resume_own
+
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    (run / ".hydra" / "config.yaml").write_text(yaml.safe_dump(record or {"trainer": {"max_epochs": 3}}))
+    if record is not None:
+        (run / "metrics.json").write_text(json.dumps({"epochs": 3, "global_step": 30}))
+    assert _resume_own(run) == fix.format(run=run)
+
+
 @pytest.mark.slow
 def test_a_resume_keeps_the_jobs_name_and_so_its_log_file(tmp_path, data_dir):
     # pass 47, row 55: before, a resume dropped hydra.job.name=myjob: epoch 0 in myjob.log, epoch 1 in a new

@@ -998,21 +998,34 @@ def check_folder_free(folder: Path, ckpt_path: str | None = None) -> None:
                           f"out: every run gets a folder of its own)")
 
 
+def _finished(run: Path, key: str) -> tuple[int, int | None] | None:
+    """A finished run's extension facts, for the messages that say how to go on with ``run``: its
+    epochs (``metrics.json``), and its cosine ``T_max`` when the schedule ended with it (``T_max`` =
+    ``trainer.max_epochs``: :func:`check_resume` refuses to extend it), else ``None``. ``None`` for a
+    run without its result, or whose record is damaged (``resume=`` names it); ``key`` is the
+    argument that named the folder, for those errors."""
+    metrics = run_metrics(run)
+    epochs = metrics.get("epochs") if metrics else None
+    if not isinstance(epochs, int) or isinstance(epochs, bool):
+        return None
+    try:
+        max_epochs = _own_value(run, "trainer.max_epochs", key)
+        t_max = _own_value(run, "optim.scheduler.T_max", key)
+    except ResumeError:
+        return None
+    return epochs, (t_max if t_max is not None and t_max == max_epochs else None)
+
+
 def _resume_own(run: Path) -> str:
     """The part of a message that resumes ``run`` with its own settings, ending in "; or ": a plain
     ``resume=``, or, for a finished run (``metrics.json``), its extension by two epochs (pass 81, row 47:
     before, a plain resume=, refused in turn as finished); nothing where its cosine schedule ended with it."""
     again = f"python train.py {override_arg('resume', run)}"
-    metrics = run_metrics(run)
-    epochs = metrics.get("epochs") if metrics else None
-    if not isinstance(epochs, int) or isinstance(epochs, bool):
+    finished = _finished(run, f"resume={run}")
+    if finished is None:
         return f"Resume it with its own settings: {again}; or "
-    try:
-        ended = _own_value(run, "optim.scheduler.T_max", f"resume={run}") == _own_value(
-            run, "trainer.max_epochs", f"resume={run}") is not None
-    except ResumeError:  # a damaged record: resume= names it
-        return f"Resume it with its own settings: {again}; or "
-    if ended:
+    epochs, ended = finished
+    if ended is not None:
         return "It has finished, and its cosine schedule ended with it, so it cannot be extended: "
     return f"It has finished; extend it with its own settings: {again} trainer.max_epochs={epochs + 2}; or "
 
@@ -1020,20 +1033,16 @@ def _resume_own(run: Path) -> str:
 def _go_on_with(run: Path) -> str:
     """How to go on with the run in ``run``, for a new run pointed at its folder: resume it; or, once
     it has its result (``metrics.json``), extend it by epochs, unless its cosine schedule ended with
-    it (``T_max`` = ``trainer.max_epochs``: :func:`check_resume` refuses that). Before, a finished run
-    was given a plain ``resume=``, which is refused for it (new-user pass 48, finding 2)."""
-    metrics, again = run_metrics(run), f"python train.py {override_arg('resume', run)}"
+    it. Before, a finished run was given a plain ``resume=``, which is refused for it (new-user pass 48,
+    finding 2)."""
+    again = f"python train.py {override_arg('resume', run)}"
     new = "give a new folder (or leave hydra.run.dir out: every run gets a folder of its own)"
-    epochs = metrics.get("epochs") if metrics else None
-    if not isinstance(epochs, int) or isinstance(epochs, bool):
+    finished = _finished(run, f"hydra.run.dir={run}")
+    if finished is None:
         return f"Resume that run with: {again}; or {new}"
-    try:
-        max_epochs = _own_value(run, "trainer.max_epochs", f"hydra.run.dir={run}")
-        t_max = _own_value(run, "optim.scheduler.T_max", f"hydra.run.dir={run}")
-    except ResumeError:  # a damaged record: resume= names it
-        return f"Resume that run with: {again}; or {new}"
+    epochs, t_max = finished
     done = f"That run has finished (metrics.json, {epochs} epoch{'' if epochs == 1 else 's'})"
-    if t_max is not None and t_max == max_epochs:
+    if t_max is not None:
         return (f"{done}, and its cosine schedule (optim.scheduler.T_max={t_max}) ended with it, so resume= "
                 f"cannot extend it. Fix: {new}")
     return f"{done}; to train it further, extend it: {again} trainer.max_epochs={epochs + 2}; or {new}"
