@@ -128,8 +128,9 @@ def test_identical_jobs_without_a_seed_override_are_one_seed(tmp_path):
     with pytest.warns(UserWarning, match=r"seed 0 ran in 2 jobs"):
         (row,) = table_rows(aggregate(collect_jobs(sweep)))
     assert (row["seeds"], row["jobs"]) == (1, 2)  # before: 2 seeds, loss 0.3 +- 0.141
-    assert (row["train_loss_mean"], row["train_loss_std"]) == (pytest.approx(0.3), 0.0)
-    assert (row["test_acc_mean"], row["test_acc_std"]) == (pytest.approx(0.92), 0.0)
+    # one seed has no standard deviation (new-user check: before, 0.0, as if measured)
+    assert (row["train_loss_mean"], row["train_loss_std"]) == (pytest.approx(0.3), None)
+    assert (row["test_acc_mean"], row["test_acc_std"]) == (pytest.approx(0.92), None)
 
 
 def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
@@ -146,7 +147,7 @@ def test_jobs_that_differ_in_another_swept_key_are_separate_points(tmp_path):
         points = aggregate(jobs)
     rows = table_rows(points)
     assert [(r["optim.optimizer.lr"], r["seeds"], r["jobs"]) for r in rows] == [("0.01", 1, 1), ("0.1", 2, 2)]
-    assert rows[0]["train_loss_mean"] == pytest.approx(1.1) and rows[0]["train_loss_std"] == 0.0
+    assert rows[0]["train_loss_mean"] == pytest.approx(1.1) and rows[0]["train_loss_std"] is None
     assert rows[1]["train_loss_mean"] == pytest.approx(0.4)
     assert rows[1]["train_loss_std"] == pytest.approx(statistics.stdev([0.3, 0.5]))  # before: 3 seeds, 0.633
     assert [p.label for p in points] == ["highway optim.optimizer.lr=0.01", "highway optim.optimizer.lr=0.1"]
@@ -254,6 +255,9 @@ def test_a_job_that_failed_on_a_seed_that_is_no_integer_is_listed_not_a_tracebac
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert f"- {bad.name}: failed: seed='x' must be an integer" in proc.stdout
     assert "| highway | 3 | 1 | 0.5000 | 90.00 |" in proc.stdout
+    (row,) = read_csv(sweep / "report")  # one seed: its std cells are empty (before: 0.0, as if measured)
+    assert (row["seeds"], row["train_loss_mean"], row["train_loss_std"], row["test_acc_std"]) == (
+        "1", "0.5", "", "")
 
 
 def test_the_command_reports_distinct_seeds_and_warns_in_one_line(repeated_seed, tmp_path):

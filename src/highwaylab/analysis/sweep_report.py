@@ -950,15 +950,20 @@ def _plain_log_labels(axis) -> None:
 
 def table_rows(points: list[Point]) -> list[dict]:
     """The table: model, depth, the swept keys' values (if any), the number of distinct seeds and of
-    jobs, mean and std over the seeds of final training loss and test accuracy."""
+    jobs, mean and std over the seeds of final training loss and test accuracy. The std of one seed is
+    ``None`` (an empty cell of ``table.csv``): undefined, not a measured 0 (new-user check: before, 0.0)."""
+    def std(values: list[float]) -> float | None:  # one value per seed
+        return Point.spread(values) if len(values) > 1 else None
+
     return [{"model": p.model, "depth": p.depth, **{k: v for k, v in p.variant}, "seeds": len(p.seeds),
-             "jobs": len(p.jobs), "train_loss_mean": p.loss_mean, "train_loss_std": Point.spread(p.loss),
-             "test_acc_mean": p.acc_mean, "test_acc_std": Point.spread(p.acc)} for p in points]
+             "jobs": len(p.jobs), "train_loss_mean": p.loss_mean, "train_loss_std": std(p.loss),
+             "test_acc_mean": p.acc_mean, "test_acc_std": std(p.acc)} for p in points]
 
 
-def _spread(mean: float, std: float, seeds: int, mean_format: str, std_format: str | None = None) -> str:
+def _spread(mean: float, std: float | None, seeds: int, mean_format: str,
+            std_format: str | None = None) -> str:
     """``mean ± std`` over seeds; one seed has no spread to show, only its value."""
-    if seeds < 2:
+    if seeds < 2 or std is None:
         return format(mean, mean_format)
     return f"{format(mean, mean_format)} ± {format(std, std_format or mean_format)}"
 
@@ -973,7 +978,8 @@ def markdown_table(rows: list[dict], jobs: list[Job], points: list[Point] | None
     for r in rows:  # accuracies in percent, as in the README; table.csv keeps fractions, as metrics.json
         loss = _spread(r["train_loss_mean"], r["train_loss_std"], r["seeds"], "#.4g", ".2g")  # 2.300, not
         # 2.3 beside 2.301 (pass 59, row 32)
-        acc = (_spread(100 * r["test_acc_mean"], 100 * r["test_acc_std"], r["seeds"], ".2f")
+        acc_std = None if r["test_acc_std"] is None else 100 * r["test_acc_std"]
+        acc = (_spread(100 * r["test_acc_mean"], acc_std, r["seeds"], ".2f")
                if math.isfinite(r["test_acc_mean"]) else "-")  # test=false: not tested
         lines.append(" | ".join([f"| {r['model']}", str(r["depth"]), *(str(r[k]) for k in swept),
                                  str(r["seeds"]), loss, acc]) + " |")
