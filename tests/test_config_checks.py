@@ -219,6 +219,20 @@ BAD = {
         "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
         "it (leave +logger.wandb.log_graph=true out), or correct its name",  # pass 74, row 56: before,
     # "~logger.wandb.log_graph", which Hydra refused: the files have no such key
+    # pass 83, row 91 (major): before, W&B's "fork_from, resume, or resume_from are mutually exclusive"
+    # once the run had started, with a fix pointing at WANDB_*: the conflicting resume is Lightning's
+    "+logger.wandb.fork_from='abc123?_step=5'":
+        "logger.wandb.fork_from=abc123?_step=5: W&B's fork of a run (fork_from) cannot go with the run's own "
+        "W&B run (Lightning's WandbLogger opens it with resume='allow': a new one, or the one resume= "
+        "continues), and needs an online run. Fix: leave +logger.wandb.fork_from='abc123?_step=5' out (to "
+        "continue a run: python train.py resume=<its folder>; to start from another run's weights: "
+        "ckpt_path=<its .ckpt file>)",
+    "+logger.wandb.resume_from='abc?_step=3'":
+        "logger.wandb.resume_from=abc?_step=3: W&B's rewind of a run (resume_from) cannot go with",
+    "+logger.wandb.settings={{fork_from:'x?_step=1'}}":
+        "logger.wandb.settings.fork_from=x?_step=1: W&B's fork of a run (fork_from) cannot go with the "
+        "run's own W&B run (Lightning's WandbLogger opens it with resume='allow': a new one, or the one "
+        "resume= continues), and needs an online run. Fix: ~logger.wandb.settings.fork_from (to",
     "+logger.wandb.job_typ=x": "logger.wandb.job_typ is not an argument of Lightning's WandbLogger nor of "
                                "wandb.init; did you mean logger.wandb.job_type?",
     # pass 51, row 20: before, Lightning's "`devices` selected with `CPUAccelerator` should be an int > 0"

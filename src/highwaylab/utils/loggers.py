@@ -391,6 +391,17 @@ def check_wandb_arguments(name: str, node: DictConfig) -> None:
         takes |= set(inspect.signature(wandb.init).parameters)
     except (AttributeError, OSError, SyntaxError, StopIteration, TypeError, ValueError):
         return  # another layout of Lightning's source: the logger's own error
+    settings = node.get("settings") if isinstance(node.get("settings"), Mapping) else {}
+    for where, within in ((f"logger.{name}", node), (f"logger.{name}.settings", settings)):
+        for key, what in RUN_HANDLING_ARGUMENTS.items():
+            if within.get(key):  # pass 83, row 91: before, W&B's "fork_from, resume, or resume_from are
+                # mutually exclusive", with a fix that pointed at WANDB_*: the resume is Lightning's own
+                raise ConfigError(
+                    f"{where}.{key}={cli_text(within.get(key))}: W&B's {what} cannot go with the run's own "
+                    f"W&B run (Lightning's WandbLogger opens it with resume='allow': a new one, or the one "
+                    f"resume= continues), and needs an online run. Fix: {removal(f'{where}.{key}')} (to "
+                    f"continue a run: python train.py resume=<its folder>; to start from another run's "
+                    f"weights: ckpt_path=<its .ckpt file>)")
     for key in node:
         if str(key).startswith("_") or key in takes:
             continue
@@ -423,6 +434,9 @@ WANDB_SETTING_NOUNS = {"console": "console mode"}  # how a message names a setti
 # W&B variables that take a run's W&B history elsewhere than the run's own handling does
 RUN_HANDLING_VARIABLES = {"WANDB_RESUME_FROM": "rewind of a run (resume_from)",
                           "WANDB_FORK_FROM": "fork of a run (fork_from)"}
+# the same, as arguments of wandb.init (logger.wandb.<key>) or W&B settings (logger.wandb.settings.<key>)
+RUN_HANDLING_ARGUMENTS = {"resume_from": "rewind of a run (resume_from)",
+                          "fork_from": "fork of a run (fork_from)"}
 
 
 def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
