@@ -2078,6 +2078,23 @@ def test_a_resumed_run_whose_folder_cannot_be_written_names_the_folder_and_a_cop
     assert capsys.readouterr().err.startswith(f"highwaylab: hydra.run.dir={run}: cannot write the run's")
 
 
+@pytest.mark.parametrize("folder, kind, point", [("/sys/r43", "sysfs", "/sys"),
+                                                 ("/proc/r43/x", "proc", "/proc")])
+def test_a_run_folder_on_a_kernel_file_system_is_refused_with_a_fix_that_works(folder, kind, point):
+    # pass 83, row 43: before, /sys was "operation not permitted: a protected folder?" with chattr -i -a
+    # /sys as the fix, which cannot work there (lsattr: Operation not supported); /proc, "No such file or
+    # directory ... make it writable"
+    from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
+
+    with pytest.raises(OutputFolderError) as excinfo:
+        check_output_folder(folder, "hydra.run.dir")
+    assert str(excinfo.value) == (
+        f"hydra.run.dir={folder}: cannot write the run's folder ({kind}, a file system of the kernel, which "
+        f"holds no folders of a user's: {point}). Fix: write runs elsewhere: paths.log_dir=/another/folder "
+        f"(or hydra.run.dir=...)")
+    assert not os.path.lexists(folder)
+
+
 def test_the_output_folder_names_the_file_in_the_way_and_refuses_a_tilde(tmp_path):
     from highwaylab.utils.output_folder import OutputFolderError, check_output_folder
 

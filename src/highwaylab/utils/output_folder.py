@@ -50,6 +50,37 @@ def users_root() -> str | None:
     return root
 
 
+#: Kernel file systems (``/proc``, ``/sys`` and those mounted under them), which hold no files of their
+#: own: a folder cannot be made there (mkdir: ENOENT in /proc, EPERM in /sys), whatever chattr or chmod
+KERNEL_FILESYSTEMS = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
+                                "configfs", "pstore", "bpf", "efivarfs", "fusectl", "binfmt_misc", "devpts",
+                                "mqueue"})
+
+
+def kernel_filesystem(path: Path) -> tuple[str, Path] | None:
+    """The type and mount point of the kernel file system (:data:`KERNEL_FILESYSTEMS`) that holds
+    ``path`` (its nearest existing folder), from ``/proc/self/mountinfo``; ``None`` for any other file
+    system, or where that file cannot be read."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    existing = Path(os.path.abspath(path))
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    existing = existing.resolve()
+    best: tuple[str, Path] | None = None
+    for line in lines:  # "<id> <parent> <dev> <root> <mount point> <options> ... - <type> <source> ..."
+        fields, _, rest = line.partition(" - ")
+        parts = fields.split()
+        if len(parts) < 5 or not rest:
+            continue
+        point = Path(parts[4].encode().decode("unicode_escape"))  # spaces are written \040
+        if existing.is_relative_to(point) and (best is None or len(str(point)) >= len(str(best[1]))):
+            best = (rest.split()[0], point)  # the last mount of the longest mount point is the one seen
+    return best if best is not None and best[0] in KERNEL_FILESYSTEMS else None
+
+
 def check_output_folder(folder: str | Path, key: str) -> None:
     """Check that ``folder`` (``key`` places it: ``hydra.run.dir`` or ``hydra.sweep.dir``) can be
     created and written (``~`` is refused: Hydra does not expand it): a probe file is written into
@@ -72,6 +103,23 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                 f"{key}=$HOME{str(folder)[1:]} (or, for the run folders under "  # pass 44,
                                 f"paths.log_dir, paths.log_dir=$HOME{log_dir})")  # row 40: log_dir alone
     folder = Path(folder)
+
+    def refuse(reason: str, where: object, fix: str | None) -> OutputFolderError:
+        """The refusal, naming HIGHWAYLAB_ROOT where it put the runs there; ``fix``: ``None`` where
+        writing elsewhere is the only one."""
+        first, cause = f"{fix}, or " if fix else "", f"{reason}: {where}"
+        if (root := users_root()) is not None and folder.absolute().is_relative_to(Path(root).absolute()):
+            return OutputFolderError(f"HIGHWAYLAB_ROOT={root} (from the environment) puts the runs under "
+                                     f"{Path(root) / 'outputs'}, and {key}={folder} there cannot be written "
+                                     f"({cause}). Fix: {first}set HIGHWAYLAB_ROOT to a folder that can be "
+                                     f"written (or unset it: the runs then go beside train.py)", cause=cause)
+        return OutputFolderError(f"{key}={folder}: cannot write the run's folder ({cause}). Fix: {first}"
+                                 f"{elsewhere}", cause=cause)
+
+    if (kernel := kernel_filesystem(folder)) is not None:  # pass 83, row 43: before, "chattr -i -a /sys",
+        # which cannot work there (and a mkdir under a cgroup file system makes a cgroup)
+        kind, point = kernel
+        raise refuse(f"{kind}, a file system of the kernel, which holds no folders of a user's", point, None)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder) as probe:
@@ -121,14 +169,7 @@ def check_output_folder(folder: str | Path, key: str) -> None:
                                         f"folder: the runs would go under {root}/outputs ({key}={folder}). "
                                         f"Fix: set HIGHWAYLAB_ROOT to a folder, or unset it (the runs then "
                                         f"go beside train.py)") from None
-        if (root := users_root()) is not None and folder.absolute().is_relative_to(Path(root).absolute()):
-            raise OutputFolderError(f"HIGHWAYLAB_ROOT={root} (from the environment) puts the runs under "
-                                    f"{Path(root) / 'outputs'}, and {key}={folder} there cannot be written "
-                                    f"({reason}: {where}). Fix: {fix}, or set HIGHWAYLAB_ROOT to a folder "
-                                    f"that can be written (or unset it: the runs then go beside train.py)",
-                                    cause=f"{reason}: {where}") from None
-        raise OutputFolderError(f"{key}={folder}: cannot write the run's folder ({reason}: {where}). "
-                                f"Fix: {fix}, or {elsewhere}", cause=f"{reason}: {where}") from None
+        raise refuse(reason, where, fix) from None
     record = folder / ".hydra"  # a resumed run's record, which Hydra writes its resumed_<time>/ into
     if record.is_dir():  # (pass 34, row 45: a protected one gave Hydra's PermissionError traceback)
         try:
