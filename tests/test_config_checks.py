@@ -219,6 +219,12 @@ BAD = {
         "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
         "it (leave +logger.wandb.log_graph=true out), or correct its name",  # pass 74, row 56: before,
     # "~logger.wandb.log_graph", which Hydra refused: the files have no such key
+    # pass 83, row 49: before, "logger.wandb.project is empty", and its fix, given beside the ~, was refused
+    "~logger.wandb.project":
+        "~logger.wandb.project removes the W&B project, so the W&B run would go to Lightning's fallback "
+        "project, lightning_logs, away from the other runs. Fix: leave ~logger.wandb.project out (the "
+        "project is then highwaylab), or give logger.wandb.project=<a name> in its place, or set "
+        "WANDB_PROJECT",
     # pass 83, row 91 (major): before, W&B's "fork_from, resume, or resume_from are mutually exclusive"
     # once the run had started, with a fix pointing at WANDB_*: the conflicting resume is Lightning's
     "+logger.wandb.fork_from='abc123?_step=5'":

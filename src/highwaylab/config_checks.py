@@ -282,7 +282,7 @@ def check_own_options(cfg: DictConfig) -> None:
         if not OmegaConf.is_dict(node) or not len(node) or node.get("_target_") is not None:
             continue
         if not _own_file(group, name):  # ~model._target_ (or model._target_=null): before, a traceback
-            given = _given_override(f"{group}._target_") or f"{group}._target_=null"
+            given = given_override(f"{group}._target_") or f"{group}._target_=null"
             raise ConfigError(f"{given}: {group}._target_ is the class that builds the {group}, so without "
                               f"it there is no {group} to build. Fix: leave {given} out (to build another "
                               f"class, give its path: {group}._target_=<module>.<Class>)")
@@ -358,7 +358,7 @@ def check_package_lines(cfg: DictConfig, choices: dict | None = None) -> None:
                               f"{files} have it")
 
 
-def _given_override(key: str) -> str | None:
+def given_override(key: str) -> str | None:
     """The override of this run's command line that sets or removes ``key`` (``~model._target_``);
     ``None`` when none does, or outside a run of train.py."""
     from hydra.core.hydra_config import HydraConfig
@@ -373,7 +373,7 @@ def removal(key: str) -> str:
     config files; ``leave +key=value out`` for one this command line adds (pass 74, row 56: before,
     ``+optim.scheduler.verbose=true`` was told "~optim.scheduler.verbose", which Hydra then refused:
     the files have no such key); ``~key in place of key=value`` for one it sets."""
-    given = _given_override(key)
+    given = given_override(key)
     if given is None or given.startswith("~"):
         return f"~{key}"
     if given.startswith("+"):
@@ -606,7 +606,7 @@ def check_monitors(callbacks: DictConfig | None) -> None:
     from highwaylab.utils.hydra_utils import closest_names
 
     def with_mode(name: str, node: Any, metric: str) -> str:  # the override(s) that monitor ``metric``
-        given = _given_override(f"callbacks.{name}.monitor") or ""  # '+': a callback added on the command
+        given = given_override(f"callbacks.{name}.monitor") or ""  # '+': a callback added on the command
         monitor = f"{'+' if given.startswith('+') else ''}callbacks.{name}.monitor={metric}"  # line: in place
         target = str(node.get("_target_", ""))  # of it, with '+'
         if _better(metric) != "max" or node.get("mode") == "max" or "lightning" not in target \

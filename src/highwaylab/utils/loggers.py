@@ -303,6 +303,8 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
         ConfigError: naming the key (e.g. ``logger.wandb.project``, ``tags``), the value, W&B's
             reason and the fix.
     """
+    from highwaylab.config_checks import given_override
+
     if os.environ.get("WANDB_MODE") == "disabled":
         return
     if any(is_wandb(node) for node in (logger_cfg or {}).values()):
@@ -325,6 +327,14 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
             if os.environ.get(variable) and all(key != variable for key, *_ in checks):  # W&B validates
                 checks.append((variable, field, os.environ[variable], ""))  # it, whatever the config says
         for key, field, value, example in checks:
+            removed = given_override(key) if key.startswith("logger.") else None
+            if field == "project" and value is None and removed and removed.startswith("~"):  # pass 83,
+                # row 49: before, "is empty", and the fix given beside the ~ was refused in turn
+                raise ConfigError(f"{removed} removes the W&B project, so the W&B run would go to "
+                                  f"Lightning's fallback project, lightning_logs, away from the other runs. "
+                                  f"Fix: leave "
+                                  f"{removed} out (the project is then highwaylab), or give {key}=<a name> "
+                                  f"in its place, or set WANDB_PROJECT")
             if field == "project" and value in (None, ""):  # before: Lightning's fallback, lightning_logs
                 raise ConfigError(f"{key} is empty, so the W&B run would go to Lightning's fallback project, "
                                   f"lightning_logs, away from the other runs. Fix: {key}=highwaylab (the "
