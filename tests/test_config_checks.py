@@ -1007,6 +1007,30 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 83, row 09: before, "add it: +trainer.strategy=fsdp", then Lightning's "set accelerator='cuda'"
+    "trainer.strategy=fsdp":
+        "trainer.strategy=fsdp: trainer=default does not set trainer.strategy, and fsdp runs on GPUs only, "
+        "which this machine does not have. Fix: leave it out (one process), or trainer=ddp_cpu for several "
+        "processes on its CPUs",
+    # pass 83, rows 08, 21: before, the '+' advised was refused in turn, for the value given
+    "trainer.val_check_interval=1.5":
+        "trainer.val_check_interval=1.5: trainer has no key 'val_check_interval'. Fix: correct the key "
+        "(python train.py --cfg job lists them); if it is an argument of lightning.pytorch.Trainer that the "
+        "preset does not set, add it: +trainer.val_check_interval=...; but with it the run is refused in "
+        "turn: trainer.val_check_interval=1.5 must be a fraction of the epoch in (0.0, 1.0] or a number of "
+        "training batches >= 1, e.g. +trainer.val_check_interval=0.5; null: once per epoch",
+    "optim.optimizer.nesterov=true optim.optimizer.momentum=0":
+        "optim.optimizer.nesterov=true: optim.optimizer has no key 'nesterov'. Fix: correct the key (python "
+        "train.py --cfg job lists them); if it is an argument of torch.optim.SGD that the preset does not "
+        "set, add it: +optim.optimizer.nesterov=...; but with it the run is refused in turn: "
+        "optim.optimizer (lr=0.1, momentum=0, weight_decay=0.0, nesterov=true) was refused by SGD "
+        "(ValueError: Nesterov momentum requires a momentum and zero dampening). Fix: correct or remove",
+    # pass 83, row 68: before, "e.g. callbacks=analysis callbacks.carry_stripes.seed=abc", refused in turn
+    "callbacks=minimal callbacks.carry_stripes.seed=abc":
+        "callbacks.carry_stripes.seed=abc: callbacks.carry_stripes is an option of callbacks=analysis, "
+        "callbacks=default; callbacks=minimal does not take it. Fix: leave it out, or choose one that takes "
+        "it (e.g. callbacks=analysis, whose callbacks.carry_stripes.seed is 0 unless set; and "
+        "callbacks.carry_stripes.seed='abc' must be an integer >= 0, e.g. callbacks.carry_stripes.seed=0)",
     # pass 69, row 16: before, the preset's 0.6 per epoch applied at each of 430 steps, to 4e-97, unsaid
     "depth=3 optim.scheduler_interval=step":
         "optim.scheduler.gamma=0.6 (optim=sgd's, a factor per epoch) would be applied at every step with "

@@ -658,6 +658,21 @@ def test_a_run_refused_while_its_parts_are_built_leaves_no_folder(tmp_path, data
 
 
 @pytest.mark.slow
+def test_a_gpu_only_strategy_added_on_a_machine_without_a_gpu_names_the_fixes_that_work_here(tmp_path,
+                                                                                           data_dir):
+    # pass 83, row 09: before, Lightning's "Please set accelerator='cuda'", which cannot work here
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("the refusal is of a machine without a GPU")
+    line = one_line(run_train([*TINY, "+trainer.strategy=fsdp"], tmp_path))
+    assert line == ("trainer: The strategy `fsdp` requires a GPU accelerator, but received "
+                    "`accelerator='cpu'`, and this machine has no GPU. Fix: leave +trainer.strategy=fsdp out "
+                    "(one process), or trainer=ddp_cpu for several processes on its CPUs")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
 def test_a_run_refused_at_its_w_and_b_start_leaves_no_folder(tmp_path, data_dir):
     # pass 23, row 10: before, the refusal kept the folder (.hydra/, config_resolved.yaml, train.log), and
     # the corrected command with the same hydra.run.dir was refused ("holds the record of a run ...")

@@ -768,6 +768,12 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
         cls = str((node or {}).get("_target_", "its class")).rsplit(".", 1)[-1]
         return ConfigError(f"{where}: {cls} needs {', '.join(missing)}, which the config does not give "
                            f"({detail}). Fix: {adds}")
+    if "requires a GPU accelerator" in detail and not torch.cuda.is_available():  # pass 83, row 09:
+        # Lightning's advice, accelerator='cuda', cannot work on a machine without a GPU
+        given = next((o for o in sys.argv[1:] if o.split("=", 1)[0].lstrip("+~") == "trainer.strategy"),
+                     "trainer.strategy")
+        return ConfigError(f"{where}: {detail.split('. ')[0]}, and this machine has no GPU. Fix: leave "
+                           f"{given} out (one process), or trainer=ddp_cpu for several processes on its CPUs")
     return ConfigError(f"{where}: {type(cause).__name__}: {detail}. Fix: correct or remove that setting "
                        f"(python train.py --cfg job shows the config)")
 

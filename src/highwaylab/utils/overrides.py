@@ -123,10 +123,8 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
             (``-m --cfg job``), which Hydra refuses with a traceback.
         ConfigError, DataError: what :func:`~highwaylab.config_checks.validate` raises.
     """
-    from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from highwaylab.config_checks import validate
     from highwaylab.utils.hydra_utils import quiet_args_parser
     from highwaylab.utils.out_paths import long_name_problem
     from highwaylab.utils.ranks import further_rank
@@ -300,9 +298,20 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     if multirun:
         return
     _warn(twice)
-    HydraConfig.instance().set_config(cfg)  # as Hydra does before the job: ${hydra:...} reads it
+    validate_as_run(cfg)
+
+
+def validate_as_run(cfg: DictConfig) -> None:
+    """:func:`~highwaylab.config_checks.validate` of a composed ``cfg`` as its job will see it: with
+    Hydra's config set (``${hydra:...}`` reads it) and ``hydra.job.env_set`` in the environment
+    (``${oc.env:...}``, ``WANDB_*``); both undone after."""
+    from hydra.core.hydra_config import HydraConfig
+
+    from highwaylab.config_checks import validate
+
+    HydraConfig.instance().set_config(cfg)
     try:
-        with job_environment(cfg):  # hydra.job.env_set, as the job will see it: ${oc.env:...}, WANDB_*
+        with job_environment(cfg):
             validate(cfg)
     finally:
         HydraConfig.instance().cfg = None
@@ -1817,8 +1826,40 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
            f"if it is an argument of {target} that the preset does not set, add it: +{_key(given)}=..."
            if target else f"the module reads only {', '.join(f'{parent}.{k}' for k in keys)}" if parent in
            READ_WHOLE else f"to add a new key on purpose, write +{_key(given)}=...")
+    then = (_refused_when_added(_key(given), value, rest, config_dir, config_name)
+            if "add it: +" in add and value and not meant and not given.startswith("~") else None)
+    if then is not None:  # pass 83, rows 08, 21: before, the '+' advised was refused in turn, for the value
+        add += f"; but with it the run is refused in turn: {then}"
     return (f"{given}: {where}{meant or '.'} Fix: correct the key (python train.py --cfg {show} lists "
             f"them); {add}")
+
+
+def _refused_when_added(key: str, value: str, rest: list[str], config_dir: str | Path,
+                        config_name: str) -> str | None:
+    """What the run would refuse next if ``+key=value`` were added, as a message's fix advises: the
+    config's checks (:func:`~highwaylab.config_checks.validate`), and for an optimiser's argument its
+    build by torch (on the way to a refusal only: this imports torch); ``None`` when they pass or
+    cannot tell. Its examples get the ``+`` the key needs."""
+    from highwaylab.errors import HighwaylabError
+
+    cfg, _ = _compose(config_dir, config_name, [*rest, f"+{key}={value}"])
+    if cfg is None:
+        return None
+    try:
+        validate_as_run(cfg)
+        if key.startswith("optim.optimizer."):
+            import torch
+            from hydra.utils import instantiate
+
+            from highwaylab.module.classifier import build_from_config
+
+            build_from_config("optim.optimizer", instantiate(cfg.optim.optimizer),
+                              params=[torch.zeros(1, requires_grad=True)])
+    except HighwaylabError as err:
+        return str(err).rstrip(".").replace(f"e.g. {key}=", f"e.g. +{key}=")
+    except Exception:  # noqa: BLE001 -- a check that needs more than the config: not told here
+        return None
+    return None
 
 
 def _own_arguments(target: str) -> list[str] | None:
@@ -2053,6 +2094,14 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
         # trainer.strategy=single_device was sent to trainer=ddp, which needs a GPU; any trainer takes a
         # Trainer argument of Lightning's with '+' (not num_nodes, which needs DDP: pass 71, row 46)
         value = given.split("=", 1)[1] if "=" in given else "<value>"
+        import glob
+
+        if value.split("_")[0].lower() in ("fsdp", "deepspeed") and not glob.glob("/dev/nvidia[0-9]*"):
+            # pass 83, row 09: before, "add it: +trainer.strategy=fsdp", then Lightning's "set accelerator=
+            # 'cuda'", which cannot work here
+            return (f"{given}: trainer={chosen} does not set {key}, and {value} runs on GPUs only, which "
+                    f"this machine does not have. Fix: leave it out (one process), or trainer=ddp_cpu for "
+                    f"several processes on its CPUs")
         return (f"{given}: trainer={chosen} does not set {key} ({', '.join(having)} do), so there is no key "
                 f"to change. Fix: to give this Trainer argument, add it: +{_key(given)}={value}")
     nodes = given.split("=", 1)[1] if "=" in given else ""
@@ -2070,9 +2119,12 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
                 f"python train.py -m {launch} {given.lstrip('+')} (nodes follow trainer.num_nodes), or start "
                 f"it with torchrun --nnodes={nodes}; on one machine leave it out")
     if refused is not None:  # model.downsample=avgpool: conv_highway takes the key, not the value (pass 31)
-        default = OmegaConf.select(_compose(config_dir, config_name, [having[0]])[0], key, default=None,
+        full = _key(given)  # the key given, below the option's node (callbacks.carry_stripes.seed)
+        default = OmegaConf.select(_compose(config_dir, config_name, [having[0]])[0], full, default=None,
                                    throw_on_resolution_failure=False)
-        example = f"{having[0]}, whose {key} is {default} unless set; and {refused}"
+        shown = (f", whose {full} is {default} unless set" if default is not None
+                 and not OmegaConf.is_config(default) else "")  # not a mapping's repr (pass 83, row 68)
+        example = f"{having[0]}{shown}; and {refused}"
     return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it. Fix: "
             f"leave it out, or choose one that takes it (e.g. {example})")
 
@@ -2087,7 +2139,18 @@ def _refused_there(group: str, key: str, overrides: list[str], config_dir: str |
     from highwaylab.trainer_checks import check_trainer_counts
 
     cfg, _ = _compose(config_dir, config_name, overrides)
-    if cfg is None or group not in ("model", "data", "trainer"):
+    if cfg is None:
+        return None
+    if group not in ("model", "data", "trainer"):  # pass 83, row 68: callbacks.carry_stripes.seed=abc was
+        # sent to callbacks=analysis with its value, refused in turn
+        from highwaylab.errors import HighwaylabError
+
+        try:
+            validate_as_run(cfg)
+        except HighwaylabError as err:
+            return str(err).rstrip(".") if str(err).startswith((f"{key}=", f"{key} ", f"{key}.")) else None
+        except Exception:  # noqa: BLE001 -- a check that needs more than the config: not told here
+            return None
         return None
     try:
         if group == "model":
