@@ -1299,7 +1299,18 @@ COMMAND_LINES = {
     # seventh pass: before, Hydra's traceback, a traceback of this check, or 0 jobs and exit 0
     "-m depth=interval(2,5)": "depth=interval(2,5): a multirun sweeps lists, range() and choice(); an "
                               "interval is a search space, for an Optuna search",
-    "-m seed=range(0,0)": "seed=range(0,0): the sweep has no value, so the multirun would run no job",
+    "-m seed=range(0,0)": "seed=range(0,0): the range is empty (range(start, stop[, step]) stops before "
+                          "stop, and 0 is not past 0 in the step's direction), so the multirun would run no "
+                          "job",
+    # pass 83, row 33: before, "e.g. depth=range(0,3) or depth=0,1,2", whose job of depth=0 fails
+    "-m depth=range(3,2)":
+        "depth=range(3,2): the range is empty (range(start, stop[, step]) stops before stop, and 2 is not "
+        "past 3 in the step's direction), so the multirun would run no job. Fix: values from its start, e.g. "
+        "depth=3,4 or 'depth=range(3,5)'",
+    "-m optim.optimizer.lr=range(0.1,0.05,0.01)":
+        "optim.optimizer.lr=range(0.1,0.05,0.01): the range is empty (range(start, stop[, step]) stops "
+        "before stop, and 0.05 is not past 0.1 in the step's direction), so the multirun would run no job. "
+        "Fix: values from its start, e.g. optim.optimizer.lr=0.1,0.11",
     # pass 67 (outside the count): the search it offered drew real numbers for depth, which the search's
     # own check refuses
     "-m depth=interval(3,5)":

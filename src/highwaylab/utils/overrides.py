@@ -1439,6 +1439,20 @@ def _first_value(override: Any) -> str | None:
         return None
     first = next(iter(_sweep_strings(override)), None)
     if first is None:
+        from hydra.core.override_parser.types import RangeSweep
+
+        sweep = override.value()
+        if isinstance(sweep, RangeSweep) and sweep.start is not None and sweep.step:  # pass 83, row 33:
+            # before, "e.g. depth=range(0,3)", whose depth=0 is refused: the examples start at its start
+            start, step = sweep.start, abs(sweep.step)
+            shown = ",".join(f"{start + i * step:g}" for i in range(2))
+            whole = float(start).is_integer() and float(step).is_integer()  # a float range's stop is fragile
+            step_text = f",{step:g}" if step != 1 else ""
+            also = f" or '{key}=range({start:g},{start + 2 * step:g}{step_text})'" if whole else ""
+            raise OverrideError(f"{override.input_line}: the range is empty (range(start, stop[, step]) "
+                                f"stops before stop, and {sweep.stop:g} is not past {start:g} in the step's "
+                                f"direction), so the multirun would run no job. Fix: values from its start, "
+                                f"e.g. {key}={shown}{also}")
         raise OverrideError(f"{override.input_line}: the sweep has no value, so the multirun would run no "
                             f"job. Fix: give at least one, e.g. {key}=range(0,3) or {key}=0,1,2")
     return f"{key}={first}"
