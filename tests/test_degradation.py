@@ -195,6 +195,13 @@ def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_
         "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a config file "
         "of your own (--config-dir) whose lr_lambda is built by a _target_")
     build(compose_cfg(BARE + ["optim=sgd_step"], tmp_path / "fixed"))  # a fix it offers
+    # pass 83, row 79: the preset's gamma kept, which MultiplicativeLR does not take; before, "remove it
+    # (~optim.scheduler.gamma)" first, then this refusal
+    message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.MultiplicativeLR"],
+                              tmp_path / "multiplicative"))
+    assert message.startswith("optim.scheduler._target_=torch.optim.lr_scheduler.MultiplicativeLR needs "
+                              "lr_lambda, a Python function, which a command line cannot give. Fix: a "
+                              "scheduler of numbers"), message
     message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.SequentialLR",  # pass 63,
                                "~optim.scheduler.gamma"], tmp_path / "sequential"))  # row 16
     assert message == (

@@ -465,7 +465,8 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, int
                               f"{base.__module__}.{base.__qualname__}). Fix: e.g. "
                               f"{group}._target_={example}, or choose an optim preset (optim=sgd, sgd_step "
                               f"or adamw)")
-        _check_argument_names(group, part)
+        _check_function_args(group, part)  # first: no other fix makes such a target usable (pass 83, row
+        _check_argument_names(group, part)  # 79: before, "remove gamma", then this, for MultiplicativeLR)
         _check_required_args(group, part, interval)
         _check_tuple_args(group, part)
         defaults = _numeric_defaults(part.func)
@@ -564,6 +565,41 @@ _COUNTS = {"step_size": "<{unit}s>", "T_max": "<{unit}s>", "T_0": "<{unit}s>",
 FUNCTION_ARGS = {"lr_lambda": "a Python function", "schedulers": "schedulers built on the run's optimiser"}
 
 
+def _required_args(group: str, part: functools.partial) -> tuple[list[str], str]:
+    """The arguments that the target of ``part`` requires (no default) and its keywords lack, less the
+    one the module passes itself (``params``, ``optimizer``), and the target's name as torch exports
+    it; ``[]`` for a target without a signature."""
+    try:
+        params = inspect.signature(part.func).parameters.values()
+    except (TypeError, ValueError):
+        return [], ""
+    passed = {"optim.optimizer": "params", "optim.scheduler": "optimizer"}[group]
+    missing = [p.name for p in params if p.default is p.empty and p.name not in part.keywords
+               and p.name not in (passed, "self") and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    name = f"{part.func.__module__}.{part.func.__qualname__}"
+    if getattr(torch.optim, part.func.__qualname__, None) is part.func:  # as torch.optim exports it
+        name = f"torch.optim.{part.func.__qualname__}"
+    return missing, name
+
+
+def _check_function_args(group: str, part: functools.partial) -> None:
+    """A required argument that no override can give (:data:`FUNCTION_ARGS`: LambdaLR's ``lr_lambda``)
+    is refused with the schedulers a command line can use (pass 62, row 17: before, "add it:
+    +optim.scheduler.lr_lambda=<value>", and every value a command line gives was refused in turn).
+
+    Raises:
+        ConfigError: naming ``<group>._target_``, the argument and the fix.
+    """
+    missing, name = _required_args(group, part)
+    if functions := [key for key in missing if key in FUNCTION_ARGS]:
+        own = (f", or a config file of your own (--config-dir) whose {functions[0]} is built by a _target_"
+               if functions[0] == "lr_lambda" else "")  # schedulers need the module's optimiser: none
+        raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, "
+                          f"{FUNCTION_ARGS[functions[0]]}, which a command line cannot give. Fix: a "
+                          f"scheduler of numbers (e.g. {group}._target_=torch.optim.lr_scheduler.LinearLR, "
+                          f"or optim=sgd_step){own}")
+
+
 def _check_required_args(group: str, part: functools.partial, interval: str) -> None:
     """Each argument that the target of ``part`` requires (no default; StepLR's ``step_size``) must
     be among its keywords, but the one the module passes itself (``params``, ``optimizer``): torch's
@@ -573,32 +609,16 @@ def _check_required_args(group: str, part: functools.partial, interval: str) -> 
         ConfigError: naming ``<group>._target_``, the arguments missing and the ``+`` overrides
             that add them (a scheduler's counts in epochs or steps, as ``interval``).
     """
-    try:
-        params = inspect.signature(part.func).parameters.values()
-    except (TypeError, ValueError):
-        return
-    passed = {"optim.optimizer": "params", "optim.scheduler": "optimizer"}[group]
-    missing = [p.name for p in params if p.default is p.empty and p.name not in part.keywords
-               and p.name not in (passed, "self") and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    missing, name = _required_args(group, part)
     if not missing:
         return
-    name = f"{part.func.__module__}.{part.func.__qualname__}"
-    if getattr(torch.optim, part.func.__qualname__, None) is part.func:  # as torch.optim exports it
-        name = f"torch.optim.{part.func.__qualname__}"
-    if functions := [key for key in missing if key in FUNCTION_ARGS]:  # pass 62, row 17: before, "add it:
-        # +optim.scheduler.lr_lambda=<value>", and every value a command line gives was refused in turn
-        own = (f", or a config file of your own (--config-dir) whose {functions[0]} is built by a _target_"
-               if functions[0] == "lr_lambda" else "")  # schedulers need the module's optimiser: none
-        raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, "
-                          f"{FUNCTION_ARGS[functions[0]]}, which a command line cannot give. Fix: a "
-                          f"scheduler of numbers (e.g. {group}._target_=torch.optim.lr_scheduler.LinearLR, "
-                          f"or optim=sgd_step){own}")
+    _check_function_args(group, part)
     unit = "step" if interval == "step" else "epoch"
     values = {key: _COUNTS[key].format(unit=unit) if key in _COUNTS else _EXAMPLES.get(key, "<value>")
               for key in missing}
     needs = " and ".join(missing)
     added = " ".join(f"+{group}.{key}={value}" for key, value in values.items())
-    takes = _arguments(part.func, exclude={passed})
+    takes = _arguments(part.func, exclude={"params", "optimizer"})
     raise ConfigError(f"{group}._target_={name} needs {needs}, which {group} does not give. Fix: add "
                       f"{'them' if len(missing) > 1 else 'it'}: {added} ({part.func.__qualname__} takes "
                       f"{', '.join(takes)})")
