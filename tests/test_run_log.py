@@ -576,6 +576,27 @@ def test_the_finished_line_names_a_logger_folder_under_another_name(tmp_path, ca
                                                   f"checkpoints/, version_0/ and train.log")
 
 
+def test_the_finished_line_says_a_train_log_that_could_not_be_written_is_cut_short(tmp_path, caplog):
+    # pass 83, row 61: train.log a link to /dev/full on a resume; before, the line named it as the others,
+    # though it held none of this run's lines after the first write failed
+    import logging
+
+    from highwaylab.utils.console import RunLogFileHandler
+
+    handler = RunLogFileHandler(str(tmp_path / "full.log"), delay=True)
+    handler.baseFilename = str(tmp_path / "train.log")  # the run's log, whose writes failed
+    handler.failed = True
+    logging.getLogger().addHandler(handler)
+    try:
+        line = finished_line_of(tmp_path, caplog)
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert line == (f"Finished: {tmp_path} holds the run's metrics.json and train.log (cut short where it "
+                    f"could not be written)")
+    assert finished_line_of(tmp_path, caplog) == (  # the handler gone: a log written whole
+        f"Finished: {tmp_path} holds the run's metrics.json and train.log")
+
+
 def test_a_further_ranks_info_lines_stay_in_its_own_log(monkeypatch):
     # pass 55, row 78: before, rank 1's "Testing checkpoint ..." and partial-set lines came twice on the
     # console under DDP; its own train_ddp_process_1.log keeps them (the file handler has no such filter)

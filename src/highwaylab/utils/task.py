@@ -151,7 +151,13 @@ def finished_line(output_dir: str | None) -> None:
     # Lightning's own checkpoint, without a ModelCheckpoint of the config (callbacks=none): in the logger's
     # folder, <name>/<version>/checkpoints/ (pass 57, row 87: before, left out of this line)
     held += sorted({f"{ckpt.parent.relative_to(folder)}/" for d in others for ckpt in d.rglob("*.ckpt")})
-    held += [log_file] if (folder / log_file).exists() else []
+    if (folder / log_file).exists():  # a log that could not be written holds none of this run's end
+        # (pass 83, row 61: before, named as the others, though it stopped where its writes failed)
+        from highwaylab.utils.console import RunLogFileHandler
+
+        failed = any(isinstance(h, RunLogFileHandler) and h.failed and Path(h.baseFilename) == (
+            folder / log_file).absolute() for h in logging.getLogger().handlers)
+        held += [f"{log_file} (cut short where it could not be written)" if failed else log_file]
     if (sync := sync_line(folder)) is not None:
         log.info(sync)
     log.info(f"Finished: {output_dir} holds the run's {', '.join(held[:-1])} and {held[-1]}"
