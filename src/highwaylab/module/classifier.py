@@ -603,7 +603,8 @@ def _check_function_args(group: str, part: functools.partial) -> None:
 def _check_required_args(group: str, part: functools.partial, interval: str) -> None:
     """Each argument that the target of ``part`` requires (no default; StepLR's ``step_size``) must
     be among its keywords, but the one the module passes itself (``params``, ``optimizer``): torch's
-    TypeError came only when the fit set up the optimiser, after the loggers had started.
+    TypeError came only when the fit set up the optimiser, after the loggers had started. The
+    arguments no override can give are refused before, by :func:`_check_function_args`.
 
     Raises:
         ConfigError: naming ``<group>._target_``, the arguments missing and the ``+`` overrides
@@ -612,7 +613,6 @@ def _check_required_args(group: str, part: functools.partial, interval: str) -> 
     missing, name = _required_args(group, part)
     if not missing:
         return
-    _check_function_args(group, part)
     unit = "step" if interval == "step" else "epoch"
     values = {key: _COUNTS[key].format(unit=unit) if key in _COUNTS else _EXAMPLES.get(key, "<value>")
               for key in missing}

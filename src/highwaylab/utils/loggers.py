@@ -332,9 +332,8 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
                 # row 49: before, "is empty", and the fix given beside the ~ was refused in turn
                 raise ConfigError(f"{removed} removes the W&B project, so the W&B run would go to "
                                   f"Lightning's fallback project, lightning_logs, away from the other runs. "
-                                  f"Fix: leave "
-                                  f"{removed} out (the project is then highwaylab), or give {key}=<a name> "
-                                  f"in its place, or set WANDB_PROJECT")
+                                  f"Fix: leave {removed} out (the project is then highwaylab), or give "
+                                  f"{key}=<a name> in its place, or set WANDB_PROJECT")
             if field == "project" and value in (None, ""):  # before: Lightning's fallback, lightning_logs
                 raise ConfigError(f"{key} is empty, so the W&B run would go to Lightning's fallback project, "
                                   f"lightning_logs, away from the other runs. Fix: {key}=highwaylab (the "
