@@ -1007,6 +1007,30 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 84, rows 53, 59-64 (major): before, logging's chained tracebacks, and a folder left behind
+    "hydra.job_logging.handlers.console.stream=ext://sys.nope":
+        "hydra.job_logging: Python's logging cannot be configured with it (Unable to configure handler "
+        "'console': Cannot resolve 'sys.nope'",
+    "hydra.job_logging.handlers.console.formatter=nope":
+        "hydra.job_logging: Python's logging cannot be configured with it (Unable to configure handler "
+        "'console': Unable to set formatter 'nope'). Fix: correct or leave out "
+        "hydra.job_logging.handlers.console.formatter=nope",
+    "hydra.job_logging.root.handlers=[console,nope]":
+        "hydra.job_logging: Python's logging cannot be configured with it (Unable to configure root logger: "
+        "Unable to add handler 'nope'). Fix: correct or leave out "
+        "hydra.job_logging.root.handlers=[console,nope]",
+    "+hydra.job_logging.handlers.file.encoding=nope-enc":
+        "hydra.job_logging: Python's logging cannot be configured with it (Unable to configure handler "
+        "'file': unknown encoding: nope-enc). Fix: correct or leave out "
+        "+hydra.job_logging.handlers.file.encoding=nope-enc",
+    "hydra.job_logging.version=2":
+        "hydra.job_logging: Python's logging cannot be configured with it (Unsupported version: 2). Fix: "
+        "correct or leave out hydra.job_logging.version=2",
+    # pass 84, rows 56, 58: before, the Finished line and train.log's Ctrl-C line were lost, unsaid
+    "hydra.job_logging.disable_existing_loggers=true":
+        "hydra.job_logging.disable_existing_loggers=true would silence the loggers that highwaylab made "
+        "before Hydra configures logging, and with them lines of the run's log (its Finished: line, a "
+        "Ctrl-C's resume= command in train.log). Fix: leave it out (false, Hydra's default)",
     # pass 83, row 09: before, "add it: +trainer.strategy=fsdp", then Lightning's "set accelerator='cuda'"
     "trainer.strategy=fsdp":
         "trainer.strategy=fsdp: trainer=default does not set trainer.strategy, and fsdp runs on GPUs only, "

@@ -356,6 +356,60 @@ def _check_logging(cfg: DictConfig, overrides: list[str]) -> None:
                 else []:
             if (problem := _format_problem(f"hydra.{part}.formatters.{name}", entry, overrides)) is not None:
                 raise OverrideError(problem)
+        given = [o for o in overrides if _key(o).startswith((f"hydra.{part}", f"hydra/{part}"))]
+        if part == "job_logging" and raw.get("disable_existing_loggers") is True and any(  # pass 84, rows
+                _key(o) == "hydra.job_logging.disable_existing_loggers" for o in given):  # 56, 58 (the
+            # disabled preset's is true: it logs nothing, and says so)
+            raise OverrideError(  # before: the Finished line and train.log's interrupt line were lost, unsaid
+                "hydra.job_logging.disable_existing_loggers=true would silence the loggers that highwaylab "
+                "made before Hydra configures logging, and with them lines of the run's log (its Finished: "
+                "line, a Ctrl-C's resume= command in train.log). Fix: leave it out (false, Hydra's default)")
+        if given and (problem := _logging_trial(node)) is not None:  # pass 84, rows 53, 59-64: before,
+            # logging's tracebacks, after the run's folder was made
+            raise OverrideError(f"hydra.{part}: Python's logging cannot be configured with it ({problem}). "
+                                f"Fix: correct or leave out {' '.join(given)}")
+
+
+# configures logging from a JSON dictConfig on stdin, in a process of its own; prints why it cannot
+_LOGGING_TRIAL = """
+import json, logging.config, sys
+try:
+    logging.config.dictConfig(json.loads(sys.stdin.read()))
+except Exception as err:
+    cause = err.__cause__ or err.__context__
+    print(f"{err}: {cause}" if cause is not None and str(cause) not in str(err) else str(err))
+    sys.exit(1)
+"""
+
+
+def _logging_trial(node: DictConfig) -> str | None:
+    """Why ``logging.config.dictConfig`` refuses the logging config ``node`` (Hydra's ``job_logging``
+    or ``hydra_logging``), tried in a child process (so that this one's logging stays as it is), with
+    each file handler's file in a temporary folder; ``None`` when it takes it, or it cannot be tried
+    (an interpolation that resolves only in the job)."""
+    import json
+    import subprocess
+    import tempfile
+
+    try:
+        config = OmegaConf.to_container(node, resolve=True)
+    except Exception:  # noqa: BLE001 -- ${hydra.runtime.output_dir}: resolved by Hydra in the job
+        config = OmegaConf.to_container(node, resolve=False)
+    with tempfile.TemporaryDirectory() as folder:
+        for name, handler in (config.get("handlers") or {}).items() if isinstance(config.get("handlers"),
+                                                                                   dict) else []:
+            if isinstance(handler, dict) and "filename" in handler:
+                handler["filename"] = str(Path(folder) / f"{name}.log")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        try:
+            proc = subprocess.run([sys.executable, "-c", _LOGGING_TRIAL], input=json.dumps(config),
+                                  capture_output=True, text=True, timeout=60, env=env, cwd=folder)
+        except (OSError, subprocess.SubprocessError, TypeError, ValueError):
+            return None
+    if proc.returncode == 0:
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return " ".join(lines[-1].split()) if lines else None
 
 
 def _format_problem(key: str, entry: Any, overrides: list[str]) -> str | None:
