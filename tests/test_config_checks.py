@@ -1007,6 +1007,14 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 84, rows 17, 106 (major): before, Hydra's KeyError or InterpolationResolutionError traceback
+    "hydra.job.env_copy=[NOPE_VAR_17]":
+        "hydra.job.env_copy=[NOPE_VAR_17]: NOPE_VAR_17 is not set in this shell, and Hydra copies each "
+        "variable of hydra.job.env_copy into the job's environment. Fix: export NOPE_VAR_17=<value> first, "
+        "or leave it out of hydra.job.env_copy",
+    "+hydra.job.env_set.MYV=${oc.env:NOPE_106}":
+        "hydra.job.env_set.MYV=${oc.env:NOPE_106}: its value does not resolve (NOPE_106 is not set). Fix: "
+        "export NOPE_106=<value> first, or give a default: ${oc.env:NOPE_106,<value>}",
     # pass 84, rows 53, 59-64 (major): before, logging's chained tracebacks, and a folder left behind
     "hydra.job_logging.handlers.console.stream=ext://sys.nope":
         "hydra.job_logging: Python's logging cannot be configured with it (Unable to configure handler "

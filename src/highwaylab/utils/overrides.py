@@ -286,6 +286,7 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                                 f"W&B run (and wandb sync would merge them). Fix: leave logger.wandb.id out "
                                 f"(each job gets a run of its own, in the sweep's group), or sweep it: "
                                 f"logger.wandb.id=<id1>,<id2>")
+    _check_job_environment(cfg)
     with job_environment(cfg):  # hydra.job.env_set=WANDB_RUN_ID: every job has it
         run_id = os.environ.get("WANDB_RUN_ID")
     if multirun and run_id:
@@ -677,6 +678,29 @@ def _env_read(raw: Any, keys: list[str]) -> list[str]:
         todo += re.findall(r"\$\{\s*([A-Za-z_][\w.]*)\s*\}", value)
         todo += [f"hydra.{k}" for k in re.findall(r"\$\{\s*hydra:\s*([\w.]+)\s*\}", value)]
     return names
+
+
+def _check_job_environment(cfg: Any) -> None:
+    """Raises OverrideError for a value of ``hydra.job.env_set`` whose ``${oc.env:...}`` does not
+    resolve: Hydra fails on it in the job, with a traceback, after the run's folder is made (pass 84,
+    row 106). (A variable of ``hydra.job.env_copy`` that is not set fails the composition itself:
+    :func:`_explain` names it.)"""
+    from omegaconf.errors import InterpolationResolutionError
+
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set", default=None)
+    for name in env_set or {}:
+        try:
+            env_set[name]
+        except InterpolationResolutionError as err:
+            reason = " ".join(str(err).splitlines()[0].split())
+            if "Environment variable" not in reason:
+                continue  # ${hydra:runtime.output_dir}: the job's own, resolved there
+            missing = re.search(r"Environment variable '([^']+)'", reason)
+            raw = OmegaConf.to_container(env_set, resolve=False).get(name)
+            variable = missing[1] if missing else "<NAME>"
+            raise OverrideError(f"hydra.job.env_set.{name}={raw}: its value does not resolve ({variable} is "
+                                f"not set). Fix: export {variable}=<value> first, or give a default: "
+                                f"${{oc.env:{variable},<value>}}") from None
 
 
 @contextlib.contextmanager
@@ -1704,6 +1728,12 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
 
     if (conflict := _search_conflict(overrides, single, config_dir, config_name)) is not None:
         return conflict
+    copy = next((o for o in overrides if _key(o) == "hydra.job.env_copy"), None)
+    if isinstance(err, KeyError) and copy is not None and err.args and err.args[0] not in os.environ:
+        # pass 84, row 17: Hydra copies hydra.job.env_copy's variables as it composes; before, its KeyError
+        return (f"{copy}: {err.args[0]} is not set in this shell, and Hydra copies each variable of "
+                f"hydra.job.env_copy into the job's environment. Fix: export {err.args[0]}=<value> first, or "
+                f"leave it out of hydra.job.env_copy")
     if (present := _added_but_present(single, config_dir, config_name)) is not None:
         return present
     if (second := _second_choice(err, single, config_dir)) is not None:
