@@ -84,6 +84,14 @@ for _signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: not
 from highwaylab.utils.console import guard_standard_streams  # noqa: E402
 
 guard_standard_streams()  # a closed, broken or full stdout: one line, the log goes on in train.log
+try:
+    os.getcwd()  # Hydra records it for every run (pass 84, row 21: before, its FileNotFoundError traceback)
+except FileNotFoundError:
+    sys.stderr.write(f"highwaylab: the current folder no longer exists (removed after this shell entered "
+                     f"it), and Hydra records it for each run. Fix: cd to a folder that exists, e.g. cd "
+                     f"{os.path.dirname(__file__) if os.path.isabs(__file__) else '<the checkout>'}, then "
+                     f"run the command again\n")
+    sys.exit(1)
 
 import logging  # noqa: E402 -- after the start-up SIGINT handler, which the imports below may meet
 from pathlib import Path  # noqa: E402

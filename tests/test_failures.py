@@ -672,6 +672,20 @@ def test_a_gpu_only_strategy_added_on_a_machine_without_a_gpu_names_the_fixes_th
     assert not (tmp_path / "run").exists()
 
 
+def test_a_current_folder_removed_under_the_shell_is_one_line(tmp_path):
+    # pass 84, row 21: before, Hydra's traceback, FileNotFoundError from os.getcwd()
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec "
+              f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'train.py'))} depth=3")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
+                          env=subprocess_env())
+    assert (proc.returncode, proc.stdout) == (1, ""), proc.stderr[-2000:]
+    assert proc.stderr == (f"highwaylab: the current folder no longer exists (removed after this shell "
+                           f"entered it), and Hydra records it for each run. Fix: cd to a folder that "
+                           f"exists, e.g. cd {ROOT}, then run the command again\n")
+
+
 @pytest.mark.slow
 def test_a_run_refused_at_its_w_and_b_start_leaves_no_folder(tmp_path, data_dir):
     # pass 23, row 10: before, the refusal kept the folder (.hydra/, config_resolved.yaml, train.log), and
