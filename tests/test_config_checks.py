@@ -1007,6 +1007,16 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 84, row 07 (major): before, "quote it", and the quoted value was refused as no number
+    "optim.optimizer.lr=tag(x,0.1)":
+        "optim.optimizer.lr=tag(x,0.1): tag() labels the values of a sweep (tag(<label>, choice(...)), "
+        "tag(<label>, range(...))) for a multirun, and Hydra cannot evaluate it with these arguments. Fix: "
+        "one value for a single run, e.g. optim.optimizer.lr=0.1, or a sweep with -m",
+    # pass 84, row 75 (major): before, the jobs ran into <sweep>/0/x, and the report said "started no job"
+    "-m seed=0,1 hydra.sweep.subdir=${hydra.job.num}/x":
+        "hydra.sweep.subdir=${hydra.job.num}/x: a job's folder must be one folder directly in the sweep's "
+        "folder (hydra.sweep.dir), where the report and resume= find it, not a path of folders. Fix: one "
+        "name, e.g. 'hydra.sweep.subdir=${hydra.job.num}_x', or leave it out (<n>_<run_name>)",
     # pass 84, rows 17, 106 (major): before, Hydra's KeyError or InterpolationResolutionError traceback
     "hydra.job.env_copy=[NOPE_VAR_17]":
         "hydra.job.env_copy=[NOPE_VAR_17]: NOPE_VAR_17 is not set in this shell, and Hydra copies each "

@@ -2308,6 +2308,13 @@ def _shared_folder(key: str, given: str) -> str | None:
     if key == "hydra.sweep.subdir" and ".." in value:
         return (f"{given}: a job's folder must stay inside the sweep's folder (hydra.sweep.dir), where the "
                 f"report and resume= find it. Fix: leave hydra.sweep.subdir out (<n>_<run_name>)")
+    if key == "hydra.sweep.subdir" and "/" in re.sub(r"\$\{[^}]*\}", "", value):  # pass 84, row 75: before,
+        # the jobs ran into <sweep>/0/x, where the report found none ("started no job") and sent the user
+        # to run the sweep again, which was refused in turn
+        flat = value.replace("/", "_").strip("_")
+        return (f"{given}: a job's folder must be one folder directly in the sweep's folder "
+                f"(hydra.sweep.dir), where the report and resume= find it, not a path of folders. Fix: one "
+                f"name, e.g. 'hydra.sweep.subdir={flat}', or leave it out (<n>_<run_name>)")
     if key == "hydra.sweep.subdir" and "job.num" not in value:
         return (f"{given}: every job of the multirun would write into that one folder, over the others' "
                 f"checkpoints and metrics.json. Fix: keep the job's number in it, e.g. "
@@ -2854,6 +2861,14 @@ def _unreadable(override: str) -> str:
                  if call[2].strip() else "")
         return (f"{override}: an activation is given by its name, not called{fixed}. Fix: {key}={named} "
                 f"(its options: {', '.join(name.lower() for name in ACTIVATIONS)})")
+    if call and call[1] in functions:  # pass 84, row 07: tag(x,0.1): before, "quote it", and the quoted
+        # 'tag(x,0.1)' was then refused as no number
+        last = call[2].rsplit(",", 1)[-1].strip() or "<value>"
+        what = ("labels the values of a sweep (tag(<label>, choice(...)), tag(<label>, range(...))) for a "
+                "multirun" if call[1] == "tag" else "is a function of Hydra's sweeps")
+        return (f"{override}: {call[1]}() {what}, and Hydra cannot evaluate it with these arguments. Fix: "
+                f"one value for a single run, e.g. {key}={last}, or a sweep with -m as Hydra's override "
+                f"grammar writes it (e.g. -m '{key}=choice({last})')")
     entries = [e.strip() for e in inner[1:-1].split(",")] if inner.startswith("[") and inner.endswith("]") \
         else []
     if entries and all(e and not set(e) & set("'\"[]{}") for e in entries):
