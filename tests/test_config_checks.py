@@ -1007,6 +1007,19 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 84, row 98: before, "seed=None must be an integer", the cause unsaid
+    "seed=${hydra:job.num}":
+        "seed=${hydra:job.num} is null outside a multirun: Hydra numbers jobs (hydra.job.num) only under -m. "
+        "Fix: give a number for one run, e.g. seed=0, or run it with -m",
+    # pass 84, row 67: before, the fix lacked the '+' the key needs, and was refused as typed
+    "logger=csv logger.csv.flush_logs_every_n_steps=1.5":
+        "logger.csv.flush_logs_every_n_steps=1.5: logger.csv has no key 'flush_logs_every_n_steps'. Fix: "
+        "correct the key (python train.py --cfg job lists them); if it is an argument of "
+        "lightning.pytorch.loggers.CSVLogger that the preset does not set, add it: "
+        "+logger.csv.flush_logs_every_n_steps=...; but with it the run is refused in turn: "
+        "logger.csv.flush_logs_every_n_steps=1.5: must be a positive whole number of steps (how often the "
+        "logger writes its file; Lightning divides by it). Fix: +logger.csv.flush_logs_every_n_steps=100 "
+        "(Lightning's default), or leave it out",
     # pass 84, row 07 (major): before, "quote it", and the quoted value was refused as no number
     "optim.optimizer.lr=tag(x,0.1)":
         "optim.optimizer.lr=tag(x,0.1): tag() labels the values of a sweep (tag(<label>, choice(...)), "
@@ -1281,8 +1294,10 @@ COMMAND_LINES = {
     "-m +model.width=20,30": "+model.width=20,30: model.width follows the top-level width",
     # pass 29, row 70: before, a traceback ("_pickle.UnpicklingError: could not find MARK")
     "--experimental-rerun /tmp/r/.hydra/config.yaml":
-        "--experimental-rerun /tmp/r/.hydra/config.yaml: Hydra's rerun reads a config.pickle, which "
-        "highwaylab's runs do not write. Fix: to continue or extend a run, python train.py resume=/tmp/r; to "
+        # pass 84, row 77: before, "which highwaylab's runs do not write", though one with a callback did
+        "--experimental-rerun /tmp/r/.hydra/config.yaml: Hydra's experimental rerun (of the config.pickle "
+        "that its PickleJobInfoCallback writes) is not supported by highwaylab, whose runs go on through "
+        "resume=. Fix: to continue or extend a run, python train.py resume=/tmp/r; to "
         "run it again from the start, give its overrides (listed in /tmp/r/.hydra/overrides.yaml) to python "
         "train.py",
     # pass 30, row 59: before, "Fix: quote it, e.g. \"tags='[a,b'\"", which ran with the one W&B tag '[a,b'
@@ -2217,6 +2232,9 @@ def test_a_folder_variable_ending_in_a_space_is_pointed_at(name, tmp_path, monke
         validate(cfg)
     except HighwaylabError as err:  # the data check may then find no MNIST there, and says so
         assert "ends with a space" not in str(err)
+    monkeypatch.setenv(name, f"{tmp_path}\n")  # pass 84, row 83: before, "ends with a space"
+    with pytest.raises(ConfigError, match=r"\(from the environment\) ends with a newline, which is part"):
+        validate(cfg)
 
 
 def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):

@@ -481,12 +481,16 @@ def test_closing_the_terminal_of_a_training_run_saves_it_and_exits_129(tmp_path)
                                              "stacks run"),
     # pass 73, row 46 (major): before, "--scale 0.0 describes a stack of your own ... (e.g. --activation tanh
     # --scale 0.0)", refused in turn
-    (["--scale", "0", "--depth", "5"], "--scale must be a positive number, got 0.0; and --scale describes a "
-                                       "stack of your own, which needs --activation too (e.g. --activation "
-                                       "tanh --scale 2.0)"),
+    (["--scale", "0", "--depth", "5"], "--scale must be a positive finite number, got 0.0; and --scale "
+                                       "describes a stack of your own, which needs --activation too (e.g. "
+                                       "--activation tanh --scale 2.0)"),
+    # pass 84, rows 25, 115: inf is positive, not finite; an activation by its module path
+    (["--scale", "inf", "--activation", "tanh"], "--scale must be a positive finite number, got inf"),
+    (["--activation", "torch.nn.Tanh"], "--activation 'torch.nn.Tanh': give the activation by its name, e.g. "
+                                        "--activation tanh"),
     # pass 79, row 60: before, "--scale must be a positive number, got nan", then a second refusal for
     # --activation; with it given, the one problem alone
-    (["--scale", "nan", "--activation", "tanh"], "--scale must be a positive number, got nan"),
+    (["--scale", "nan", "--activation", "tanh"], "--scale must be a positive finite number, got nan"),
     # ninth pass: before, a RuntimeError traceback ("can't allocate memory")
     (["--activation", "tanh", "--depth", "5", "--width", "100000000"],
      "--depth 5 --width 100000000 --batch 32 needs about 4e+08 GB (float64 weights and activations)"),

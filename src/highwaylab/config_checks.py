@@ -421,6 +421,11 @@ def check_config(cfg: DictConfig) -> None:
             raise ConfigError(f"the {group} group is missing (removed by ~{group}?): a run needs one; "
                               f"choose one of those python train.py --help lists, or leave ~{group} out")
     check_run(cfg)  # run_name stays inside outputs/
+    raw_seed = OmegaConf.to_container(cfg, resolve=False).get("seed") if OmegaConf.is_dict(cfg) else None
+    if cfg.get("seed") is None and isinstance(raw_seed, str) and "hydra:job.num" in raw_seed.replace(" ", ""):
+        # pass 84, row 98: before, "seed=None must be an integer", the cause unsaid
+        raise ConfigError(f"seed={raw_seed} is null outside a multirun: Hydra numbers jobs (hydra.job.num) "
+                          f"only under -m. Fix: give a number for one run, e.g. seed=0, or run it with -m")
     check_seed(cfg.get("seed"))
     check_paths_and_optim(cfg)
     check_schedule(cfg)
@@ -787,7 +792,8 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
     for name in ("HIGHWAYLAB_ROOT", "HIGHWAYLAB_DATA_DIR"):  # pass 32, row 41: "Data file missing:
         value = os.environ.get(name, "")  # /work/shared/data /MNIST/raw/...", the space not pointed at
         if value.strip() and value != value.rstrip() and not os.path.exists(value):
-            raise ConfigError(f"{name}={value!r} (from the environment) ends with a space, which is part "
+            end = {"\n": "a newline", "\t": "a tab", "\r": "a carriage return"}.get(value[-1], "a space")
+            raise ConfigError(f"{name}={value!r} (from the environment) ends with {end}, which is part "
                               f"of the folder's name, and no such folder exists. Fix: set "
                               f"{name}={value.rstrip()}")
     log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)

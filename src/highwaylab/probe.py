@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         # with the need of --activation, where it is missing too (pass 79, row 60: before, a second refusal)
         also = ("; and --scale describes a stack of your own, which needs --activation too (e.g. "
                 "--activation tanh --scale 2.0)" if not args.activation else "")
-        parser.error(f"--scale must be a positive number, got {args.scale}{also}")
+        parser.error(f"--scale must be a positive finite number, got {args.scale}{also}")
     own = [f"--{name} {getattr(args, name)}" for name in ("form", "scale") if getattr(args, name) is not None]
     if own and not args.activation:  # they describe one stack of the user's; else the published five
         verb = "describes" if len(own) == 1 else "describe"
@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> None:
     args.form = args.form or "plain"
     args.scale = 1.0 if args.scale is None else args.scale
     if not math.isfinite(args.scale) or args.scale <= 0:
-        parser.error(f"--scale must be a positive number, got {args.scale}")
+        parser.error(f"--scale must be a positive finite number, got {args.scale}")
+    named = (args.activation or "").rsplit(".", 1)[-1].lower().replace("_", "")
+    if args.activation and "." in args.activation and named in ACTIVATIONS:  # pass 84, row 115: torch.nn.Tanh
+        parser.error(f"--activation {args.activation!r}: give the activation by its name, e.g. --activation "
+                     f"{named}")
     if args.activation and args.activation.lower().replace("_", "") not in ACTIVATIONS:
         parser.error(f"--activation {args.activation!r} is not an element-wise torch.nn activation; "
                      f"choose one of: {', '.join(sorted(ACTIVATIONS))}")

@@ -590,14 +590,20 @@ def _check_function_args(group: str, part: functools.partial) -> None:
     Raises:
         ConfigError: naming ``<group>._target_``, the argument and the fix.
     """
+    from highwaylab.config_checks import removal
+
     missing, name = _required_args(group, part)
     if functions := [key for key in missing if key in FUNCTION_ARGS]:
         own = (f", or a config file of your own (--config-dir) whose {functions[0]} is built by a _target_"
                if functions[0] == "lr_lambda" else "")  # schedulers need the module's optimiser: none
+        # the example's LinearLR takes none of the preset's other arguments (optim=sgd's gamma): removed
+        # with it (pass 84, row 45: before, the example alone was refused in turn, for gamma)
+        linear = set(_arguments(torch.optim.lr_scheduler.LinearLR, exclude=set()))
+        extra = "".join(f" '{removal(f'{group}.{k}')}'" for k in part.keywords if k not in linear)
         raise ConfigError(f"{group}._target_={name} needs {' and '.join(functions)}, "
                           f"{FUNCTION_ARGS[functions[0]]}, which a command line cannot give. Fix: a "
-                          f"scheduler of numbers (e.g. {group}._target_=torch.optim.lr_scheduler.LinearLR, "
-                          f"or optim=sgd_step){own}")
+                          f"scheduler of numbers (e.g. {group}._target_=torch.optim.lr_scheduler.LinearLR"
+                          f"{extra}, or optim=sgd_step){own}")
 
 
 def _check_required_args(group: str, part: functools.partial, interval: str) -> None:

@@ -534,7 +534,17 @@ def check_logger_steps(logger_cfg: Mapping | None) -> None:
                 continue
             raise ConfigError(f"logger.{name}.{key}={value!r}: must be a positive whole number of steps (how "
                               f"often the logger writes its file; Lightning divides by it). Fix: "
-                              f"logger.{name}.{key}={example} (Lightning's default), or leave it out")
+                              f"{_with_plus(f'logger.{name}.{key}')}={example} (Lightning's default), or "
+                              f"leave it out")
+
+
+def _with_plus(key: str) -> str:
+    """``key`` with the ``+`` this run's command line gave it: a key the preset does not set, which an
+    example without the ``+`` would be refused for (pass 84, row 67)."""
+    from highwaylab.config_checks import given_override
+
+    given = given_override(key) or ""
+    return f"+{key}" if given.startswith("+") else key
 
 
 FOLDER_LOGGERS = {"TensorBoardLogger": "TensorBoard", "CSVLogger": "CSV"}  # <save_dir>/<name>/<version>/

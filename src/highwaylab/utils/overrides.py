@@ -1071,8 +1071,9 @@ def _no_rerun(args: Any) -> None:
     run = Path(given).expanduser().parent.parent if Path(given).parent.name == ".hydra" else None
     run_text = shlex.quote(str(run)) if run is not None else "<run folder>"
     resume = override_arg("resume", run) if run is not None else "resume=<run folder>"
-    raise OverrideError(f"--experimental-rerun {given}: Hydra's rerun reads a config.pickle, which "
-                        f"highwaylab's runs do not write. Fix: to continue or extend a run, python train.py "
+    raise OverrideError(f"--experimental-rerun {given}: Hydra's experimental rerun (of the config.pickle "
+                        f"that its PickleJobInfoCallback writes) is not supported by highwaylab, whose runs "
+                        f"go on through resume=. Fix: to continue or extend a run, python train.py "
                         f"{resume}; to run it again from the start, give its overrides (listed in "
                         f"{run_text}/.hydra/overrides.yaml) to python train.py")
 
