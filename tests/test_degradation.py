@@ -195,6 +195,15 @@ def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_
         "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR, or optim=sgd_step), or a config file "
         "of your own (--config-dir) whose lr_lambda is built by a _target_")
     build(compose_cfg(BARE + ["optim=sgd_step"], tmp_path / "fixed"))  # a fix it offers
+    # pass 84, row 45: the example fix removes the preset's gamma, which LinearLR does not take; before, the
+    # example alone was refused in turn
+    message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.ChainedScheduler"],
+                              tmp_path / "chained"))
+    assert message.endswith("Fix: a scheduler of numbers (e.g. "
+                            "optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR "
+                            "'~optim.scheduler.gamma', or optim=sgd_step)"), message
+    build(compose_cfg(BARE + ["optim.scheduler._target_=torch.optim.lr_scheduler.LinearLR",
+                              "~optim.scheduler.gamma"], tmp_path / "linear"))  # that fix works
     # pass 83, row 79: the preset's gamma kept, which MultiplicativeLR does not take; before, "remove it
     # (~optim.scheduler.gamma)" first, then this refusal
     message = str(build_error(["optim.scheduler._target_=torch.optim.lr_scheduler.MultiplicativeLR"],
