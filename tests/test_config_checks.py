@@ -621,10 +621,11 @@ BAD = {
                                "trainer=cpu",
     "trainer.accelerator=mps": "trainer.accelerator=mps is Apple's GPU (macOS); this machine runs linux",
     "trainer.accelerator=gpux": "trainer.accelerator='gpux' is not one of auto, cpu, gpu, cuda, mps, tpu",
-    # breaking pass 15, row 50: before, Lightning's ZeroDivisionError traceback at the first logged value
+    # breaking pass 15, row 50: before, Lightning's ZeroDivisionError traceback at the first logged value;
+    # pass 84, row 67: the fix keeps the '+' the command line gave the key (without it, refused as typed)
     "logger=csv +logger.csv.flush_logs_every_n_steps=0":
         "logger.csv.flush_logs_every_n_steps=0: must be a positive whole number of steps (how often the "
-        "logger writes its file; Lightning divides by it). Fix: logger.csv.flush_logs_every_n_steps=100 "
+        "logger writes its file; Lightning divides by it). Fix: +logger.csv.flush_logs_every_n_steps=100 "
         "(Lightning's default), or leave it out",
     "logger=[wandb,csv] +logger.csv.flush_logs_every_n_steps=2.5":
         "logger.csv.flush_logs_every_n_steps=2.5: must be a positive whole number of steps",
