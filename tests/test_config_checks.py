@@ -219,6 +219,11 @@ BAD = {
         "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
         "it (leave +logger.wandb.log_graph=true out), or correct its name",  # pass 74, row 56: before,
     # "~logger.wandb.log_graph", which Hydra refused: the files have no such key
+    # pass 85, row 62 (major): before, every metric three times in the W&B history, without its step
+    "logger=[wandb,tensorboard] +logger.wandb.sync_tensorboard=true":
+        "logger.wandb.sync_tensorboard=true makes W&B copy TensorBoard's event files into the W&B run, which "
+        "the run's metrics reach already: each would be logged again, without trainer/global_step. Fix: "
+        "leave +logger.wandb.sync_tensorboard=true out (logger=[wandb,tensorboard] writes both already)",
     # pass 83, row 49: before, "logger.wandb.project is empty", and its fix, given beside the ~, was refused
     "~logger.wandb.project":
         "~logger.wandb.project removes the W&B project, so the W&B run would go to Lightning's fallback "

@@ -414,6 +414,31 @@ def test_a_wandb_setting_from_the_environment_that_w_and_b_ignores_is_one_warnin
         "logger.wandb.mode=disabled: no W&B run (logger.wandb left out)"]
 
 
+def test_wandbs_own_disabled_mode_in_its_settings_leaves_the_logger_out(tmp_path, caplog):
+    # pass 85, row 63 (major): before, W&B's dummy run, recorded in metrics.json as a run path and folder
+    # that do not exist
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    off = compose_cfg([o for o in TINY if o != "logger=none"]
+                      + ["logger=[wandb,csv]", "+logger.wandb.settings.mode=disabled"], tmp_path)
+    with caplog.at_level("INFO", logger="highwaylab.utils.loggers"):
+        assert list(without_disabled_wandb(off.logger)) == ["csv"]
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "logger.wandb.settings.mode=disabled: no W&B run (logger.wandb left out)"]
+
+
+def test_a_wandb_config_of_ones_own_reaches_wandb_init_as_a_plain_mapping(tmp_path):
+    # pass 85, row 57 (major): before, +logger.wandb.config={note:x} reached wandb.init as a DictConfig,
+    # which W&B took for a dataclass: "TypeError: first argument must be callable or None"
+    from hydra.utils import instantiate
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"]
+                      + ["logger=wandb", "+logger.wandb.config={note:x}"], tmp_path)
+    logger = instantiate(cfg.logger.wandb)
+    assert type(logger._wandb_init["config"]) is dict and logger._wandb_init["config"] == {"note": "x"}
+    assert type(logger._wandb_init["settings"]) is dict and type(logger._wandb_init["tags"]) is list
+
+
 def test_a_wandb_sweep_id_in_the_environment_is_refused(tmp_path, monkeypatch):
     # pass 27, row 22: before, WANDB_SWEEP_ID filed the run under the folder's name as its project
     # ("Ignoring project 'highwaylab'")

@@ -140,7 +140,7 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     import logging
 
     names = [name for name, node in group.items() if is_wandb(node)]
-    if mode == "disabled" or all(group[name].get("mode") == "disabled" for name in names):
+    if mode == "disabled" or all(_own_mode(group[name]) == "disabled" for name in names):
         return _without(group, names, mode)  # no W&B run: its environment variables change nothing
     if mode in ("online", "run", "shared") and any(group[name].get("offline") is True for name in names):
         logging.getLogger(__name__).warning(  # run, shared: W&B's online modes (pass 57, rows 9-10)
@@ -221,16 +221,25 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
     return _without(group, names, mode)
 
 
+def _own_mode(node: Mapping) -> str | None:
+    """The W&B mode a logger node sets itself: ``mode``, or ``settings.mode`` (pass 85, row 63: before,
+    ``+logger.wandb.settings.mode=disabled`` ran W&B's dummy run, recorded in metrics.json as a run that
+    does not exist)."""
+    settings = node.get("settings")
+    return node.get("mode") or (settings.get("mode") if isinstance(settings, Mapping) else None)
+
+
 def _without(group: DictConfig, names: list[str], mode: str | None) -> DictConfig:
     """``group`` less its W&B loggers that ``WANDB_MODE=disabled`` or their own ``mode: disabled``
     switch off, with one line saying so (pass 35, row 43: before, ``logger.wandb.mode=disabled`` ran
     W&B's dummy run, recorded in metrics.json as a run path and folder that do not exist)."""
     import logging
 
-    off = [name for name in names if mode == "disabled" or group[name].get("mode") == "disabled"]
+    off = [name for name in names if mode == "disabled" or _own_mode(group[name]) == "disabled"]
     if not off:
         return group
-    why = "WANDB_MODE=disabled" if mode == "disabled" else f"logger.{off[0]}.mode=disabled"
+    key = "mode" if group[off[0]].get("mode") == "disabled" else "settings.mode"
+    why = "WANDB_MODE=disabled" if mode == "disabled" else f"logger.{off[0]}.{key}=disabled"
     logging.getLogger(__name__).info(f"{why}: no W&B run (logger.{off[0]} left out)")
     return DictConfig({name: node for name, node in group.items() if name not in off})
 
@@ -402,6 +411,13 @@ def check_wandb_arguments(name: str, node: DictConfig) -> None:
         return  # another layout of Lightning's source: the logger's own error
     settings = node.get("settings") if isinstance(node.get("settings"), Mapping) else {}
     for where, within in ((f"logger.{name}", node), (f"logger.{name}.settings", settings)):
+        if within.get("sync_tensorboard"):  # pass 85, row 62: before, every metric three times in the W&B
+            # history, without trainer/global_step
+            raise ConfigError(f"{where}.sync_tensorboard=true makes W&B copy TensorBoard's event files into "
+                              f"the W&B run, which the run's metrics reach already: each would be logged "
+                              f"again, without trainer/global_step. Fix: "
+                              f"{removal(f'{where}.sync_tensorboard')} (logger=[wandb,tensorboard] writes "
+                              f"both already)")
         for key, what in RUN_HANDLING_ARGUMENTS.items():
             if within.get(key):  # pass 83, row 91: before, W&B's "fork_from, resume, or resume_from are
                 # mutually exclusive", with a fix that pointed at WANDB_*: the resume is Lightning's own
