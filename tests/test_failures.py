@@ -427,6 +427,25 @@ def test_wandbs_own_disabled_mode_in_its_settings_leaves_the_logger_out(tmp_path
         "logger.wandb.settings.mode=disabled: no W&B run (logger.wandb left out)"]
 
 
+def test_wandb_settings_that_wandb_inits_arguments_override_are_warned_about(tmp_path, caplog):
+    # pass 85, rows 60, 64, 66, 72: before, each was dropped without a word
+    from highwaylab.utils.loggers import without_disabled_wandb
+
+    cfg = compose_cfg([o for o in TINY if o != "logger=none"]
+                      + ["logger=wandb", "+logger.wandb.settings.project=other",
+                         "+logger.wandb.settings.run_tags=[mytag]",
+                         "+logger.wandb.config_exclude_keys=[seed]"], tmp_path)
+    with caplog.at_level("WARNING", logger="highwaylab.utils.loggers"):
+        without_disabled_wandb(cfg.logger)
+    assert [r.getMessage() for r in caplog.records if r.name == "highwaylab.utils.loggers"] == [
+        "logger.wandb.settings.project=other is ignored: wandb.init's own argument, logger.wandb.project, "
+        "takes its place; to file the run there, give logger.wandb.project=other",
+        "logger.wandb.settings.run_tags=[mytag] is ignored: wandb.init's own argument, logger.wandb.tags, "
+        "takes its place; to add these tags, give tags=[mytag]",
+        "logger.wandb.config_exclude_keys=[seed] is ignored: it filters wandb.init's config= only, and the "
+        "run's config, which Lightning logs to W&B after the start, keeps every key; leave it out"]
+
+
 def test_a_wandb_config_of_ones_own_reaches_wandb_init_as_a_plain_mapping(tmp_path):
     # pass 85, row 57 (major): before, +logger.wandb.config={note:x} reached wandb.init as a DictConfig,
     # which W&B took for a dataclass: "TypeError: first argument must be callable or None"

@@ -206,6 +206,21 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             logging.getLogger(__name__).warning(
                 f"logger.{name}.tags={_shown(raw)} replaces the run's own W&B tags (data:, model:, depth:, "
                 f"activation:, optim:, seed:), by which W&B filters a sweep's runs; {keep}")
+    for name in names:  # pass 85, rows 60, 64, 66, 72: before, these were dropped without a word
+        settings = group[name].get("settings")
+        for key, (argument, fix) in SETTINGS_TAKEN.items():
+            value = settings.get(key) if isinstance(settings, Mapping) else None
+            if value is not None and group[name].get(argument) is not None:
+                logging.getLogger(__name__).warning(
+                    f"logger.{name}.settings.{key}={_shown(value)} is ignored: wandb.init's own argument, "
+                    f"logger.{name}.{argument}, takes its place; "
+                    f"{fix.format(node=f'logger.{name}', value=_shown(value))}")
+        for key in ("config_exclude_keys", "config_include_keys"):
+            if group[name].get(key):
+                logging.getLogger(__name__).warning(
+                    f"logger.{name}.{key}={_shown(group[name].get(key))} is ignored: it filters wandb.init's "
+                    f"config= only, and the run's config, which Lightning logs to W&B after the start, keeps "
+                    f"every key; leave it out")
     for name in names:  # pass 35, row 44: before, +logger.wandb.dir was dropped without a word
         if group[name].get("dir") is not None and group[name].get("save_dir") is not None:
             logging.getLogger(__name__).warning(
@@ -219,6 +234,16 @@ def without_disabled_wandb(group: DictConfig | None) -> DictConfig | None:
             f"to W&B ({'offline' if group[names[0]].get('offline') else 'online'}); for no W&B run, set "
             f"WANDB_MODE=disabled (or logger=none)")
     return _without(group, names, mode)
+
+
+# W&B settings that an argument of wandb.init, which the logger always passes, overrides: the argument,
+# and how to set what the setting meant
+SETTINGS_TAKEN = {"project": ("project", "to file the run there, give {node}.project={value}"),
+                  "root_dir": ("save_dir", "to write the W&B run there, give {node}.save_dir={value}"),
+                  "run_tags": ("tags", "to add these tags, give tags={value}"),
+                  "run_name": ("name", "to name the run so, give run_name={value}"),
+                  "run_group": ("group", "to group the run so, give {node}.group={value}"),
+                  "run_job_type": ("job_type", "to set it, give {node}.job_type={value}")}
 
 
 def _own_mode(node: Mapping) -> str | None:
