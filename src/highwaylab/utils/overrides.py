@@ -1950,10 +1950,12 @@ def _refused_when_added(key: str, value: str, rest: list[str], config_dir: str |
             import torch
             from hydra.utils import instantiate
 
-            from highwaylab.module.classifier import build_from_config
+            from highwaylab.module.classifier import build_from_config, check_optim_args
 
-            build_from_config("optim.optimizer", instantiate(cfg.optim.optimizer),
-                              params=[torch.zeros(1, requires_grad=True)])
+            part = instantiate(cfg.optim.optimizer)
+            check_optim_args(part, None, "epoch")  # the module's checks first: betas=[0.9] (pass 85, row 27:
+            # before, torch's "tuple index out of range", the two numbers needed unsaid)
+            build_from_config("optim.optimizer", part, params=[torch.zeros(1, requires_grad=True)])
     except HighwaylabError as err:
         return str(err).rstrip(".").replace(f"e.g. {key}=", f"e.g. +{key}=")
     except Exception:  # noqa: BLE001 -- a check that needs more than the config: not told here
