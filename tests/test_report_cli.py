@@ -316,7 +316,7 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
-                                  "placeholder", "summary file",
+                                  "placeholder", "summary file", "an image's name",
                                   "empty group", "dash", "default unwritable", "a job's folder",
                                   "the sweep's folder", "inside a job's folder", "tilde", "own table"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
@@ -334,6 +334,11 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
     cannot = "cannot write the report there"
     args, message = {
         "a file": ([one_job, "--out", a_file], f"--out {a_file} is a file, not a folder: {writable}"),
+        # pass 85, row 59: before, a folder named report.png, "Report written to .../report.png"
+        "an image's name": ([one_job, "--out", tmp_path / "report.png"],
+                            f"--out {tmp_path / 'report.png'} names a file, but --out is the folder the "
+                            f"report writes its files into (depth.png, loss_curves.png, table.md, "
+                            f"table.csv). Fix: a folder, e.g. --out {tmp_path / 'report'}"),
         "below a file": ([one_job, "--out", a_file / "sub"],
                          f"--out {a_file / 'sub'}: {cannot} (Not a directory); {writable}"),
         "in /proc": ([one_job, "--out", "/proc/x"],

@@ -178,6 +178,12 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     given = f"--out {out}" if args.out is not None else f"{out} (the default --out, inside the sweep)"
     if out.exists() and not out.is_dir():
         fail(parser, f"{given} is a file, not a folder: {writable}")
+    if args.out is not None and not out.exists() and out.suffix.lower() in (".png", ".pdf", ".svg", ".jpg",
+                                                                            ".md", ".csv", ".html"):
+        # pass 85, row 59: before, a folder named report.png, "Report written to .../report.png"
+        fail(parser, f"{given} names a file, but --out is the folder the report writes its files into "
+                     f"(depth.png, loss_curves.png, table.md, table.csv). Fix: a folder, e.g. --out "
+                     f"{out.with_suffix('')}")
     run = run_folder_holding(out, allowed=args.sweep_dir)
     if run is not None:  # pass 32, row 43: before, a job's folder as --out lost its own W&B run to the
         folder, held = run  # report's; pass 35, row 26: and a folder inside a run was taken
