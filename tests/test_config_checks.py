@@ -219,13 +219,6 @@ BAD = {
         "logger.wandb.log_graph is not an argument of Lightning's WandbLogger nor of wandb.init. Fix: remove "
         "it (leave +logger.wandb.log_graph=true out), or correct its name",  # pass 74, row 56: before,
     # "~logger.wandb.log_graph", which Hydra refused: the files have no such key
-    # pass 85, row 27: before, torch's "tuple index out of range", the two numbers needed unsaid
-    "optim=adamw optim.optimizer.betas=[0.9]":
-        "optim.optimizer.betas=[0.9]: optim.optimizer has no key 'betas'. Fix: correct the key (python "
-        "train.py --cfg job lists them); if it is an argument of torch.optim.AdamW that the preset does not "
-        "set, add it: +optim.optimizer.betas=...; but with it the run is refused in turn: "
-        "optim.optimizer.betas=[0.9] must be 2 finite numbers, like AdamW's default [0.9,0.999]: e.g. "
-        "+optim.optimizer.betas=[0.9,0.999]",
     # pass 85, row 62 (major): before, every metric three times in the W&B history, without its step
     "logger=[wandb,tensorboard] +logger.wandb.sync_tensorboard=true":
         "logger.wandb.sync_tensorboard=true makes W&B copy TensorBoard's event files into the W&B run, which "
@@ -1020,6 +1013,13 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 85, row 27: before, torch's "tuple index out of range", the two numbers needed unsaid
+    "optim=adamw optim.optimizer.betas=[0.9]":
+        "optim.optimizer.betas=[0.9]: optim.optimizer has no key 'betas'. Fix: correct the key (python "
+        "train.py --cfg job lists them); if it is an argument of torch.optim.AdamW that the preset does not "
+        "set, add it: +optim.optimizer.betas=...; but with it the run is refused in turn: "
+        "optim.optimizer.betas=[0.9] must be 2 finite numbers, like AdamW's default [0.9,0.999]: e.g. "
+        "+optim.optimizer.betas=[0.9,0.999]",
     # pass 84, row 98: before, "seed=None must be an integer", the cause unsaid
     "seed=${hydra:job.num}":
         "seed=${hydra:job.num} is null outside a multirun: Hydra numbers jobs (hydra.job.num) only under -m. "
