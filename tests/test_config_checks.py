@@ -1013,6 +1013,17 @@ COMMAND_LINES = {
         "trainer.strategy=single_device: trainer=default does not set trainer.strategy (trainer=ddp, "
         "trainer=ddp_cpu do), so there is no key to change. Fix: to give this Trainer argument, add it: "
         "+trainer.strategy=single_device",
+    # pass 86, row 38: before, argparse's usage and "unrecognized arguments: --max_epochs=2 hydra.run.dir=..."
+    "--max_epochs=2":
+        "--max_epochs=2: Hydra takes overrides as key=value, without dashes, and a key by its whole path. "
+        "Fix: trainer.max_epochs=2",
+    # pass 86, row 44: before, the first, valid override of the group was quoted as the one at fault
+    "callbacks=none callbacks=Minimal":
+        "callbacks=Minimal: callbacks has no option 'Minimal'; did you mean callbacks=minimal?",
+    # pass 86, row 08: before, "is above the largest float ... read as inf", and a positive example
+    "model.gate_bias=-1e400":
+        "model.gate_bias=-1e400: -1e400 is below the most negative float (about -1.8e308), so it would be "
+        "read as -inf. Fix: a value within a float's range (e.g. model.gate_bias=-1e6)",
     # pass 85, row 27: before, torch's "tuple index out of range", the two numbers needed unsaid
     "optim=adamw optim.optimizer.betas=[0.9]":
         "optim.optimizer.betas=[0.9]: optim.optimizer has no key 'betas'. Fix: correct the key (python "

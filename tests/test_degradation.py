@@ -184,6 +184,14 @@ def test_a_negative_polynomial_power_is_refused_before_training(tmp_path, data_d
     assert parts.module.scheduler.keywords["power"] == 1.0
 
 
+def test_an_optimiser_that_climbs_the_loss_is_refused(tmp_path, data_dir):
+    # pass 86, row 49: before, maximize=true ran to below chance (val/acc 0.059) and exited 0
+    assert str(build_error(["+optim.optimizer.maximize=true"], tmp_path)) == (
+        "optim.optimizer.maximize=true makes the optimiser climb the loss, so the run would train away from "
+        "its labels (below chance). Fix: leave it out (false)")
+    build(compose_cfg(BARE + ["+optim.optimizer.maximize=false"], tmp_path / "fixed"))
+
+
 def test_a_scheduler_that_needs_a_function_is_refused_with_a_fix_a_command_line_can_give(tmp_path, data_dir):
     # breaking pass 62, row 17: before, "add it: +optim.scheduler.lr_lambda=<value>", refused in turn for
     # every value ("'float' object is not callable")

@@ -465,6 +465,10 @@ def check_optim_args(optimizer: Callable | None, scheduler: Callable | None, int
                               f"{base.__module__}.{base.__qualname__}). Fix: e.g. "
                               f"{group}._target_={example}, or choose an optim preset (optim=sgd, sgd_step "
                               f"or adamw)")
+        if group == "optim.optimizer" and part.keywords.get("maximize") is True:  # pass 86, row 49: before,
+            # the run climbed its loss to below chance, and exited 0
+            raise ConfigError("optim.optimizer.maximize=true makes the optimiser climb the loss, so the run "
+                              "would train away from its labels (below chance). Fix: leave it out (false)")
         _check_function_args(group, part)  # first: no other fix makes such a target usable (pass 83, row
         _check_argument_names(group, part)  # 79: before, "remove gamma", then this, for MultiplicativeLR)
         _check_required_args(group, part, interval)

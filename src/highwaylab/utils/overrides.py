@@ -1178,6 +1178,28 @@ def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -
             raise OverrideError(f"{arg}: Hydra takes overrides without dashes; '~' removes a key. Fix: "
                                 f"~{name} to remove it, or {name}=<value> to set it")
         raise OverrideError(f"{arg}: Hydra takes overrides without dashes. Fix: {name}={value or '<value>'}")
+    for arg in args:  # --max_epochs=2: a key below a group, given by its last name (pass 86, row 38:
+        flag, _, value = arg.partition("=")  # before, argparse's usage and "unrecognized arguments")
+        name = flag.lstrip("-")
+        if not arg.startswith("--") or flag in flags or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            continue
+        cfg, _ = _compose(config_dir, config_name, [])
+        if cfg is None:
+            return
+        container = OmegaConf.to_container(cfg, resolve=False)
+
+        def paths(node: object, prefix: str = "") -> Iterator[str]:
+            if isinstance(node, dict):
+                for key, child in node.items():
+                    if key != "hydra":
+                        yield f"{prefix}{key}"
+                        yield from paths(child, f"{prefix}{key}.")
+
+        found = sorted(path for path in paths(container) if path.rsplit(".", 1)[-1] == name)
+        if found:
+            raise OverrideError(f"{arg}: Hydra takes overrides as key=value, without dashes, and a key by "
+                                f"its whole path. Fix: {found[0]}={value or '<value>'}"
+                                + (f" (or {', '.join(found[1:3])})" if len(found) > 1 else ""))
 
 
 def check_overrides(overrides: list[str], config_dir: str | Path,
@@ -1747,7 +1769,10 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                         and o.split("=", 1)[-1].startswith("[")), None)
         options = sorted({p.stem for folder in (config_dir, *_CONFIG_DIRS)
                           for p in (Path(folder) / group).glob("*.yaml") if not p.stem.startswith("_")})
-        given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
+        of_group = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group]
+        # the override that names the missing option, not an earlier one of the group (pass 86, row 44:
+        # "$T callbacks=Minimal" was answered as "callbacks=minimal: ... no option 'Minimal'")
+        given = next((o for o in of_group if o.split("=", 1)[-1] == name), next(iter(of_group), None))
         if group.startswith("hydra/") and err.options and given and culprit is None:
             # pass 38, row 28: before, Hydra's 12 lines for hydra/job_logging=colorlog, a plugin's option;
             # pass 45, row 57: hydra/launcher=joblib too (Hydra's own and the plugins' options, and ours)
@@ -1763,7 +1788,6 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
         if not options:
             return None
         if culprit is None:  # a single option: Hydra's 12 lines listed the options (pass 45, row 57: one
-            given = next((o for o in overrides if o.split("=", 1)[0].lstrip("+~") == group), None)
             folded = [o for o in options if o.lower() == name.lower()]  # line, as every refusal); a slip
             meant = f"; did you mean {group}={folded[0]}?" if folded else did_you_mean(name, options,
                                                                                       prefix=f"{group}=")
@@ -2572,6 +2596,10 @@ def _out_of_float_range(override: str) -> str | None:
             example = f"{key}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else "1e-6"
             return (f"{override}: {number} is below the smallest float (about 5e-324), so it would be read "
                     f"as 0. Fix: a value within a float's range (e.g. {example})")
+        if math.isinf(read) and read < 0:  # pass 86, row 08: before, "above the largest float ... inf", and
+            # an example of the other sign
+            return (f"{override}: {number} is below the most negative float (about -1.8e308), so it would be "
+                    f"read as -inf. Fix: a value within a float's range (e.g. {key}=-1e6)")
         if math.isinf(read):
             example = f"{key}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else "1e6"
             return (f"{override}: {number} is above the largest float (about 1.8e308), so it would be read "
