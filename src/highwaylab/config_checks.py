@@ -368,6 +368,19 @@ def given_override(key: str) -> str | None:
     return next((o for o in HydraConfig.get().overrides.task if o.split("=", 1)[0].lstrip("+~") == key), None)
 
 
+def as_given(key: str) -> str:
+    """``key`` with the ``+`` or ``++`` that this run's command line gave it, for a message's example
+    (``+optim.optimizer.betas``: a key the preset does not set, which an example without the ``+`` would
+    be refused for; pass 50, row 28; pass 84, row 67); ``key`` itself outside a run of train.py."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return key
+    given = [o.split("=", 1)[0] for o in HydraConfig.get().overrides.task
+             if o.split("=", 1)[0].lstrip("+") == key]
+    return given[-1] if given else key
+
+
 def removal(key: str) -> str:
     """How to remove ``key`` from this run's config, as a fix to quote: ``~key`` for a key of the
     config files; ``leave +key=value out`` for one this command line adds (pass 74, row 56: before,

@@ -18,7 +18,7 @@ from torch import Tensor, nn
 from torchmetrics import MaxMetric, MeanMetric, SumMetric
 from torchmetrics.classification import MulticlassAccuracy
 
-from highwaylab.config_checks import NUMERIC_ARGS
+from highwaylab.config_checks import NUMERIC_ARGS, as_given
 from highwaylab.config_checks import OPTIM_EXAMPLES as _EXAMPLES
 from highwaylab.errors import ConfigError, HighwaylabError, NonFiniteError
 from highwaylab.trainer_checks import CHOICE_KEYS, accumulation_past_epoch, min_steps_unreachable
@@ -651,19 +651,7 @@ def _check_tuple_args(group: str, part: functools.partial) -> None:
         example = "[" + ",".join(f"{v:g}" for v in default) + "]"
         name = getattr(part.func, "__name__", "the target")
         raise ConfigError(f"{group}.{key}={cli_text(value)} must be {len(default)} finite numbers, like "
-                          f"{name}'s default {example}: e.g. {_as_given(f'{group}.{key}')}={example}")
-
-
-def _as_given(key: str) -> str:
-    """``key`` with the ``+`` or ``++`` that the command line gave it (``+optim.optimizer.betas``: a key
-    the preset does not set, which an example without the ``+`` would be refused for; pass 50, row 28)."""
-    from hydra.core.hydra_config import HydraConfig
-
-    if not HydraConfig.initialized():
-        return key
-    given = [o.split("=", 1)[0] for o in HydraConfig.get().overrides.task
-             if o.split("=", 1)[0].lstrip("+") == key]
-    return given[-1] if given else key
+                          f"{name}'s default {example}: e.g. {as_given(f'{group}.{key}')}={example}")
 
 
 def build_from_config(group: str, part: Callable, **kwargs: object) -> object:

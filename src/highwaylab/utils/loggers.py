@@ -566,6 +566,8 @@ def check_logger_steps(logger_cfg: Mapping | None) -> None:
     logged value with Lightning's ``ZeroDivisionError`` (``(step + 1) % 0``), and a negative or
     fractional count writes the file at other steps than it says. (TensorBoard's ``max_queue`` and
     ``flush_secs`` take 0 and run.)"""
+    from highwaylab.config_checks import as_given
+
     for name, node in (logger_cfg or {}).items():
         if not OmegaConf.is_dict(node) and not isinstance(node, Mapping):
             continue
@@ -575,17 +577,8 @@ def check_logger_steps(logger_cfg: Mapping | None) -> None:
                 continue
             raise ConfigError(f"logger.{name}.{key}={value!r}: must be a positive whole number of steps (how "
                               f"often the logger writes its file; Lightning divides by it). Fix: "
-                              f"{_with_plus(f'logger.{name}.{key}')}={example} (Lightning's default), or "
+                              f"{as_given(f'logger.{name}.{key}')}={example} (Lightning's default), or "
                               f"leave it out")
-
-
-def _with_plus(key: str) -> str:
-    """``key`` with the ``+`` this run's command line gave it: a key the preset does not set, which an
-    example without the ``+`` would be refused for (pass 84, row 67)."""
-    from highwaylab.config_checks import given_override
-
-    given = given_override(key) or ""
-    return f"+{key}" if given.startswith("+") else key
 
 
 FOLDER_LOGGERS = {"TensorBoardLogger": "TensorBoard", "CSVLogger": "CSV"}  # <save_dir>/<name>/<version>/
