@@ -1612,6 +1612,54 @@ def test_a_checkpoint_with_the_state_of_callbacks_this_run_lacks_is_one_info_lin
     assert unused_callback_states(checkpoint, trainer) is None
 
 
+def timed_checkpoint(path: Path, seconds: float) -> Path:
+    """A mid-epoch checkpoint (epoch 2, step 521) whose Lightning ``Timer`` has counted ``seconds`` of
+    training, as the Trainer's timer for ``trainer.max_time`` saves it."""
+    fake_checkpoint(path, epochs=2, step=521, mid_epoch=True, batches=91)
+    checkpoint = torch.load(path, weights_only=False)
+    elapsed = {"train": seconds, "sanity_check": 0, "validate": 0.004, "test": 0, "predict": 0}
+    checkpoint["callbacks"] = {"Timer": {"time_elapsed": elapsed}}
+    torch.save(checkpoint, path)
+    return path
+
+
+def test_a_time_limit_the_checkpoints_timer_has_spent_is_refused_with_more_time(tmp_path):
+    # pass 87, rows 60 and 68 (major): before, resume= with trainer.max_epochs=8 alone, and a new run's
+    # ckpt_path= with the same limit, each stopped at once ("Time limit reached"), trained nothing, exited
+    # 0 and wrote a result (the new run's best_ckpt: the other run's file)
+    own = [*OWN, "+trainer.max_time={minutes: 0.03}", "trainer.min_epochs=0"]
+    run = make_run(tmp_path / "run", own)
+    ckpt = timed_checkpoint(run / "checkpoints" / "last.ckpt", 1.81)
+    spent = ("trainer.max_time={minutes:0.03} (1.8 s) is already spent: the checkpoint's timer has counted "
+             "1.8 s of training, and Lightning counts on from it, so the run would stop before its first "
+             "step and train nothing. Fix: ")
+    assert message(f"resume={run}", "trainer.max_epochs=8") == (
+        f"resume={run}: {spent}give it more time: python train.py resume={run} trainer.max_epochs=8 "
+        f"trainer.max_time=00:00:00:04 (or trainer.max_time=null for no limit)")
+    for more in ("trainer.max_time=00:00:00:04", "trainer.max_time=null"):  # each fix is accepted
+        assert argv(f"resume={run}", "trainer.max_epochs=8", more)[-1] == f"ckpt_path={ckpt}"
+    new = ["trainer=cpu", "depth=4", "width=16", "logger=none", "+trainer.max_time={minutes: 0.03}",
+           "trainer.min_epochs=0", f"ckpt_path={ckpt}", f"hydra.run.dir={tmp_path / 'new'}"]
+    assert message(*new) == (f"ckpt_path={ckpt}: {spent}a longer limit in place of the given one, e.g. "
+                             f"+trainer.max_time=00:00:00:04, or +trainer.max_time=null for none")
+    assert not (tmp_path / "new").exists()  # refused before the run's folder
+    for more in ("+trainer.max_time=00:00:00:04", "+trainer.max_time=null"):
+        assert argv(*new[:4], more, *new[5:])[-1] == f"hydra.run.dir={tmp_path / 'new'}"
+    timed_checkpoint(ckpt, 1.79)  # time left: the run trains on
+    assert argv(f"resume={run}", "trainer.max_epochs=8")[-1] == f"ckpt_path={ckpt}"
+
+
+@pytest.mark.parametrize("value", ["false", "0", "True", "no"])
+def test_resume_given_a_switch_says_it_takes_a_folder_and_how_not_to_resume(value, tmp_path, monkeypatch):
+    # pass 87, rows 09-10: before, "resume=false: no such folder", with no word of how not to resume
+    monkeypatch.chdir(tmp_path)
+    assert message(f"resume={value}") == (
+        f"resume={value}: resume takes the folder of a run to continue (e.g. resume=outputs/runs/<run>), "
+        f"not a switch. For a new run, leave resume out (or give resume=null)")
+    make_run(tmp_path / value, OWN)  # a run folder of that name is one
+    assert "not a switch" not in message(f"resume={value}")
+
+
 def test_a_run_its_time_limit_stopped_is_continued_with_more_time(tmp_path):
     # pass 44, row 49: before, "the run has finished ... To train it further, start a new run", also with a
     # larger trainer.max_time; Lightning's timer goes on from the time the checkpoint counted

@@ -111,6 +111,11 @@ class BrokenOverrides(ResumeError):
 # the overrides given beside resume= in this process (an extension's trainer.max_epochs=3): a resume
 # stopped before it trained is continued by the same command, these included (pass 32, part 1, row 57)
 GIVEN_WITH_RESUME: list[str] = []
+# the whole command line's overrides in this process, for a fix that keeps a key's '+' before Hydra has
+# started (config_checks.as_given reads Hydra's record of them once it has)
+GIVEN_OVERRIDES: list[str] = []
+# resume= values that mean a switch, not a folder (unless a folder has that name)
+NOT_A_FOLDER = ("false", "true", "0", "1", "no", "yes", "off", "on", "none")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +176,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         config_dir = (Path(config_dir).parent / args.config_path).resolve()
     config_name = args.config_name or config_name
     overrides = list(args.overrides)
+    GIVEN_OVERRIDES[:] = overrides
     flags = [token for token in argv[1:] if token not in set(overrides)]
     values = {key: value for key, value in map(_key_value, overrides) if key}
     given = [o for o in overrides if _key_value(o)[0] == "resume"]
@@ -179,6 +185,11 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
     elif given and not values["resume"].strip():  # before: a new run with the default config
         raise ResumeError("resume= is empty: give a run folder, e.g. resume=outputs/runs/<run> (or leave "
                           "resume= out to start a new run)")
+    elif given and values["resume"].strip().lower() in NOT_A_FOLDER and not Path(values["resume"]).exists():
+        # pass 87, rows 09-10: before, "resume=false: no such folder", with no word of how not to resume
+        raise ResumeError(f"resume={values['resume']}: resume takes the folder of a run to continue (e.g. "
+                          f"resume=outputs/runs/<run>), not a switch. For a new run, leave resume out (or "
+                          f"give resume=null)")
     for value in _sweep_values(values.get("run_name")):
         check_run_name(value)
     if "${" in values.get("run_name", ""):  # pass 69, row 57: run_name=${paths.log_dir}, a path; before,
@@ -1755,6 +1766,7 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                 f"trainer.max_epochs={max_epochs} (early stopping or a time limit ended it), and its "
                 f"metrics.json holds its result of that checkpoint; resuming it would train on past its "
                 f"own stop and write over that result. To train it further, {further}")
+        check_time_left(cfg, checkpoint, name, run if resume else None)
         check_epoch_position(cfg, checkpoint, name, run if resume else None, ckpt_path)
         return
     key, value = ("trainer.max_epochs", max_epochs) if done_epochs else ("trainer.max_steps", max_steps)
@@ -2474,6 +2486,52 @@ def _extended(run: Path, cfg: DictConfig, name: str) -> bool:
     return own is not None and (new is None or (_seconds(new) or 0) > own)
 
 
+def check_time_left(cfg: DictConfig, checkpoint: dict, name: str, run: Path | None) -> None:
+    """Refuse a ``trainer.max_time`` that the checkpoint's training time has already reached.
+
+    Lightning's ``Timer`` callback (which the Trainer adds for ``max_time``) keeps the seconds trained
+    in the checkpoint (``callbacks['Timer']['time_elapsed']['train']``) and, restored, counts on from
+    them, for ``resume=`` and for a new run's ``ckpt_path=`` alike; it stops training once they reach
+    the limit, so such a run would stop before its first step, train nothing and exit 0 (breaking pass
+    87, rows 60 and 68, major: ``resume=`` with ``trainer.max_epochs=5`` alone, and ``ckpt_path=`` with
+    the same limit, each wrote a result of nothing, the second naming the other run's checkpoint).
+
+    Args:
+        cfg: the run's composed config (its ``trainer.max_time``, if any).
+        checkpoint: the loaded checkpoint.
+        name: ``resume=<run>`` or ``ckpt_path=<file>``, to begin the message with.
+        run: the run folder for ``resume=``; ``None`` for ``ckpt_path=``.
+
+    Raises:
+        ResumeError: the checkpoint's training time (in seconds) is at or above ``trainer.max_time``;
+            one line, naming both times and a longer limit (or none) as the fix.
+    """
+    limit = _seconds(_select(cfg, "trainer.max_time"), exact=True)
+    timer = (checkpoint.get("callbacks") or {}).get("Timer")
+    elapsed = ((timer or {}).get("time_elapsed") or {}).get("train") if isinstance(timer, dict) else None
+    if limit is None or not isinstance(elapsed, int | float) or elapsed < limit:
+        return
+    from highwaylab.config_checks import as_given
+    from highwaylab.utils.loggers import cli_text
+
+    more = _as_max_time(math.ceil(elapsed + max(limit, 1.0)))
+    given = f"trainer.max_time={cli_text(_select(cfg, 'trainer.max_time'))}"
+    if run is not None:
+        kept = "".join(f" {shell_word(o)}" for o in GIVEN_WITH_RESUME
+                       if _key_value(o)[0] != "trainer.max_time")
+        fix = (f"give it more time: python train.py {override_arg('resume', run)}{kept} "
+               f"trainer.max_time={more} (or trainer.max_time=null for no limit)")
+    else:
+        key = as_given("trainer.max_time")  # checked before Hydra too: then as the command line gave it
+        key = next((o.split("=", 1)[0] for o in reversed(GIVEN_OVERRIDES)
+                    if o.split("=", 1)[0].lstrip("+") == "trainer.max_time"), key)
+        fix = f"a longer limit in place of the given one, e.g. {key}={more}, or {key}=null for none"
+    raise ResumeError(
+        f"{name}: {given} ({limit:g} s) is already spent: the checkpoint's timer has counted {elapsed:.1f} "
+        f"s of training, and Lightning counts on from it, so the run would stop before its first step and "
+        f"train nothing. Fix: {fix}")
+
+
 def _as_max_time(seconds: int) -> str:
     """``seconds`` as ``trainer.max_time``'s ``DD:HH:MM:SS``."""
     minutes, secs = divmod(seconds, 60)
@@ -2482,16 +2540,19 @@ def _as_max_time(seconds: int) -> str:
     return f"{days:02d}:{hours:02d}:{minutes:02d}:{secs:02d}"
 
 
-def _seconds(max_time: Any) -> int | None:
+def _seconds(max_time: Any, exact: bool = False) -> Any:
     """``trainer.max_time`` (``DD:HH:MM:SS``, or a mapping of ``days``, ``hours``, ``minutes``,
-    ``seconds``) in seconds; ``None`` when unset or not one of those."""
+    ``seconds``) in whole seconds, or with ``exact`` as a float (``{minutes: 0.03}`` is 1.8 s, the
+    limit Lightning's timer compares with); ``None`` when unset or not one of those."""
     if isinstance(max_time, str) and re.fullmatch(r"\d+:\d+:\d+:\d+", max_time.strip()):
         days, hours, minutes, seconds = (int(p) for p in max_time.strip().split(":"))
         return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
     if isinstance(max_time, dict | DictConfig):
-        units = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
+        units = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1, "milliseconds": 1e-3,
+                 "microseconds": 1e-6, "weeks": 604800}
         try:
-            return int(sum(float(max_time.get(u, 0) or 0) * s for u, s in units.items()))
+            total = sum(float(max_time.get(u, 0) or 0) * s for u, s in units.items())
+            return total if exact else int(total)
         except (TypeError, ValueError):
             return None
     return None
