@@ -920,9 +920,12 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
     assert isinstance(error, ConfigError)
     # pass 80, row 28: before, also "or also set trainer.check_val_every_n_epoch=null", which then ran the
     # whole run (4 batches) without a validation
+    # pass 87, row 37: before, the examples lacked the '+' (trainer.val_check_interval=0.5), and were refused
+    # in turn ("trainer has no key"): the presets do not set it
     assert str(error) == ("trainer.val_check_interval=10 is more than the 4 training batches of an epoch, so "
-                          "validation would never run. Fix: give at most 4 batches, or a fraction of the "
-                          "epoch (e.g. trainer.val_check_interval=0.5)")
+                          "validation would never run. Fix: give at most 4 batches "
+                          "(+trainer.val_check_interval=4), or a fraction of the epoch (e.g. "
+                          "+trainer.val_check_interval=0.5)")
     cfg = compose_cfg([*TINY, "+trainer.val_check_interval=10", "trainer.check_val_every_n_epoch=null",
                        "trainer.max_epochs=2"], tmp_path / "across")
     with pytest.raises(ConfigError) as refused:
@@ -930,12 +933,27 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
     assert str(refused.value) == (
         "trainer.val_check_interval=10 with trainer.check_val_every_n_epoch=null counts training batches "
         "across epochs, and this run trains 8 in all, so validation would never run. Fix: give at most 8 "
-        "(trainer.val_check_interval=8), or train longer (trainer.max_epochs)")
+        "(+trainer.val_check_interval=8), or train longer (trainer.max_epochs)")
     assert list((tmp_path / "across").rglob("*.ckpt")) == []  # before any step
 
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 87, row 58: before, "hydra.job_logging is a typed setting: field 'hydra.job_logging' is not
+    # Optional", without the group that turns the log off
+    "hydra.job_logging=null":
+        "hydra.job_logging=null: hydra/job_logging is a config group of Hydra's, chosen with a slash, and it "
+        "needs one of its options: default, disabled, none, stdout. Fix: hydra/job_logging=disabled for no "
+        "train.log (hydra/job_logging=none leaves Python's logging unconfigured), or leave hydra/job_logging "
+        "out for the default",
+    # before, an AttributeError traceback from the sweep check ('NoneType' object has no attribute 'get')
+    "hydra.sweeper=null depth=3":
+        "hydra.sweeper=null: hydra/sweeper is a config group of Hydra's, chosen with a slash, and it needs "
+        "one of its options: basic, optuna. Fix: choose one, e.g. hydra/sweeper=basic (the default, as when "
+        "hydra/sweeper is left out)",
+    # before, "replace it whole: '~hydra.job_logging' '+hydra.job_logging'", which removed it again
+    "~hydra.job_logging": "~hydra.job_logging: hydra/job_logging is a config group of Hydra's, chosen with a "
+                          "slash, and it needs one of its options: default, disabled, none, stdout.",
     # pass 76, rows 89, 95 (major): hydra.mode=MULTIRUN in place of -m; before, seed=0 seed=1 ran seed=1
     # alone and hydra.run.dir was ignored, unsaid (the checks of a multirun read -m)
     "hydra.mode=MULTIRUN seed=0 seed=1":
@@ -1699,11 +1717,10 @@ COMMAND_LINES = {
                         "one?). Fix: leave it out: python train.py <overrides>",
     # pass 55, row 49 (major): before, "e.g. hydra.sweeper.sampler={'_target_': ...}", a repr that Hydra
     # cannot read
-    "hparams_search=mnist_tpe hydra.sweeper.sampler=null":
-        "hydra.sweeper.sampler=null: hydra.sweeper.sampler is a typed setting: field 'hydra.sweeper.sampler' "
-        "is not Optional. Fix: leave hydra.sweeper.sampler=null out (its value is a mapping of "
-        "optuna.samplers.TPESampler), or set one of its keys, e.g. hydra.sweeper.sampler.<key>=<value> "
-        "(python train.py --cfg hydra shows them)",
+    "hparams_search=mnist_tpe hydra.sweeper.sampler=null":  # a group of Hydra's (pass 87, row 58)
+        "hydra.sweeper.sampler=null: hydra/sweeper/sampler is a config group of Hydra's, chosen with a "
+        "slash, and it needs one of its options: cmaes, grid, motpe, nsgaii, random, tpe. Fix: choose one, "
+        "e.g. hydra/sweeper/sampler=tpe (the default, as when hydra/sweeper/sampler is left out)",
     # pass 52, row 30: before, the example fix was "trainer=ddp trainer.num_nodes=0", refused in turn
     "trainer.num_nodes=0":
         "trainer.num_nodes=0: trainer.num_nodes is an option of trainer=ddp, trainer=ddp_cpu; "

@@ -51,6 +51,7 @@ from highwaylab.callbacks.epoch_log import epoch_batches
 from highwaylab.callbacks.latest_checkpoint import epoch_metrics
 from highwaylab.callbacks.media import check_figures_folder
 from highwaylab.config_checks import (
+    as_given,
     nested_outputs_warning,
     replaced_tags_warning,
     validate,
@@ -883,9 +884,11 @@ def val_check_error(trainer: L.Trainer) -> ConfigError | None:
     total = run_batches(trainer)  # across epochs, only where the whole run reaches it (pass 80, row 28)
     across = (", or also set trainer.check_val_every_n_epoch=null to count batches across epochs"
               if total is None or total >= interval else "")
+    key = as_given("trainer.val_check_interval")  # +trainer...: the presets do not set it (pass 87, row 37:
+    # before, the example without its '+' was refused, "trainer has no key")
     return ConfigError(f"trainer.val_check_interval={interval} is more than the {batches} training batches "
-                       f"of an epoch, so validation would never run. Fix: give at most {batches} batches, or "
-                       f"a fraction of the epoch (e.g. trainer.val_check_interval=0.5){across}")
+                       f"of an epoch, so validation would never run. Fix: give at most {batches} batches "
+                       f"({key}={batches}), or a fraction of the epoch (e.g. {key}=0.5){across}")
 
 
 def run_batches(trainer: L.Trainer) -> int | None:
@@ -914,7 +917,8 @@ def check_val_interval_across_epochs(trainer: L.Trainer) -> None:
         raise ConfigError(f"trainer.val_check_interval={interval} with trainer.check_val_every_n_epoch=null "
                           f"counts training batches across epochs, and this run trains {total} in all, so "
                           f"validation would never run. Fix: give at most {total} "
-                          f"(trainer.val_check_interval={total}), or train longer (trainer.max_epochs)")
+                          f"({as_given('trainer.val_check_interval')}={total}), or train longer "
+                          f"(trainer.max_epochs)")
 
 
 def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:

@@ -909,7 +909,12 @@ def _null_group(override: Any, overrides: list[str], config_dir: str | Path, con
     cfg, _ = _compose(config_dir, config_name, rest)
     default = cfg.hydra.runtime.choices.get(group, "") if cfg is not None else ""
     name = group.rsplit("/", 1)[-1]
-    if "none" in options:
+    if group in ("hydra/job_logging", "hydra/hydra_logging"):  # pass 87, row 58: before, a typed setting's
+        # message, for hydra.job_logging=null ("none ... to run without a job_logging": for the slash form)
+        lines = "train.log" if name == "job_logging" else "lines of Hydra's own"
+        fix = (f"{group}=disabled for no {lines} ({group}=none leaves Python's logging unconfigured), or "
+               f"leave {group} out for the default")
+    elif "none" in options:
         fix = f"{group}=none to run without {name if name.endswith('s') else 'a ' + name}"
     elif default is None:
         fix = f"leave {group} out (by default the config chooses none of its options), or choose one"
@@ -1271,6 +1276,18 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
             group = override.key_or_group.replace(".", "/")
             raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen with a "
                                 f"slash: {group}={override.value()}")
+        if override.key_or_group in HYDRA_GROUPS and (override.is_delete() or override.value() is None):
+            # hydra.sweeper=null: before, an AttributeError in the sweep check; hydra.job_logging=null, a
+            # typed setting's message (pass 87, row 58); ~hydra.job_logging, a fix that removed it again
+            group = override.key_or_group.replace(".", "/")
+            from hydra.core.override_parser.overrides_parser import OverridesParser
+
+            slash = OverridesParser.create().parse_overrides([f"{group}=null"])[0]
+            others = [o for o in overrides if o != override.input_line]
+            if problem := _null_group(slash, others, config_dir, config_name):
+                needs = problem.split(": a config group needs ", 1)[-1]
+                raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen "
+                                    f"with a slash, and it needs {needs}")
     single = [_first_value(o) for o in parsed]
     cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
     if err is not None:
