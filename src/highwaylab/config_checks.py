@@ -1106,14 +1106,14 @@ def optimiser_mode(node: DictConfig, trainer: Any) -> str | None:
     (the step as part of autograd, for meta-learning: torch refuses it on leaf parameters) and
     ``capturable=true`` off a GPU (the state kept on the GPU for CUDA graphs: torch asserts against a
     CPU run); ``None`` otherwise."""
-    import glob
+    from highwaylab.utils.hardware import nvidia_gpu_here
 
     if node.get("differentiable") is True:
         return ("optim.optimizer.differentiable=true makes the optimiser's step part of autograd (for "
                 "meta-learning), which torch refuses on the network's own (leaf) parameters at the first "
                 "step. Fix: leave it out (or optim.optimizer.differentiable=false)")
     accelerator = str((trainer or {}).get("accelerator", "auto")).lower() if trainer is not None else "auto"
-    gpu = accelerator in ("gpu", "cuda") or (accelerator == "auto" and bool(glob.glob("/dev/nvidia[0-9]*")))
+    gpu = accelerator in ("gpu", "cuda") or (accelerator == "auto" and nvidia_gpu_here())
     if node.get("capturable") is True and not gpu:
         return (f"optim.optimizer.capturable=true keeps the optimiser's state on the GPU (for CUDA graphs), "
                 f"and this run trains on the CPU (trainer.accelerator={accelerator}), where torch asserts "

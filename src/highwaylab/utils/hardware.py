@@ -24,6 +24,14 @@ PRECISIONS = ("32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-t
               "transformer-engine", "transformer-engine-float16", "64", "32", "16", "bf16")
 # Lightning's accelerator names (AcceleratorRegistry, and its "gpu" and "auto")
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps", "tpu")
+# the device files an NVIDIA driver makes, one per GPU (/dev/nvidia0, ...)
+NVIDIA_DEVICES = "/dev/nvidia[0-9]*"
+
+
+def nvidia_gpu_here() -> bool:
+    """Whether this machine has an NVIDIA GPU: one of its driver's device files (``/dev/nvidia<N>``)
+    exists. No CUDA initialisation, so it costs microseconds and works before torch loads."""
+    return bool(glob.glob(NVIDIA_DEVICES))
 
 
 def torch_import_problem(environ: dict[str, str] | None = None) -> str | None:
@@ -166,7 +174,7 @@ def cli_list(values: list) -> str:
 
 
 def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
-                           devices_glob: tuple[str, ...] = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/dxg"),
+                           devices_glob: tuple[str, ...] = (NVIDIA_DEVICES, "/dev/kfd", "/dev/dxg"),
                            ) -> None:
     """Check ``trainer.precision`` and ``trainer.accelerator`` (an accelerator object, as a
     ``_target_`` mapping, is left to Lightning).

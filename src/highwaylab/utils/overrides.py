@@ -2236,9 +2236,9 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
         # trainer.strategy=single_device was sent to trainer=ddp, which needs a GPU; any trainer takes a
         # Trainer argument of Lightning's with '+' (not num_nodes, which needs DDP: pass 71, row 46)
         value = given.split("=", 1)[1] if "=" in given else "<value>"
-        import glob
+        from highwaylab.utils.hardware import nvidia_gpu_here
 
-        if value.split("_")[0].lower() in ("fsdp", "deepspeed") and not glob.glob("/dev/nvidia[0-9]*"):
+        if value.split("_")[0].lower() in ("fsdp", "deepspeed") and not nvidia_gpu_here():
             # pass 83, row 09: before, "add it: +trainer.strategy=fsdp", then Lightning's "set accelerator=
             # 'cuda'", which cannot work here
             return (f"{given}: trainer={chosen} does not set {key}, and {value} runs on GPUs only, which "
@@ -2251,9 +2251,9 @@ def _key_of_other_options(key: str, given: str, rest: list[str], cfg: DictConfig
             and "SLURM_NNODES" not in os.environ and "WORLD_SIZE" not in os.environ:
         # pass 80, row 29: before, "e.g. trainer=ddp trainer.num_nodes=2", refused next for want of a
         # launcher that starts the other nodes
-        import glob
+        from highwaylab.utils.hardware import nvidia_gpu_here
 
-        gpus = bool(glob.glob("/dev/nvidia[0-9]*"))  # the launcher and trainer of this machine's kind
+        gpus = nvidia_gpu_here()  # the launcher and trainer of this machine's kind
         launch = ("hydra/launcher=slurm trainer=ddp trainer.devices=<GPUs per node>" if gpus else
                   "hydra/launcher=slurm_cpu trainer=ddp_cpu")
         return (f"{given}: {key} is an option of {', '.join(having)}; {group}={chosen} does not take it, and "
