@@ -1183,24 +1183,28 @@ def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -
             raise OverrideError(f"{arg}: Hydra takes overrides without dashes; '~' removes a key. Fix: "
                                 f"~{name} to remove it, or {name}=<value> to set it")
         raise OverrideError(f"{arg}: Hydra takes overrides without dashes. Fix: {name}={value or '<value>'}")
-    for arg in args:  # --max_epochs=2: a key below a group, given by its last name (pass 86, row 38:
-        flag, _, value = arg.partition("=")  # before, argparse's usage and "unrecognized arguments")
+    # --max_epochs=2: a key below a group, given by its last name (pass 86, row 38: before, argparse's
+    # usage and "unrecognized arguments"); the config is composed once, for all of them
+    named = [arg for arg in args if arg.startswith("--") and arg.partition("=")[0] not in flags
+             and re.fullmatch(r"[A-Za-z_]\w*", arg.partition("=")[0].lstrip("-"))]
+    if not named:
+        return
+    cfg, _ = _compose(config_dir, config_name, [])
+    if cfg is None:
+        return
+
+    def paths(node: object, prefix: str = "") -> Iterator[str]:
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if key != "hydra":
+                    yield f"{prefix}{key}"
+                    yield from paths(child, f"{prefix}{key}.")
+
+    every = sorted(paths(OmegaConf.to_container(cfg, resolve=False)))
+    for arg in named:
+        flag, _, value = arg.partition("=")
         name = flag.lstrip("-")
-        if not arg.startswith("--") or flag in flags or not re.fullmatch(r"[A-Za-z_]\w*", name):
-            continue
-        cfg, _ = _compose(config_dir, config_name, [])
-        if cfg is None:
-            return
-        container = OmegaConf.to_container(cfg, resolve=False)
-
-        def paths(node: object, prefix: str = "") -> Iterator[str]:
-            if isinstance(node, dict):
-                for key, child in node.items():
-                    if key != "hydra":
-                        yield f"{prefix}{key}"
-                        yield from paths(child, f"{prefix}{key}.")
-
-        found = sorted(path for path in paths(container) if path.rsplit(".", 1)[-1] == name)
+        found = [path for path in every if path.rsplit(".", 1)[-1] == name]
         if found:
             raise OverrideError(f"{arg}: Hydra takes overrides as key=value, without dashes, and a key by "
                                 f"its whole path. Fix: {found[0]}={value or '<value>'}"
