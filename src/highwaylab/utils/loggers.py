@@ -485,8 +485,8 @@ WANDB_SETTING_NOUNS = {"console": "console mode"}  # how a message names a setti
 RUN_HANDLING_VARIABLES = {"WANDB_RESUME_FROM": "rewind of a run (resume_from)",
                           "WANDB_FORK_FROM": "fork of a run (fork_from)"}
 # the same, as arguments of wandb.init (logger.wandb.<key>) or W&B settings (logger.wandb.settings.<key>)
-RUN_HANDLING_ARGUMENTS = {"resume_from": "rewind of a run (resume_from)",
-                          "fork_from": "fork of a run (fork_from)"}
+RUN_HANDLING_ARGUMENTS = {variable.removeprefix("WANDB_").lower(): what
+                          for variable, what in RUN_HANDLING_VARIABLES.items()}
 
 
 def check_wandb_environment(environ: Mapping[str, str] | None = None) -> None:
