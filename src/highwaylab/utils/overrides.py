@@ -680,6 +680,19 @@ def _env_read(raw: Any, keys: list[str]) -> list[str]:
     return names
 
 
+def _env_set(cfg: Any) -> Iterator[tuple[str, str | None, Exception | None]]:
+    """Each entry of the composed ``hydra.job.env_set``: its name, its value as resolved here (``None``
+    where it is null or does not resolve), and the error of its resolution, if any."""
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set", default=None)
+    for name in env_set or {}:
+        try:
+            value = env_set[name]
+        except Exception as err:  # noqa: BLE001 -- an interpolation: the job's own, or a missing variable
+            yield str(name), None, err
+        else:
+            yield str(name), None if value is None else str(value), None
+
+
 def _check_job_environment(cfg: Any) -> None:
     """Raises OverrideError for a value of ``hydra.job.env_set`` whose ``${oc.env:...}`` does not
     resolve: Hydra fails on it in the job, with a traceback, after the run's folder is made (pass 84,
@@ -687,20 +700,18 @@ def _check_job_environment(cfg: Any) -> None:
     :func:`_explain` names it.)"""
     from omegaconf.errors import InterpolationResolutionError
 
-    env_set = OmegaConf.select(cfg, "hydra.job.env_set", default=None)
-    for name in env_set or {}:
-        try:
-            env_set[name]
-        except InterpolationResolutionError as err:
-            reason = " ".join(str(err).splitlines()[0].split())
-            if "Environment variable" not in reason:
-                continue  # ${hydra:runtime.output_dir}: the job's own, resolved there
-            missing = re.search(r"Environment variable '([^']+)'", reason)
-            raw = OmegaConf.to_container(env_set, resolve=False).get(name)
-            variable = missing[1] if missing else "<NAME>"
-            raise OverrideError(f"hydra.job.env_set.{name}={raw}: its value does not resolve ({variable} is "
-                                f"not set). Fix: export {variable}=<value> first, or give a default: "
-                                f"${{oc.env:{variable},<value>}}") from None
+    for name, _, err in _env_set(cfg):
+        if not isinstance(err, InterpolationResolutionError):
+            continue
+        reason = " ".join(str(err).splitlines()[0].split())
+        if "Environment variable" not in reason:
+            continue  # ${hydra:runtime.output_dir}: the job's own, resolved there
+        missing = re.search(r"Environment variable '([^']+)'", reason)
+        raw = OmegaConf.to_container(OmegaConf.select(cfg, "hydra.job.env_set"), resolve=False).get(name)
+        variable = missing[1] if missing else "<NAME>"
+        raise OverrideError(f"hydra.job.env_set.{name}={raw}: its value does not resolve ({variable} is "
+                            f"not set). Fix: export {variable}=<value> first, or give a default: "
+                            f"${{oc.env:{variable},<value>}}") from None
 
 
 @contextlib.contextmanager
@@ -711,15 +722,7 @@ def job_environment(cfg: Any) -> Iterator[None]:
     folder of ``${oc.env:HIGHWAYLAB_DATA_DIR,...}``); before, they read the shell's, and the job itself
     refused the run after its folder was made. A value that does not resolve yet (``${hydra:runtime
     .output_dir}``) is left out: the job sets it. The environment is as before at the end."""
-    env_set = OmegaConf.select(cfg, "hydra.job.env_set")
-    values: dict[str, str] = {}
-    for name in env_set or {}:
-        try:
-            value = env_set[name]
-        except Exception:  # an interpolation of the job's own (its output folder)
-            continue
-        if value is not None:
-            values[str(name)] = str(value)
+    values = {name: value for name, value, _ in _env_set(cfg) if value is not None}
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
     try:
