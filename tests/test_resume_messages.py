@@ -1612,6 +1612,28 @@ def test_a_checkpoint_with_the_state_of_callbacks_this_run_lacks_is_one_info_lin
     assert unused_callback_states(checkpoint, trainer) is None
 
 
+@pytest.mark.parametrize(("override", "recorded", "frozen"), [
+    ("run_name=${now:%H:%M:%S}", {"run_name": "01:02:03"}, "run_name='01:02:03'"),
+    ("tags=[t${now:%H%M}]", {"tags": ["t0102"]}, "tags=[t0102]"),
+    ('seed="${oc.decode:${now:%S}}"', {"seed": 45}, "seed=45"),
+    ("run_name=${now:%S}", {"run_name": "07"}, "run_name='07'"),  # a string, not the number 7
+])
+def test_an_override_that_reads_the_clock_is_resumed_with_the_value_the_run_used(
+        override, recorded, frozen, tmp_path):
+    # pass 88, rows 24, 66, 69 (major): before, "the run's override run_name=${now:%H:%M} resolves to
+    # run_name=13:14 now, but the run used run_name=13:13 ... Fix: set the environment as when the run
+    # started", which cannot work: such a run could not be resumed at all
+    run = make_run(tmp_path / "run", [*OWN, override])
+    (run / "config_resolved.yaml").write_text(yaml.safe_dump({"depth": 4, "width": 16, **recorded}))
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=20, mid_epoch=False)
+    given = argv(f"resume={run}", "trainer.max_epochs=8")
+    assert frozen in given and override not in given, given
+    assert given[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+    key = frozen.split("=", 1)[0]
+    assert compose_cfg([o for o in given if "=" in o and not o.startswith(("hydra.", "ckpt_path"))],
+                       tmp_path / "composed")[key] == recorded[key]  # Hydra reads it back as it was
+
+
 def timed_checkpoint(path: Path, seconds: float) -> Path:
     """A mid-epoch checkpoint (epoch 2, step 521) whose Lightning ``Timer`` has counted ``seconds`` of
     training, as the Trainer's timer for ``trainer.max_time`` saves it."""

@@ -241,7 +241,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                                   f"the run in its own folder from its latest checkpoint; give only "
                                   f"resume=<run folder> (ckpt_path= alone is the low-level way)")
         try:
-            own, broken = run_overrides(run), None
+            own, broken = freeze_clock(run_overrides(run), run), None
         except BrokenOverrides as err:  # rebuilt from the run's config.yaml by check_record_agrees
             own, broken = [], err
         own_name = next((_key_value(o)[1] for o in own if _key_value(o)[0] == "run_name"), None)
@@ -1391,6 +1391,41 @@ def check_processes(base: DictConfig, cfg: DictConfig, extra: list[str], run: Pa
                       f"data.batch_size is per process, so a step's batch{batch}, the batches of an epoch "
                       f"and the examples each process draws would change under the checkpoint. Resume "
                       f"without it, or start a new run with it")
+
+
+def freeze_clock(own: list[str], run: Path) -> list[str]:
+    """The run's own overrides, each that reads the clock (Hydra's ``${now:...}``: ``run_name=${now:%H%M}``,
+    ``'seed="${oc.decode:${now:%S}}"'``) given as the value the run used (its ``config_resolved.yaml``):
+    resolved again, it gives another time, and the run is of the first one (breaking pass 88, rows 24,
+    66, 69, major: before, such a run could not be resumed, and the fix named the environment).
+    An override whose value the record lacks is kept as it is (:func:`check_interpolated_overrides`
+    then names it)."""
+    frozen = []
+    for override in own:
+        key, value = _key_value(override)
+        name = key.lstrip("+~")
+        used = _recorded_value(run, name) if value is not None and "${now:" in value else None
+        if used is None or isinstance(used, dict) or (isinstance(used, list) and any(
+                isinstance(item, dict | list) for item in used)):
+            frozen.append(override)
+            continue
+        shown = ("[" + ",".join(_literal(item) for item in used) + "]" if isinstance(used, list)
+                 else _literal(used))
+        frozen.append(f"{key[:len(key) - len(name)]}{name}={shown}")
+    return frozen
+
+
+def _literal(value: Any) -> str:
+    """A plain recorded value as an override's value that Hydra reads back as the same value: a string
+    that Hydra would read as another type (``'45'``, ``'true'``) or that holds its grammar's characters
+    (``'13:13'``) in quotes."""
+    if not isinstance(value, str):
+        return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    shown = hydra_value(value)
+    if shown == value and re.fullmatch(r"[-+]?(\d[\d_]*\.?\d*(e[-+]?\d+)?|\.\d+|inf|nan)|true|false|null",
+                                       value, re.IGNORECASE):
+        return f"'{value}'"
+    return shown
 
 
 def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Path) -> None:
