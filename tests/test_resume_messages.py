@@ -1387,6 +1387,16 @@ def test_a_resume_without_a_wandb_logger_says_where_the_wandb_run_stops(tmp_path
         "this run's metrics.json, train.log and the loggers given. To continue the W&B run, resume with "
         "logger=wandb"]
     caplog.clear()
+    cfg = OmegaConf.create({"logger": {"wandb": {"id": None, "mode": "disabled"}},
+                            "paths": {"output_dir": str(run)}})
+    with caplog.at_level("WARNING"):  # pass 88, row 67: before, W&B disabled left it behind without a word
+        assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) is None
+    assert caplog.messages == [
+        "highwaylab: the run logged to W&B run abc123, and this resume has logger.wandb.mode=disabled: W&B "
+        "run abc123 gets none of the steps trained now (from step 430); they are only in this run's "
+        "metrics.json, train.log and the other loggers. To continue the W&B run, resume without "
+        "logger.wandb.mode=disabled"]
+    caplog.clear()
     cfg = OmegaConf.create({"logger": {"wandb": {"id": None}}, "paths": {"output_dir": str(run)}})
     with caplog.at_level("WARNING"):  # with its W&B logger: continued, without a warning
         assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) == "abc123"

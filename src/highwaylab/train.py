@@ -1161,11 +1161,20 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     checkpoint, or the run gets a new W&B run.
     """
     wandb_cfg = (cfg.get("logger") or {}).get("wandb")
-    if wandb_cfg is not None and "disabled" in (os.environ.get("WANDB_MODE"), wandb_cfg.get("mode")):
-        return None  # no W&B run at all, as its own line says (pass 45, row 43: before, "this run gets a
-        # new W&B run" of a copy, then "WANDB_MODE=disabled: no W&B run")
     run_id = checkpoint.get("logger_versions", {}).get(WandbLogger.__name__)
     own = Path(cfg.paths.output_dir).resolve()
+    if wandb_cfg is not None and "disabled" in (os.environ.get("WANDB_MODE"), wandb_cfg.get("mode")):
+        # no W&B run at all, as its own line says (pass 45, row 43: before, "this run gets a new W&B run"
+        # of a copy, then "WANDB_MODE=disabled: no W&B run"); the run's own W&B run is named as left
+        # behind, as for logger=csv (pass 88, row 67: before, no word of it)
+        if run_id and own_checkpoint(path, own) and rank_zero_only.rank == 0:
+            given = ("WANDB_MODE=disabled" if os.environ.get("WANDB_MODE") == "disabled"
+                     else "logger.wandb.mode=disabled")
+            log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has {given}: W&B "
+                        f"run {run_id} gets none of the steps trained now (from step "
+                        f"{checkpoint.get('global_step', '?')}); they are only in this run's metrics.json, "
+                        f"train.log and the other loggers. To continue the W&B run, resume without {given}")
+        return None
     if wandb_cfg is None and run_id and own_checkpoint(path, own) and rank_zero_only.rank == 0:
         # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
         choice = HydraConfig.get().runtime.choices.get("logger") if HydraConfig.initialized() else None
