@@ -1882,6 +1882,13 @@ def command_line_error(line: str, tmp_path, *more: str) -> str:
     return str(excinfo.value)
 
 
+def test_a_wandb_project_with_a_space_at_an_end_is_named_before_hydra_runs(tmp_path):
+    # pass 88, row 47: before, taken: W&B keeps the space, and the run went to another project, unsaid
+    assert command_line_error("depth=3", tmp_path, "logger.wandb.project=' highwaylab'") == (
+        "logger.wandb.project=' highwaylab' begins or ends with a space, which W&B keeps: the run would go "
+        "to another project than 'highwaylab'. Fix: logger.wandb.project=highwaylab")
+
+
 @pytest.mark.parametrize("line", sorted(COMMAND_LINES))
 def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     message = command_line_error(line, tmp_path)

@@ -216,6 +216,11 @@ def test_report_refuses_an_empty_project_and_ignores_the_name_with_no_wandb(tmp_
     assert (exit_.value.code, capsys.readouterr().err) == (
         2, "python -m highwaylab.report: error: --project '' is empty: give a project name W&B accepts, "
            "e.g. --project highwaylab (or --no-wandb)\n")
+    with pytest.raises(SystemExit) as exit_:  # pass 88, row 37: before, taken, and filed in another project
+        report_main([str(tmp_path / "none"), "--project", "highwaylab "])
+    assert (exit_.value.code, capsys.readouterr().err) == (
+        2, "python -m highwaylab.report: error: --project 'highwaylab ' begins or ends with a space, which "
+           "W&B keeps (another project than 'highwaylab'): give --project highwaylab (or --no-wandb)\n")
     with pytest.raises(SystemExit) as exit_:  # --no-wandb: the project is not used, the next check speaks
         report_main([str(tmp_path / "none"), "--project", "bad/name", "--no-wandb"])
     assert exit_.value.code == 2

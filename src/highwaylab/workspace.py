@@ -167,6 +167,9 @@ def project_name_error(project: str, given_as: str = "--project") -> str | None:
     fix = "give a project name W&B accepts, e.g. --project highwaylab"
     if not project.strip():
         return f"{shown} is empty: {fix}"
+    if project != project.strip():  # pass 88, row 37: before, taken, and W&B filed it in another project
+        return (f"{shown} begins or ends with a space, which W&B keeps (another project than "
+                f"{project.strip()!r}): give {given_as} {shlex.quote(project.strip())}")
     reason = _wandb_refusal("project", project)
     return None if reason is None else f"{shown} is refused by W&B ({reason}): {fix}"
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from highwaylab.errors import ConfigError
+from highwaylab.utils.shell_args import hydra_value, shell_word
 
 if TYPE_CHECKING:
     from lightning.pytorch.loggers import Logger
@@ -378,6 +379,12 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
             if not isinstance(value, str):
                 raise ConfigError(f"{key}={value!r} must be a string (W&B takes no {type(value).__name__}); "
                                   f"quote it: '{key}=\"{value}\"'")
+            if field == "project" and value.strip() and value != value.strip():  # pass 88, rows 37 and 47:
+                # before, taken: W&B keeps the spaces, and the run went to another project, unsaid
+                fix = shell_word(f"{key}={hydra_value(value.strip())}") if key.startswith("logger.") else \
+                    f"export {key}={shell_word(value.strip())}"
+                raise ConfigError(f"{key}={value!r} begins or ends with a space, which W&B keeps: the run "
+                                  f"would go to another project than {value.strip()!r}. Fix: {fix}")
             reason = _wandb_refusal(field, value)
             if reason is not None:
                 config_key = f"logger.{name}.project" if field == "project" else f"logger.{name}.id"
