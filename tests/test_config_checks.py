@@ -939,6 +939,14 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 88, row 60: before, "quote it", and the quoted '2^7' was then refused as not an integer
+    "data.batch_size=2^7":
+        "data.batch_size=2^7: Hydra does not compute arithmetic in a value; give the number itself. Fix: "
+        "data.batch_size=128",
+    "data.batch_size=3*(40+3)":
+        "data.batch_size=3*(40+3): Hydra does not compute arithmetic in a value; give the number itself. "
+        "Fix: "
+        "data.batch_size=129",
     # pass 87, row 58: before, "hydra.job_logging is a typed setting: field 'hydra.job_logging' is not
     # Optional", without the group that turns the log off
     "hydra.job_logging=null":

@@ -2931,8 +2931,45 @@ def _unreadable(override: str) -> str:
         listed = ",".join(f"'{e}'" for e in entries)
         return (f"{override}: Hydra's override grammar cannot read an entry of this list unquoted. Fix: "
                 f"quote each entry, e.g. \"{key}=[{listed}]\"")
+    if (result := _arithmetic(inner)) is not None:  # pass 88, row 60: data.batch_size=2^7; before, "quote
+        # it", and the quoted '2^7' was then refused as not an integer
+        return (f"{override}: Hydra does not compute arithmetic in a value; give the number itself. Fix: "
+                f"{key}={result}")
     return (f"{override}: Hydra's override grammar cannot read this value unquoted. Fix: quote it, "
             f"e.g. \"{key}='{value}'\"")
+
+
+def _arithmetic(text: str) -> str | None:
+    """The value of ``text`` when it is arithmetic on numbers (``2^7``, ``2**7``, ``60000/128``, with
+    ``^`` read as a power, as users write it), as an override would give it (``128``, ``468.75``);
+    ``None`` for anything else. Evaluated from its syntax tree: no names, calls or attributes."""
+    import ast
+    import operator
+
+    if not re.fullmatch(r"[\d.eE\s+\-*/^()%]+", text) or not re.search(r"\d\s*[-+*/^%]", text):
+        return None
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+           ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            if isinstance(node.op, ast.Pow) and abs(value(node.right)) > 64:  # no 10**10**10
+                raise ValueError("too large")
+            return ops[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.operand))
+        raise ValueError("not arithmetic")
+
+    try:
+        result = value(ast.parse(text.replace("^", "**"), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return None
+    if isinstance(result, float) and result.is_integer() and abs(result) < 2**53:
+        result = int(result)
+    return str(result)
 
 
 def _bytes_not_utf8(text: str) -> str | None:
