@@ -945,8 +945,7 @@ COMMAND_LINES = {
         "data.batch_size=128",
     "data.batch_size=3*(40+3)":
         "data.batch_size=3*(40+3): Hydra does not compute arithmetic in a value; give the number itself. "
-        "Fix: "
-        "data.batch_size=129",
+        "Fix: data.batch_size=129",
     # pass 87, row 58: before, "hydra.job_logging is a typed setting: field 'hydra.job_logging' is not
     # Optional", without the group that turns the log off
     "hydra.job_logging=null":
