@@ -510,6 +510,23 @@ def test_a_probe_whose_gradients_all_vanish_prints_its_table_and_says_why_no_plo
     assert not plot.exists()
 
 
+def test_a_probe_whose_weights_overflow_says_so_and_exits_2(tmp_path, capsys):
+    # pass 88, row 34: before, a table of nan, "every gradient norm above is 0 (the gradient vanished in
+    # every layer)" and exit status 0
+    plot = tmp_path / "p.png"
+    with pytest.raises(SystemExit) as exit_:
+        probe_main(["--activation", "tanh", "--scale", "1e308", "--depth", "10", "--width", "16",
+                    "--plot", str(plot)])
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert "| tanh, plain, weights x1e+308 | nan | nan | nan | nan |" in captured.out
+    assert captured.err == (
+        f"python -m highwaylab.probe: error: the gradient norms of tanh, plain, weights x1e+308 are not "
+        f"finite (nan or inf): weights x1e+308 overflow float64 in the forward pass, so nothing can be read "
+        f"from them, and {plot} was not written. Fix: a smaller --scale, e.g. --scale 2.0\n")
+    assert not plot.exists()
+
+
 def test_the_optuna_sweeper_with_nothing_to_search_is_one_line_before_the_sweeper(capsys):
     # pass 53, row 68: -m hydra/sweeper=optuna alone; before, once its direction was fixed, identical
     # trials and "Best parameters: {}", exit 0

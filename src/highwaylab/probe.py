@@ -100,6 +100,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--depth {args.depth} --width {args.width} --batch {args.batch}: the memory ran out "
                      f"(about {need / 1e9:.3g} GB needed): lower --width, --depth or --batch")
     say(table(norms, layers))
+    broken = [str(stack) for stack, values in norms.items() if not bool(values.isfinite().all())]
+    if broken:  # pass 88, row 34: --scale 1e308; before, "every gradient norm above is 0" under a NaN table
+        parser.exit(2, f"{parser.prog}: error: the gradient norms of {', '.join(broken)} are not finite (nan "
+                       f"or inf): weights x{args.scale:g} overflow float64 in the forward pass, so nothing "
+                       f"can be read from them, and {args.plot} was not written. Fix: a smaller --scale, "
+                       f"e.g. --scale 2.0\n")
     if not any(bool((values > 0).any()) for values in norms.values()):  # pass 35, row 40: a traceback
         say(f"\nplot: not drawn: every gradient norm above is 0 (the gradient vanished in every layer), "
             f"which a log scale cannot show; {args.plot} was not written")
