@@ -507,6 +507,11 @@ def test_a_job_without_its_metrics_json_is_named_with_the_reason(tmp_path):
     cut_line = next(line for line in proc.stdout.splitlines() if line.startswith(f"- {cut.name}: "))
     assert cut_line.startswith(f"- {cut.name}: incomplete: metrics.json cannot be read (")
     assert cut_line.endswith(f"). {fix.format(cut)}")
+    # pass 88, row 49: before, an emptied metrics.json ({}) was "- <job>: incomplete" alone, with no reason
+    (cut / "metrics.json").write_text("{}")
+    proc = report(sweep, "--no-wandb", "--out", tmp_path / "emptied", cwd=tmp_path)
+    assert (f"- {cut.name}: incomplete: metrics.json holds no metrics (an empty object {{}}: edited, or cut "
+            f"short?). {fix.format(cut)}") in proc.stdout.splitlines()
     # pass 31, row 59: before, a metrics.json that is a folder was "missing (deleted?)", and the resume=
     # advised was refused ("metrics.json is a folder ... move it away")
     (deleted / "metrics.json").mkdir()

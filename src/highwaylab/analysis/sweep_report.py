@@ -125,8 +125,9 @@ def collect_jobs(sweep_dir: str | Path) -> list[Job]:
                 warnings.warn(f"{folder.name}: its {error}; not in the table. {_rewrite(folder)}",
                               stacklevel=2)
                 error += f". {_rewrite(folder)}"  # pass 39, row 23: before, not on its line under the table
-            if (problem := metrics_problem(metrics, folder)) is not None:  # an edited or foreign file
-                metrics, error = {}, f"metrics.json {problem}. {_rewrite(folder)}"
+            else:
+                if (problem := metrics_problem(metrics, folder)) is not None:  # an edited or foreign file
+                    metrics, error = {}, f"metrics.json {problem}. {_rewrite(folder)}"
         elif (folder / "metrics.json").exists():  # a folder (pass 31, row 59: "missing (deleted?)")
             error = "its metrics.json is not a file (a folder?)"
             warnings.warn(f"{folder.name}: {error}; not in the table. Fix: move it away (mv "

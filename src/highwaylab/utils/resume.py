@@ -2619,6 +2619,8 @@ def metrics_problem(metrics: object, folder: Path | None = None) -> str | None:
     row 16: before, resume= called the run finished, and the report's fix, that resume, was refused)."""
     if not isinstance(metrics, dict):
         return f"is not a JSON object (a {type(metrics).__name__})"
+    if not metrics:  # pass 88, row 49: before, the report's line under its table said "incomplete" alone
+        return "holds no metrics (an empty object {}: edited, or cut short?)"
     best = metrics.get("best_ckpt")
     if folder is not None and isinstance(best, str) and best:
         other = Path(best).parent.parent.name  # <run>/checkpoints/<file>
