@@ -939,6 +939,13 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 88, row 50: before, argparse's usage, and "unrecognized arguments: --multi-run model=plain,highway"
+    "--multi-run model=plain,highway":
+        "--multi-run: not a flag of train.py (its flags are Hydra's: python train.py --help lists them); did "
+        "you mean --multirun (-m)? Fix: --multirun",
+    "--config_name=mine depth=3":
+        "--config_name=mine: not a flag of train.py (its flags are Hydra's: python train.py --help lists "
+        "them); did you mean --config-name (-cn)? Fix: --config-name=mine",
     # pass 88, row 60: before, "quote it", and the quoted '2^7' was then refused as not an integer
     "data.batch_size=2^7":
         "data.batch_size=2^7: Hydra does not compute arithmetic in a value; give the number itself. Fix: "

@@ -1186,6 +1186,20 @@ def _flag_for_a_key(args: list[str], config_dir: str | Path, config_name: str) -
             raise OverrideError(f"{arg}: Hydra takes overrides without dashes; '~' removes a key. Fix: "
                                 f"~{name} to remove it, or {name}=<value> to set it")
         raise OverrideError(f"{arg}: Hydra takes overrides without dashes. Fix: {name}={value or '<value>'}")
+    actions = quiet_args_parser()._option_string_actions
+    long_flags = sorted(f for f in flags if f.startswith("--"))
+    squeezed = {f.replace("-", "").replace("_", ""): f for f in long_flags}
+    for arg in args:  # --multi-run, --multirn: a typo of Hydra's flag (pass 88, row 50: before, argparse's
+        flag, eq, value = arg.partition("=")  # usage, with the valid overrides as "unrecognized" too)
+        if not flag.startswith("--") or flag in flags or re.split(r"[./@]", flag[2:].lstrip("+~"))[0] in keys:
+            continue
+        meant = squeezed.get(flag.replace("-", "").replace("_", "")) or next(
+            iter(closest_names(flag, long_flags)), None)
+        if meant is not None:
+            also = [o for o in actions[meant].option_strings if o != meant]
+            raise OverrideError(f"{arg}: not a flag of train.py (its flags are Hydra's: python train.py "
+                                f"--help lists them); did you mean {meant}{f' ({also[0]})' if also else ''}? "
+                                f"Fix: {meant}{eq}{value}")
     # --max_epochs=2: a key below a group, given by its last name (pass 86, row 38: before, argparse's
     # usage and "unrecognized arguments"); the config is composed once, for all of them
     named = [arg for arg in args if arg.startswith("--") and arg.partition("=")[0] not in flags
