@@ -939,6 +939,17 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 89, rows 14 and 18 (major): before, "the config has no top-level key ... write
+    # +HIGHWAYLAB_DATA_DIR=...", and the '+' form was refused in turn as a key that nothing reads
+    "depth=3 HIGHWAYLAB_DATA_DIR=/data/mnist":
+        "HIGHWAYLAB_DATA_DIR=/data/mnist: HIGHWAYLAB_DATA_DIR is an environment variable, not a config key "
+        "(those are lower case). Fix: set it before the command, as the README does: "
+        "HIGHWAYLAB_DATA_DIR=/data/mnist python train.py <the same overrides, without it>, or give "
+        "data.data_dir=/data/mnist in its place",
+    "+WANDB_MODE=disabled depth=3":
+        "+WANDB_MODE=disabled: WANDB_MODE is an environment variable, not a config key (those are lower "
+        "case). Fix: set it before the command, as the README does: WANDB_MODE=disabled python train.py <the "
+        "same overrides, without it>, or logger=none for no W&B logger",
     # pass 88, row 50: before, argparse's usage, and "unrecognized arguments: --multi-run model=plain,highway"
     "--multi-run model=plain,highway":
         "--multi-run: not a flag of train.py (its flags are Hydra's: python train.py --help lists them); did "

@@ -1258,6 +1258,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                                     or _unreadable(override)) from None
         return None
     for override in parsed:
+        if problem := _environment_variable(override):
+            raise OverrideError(problem)
         if problem := _search_tags(override):
             raise OverrideError(problem)
         if override.is_interval_sweep() and (bounds := override.value()).start > bounds.end:
@@ -1398,6 +1400,30 @@ def _shared_part(override: Any, config_dir: str | Path) -> str | None:
     return (f"{override.input_line}: {group}/{shared}.yaml is a part that the other {group} options share, "
             f"not meant to be chosen alone. Fix: choose one of them: "
             f"{', '.join(f'{group}={o}' for o in options)}")
+
+
+# the config keys that do what an environment variable of the project or W&B does, for the fix
+ENVIRONMENT_KEYS = {"HIGHWAYLAB_DATA_DIR": "data.data_dir", "WANDB_PROJECT": "logger.wandb.project",
+                    "WANDB_ENTITY": "logger.wandb.entity", "WANDB_RUN_GROUP": "logger.wandb.group",
+                    "WANDB_TAGS": "tags"}
+
+
+def _environment_variable(override: Any) -> str | None:
+    """The message for an environment variable written as an override, after the script
+    (``python train.py HIGHWAYLAB_DATA_DIR=/data``, ``WANDB_MODE=disabled``): the config's keys are
+    lower case, and before, the fix was to add it with '+', which was refused in turn as a key that
+    nothing reads (pass 89, rows 14 and 18, major). ``None`` for any other override."""
+    name = override.key_or_group
+    if not re.fullmatch(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+", name) and name not in os.environ:
+        return None
+    if not name.isupper() or override.is_delete() or override.is_sweep_override():
+        return None
+    value = str(override.value())
+    also = (f", or give {ENVIRONMENT_KEYS[name]}={value} in its place" if name in ENVIRONMENT_KEYS else
+            ", or logger=none for no W&B logger" if name == "WANDB_MODE" and value == "disabled" else "")
+    return (f"{override.input_line}: {name} is an environment variable, not a config key (those are lower "
+            f"case). Fix: set it before the command, as the README does: {name}={shell_word(value)} python "
+            f"train.py <the same overrides, without it>{also}")
 
 
 def _top_level_additions(parsed: list[Any], single: list[str | None], config_dir: str | Path,
