@@ -255,6 +255,31 @@ def test_nonfinite_guard_stops_naming_the_layer_and_keeps_the_checkpoint(
     assert state and all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point())
 
 
+def test_a_compiled_module_counts_its_flops_on_its_own_layers_without_torchs_warning():
+    # pass 89, row 37b: module.compile=true; before, Lightning's model summary (its FLOP counter sets global
+    # module hooks) ran the compiled wrapper, and torch warned that the hooks would fire an extra time
+    import functools
+    import warnings
+
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from highwaylab.models import FCBackbone
+    from highwaylab.module import ClassifierModule
+
+    module = ClassifierModule(FCBackbone("highway", 3, 8, (1, 28, 28), 10), num_classes=10, compile=True,
+                              optimizer=functools.partial(torch.optim.SGD, lr=0.1))
+    module.setup("fit")
+    assert module._compiled is not None
+    x = torch.randn(2, 1, 28, 28)
+    with warnings.catch_warnings(record=True) as caught, FlopCounterMode(display=False) as flops:
+        warnings.simplefilter("always")
+        module(x)
+    assert not [w for w in caught if "global hooks" in str(w.message)]
+    # FCBackbone: a stem 784 -> 8, two highway layers of 8 -> 2 x 8 (H and T), a head 8 -> 10; 2 FLOPs a
+    # multiply-add, batch 2
+    assert flops.get_total_flops() == 2 * 2 * (784 * 8 + 2 * 8 * 16 + 8 * 10)
+
+
 @pytest.mark.slow
 def test_callbacks_inspect_the_backbone_inside_torch_compile(tmp_path, data_dir):
     parts = fit(["module.compile=true", "depth=3", "width=8"], tmp_path)

@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 DIVERGED_FACTOR = 100.0
 
 
+def _global_module_hooks() -> bool:
+    """Whether a global forward or backward hook is set on every ``nn.Module`` (torch's
+    ``register_module_forward_hook`` and the like: the FLOP counter of Lightning's model summary), by
+    the test that ``torch.compile`` warns on (``torch.nn.modules.module._has_any_global_hook``)."""
+    return bool(getattr(torch.nn.modules.module, "_has_any_global_hook", lambda: False)())
+
+
 class ClassifierModule(LightningModule):
     """Trains ``net`` (``(N, ...) -> (N, num_classes)`` logits) with cross-entropy.
 
@@ -148,8 +155,13 @@ class ClassifierModule(LightningModule):
         return getattr(self.net, "_orig_mod", self.net)
 
     def forward(self, x: Tensor) -> Tensor:
-        """``(N, ...) -> (N, num_classes)`` logits."""
-        return (self.net if self._compiled is None else self._compiled)(x)
+        """``(N, ...) -> (N, num_classes)`` logits. The compiled net runs unless torch's global module
+        hooks are set (Lightning's model summary counts FLOPs with them): those see the net's own
+        layers, and torch warned that they would fire an extra time on the compiled wrapper (breaking
+        pass 89, row 37b: a UserWarning in every ``module.compile=true`` run's log)."""
+        if self._compiled is None or _global_module_hooks():
+            return self.net(x)
+        return self._compiled(x)
 
     def setup(self, stage: str) -> None:
         if self.hparams.compile and stage == "fit" and self._compiled is None:
