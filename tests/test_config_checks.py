@@ -939,6 +939,15 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 90, row 62 (major): before, "quote it, e.g. 'trainer.max_epochs=5 epochs', or ... 5_epochs", each
+    # refused in turn as not an integer
+    "depth=3 trainer.max_epochs=5 epochs":
+        "epochs: an argument without '=' after trainer.max_epochs=5: a word after the number (a unit?); "
+        "trainer.max_epochs takes the number alone. Fix: trainer.max_epochs=5",
+    # pass 90, row 40 (major): before, "Fix: width=${{width}}", a recursive interpolation
+    "model.width=${width}":
+        "model.width=${width}: model.width is ${width} already (it follows the top-level width). Fix: leave "
+        "model.width=${width} out, and give width=<value> to change it",
     # pass 89, rows 14 and 18 (major): before, "the config has no top-level key ... write
     # +HIGHWAYLAB_DATA_DIR=...", and the '+' form was refused in turn as a key that nothing reads
     "depth=3 HIGHWAYLAB_DATA_DIR=/data/mnist":

@@ -1261,7 +1261,8 @@ def test_a_setting_a_component_rejects_is_one_line_naming_its_key(override, mess
     # the rate, near chance, without a word
     (["+trainer.accumulate_grad_batches=1000"], "trainer.accumulate_grad_batches=1000 is more than the 4 "
      "batches of an epoch: Lightning divides each batch's loss by 1000 and steps at the epoch's end, so "
-     "every step would be 250 times too small. Fix: trainer.accumulate_grad_batches=4 or less"),
+     "every step would be 250 times too small. Fix: +trainer.accumulate_grad_batches=4 or less"),  # pass 90,
+    # row 31 (major): before, the fix lacked the '+', and the presets have no such key: refused in turn
     # pass 42, row 8: before, a negative momentum was said to make the velocity grow
     (["optim.optimizer.momentum=-0.5"], "optim.optimizer.momentum=-0.5 is outside [0, 1): each step would "
                                         "subtract a share of the last one's velocity"),

@@ -489,10 +489,12 @@ def accumulation_past_epoch(trainer: Any) -> str | None:
             or accumulate <= batches:
         return None
     batches = int(batches)
+    from highwaylab.config_checks import as_given  # its '+': the presets do not set it (pass 90, row 31)
+
     return (f"trainer.accumulate_grad_batches={accumulate} is more than the {batches} batches of an epoch: "
             f"Lightning divides each batch's loss by {accumulate} and steps at the epoch's end, so every "
-            f"step would be {accumulate / batches:.3g} times too small. Fix: trainer.accumulate_grad_batches="
-            f"{batches} or less")
+            f"step would be {accumulate / batches:.3g} times too small. Fix: "
+            f"{as_given('trainer.accumulate_grad_batches')}={batches} or less")
 
 
 def _epochs(count: int) -> str:

@@ -2372,6 +2372,10 @@ def _follows_top_level(key: str, given: str, overrides: list[str], config_dir: s
     if not isinstance(model, dict) or model.get(top) != f"${{{top}}}":  # a conv model: no such key
         return None
     value = given.split("=", 1)[1]
+    if value.replace(" ", "") in (f"${{{top}}}", f"${{.{top}}}"):  # pass 90, row 40: before, "Fix:
+        # width=${width}", which Hydra then refused as a recursive interpolation
+        return (f"{given}: model.{top} is ${{{top}}} already (it follows the top-level {top}). Fix: leave "
+                f"{given} out, and give {top}=<value> to change it")
     return (f"{given}: model.{top} follows the top-level {top} (model.{top}: ${{{top}}}), which also names "
             f"the run and its W&B tags; set here, the net and its name would disagree. Fix: {top}={value}")
 
@@ -2689,6 +2693,14 @@ def _split_value(overrides: list[str], i: int, config_dir: str | Path) -> str | 
             break
         stray.append(token)
     whole = " ".join([value, *stray])
+    text = key.lstrip("+~").rsplit(".", 1)[-1] in ("run_name", "tags", "name", "group", "project", "notes") \
+        or "dir" in key or "path" in key  # a name or a folder: a number then a word is a value with a space
+    if re.fullmatch(r"[-+]?\d+(\.\d*)?([eE][-+]?\d+)?", value) and len(stray) == 1 and stray[0].isalpha() \
+            and not text:
+        # trainer.max_epochs=5 epochs: a unit after a number (pass 90, row 62, major: before, "quote it" or
+        # 5_epochs, and each was refused as not an integer)
+        return (f"{word}: an argument without '=' after {overrides[i - 1]}: a word after the number (a "
+                f"unit?); {key.lstrip('+~')} takes the number alone. Fix: {key}={value}")
     if not value:  # trainer.max_epochs= 1: a space after '=' (pass 52, row 53: before, "=_1")
         return (f"{word}: an argument without '=' after {overrides[i - 1]}: a space after '=' split the "
                 f"override. Fix: {key}={'_'.join(stray)}")
