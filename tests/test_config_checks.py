@@ -401,13 +401,15 @@ BAD = {
     "run_name=" + "a" * 201: "run_name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... has 201 bytes; the run's "
                               "folder (<date>_<time>_<run_name>_<hex>) allows 200. Fix: a shorter run_name",
     # the new-user pass: before, answered after the imports, leaving a run folder
-    "optim.optimizer.lr=abc": "optim.optimizer.lr='abc' must be a number, e.g. optim.optimizer.lr=0.1.",
+    # pass 90, row 04: the example apart from the period (before, "e.g. optim.optimizer.lr=0.1.")
+    "optim.optimizer.lr=abc": "optim.optimizer.lr='abc' must be a number. Fix: e.g. optim.optimizer.lr=0.1",
     # breaking pass 16, row 22: before, rc 0 and torch took the string as true (Nesterov on)
     "+optim.optimizer.nesterov=maybe": "optim.optimizer.nesterov='maybe' must be true or false, e.g. "
                                        "optim.optimizer.nesterov=false",
     "optim=adamw +optim.optimizer.amsgrad=1": "optim.optimizer.amsgrad=1 must be true or false",
     "optim=adamw +optim.optimizer.fused=yes": "optim.optimizer.fused='yes' must be true or false (or null",
-    "optim.scheduler.gamma=nan": "optim.scheduler.gamma=nan must be finite, e.g. optim.scheduler.gamma=0.6.",
+    "optim.scheduler.gamma=nan":
+        "optim.scheduler.gamma=nan must be finite. Fix: e.g. optim.scheduler.gamma=0.6",
     # eighth pass: before, 1000 epochs at a vanishing rate (max_epochs=null)
     "trainer.max_epochs=null": "trainer.max_epochs=null: Lightning then trains 1000 epochs. Fix: give a",
     # pass 36, row 77: before, it trained until stopped (epoch 1262), and never tested
@@ -939,6 +941,11 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 90, row 65: before, "e.g. trainer.limit_train_batches=0.25 or trainer.limit_train_batches=10", and
+    # 10 is 10 batches, not the 10% meant
+    "trainer.limit_train_batches=10%":
+        "trainer.limit_train_batches='10%' is a percentage; Lightning takes a fraction of the batches in "
+        "0.0 .. 1.0 (or a whole number of batches). Fix: trainer.limit_train_batches=0.1",
     # pass 90, row 62 (major): before, "quote it, e.g. 'trainer.max_epochs=5 epochs', or ... 5_epochs", each
     # refused in turn as not an integer
     "depth=3 trainer.max_epochs=5 epochs":

@@ -859,13 +859,15 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
                 null = " (or null: torch's choice)" if name in BOOL_OR_NULL_ARGS else ""
                 raise ConfigError(f"{key}.{name}={value!r} must be true or false{null}, "
                                   f"e.g. {key}.{name}=false")
-            hint = f", e.g. {key}.{name}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else ""
+            # the example apart from the sentence's period (pass 90, row 04: before, "e.g.
+            # optim.optimizer.lr=0.1." for lr=.1., whose copy kept the stray period)
+            hint = f" Fix: e.g. {key}.{name}={OPTIM_EXAMPLES[name]}" if name in OPTIM_EXAMPLES else ""
             if name not in NUMERIC_ARGS or value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(f"{key}.{name}={value!r} must be a number{hint}.")
+                raise ConfigError(f"{key}.{name}={value!r} must be a number.{hint}")
             if not math.isfinite(value):
-                raise ConfigError(f"{key}.{name}={value!r} must be finite{hint}.")
+                raise ConfigError(f"{key}.{name}={value!r} must be finite.{hint}")
             # torch takes it (pass 49, row 33b, major: before, train/lr fell to -0.75, the loss rose to 1.6e8)
             if key == "optim.scheduler" and name in RATE_ARGS and value < 0:
                 raise ConfigError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -95,6 +96,12 @@ def check_schedule(cfg: DictConfig) -> None:
             raise ConfigError(f"{key}={value!r} must be one of {names}, e.g. {key}={str(allowed[0]).lower()}")
     for key in LIMIT_KEYS:
         limit = cfg.trainer.get(key)
+        percent = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*%\s*", limit) if isinstance(limit, str) else None
+        if percent is not None and float(percent[1]) <= 100:  # pass 90, row 65: before, "e.g. ...=10" too,
+            # which a user who meant 10% would copy as 10 batches
+            raise ConfigError(f"trainer.{key}={limit!r} is a percentage; Lightning takes a fraction of the "
+                              f"batches in 0.0 .. 1.0 (or a whole number of batches). Fix: "
+                              f"trainer.{key}={float(percent[1]) / 100:g}")
         if limit is not None and not _is_limit(limit):
             raise ConfigError(f"trainer.{key}={limit!r} must be a fraction of the batches in 0.0 .. 1.0 "
                               f"or a whole number of batches >= 0, e.g. trainer.{key}=0.25 or "
