@@ -327,8 +327,8 @@ def test_bad_resume_folders_are_refused_naming_the_path_and_the_fix(finished, tm
         f"resume={finished}/checkpoints": f"is not a run folder: it has no .hydra/overrides.yaml (the record "
                                           f"train.py writes into every run folder); give the run's folder, "
                                           f"resume={finished}",
-        f"resume={finished}/checkpoints/last.ckpt": f"is a checkpoint: resume= takes the run's folder, "
-                                                    f"resume={finished}",
+        f"resume={finished}/checkpoints/last.ckpt": f"is a checkpoint: resume= takes the run's folder: "
+                                                    f"python train.py resume={finished}",
         f"resume={no_ckpt}": f"resume={no_ckpt}: the run has no checkpoint to resume from "
                              "(checkpoints/last.ckpt is missing: it stopped before its first checkpoint); "
                              "start it again: python train.py trainer=cpu depth=4",
@@ -1102,7 +1102,8 @@ def test_resume_of_an_older_checkpoint_says_the_run_goes_on_from_last_and_how_to
     with pytest.raises(ResumeError) as err:
         argv(f"resume={older}", "trainer.max_epochs=4")
     assert str(err.value) == (
-        f"resume={older} is a checkpoint: resume= takes the run's folder, resume={finished}, which goes on "
+        f"resume={older} is a checkpoint: resume= takes the run's folder: python train.py resume={finished} "
+        f"trainer.max_epochs=4, which goes on "
         f"from its latest state ({finished}/checkpoints/last.ckpt), not from {older.name}. To train on from "
         f"{older.name} itself, start a new run from it (the run stays as it is): python train.py trainer=cpu "
         f"depth=4 width=16 trainer.limit_train_batches=10 trainer.limit_val_batches=4 "

@@ -1644,6 +1644,26 @@ def test_an_override_that_reads_the_clock_is_resumed_with_the_value_the_run_used
                        tmp_path / "composed")[key] == recorded[key]  # Hydra reads it back as it was
 
 
+def test_a_checkpoint_or_a_wildcard_given_to_resume_gets_a_fix_that_keeps_the_other_overrides(tmp_path):
+    # pass 90, row 50: before, "resume=<ckpt> is a checkpoint: resume= takes the run's folder, resume=<run>",
+    # which dropped trainer.max_epochs=8; row 49: resume=<runs>/base*, which the shell leaves as it is, was
+    # "no such folder" alone
+    runs = tmp_path / "runs"
+    for name in ("base", "base2"):
+        run = make_run(runs / name)
+        fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=2, step=20, mid_epoch=False)
+    (runs / "based_on_nothing").mkdir()  # not a run: not named
+    assert message(f"resume={runs}/base2/checkpoints/last.ckpt", "trainer.max_epochs=8") == (
+        f"resume={runs}/base2/checkpoints/last.ckpt is a checkpoint: resume= takes the run's folder: python "
+        f"train.py resume={runs}/base2 trainer.max_epochs=8")
+    assert message(f"resume={runs}/base*", "trainer.max_epochs=8") == (
+        f"resume={runs}/base*: the shell does not expand a wildcard inside an override, and resume= takes "
+        f"one run's folder; it matches 2: {runs}/base, {runs}/base2. Fix: name one, e.g. python train.py "
+        f"resume={runs}/base2 trainer.max_epochs=8")
+    assert argv(f"resume={runs}/base2", "trainer.max_epochs=8")[-1] == (  # the fix is accepted
+        f"ckpt_path={runs}/base2/checkpoints/last.ckpt")
+
+
 def timed_checkpoint(path: Path, seconds: float) -> Path:
     """A mid-epoch checkpoint (epoch 2, step 521) whose Lightning ``Timer`` has counted ``seconds`` of
     training, as the Trainer's timer for ``trainer.max_time`` saves it."""

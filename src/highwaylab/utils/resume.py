@@ -453,9 +453,11 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
         path = root / path  # resume=outputs/runs/<run>, started from another folder than the checkout
     example = f"e.g. resume={root.resolve() / 'outputs' / 'runs'}/<date>_<time>_<run_name>_<hex>"
     if path.is_file() and path.suffix == ".ckpt":
-        run = run_of(path) or path.parent.parent
-        raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder, "
-                          f"resume={run}{_not_from_this(path, run, extra)}")
+        run = run_of(path) or path.parent.parent  # with the other overrides given (pass 90, row 50: before,
+        # the fix dropped trainer.max_epochs=3, and was refused as a finished run)
+        kept = "".join(f" {shell_word(o)}" for o in extra if _key_value(o)[0] != "resume")
+        raise ResumeError(f"resume={value} is a checkpoint: resume= takes the run's folder: python train.py "
+                          f"{override_arg('resume', run)}{kept}{_not_from_this(path, run, extra)}")
     if path.is_file():  # a file of a run (tab completion: resume=<run>/metrics.json; pass 33, row 34)
         run = next((p for p in path.resolve().parents if (p / RECORD / "overrides.yaml").is_file()), None)
         if run is not None:
@@ -474,6 +476,20 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                               f"numbered folders, and this one never started (or was renamed): python -m "
                               f"highwaylab.report {shlex.quote(str(sweep))} lists its jobs, with the command "
                               f"that runs a job it never started into the sweep's folder")
+        if any(c in value for c in "*?[") and not path.exists():  # pass 90, row 49: resume=runs/base*, which
+            # the shell leaves as it is inside an override; before, "no such folder" alone
+            import glob
+
+            matches = sorted(Path(m) for m in glob.glob(str(path)) + (
+                glob.glob(str(root / path)) if not path.is_absolute() else [])
+                if (Path(m) / RECORD / "overrides.yaml").is_file())  # run folders only
+            kept = "".join(f" {shell_word(o)}" for o in extra if _key_value(o)[0] != "resume")
+            if matches:
+                names = ", ".join(str(m) for m in matches[:4]) + (", ..." if len(matches) > 4 else "")
+                raise ResumeError(f"resume={value}: the shell does not expand a wildcard inside an override, "
+                                  f"and resume= takes one run's folder; it matches {len(matches)}: {names}. "
+                                  f"Fix: name one, e.g. python train.py "
+                                  f"{override_arg('resume', matches[-1])}{kept}")
         fragments = [word for word in extra if "=" not in word and not word.startswith(("~", "+", "-"))]
         for n in range(1, len(fragments) + 1):  # resume=<run> with a space in its name, unquoted (pass 47,
             joined = " ".join([value, *fragments[:n]])  # row 41: before, "no such folder" of the first part)
