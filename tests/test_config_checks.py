@@ -941,6 +941,13 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 90, row 61: before, Hydra's 14 lines ("Could not find 'model/conf/model/highway'")
+    "model=conf/model/highway depth=3":
+        "model=conf/model/highway: an option is named by its name in the group, not by its file's path. Fix: "
+        "model=highway",
+    "-m model=plain,conf/model/residual.yaml depth=3":
+        "model=plain,conf/model/residual.yaml: an option is named by its name in the group, not by its "
+        "file's path. Fix: model=plain,residual",
     # pass 90, row 65: before, "e.g. trainer.limit_train_batches=0.25 or trainer.limit_train_batches=10", and
     # 10 is 10 batches, not the 10% meant
     "trainer.limit_train_batches=10%":

@@ -520,6 +520,15 @@ def _option_file_names(overrides: list[str], extra_dir: str | None, config_dir: 
                 raise OverrideError(f"{override}: an option is named without its file's .yaml, or the run is "
                                     f"named and tagged {option}, apart from the {key}={name} runs. Fix: "
                                     f"{key}={name}")
+            group = key.split("@")[0]
+            parts = Path(option.removesuffix(".yaml").removesuffix(".yml")).parts
+            if "/" in option and len(parts) >= 2 and parts[-2] == Path(group).name and not any(
+                    (folder / group / option).with_suffix(".yaml").is_file() for folder in folders) and any(
+                    (folder / group / f"{parts[-1]}.yaml").is_file() for folder in folders):
+                # pass 90, row 61: model=conf/model/highway; before, Hydra's 14-line "Could not find"
+                fixed = ",".join(parts[-1] if v.strip() == option else v for v in value.split(","))
+                raise OverrideError(f"{override}: an option is named by its name in the group, not by its "
+                                    f"file's path. Fix: {key}={fixed}")
 
 
 def _one_path(override: Any) -> str | None:
