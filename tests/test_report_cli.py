@@ -316,7 +316,7 @@ def test_an_out_that_is_a_file_is_one_line_before_the_jobs_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["a file", "below a file", "in /proc", "/proc itself", "no sweep folder",
-                                  "placeholder", "summary file", "an image's name",
+                                  "placeholder", "summary file", "a job's file", "an image's name",
                                   "empty group", "dash", "default unwritable", "a job's folder",
                                   "the sweep's folder", "inside a job's folder", "tilde", "own table"])
 def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, case):
@@ -355,6 +355,11 @@ def test_a_bad_out_or_sweep_folder_is_one_line_and_exit_2(one_job, tmp_path, cas
         "summary file": ([one_job / "summary.jsonl"],
                          f"{one_job}/summary.jsonl is a file of the multirun {one_job}: the report takes the "
                          f"multirun's folder. Fix: python -m highwaylab.report {one_job}"),
+        # pass 90, row 53: a job's metrics.json; before, "is not a folder", with an example in outputs/
+        "a job's file": ([next(one_job.glob("0_*")) / "metrics.json"],
+                         f"{next(one_job.glob('0_*'))}/metrics.json is a file of a job of the multirun "
+                         f"{one_job}: the report takes the multirun's folder. Fix: python -m "
+                         f"highwaylab.report {one_job}"),
         # pass 53, row 42: before, the example was the very input, placeholders and all
         "placeholder": (["outputs/multiruns/<date>_<time>_<hex>"],
                         f"outputs/multiruns/<date>_<time>_<hex>: no such folder (its <...> parts are "

@@ -151,6 +151,13 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         # pass 55, row 46: the sweep's summary.jsonl; before, "none is in outputs/multiruns"
         fail(parser, f"{args.sweep_dir} is a file of the multirun {parent}: the report takes the multirun's "
                      f"folder. Fix: python -m highwaylab.report {shlex.quote(str(parent))}")
+    sweep = next((p for p in args.sweep_dir.absolute().parents
+                  if (p / "multirun.yaml").is_file() or (p / "summary.jsonl").is_file()), None)
+    if sweep is not None and not args.sweep_dir.is_dir() and args.sweep_dir.exists():
+        # a file of one of its jobs (<sweep>/0_<run>/metrics.json; pass 90, row 53: before, "is not a
+        # folder", with an example in outputs/multiruns)
+        fail(parser, f"{args.sweep_dir} is a file of a job of the multirun {sweep}: the report takes the "
+                     f"multirun's folder. Fix: python -m highwaylab.report {shlex.quote(str(sweep))}")
     if not args.sweep_dir.is_dir():  # pass 57, row 79: a relative one that is not here, named in full
         where = "" if args.sweep_dir.is_absolute() or _placeholder(args.sweep_dir) else \
             f" ({args.sweep_dir.absolute()})"
