@@ -1664,6 +1664,19 @@ def test_a_checkpoint_or_a_wildcard_given_to_resume_gets_a_fix_that_keeps_the_ot
         f"ckpt_path={runs}/base2/checkpoints/last.ckpt")
 
 
+def test_a_signed_extension_on_resume_is_named_as_the_total_it_is(tmp_path):
+    # pass 90, row 69: before, trainer.max_epochs=+2 on a finished 1-epoch run trained 1 epoch more, where 2
+    # more were meant, without a word (Hydra reads +2 as the number 2)
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=50, mid_epoch=False)
+    assert message(f"resume={run}", "trainer.max_epochs=+2") == (
+        f"resume={run} trainer.max_epochs=+2: the '+' sign does not add: trainer.max_epochs is the run's "
+        f"total (2 epochs in all), and the run has done 5. Fix: trainer.max_epochs=7 for 2 more")
+    assert message(f"resume={run}", "trainer.max_steps=+100").endswith(
+        "the run has done 50. Fix: trainer.max_steps=150 for 100 more")
+    assert argv(f"resume={run}", "trainer.max_epochs=7")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
+
+
 def timed_checkpoint(path: Path, seconds: float) -> Path:
     """A mid-epoch checkpoint (epoch 2, step 521) whose Lightning ``Timer`` has counted ``seconds`` of
     training, as the Trainer's timer for ``trainer.max_time`` saves it."""

@@ -282,6 +282,7 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
             check_processes(base_cfg, cfg, extra, run)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
+        check_signed_extension(run, extra, checkpoint)  # trainer.max_epochs=+2: read as 2 in all
         check_wandb_id(run, checkpoint, extra)  # logger.wandb.id=<another>: the history split in two
         if cfg is not None:
             check_resume(cfg, str(ckpt), checkpoint, resume=True)
@@ -2535,6 +2536,27 @@ def _extended(run: Path, cfg: DictConfig, name: str) -> bool:
             return True
     own, new = _seconds(_own_value(run, "trainer.max_time", name)), _select(cfg, "trainer.max_time")
     return own is not None and (new is None or (_seconds(new) or 0) > own)
+
+
+def check_signed_extension(run: Path, extra: list[str], checkpoint: dict) -> None:
+    """Raises ResumeError for ``trainer.max_epochs=+2`` (or ``max_steps``) given with ``resume=``: Hydra
+    reads ``+2`` as the number 2, the run's total, not 2 more (breaking pass 90, row 69: a finished
+    1-epoch run trained 1 epoch more, where 2 were meant, without a word). The fix names the total
+    that gives that many more, from the checkpoint's progress."""
+    progress = checkpoint_progress(checkpoint)
+    for override in extra:
+        key, value = _key_value(override)
+        if key.lstrip("+~") not in ("trainer.max_epochs", "trainer.max_steps") or value is None:
+            continue
+        signed = re.fullmatch(r"\s*\+\s*(\d+)\s*", value)
+        if signed is None:
+            continue
+        done = progress.epochs if key.endswith("max_epochs") else progress.step
+        unit = "epochs" if key.endswith("max_epochs") else "steps"
+        name = key.lstrip("+~")
+        raise ResumeError(f"resume={run} {override}: the '+' sign does not add: {name} is the run's total "
+                          f"({signed[1]} {unit} in all), and the run has done {done}. Fix: "
+                          f"{name}={done + int(signed[1])} for {signed[1]} more")
 
 
 def check_time_left(cfg: DictConfig, checkpoint: dict, name: str, run: Path | None) -> None:
