@@ -574,6 +574,16 @@ def test_a_run_that_failed_before_its_first_checkpoint_is_named_with_its_error(t
         f"resume={run}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing): it "
         f"ended before its first checkpoint, with this error in its train.log: \"{error}\". Start it "
         f"again, with the fix that names, if any: python train.py {' '.join(OWN)}")
+    # pass 90, row 26: a fix that is one override of the run's is applied to the command; before, the command
+    # kept the value that had failed (seed=00)
+    seeded = make_run(tmp_path / "seeded", [*OWN, "seed=00"])
+    leading = "seed=00: Hydra reads a number with a leading zero as a string. Fix: seed=0"
+    (seeded / "train.log").write_text(
+        f"[2026-12-03 03:14:16,504][highwaylab][ERROR] - highwaylab: {leading}\n")
+    assert message(f"resume={seeded}") == (
+        f"resume={seeded}: the run has no checkpoint to resume from (checkpoints/last.ckpt is missing): it "
+        f"ended before its first checkpoint, with this error in its train.log: \"{leading}\". Start it "
+        f"again with that fix, seed=0: python train.py {' '.join(OWN)} seed=0")
     # pass 43, row 30: the run's interrupt saved its state, and last.ckpt was deleted since: before, "it
     # ended before its first checkpoint", quoting the line that says it saved one
     with (run / "train.log").open("a") as log:

@@ -645,6 +645,17 @@ def resume_folder(value: str, extra: list[str] | tuple[str, ...] = ()) -> Path:
                 f"{saved[1]} when it was interrupted (its train.log says so), and holds no other checkpoint. "
                 f"Fix: put the checkpoint back, or start the run again: {again}")
         if failure is not None:  # learning rate that had made the loss NaN at step 1
+            merged = merge_overrides(run_overrides(path), list(extra))
+            named = re.search(r"Fix: ([^\s=]+=\S+?)\.?$", failure)  # one override: applied to the command
+            if named is not None and _key_value(named[1])[0] in {_key_value(o)[0] for o in merged}:
+                # (pass 90, row 26: before, "with the fix that names", and the command kept seed=00)
+                fixed = merge_overrides(merged, [named[1]])
+                again = (start_job_again(path, fixed) if (path.parent / "multirun.yaml").is_file()
+                         else _command(fixed))
+                raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
+                                  f"missing): it ended before its first checkpoint, with this error in its "
+                                  f"train.log: \"{failure}\". Start it again with that fix, {named[1]}: "
+                                  f"{again}")
             raise ResumeError(f"resume={value}: the run has no checkpoint to resume from ({shown} is "
                               f"missing): it ended before its first checkpoint, with this error in its "
                               f"train.log: \"{failure}\". Start it again, with the fix that names, if any: "
