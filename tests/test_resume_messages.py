@@ -1687,6 +1687,33 @@ def test_a_signed_extension_on_resume_is_named_as_the_total_it_is(tmp_path):
     assert argv(f"resume={run}", "trainer.max_epochs=7")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
 
 
+def test_a_logger_choice_kept_from_an_earlier_resume_is_named_so(tmp_path, caplog, monkeypatch):
+    # pass 90, row 39: a resume with logger=none, then one without a logger choice: before, the second said
+    # "this resume has no W&B logger (logger=none)", a value the user had not typed; and once W&B was back,
+    # the steps trained without it were said to be lost to a kill
+    from highwaylab.train import continue_wandb_run
+    from highwaylab.utils import resume
+
+    run = tmp_path / "run"
+    cfg = compose_cfg([*OWN[:-1], "logger=none"], run)  # the run's record now chooses logger=none
+    monkeypatch.setattr(resume, "GIVEN_WITH_RESUME", ["trainer.max_epochs=2"])  # not typed now
+    (run / "checkpoints").mkdir(parents=True)
+    checkpoint = {"global_step": 700, "logger_versions": {"WandbLogger": "f6jp66t1"}}
+    with caplog.at_level("WARNING"):
+        assert continue_wandb_run(cfg, checkpoint, str(run / "checkpoints" / "last.ckpt")) is None
+    assert caplog.messages[0].startswith(
+        "highwaylab: the run logged to W&B run f6jp66t1, and this resume has no W&B logger (logger=none, "
+        "kept from an earlier resume of the run): W&B run f6jp66t1 gets none of the steps trained now")
+    for stamp, logger in (("2026-12-07_13-59-02", "none"), ("2026-12-07_13-59-34", "wandb")):
+        record = run / ".hydra" / f"resumed_{stamp}" / "hydra.yaml"
+        record.parent.mkdir(parents=True)
+        record.write_text(yaml.safe_dump({"hydra": {"runtime": {"choices": {"logger": logger}}}}))
+    assert resume._resumed_without_wandb(run) == "logger=none"
+    (run / ".hydra" / "resumed_2026-12-07_13-59-02" / "hydra.yaml").write_text(yaml.safe_dump(
+        {"hydra": {"runtime": {"choices": {"logger": "wandb"}}}}))
+    assert resume._resumed_without_wandb(run) is None  # every resume had W&B: a gap is a loss
+
+
 def timed_checkpoint(path: Path, seconds: float) -> Path:
     """A mid-epoch checkpoint (epoch 2, step 521) whose Lightning ``Timer`` has counted ``seconds`` of
     training, as the Trainer's timer for ``trainer.max_time`` saves it."""

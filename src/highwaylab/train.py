@@ -1178,8 +1178,14 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
     if wandb_cfg is None and run_id and own_checkpoint(path, own) and rank_zero_only.rank == 0:
         # pass 37, row 22: before, resume=<run> logger=csv left the run's W&B run behind without a word
         choice = HydraConfig.get().runtime.choices.get("logger") if HydraConfig.initialized() else None
+        from highwaylab.utils.resume import GIVEN_WITH_RESUME
+
+        # a choice of an earlier resume, kept in the run's record, is named as such (pass 90, row 39)
+        typed = any(o.split("=", 1)[0].lstrip("+~") == "logger" for o in GIVEN_WITH_RESUME)
+        kept = ", kept from an earlier resume of the run" if choice and not typed else ""
+        which = f"logger={choice}{kept}" if choice else "the logger group holds none"
         log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has no W&B logger "
-                    f"({f'logger={choice}' if choice else 'the logger group holds none'}): W&B run {run_id} "
+                    f"({which}): W&B run {run_id} "
                     f"gets none of the steps trained now (from step {checkpoint.get('global_step', '?')}); "
                     f"they are only in this run's metrics.json, train.log and the loggers given. To "
                     f"continue the W&B run, resume with logger=wandb")

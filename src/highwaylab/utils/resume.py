@@ -2114,6 +2114,19 @@ def finished_epochs(checkpoint: dict) -> int:
 # during the run
 # ---------------------------------------------------------------------------------------------
 
+def _resumed_without_wandb(run: Path) -> str | None:
+    """The logger choice of an earlier resume of ``run`` that had no W&B logger (``logger=none``, from
+    its ``.hydra/resumed_*/hydra.yaml``; this resume's own record, the latest, left out), or ``None``:
+    the steps it trained are missing from the W&B run for that reason (pass 90, row 39: before, they were
+    said to be lost to a kill)."""
+    records = sorted((run / RECORD).glob("resumed_*/hydra.yaml"))[:-1]
+    for record in records:
+        choice = recorded_at(record, "hydra.runtime.choices.logger", missing="")
+        if choice != "" and "wandb" not in str(choice):
+            return f"logger={choice}"
+    return None
+
+
 def continue_wandb_steps(loggers: list, resumed_id: str | None = None, resumed_step: int | None = None,
                          every: int = 50) -> int | None:
     """Continue W&B's ``_step`` axis after the earlier offline segments of a resumed run.
@@ -2211,12 +2224,14 @@ def continue_wandb_steps(loggers: list, resumed_id: str | None = None, resumed_s
             log.warning(f"W&B's _step cannot continue after {folder}: {err}")
     if run.id == resumed_id and earlier and resumed_step is not None and resumed_step - logged_to > every:
         held = f"up to trainer/global_step {logged_to} only" if logged_to >= 0 else "no history row"
+        without = _resumed_without_wandb(this.parent.parent)
+        cause = (f"were trained by a resume without W&B ({without}), so its charts have a gap there"
+                 if without else "were lost when its processes were stopped (W&B's helper process too: a "
+                 "kill, SLURM's scancel) before W&B wrote them to disk, so its charts have a gap there")
         log.warning(f"highwaylab: W&B run {run.id}'s earlier offline segments hold {held}, but the "
                     f"checkpoint it resumes from is at step {resumed_step}: the rows of steps "
-                    f"{logged_to + 1}..{resumed_step} were lost when its processes were stopped (W&B's "
-                    f"helper process too: a kill, SLURM's scancel) before W&B wrote them to disk, so its "
-                    f"charts have a gap there; the "
-                    f"run's train.log holds those epochs' lines")
+                    f"{logged_to + 1}..{resumed_step} {cause}; the run's train.log holds those epochs' "
+                    f"lines")
     if last < 0 or run.step > last:
         return None
     run.log({}, step=last + 1, commit=False)
