@@ -138,6 +138,20 @@ def test_first_job_of_a_process_counts_its_start_up(tmp_path, data_dir):
     assert metrics["wall_time_s"] > metrics["startup_s"] + metrics["fit_time_s"]
 
 
+def test_start_up_and_durations_do_not_follow_a_step_of_the_wall_clock(monkeypatch):
+    # the start-up was time.time() less the process's start (boot time + its ticks): a wall clock stepped
+    # back (NTP, a VM's clock sync) made it 0, and the wall time shorter than the fit (CI: startup_s > 1.0
+    # failed once, under load). Here the wall clock reads 1970 from now on.
+    from highwaylab.utils import clock
+
+    age = clock.process_age()
+    assert age is not None and age > 0.1  # this test process has run its imports and collection
+    monkeypatch.setattr(clock, "_first_job", [True])
+    monkeypatch.setattr(clock.time, "time", lambda: 0.0)
+    assert clock.startup_seconds() >= age  # from /proc/uptime and the process's ticks, not time.time()
+    assert clock.startup_seconds() == 0.0  # a later job of the same process: its start-up counted once
+
+
 # --- values that would make the run meaningless ------------------------------------------------
 
 @pytest.mark.parametrize("seed", [-1, 2**32, "abc", 1.5])

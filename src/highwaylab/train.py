@@ -118,8 +118,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         ConfigError: a bad config value (message names the key), e.g. ``depth=0``.
         DataError: a missing or corrupt data file.
     """
-    job_start = time.time()
-    startup = startup_seconds(job_start)  # the process's start-up (imports), for its first job
+    job_start = time.monotonic()  # durations: on a clock that a step of the wall clock does not move
+    startup = startup_seconds()  # the process's start-up (imports), for its first job
     validate(cfg)  # the torch-free checks, which train.py ran before importing torch: cheap
     output_dir = Path(cfg.paths.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -221,7 +221,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                          every=trainer.log_every_n_steps)
     del checkpoint  # its weights and optimiser state: Lightning reads the file itself
 
-    fit_start = time.time()
+    fit_start = time.monotonic()
     try:
         trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
     except BaseException as err:
@@ -239,7 +239,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     kept = float(module.val_acc_best.max_value)  # restored from the checkpoint: a resume that trained
     if "val/acc_best" not in fit_metrics and math.isfinite(kept):  # without validating keeps its best
         fit_metrics["val/acc_best"] = kept  # (pass 48, rows 26 and 45: before, dropped, a sweep's NaN)
-    fit_seconds = time.time() - fit_start
+    fit_seconds = time.monotonic() - fit_start
     best = trainer.checkpoint_callback.best_model_path if trainer.checkpoint_callback else ""
     why = ""
     trained_here = resumed_step is not None and trainer.global_step > resumed_step
@@ -286,7 +286,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "resumed_from_step": resumed_step,
         "startup_s": round(startup, 3),
         "fit_time_s": round(fit_seconds, 3),
-        "wall_time_s": round(startup + time.time() - job_start, 3),
+        "wall_time_s": round(startup + time.monotonic() - job_start, 3),
         "val_examples": module.val_examples,  # over all processes; fewer with trainer.limit_val_batches
         "test_examples": module.test_examples,
         "best_ckpt": best or None,  # null: no best checkpoint was written, the final weights were tested

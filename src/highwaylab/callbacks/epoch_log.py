@@ -9,31 +9,18 @@ if __name__ == "__main__":  # python -m <this module>: a part of the package, no
 
 import logging
 import math
-import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import lightning as L
 from lightning.pytorch.utilities import rank_zero_only
 
 from highwaylab.callbacks.media import step_of
 from highwaylab.callbacks.options import epoch_log_keys
+from highwaylab.utils.clock import process_age
 
 log = logging.getLogger(__name__)
 _process_start_reported = False  # the first training start of the process counts from its start
-
-
-def process_age() -> float | None:
-    """Seconds since this process started (Linux ``/proc``), or ``None`` where that cannot be read."""
-    try:
-        # field 22 of /proc/self/stat, in clock ticks since boot; the fields after the command name
-        # (in parentheses, which may hold spaces) start at field 3
-        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 class EpochLogger(L.Callback):
