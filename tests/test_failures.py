@@ -150,6 +150,14 @@ def test_start_up_and_durations_do_not_follow_a_step_of_the_wall_clock(monkeypat
     monkeypatch.setattr(clock.time, "time", lambda: 0.0)
     assert clock.startup_seconds() >= age  # from /proc/uptime and the process's ticks, not time.time()
     assert clock.startup_seconds() == 0.0  # a later job of the same process: its start-up counted once
+    monkeypatch.undo()
+    # on the wall clock, for train.py's comparison with the modification times of a refused start's record
+    # (pass 91, rows 67c and 70: before, train.py still imported it by that name, and every resume refused
+    # after Hydra's start ended in an ImportError, its record left behind)
+    assert abs(clock.process_start() - (time.time() - clock.process_age())) < 0.1
+    train_py = (ROOT / "train.py").read_text()
+    for name in re.findall(r"from highwaylab\.utils\.clock import (\w+)", train_py):
+        assert callable(getattr(clock, name)), name
 
 
 # --- values that would make the run meaningless ------------------------------------------------

@@ -7,6 +7,7 @@ clock's ``time.time()`` less the boot time, and the fit and wall times differenc
 a wall clock stepped back during a run made the start-up 0 and the wall time shorter than the fit
 (a CI run of ``tests/test_failures.py``'s start-up test failed once, under load, with no other cause
 found). ``highwaylab.callbacks.epoch_log`` had its own ``process_age``; both now use this one.
+:func:`process_start` stays on the wall clock: train.py compares it with files' modification times.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ def process_age() -> float | None:
         return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+def process_start() -> float:
+    """The wall-clock time (seconds since the epoch) at which this process started, for a comparison
+    with files' modification times (which are on the wall clock): now less :func:`process_age` (or
+    less the time since this module was imported, without ``/proc``)."""
+    age = process_age()
+    return time.time() - (age if age is not None else time.monotonic() - _IMPORTED_AT)
 
 
 def startup_seconds() -> float:
