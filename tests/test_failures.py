@@ -1056,6 +1056,9 @@ def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, capl
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert ("depth=50 is not used by model=conv_plain: a conv net's depth and channels follow "
             "model.stages (this one: depth 3") in proc.stdout
+    # pass 91, row 39c: the stages are given here: before, "Fix: set the stages", and then the same warning
+    assert "in its name, tags and metrics.json). Fix: leave depth=50 out (model.stages, given here, sets " \
+           "them)" in proc.stdout
     assert json.loads((tmp_path / "run" / "metrics.json").read_text())["depth"] == 3
 
 

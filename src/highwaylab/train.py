@@ -932,7 +932,11 @@ def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
     experiment = HydraConfig.get().runtime.choices.get("experiment")
     for key in ("depth", "width"):
         if key in given and key not in cfg.model:
+            stages = any(k == "model.stages" or k.startswith("model.stages.") for k in given)
             fix = (f"leave {given[key]} out (experiment={experiment} sets the stages)" if experiment else
+                   f"leave {given[key]} out (model.stages, given here, sets them)" if stages else
+                   # pass 91, row 39c: before, "set the stages" also when they were given, which the
+                   # user then did, and got the same warning
                    "set the stages, e.g. 'model.stages=[{channels: 16, layers: 4}]', or an "
                    "experiment=paper_mnist_conv16")
             log.warning(f"{given[key]} is not used by model={model}: "
