@@ -1846,7 +1846,8 @@ INLINE = "module://matplotlib_inline.backend_inline"  # a notebook's own, passed
        f"OMP_NUM_THREADS={value!r} is not a positive number of threads, so OpenMP ignores it and torch "
        f"would use every core. Fix: OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or "
        f"unset it",
-       ["", "1", "4,2"]) for value in ("abc", "0", "-1", "2.5")],
+       ["", "1", "4,2", "+2", "01"]) for value in ("abc", "0", "-1", "2.5", "1e0")],  # +2, 01: OpenMP takes
+    # them (pass 91, rows 63 and 65: before, refused as ignored)
     # pass 67, row 32 (major): before, matplotlib's 60-line traceback as the run drew, the variable unnamed
     ("check_plot_backend", "MPLBACKEND", INLINE,
      f"MPLBACKEND={INLINE} is set in the environment (a notebook's !python passes its own on), and "

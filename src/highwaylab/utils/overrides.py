@@ -881,7 +881,8 @@ def check_thread_count(environ: dict[str, str] | None = None, key: str = "OMP_NU
     (the README's advice for a busy machine is ``OMP_NUM_THREADS=1``). ``key``: where it was set, the
     shell's variable or ``hydra.job.env_set.OMP_NUM_THREADS`` (the job's)."""
     value = (os.environ if environ is None else environ).get("OMP_NUM_THREADS")
-    if not (value or "").strip() or re.fullmatch(r"\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*", value):
+    count = r"\+?0*[1-9]\d*"  # as libgomp's strtoul reads it: +2 and 01 too (pass 91, rows 63, 65)
+    if not (value or "").strip() or re.fullmatch(rf"\s*{count}(\s*,\s*{count})*\s*", value):
         return  # unset, or empty (OMP_NUM_THREADS=$UNSET in a script): OpenMP's own default
     fix = ("OMP_NUM_THREADS=1 (one thread, for a busy machine) or another count, or unset it"
            if key == "OMP_NUM_THREADS" else f"+{key}=1 (one thread, for a busy machine) or another count, "
