@@ -1171,7 +1171,9 @@ def continue_wandb_run(cfg: DictConfig, checkpoint: dict, path: str) -> str | No
         # no W&B run at all, as its own line says (pass 45, row 43: before, "this run gets a new W&B run"
         # of a copy, then "WANDB_MODE=disabled: no W&B run"); the run's own W&B run is named as left
         # behind, as for logger=csv (pass 88, row 67: before, no word of it)
-        if run_id and own_checkpoint(path, own) and rank_zero_only.rank == 0:
+        if run_id and own_checkpoint(path, own) and copied_from(checkpoint, path) is None \
+                and not other_copies(checkpoint, path, run_id) and rank_zero_only.rank == 0:  # a copy's
+            # W&B run is the original's, which a copy never continues (pass 45, row 43)
             given = ("WANDB_MODE=disabled" if os.environ.get("WANDB_MODE") == "disabled"
                      else "logger.wandb.mode=disabled")
             log.warning(f"highwaylab: the run logged to W&B run {run_id}, and this resume has {given}: W&B "
