@@ -1083,6 +1083,11 @@ def test_a_relative_ckpt_path_is_made_absolute_for_a_run_in_its_own_folder(tmp_p
     # read again from the folder where each resume was typed)
     assert argv(*OWN, "callbacks.model_checkpoint.dirpath=bestck")[-1] == (
         f"callbacks.model_checkpoint.dirpath={tmp_path}/bestck")
+    # pass 92, rows 47, 51, 54 (major): a relative data folder, by each key that sets it; before, kept
+    # relative, it passed the early check and failed in the job's own folder (and was recorded so: row 52b)
+    for key in ("data.data_dir", "paths.data_dir", "+hydra.job.env_set.HIGHWAYLAB_DATA_DIR"):
+        assert argv(*OWN, f"{key}=shared/data", "hydra.job.chdir=true")[-2] == f"{key}={tmp_path}/shared/data"
+    assert argv(*OWN, "data.data_dir=/abs/data")[-1] == "data.data_dir=/abs/data"  # absolute: as given
 
 
 def test_an_extra_override_of_a_key_the_run_added_keeps_its_plus(tmp_path):

@@ -384,11 +384,15 @@ def _resolved(key: str, config_dir: Path, config_name: str, overrides: list[str]
 # a logger's folder, and a checkpoint callback's (pass 44, row 57: a relative dirpath, kept as written in the
 # run's overrides, was read again from the folder where each resume was typed)
 SAVE_DIR = re.compile(r"logger\.\w+\.save_dir|callbacks\.\w+\.dirpath")
+# the keys that name the data folder, read by the job (pass 92, rows 47, 51, 54: a relative one passed the
+# early check, read from the folder where the command was typed, then failed under hydra.job.chdir=true;
+# row 52b: recorded relative, a resume from another folder read it from there)
+DATA_DIR_KEYS = ("data.data_dir", "paths.data_dir", "hydra.job.env_set.HIGHWAYLAB_DATA_DIR")
 
 
 def absolute_paths(argv: list[str], overrides: list[str]) -> list[str]:
-    """``argv`` with a relative ``ckpt_path=``, ``logger.<name>.save_dir=`` and
-    ``callbacks.<name>.dirpath=`` made absolute, from the
+    """``argv`` with a relative ``ckpt_path=``, ``logger.<name>.save_dir=``,
+    ``callbacks.<name>.dirpath=`` and data folder (``DATA_DIR_KEYS``) made absolute, from the
     folder where the command was typed, so that a run under ``hydra.job.chdir=true`` (in its own
     folder) finds the checkpoint and writes its logs where a run without it does (breaking pass 30,
     row 41: "ckpt_path=... does not exist"; pass 31, row 61: the logs went inside the run folder,
@@ -399,7 +403,8 @@ def absolute_paths(argv: list[str], overrides: list[str]) -> list[str]:
         if token not in overrides or not value or value == "null" or value.startswith("~") or any(
                 mark in value for mark in ("${", "://", ",", "(")):  # ~: refused so; ${}, a URL, a sweep
             continue
-        if (key == "ckpt_path" or SAVE_DIR.fullmatch(key)) and not Path(value).is_absolute():
+        if (key == "ckpt_path" or SAVE_DIR.fullmatch(key) or key.lstrip("+~") in DATA_DIR_KEYS) \
+                and not Path(value).is_absolute():
             prefix = token[:len(token) - len(token.lstrip("+"))]
             out[i] = f"{prefix}{key}={_quote(Path(value).absolute())}"
     return out
