@@ -173,8 +173,9 @@ class InMemoryDataModule(LightningDataModule):
             ConfigError: ``val_size`` leaves no training example (``source`` is named).
         """
         if not self.hparams.val_size < n:
-            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "
-                              f"{source} holds {n}; set data.val_size below that.")
+            raise ConfigError(f"data.val_size={self.hparams.val_size} leaves no training images: "  # a value
+                              f"{source} holds {n}. Fix: a smaller validation set, e.g. "  # that trains (pass
+                              f"data.val_size={max(1, n // 10)} (a tenth)")  # 92, row 26: n - 1 was refused)
         perm = torch.randperm(n, generator=torch.Generator().manual_seed(self.hparams.split_seed))
         return perm[self.hparams.val_size:], perm[: self.hparams.val_size]
 
