@@ -2332,6 +2332,13 @@ def test_a_folder_variable_ending_in_a_space_is_pointed_at(name, tmp_path, monke
     monkeypatch.setenv(name, f"{tmp_path}\n")  # pass 84, row 83: before, "ends with a space"
     with pytest.raises(ConfigError, match=r"\(from the environment\) ends with a newline, which is part"):
         validate(cfg)
+    monkeypatch.setenv(name, f" {tmp_path}")  # pass 92, row 29: before, "Data file missing: <cwd>/ /..."
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as excinfo:
+        validate(cfg)
+    assert str(excinfo.value) == (f"{name}=' {tmp_path}' (from the environment) begins with a space, which "
+                                  f"makes it a relative folder, read from {tmp_path}, and no such folder "
+                                  f"exists. Fix: set {name}={tmp_path}")
 
 
 def test_a_highwaylab_root_that_is_a_file_is_named(tmp_path, monkeypatch):

@@ -809,6 +809,12 @@ def check_paths_and_optim(cfg: DictConfig) -> None:
             raise ConfigError(f"{name}={value!r} (from the environment) ends with {end}, which is part "
                               f"of the folder's name, and no such folder exists. Fix: set "
                               f"{name}={value.rstrip()}")
+        if value.strip() and value != value.lstrip() and not os.path.exists(value):  # pass 92, row 29:
+            # ' /work/shared/data', read as a folder ' ' in the current one; before, "Data file missing:
+            # <cwd>/ /work/shared/data/MNIST/raw/...", the space not pointed at
+            raise ConfigError(f"{name}={value!r} (from the environment) begins with a space, which makes it "
+                              f"a relative folder, read from {os.getcwd()}, and no such folder exists. Fix: "
+                              f"set {name}={value.strip()}")
     log_dir = OmegaConf.select(cfg, "paths.log_dir", default=None)
     if log_dir is not None and not str(log_dir).strip():
         raise ConfigError("paths.log_dir is empty, so the runs' folders would be made at the file system's "
