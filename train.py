@@ -104,7 +104,8 @@ from omegaconf import DictConfig  # noqa: E402
 os.environ.setdefault("HIGHWAYLAB_ROOT", str(Path(__file__).resolve().parent))
 for _name in ("HIGHWAYLAB_ROOT", "HIGHWAYLAB_DATA_DIR"):  # a relative folder names one where the command
     _value = os.environ.get(_name, "")  # was typed, under hydra.job.chdir=true too (the job's cwd is then
-    if _value.strip() and not _value.startswith(("/", "~")):  # its run folder); ~ and '' are refused later
+    if _value.strip() and not _value.startswith(("/", "~")) and _value == _value.lstrip():  # its run
+        # folder); ~, '' and a leading space (' /work/shared/data', pass 92, row 29) are refused later
         os.environ[_name] = os.path.abspath(_value)
 
 
