@@ -1220,8 +1220,9 @@ def test_a_sweep_run_with_test_false_is_reported_without_its_accuracy(tmp_path, 
     assert proc.returncode == 0, proc.stderr[-3000:]
     which = "every finished job" if seeds > 1 else "the finished job"
     note = (f"{which} ran without its test (test=false), so the table and depth.png have no test accuracy "
-            f"for {'them' if seeds > 1 else 'it'} (-); test one with python train.py resume={jobs[0]} "
-            f"test=true")
+            f"for {'them' if seeds > 1 else 'it'} (-); test {'each' if seeds > 1 else 'it'} with: "
+            + "; ".join(f"python train.py resume={job} test=true" for job in jobs))  # pass 92, row 55b: every
+    # job (before, "test one with", and the row stayed - once it was tested)
     assert f"python -m highwaylab.report: warning: {note}" in proc.stderr.splitlines()
     table = (sweep / "report" / "table.md").read_text()
     loss = "0.5500 ± 0.071" if seeds > 1 else "0.5000"

@@ -754,9 +754,13 @@ def untested_note(jobs: list[Job]) -> str | None:
     finished = sum(j.status == "ok" for j in jobs)
     which = ("the finished job" if finished == 1 else "every finished job" if len(untested) == finished
              else f"{len(untested)} of {finished} finished jobs")
+    # every one of them (pass 92, row 55b: before, "test one with ...", and once it was tested, its row still
+    # showed -, averaged with the seeds left untested)
+    each = "; ".join(f"python train.py {override_arg('resume', job)} test=true" for job in untested[:4])
+    more = f"; and so on for the other {len(untested) - 4}" if len(untested) > 4 else ""
+    one = len(untested) == 1
     return (f"{which} ran without its test (test=false), so the table and depth.png have no test accuracy "
-            f"for {'it' if len(untested) == 1 else 'them'} (-); test one with python train.py "
-            f"{override_arg('resume', untested[0])} test=true")
+            f"for {'it' if one else 'them'} (-); test {'it' if one else 'each'} with: {each}{more}")
 
 
 # the test sets of MNIST, Fashion-MNIST, CIFAR-10 and CIFAR-100 each hold 10,000 examples
