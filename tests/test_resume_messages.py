@@ -1642,6 +1642,8 @@ def test_a_checkpoint_with_the_state_of_callbacks_this_run_lacks_is_one_info_lin
     ("tags=[t${now:%H%M}]", {"tags": ["t0102"]}, "tags=[t0102]"),
     ('seed="${oc.decode:${now:%S}}"', {"seed": 45}, "seed=45"),
     ("run_name=${now:%S}", {"run_name": "07"}, "run_name='07'"),  # a string, not the number 7
+    ("+trainer.max_time='00:00:${now:%M}:00'", {"trainer": {"max_time": "00:00:07:00"}},
+     "+trainer.max_time='00:00:07:00'"),  # a key added with '+' keeps it
 ])
 def test_an_override_that_reads_the_clock_is_resumed_with_the_value_the_run_used(
         override, recorded, frozen, tmp_path):
@@ -1654,9 +1656,10 @@ def test_an_override_that_reads_the_clock_is_resumed_with_the_value_the_run_used
     given = argv(f"resume={run}", "trainer.max_epochs=8")
     assert frozen in given and override not in given, given
     assert given[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"
-    key = frozen.split("=", 1)[0]
-    assert compose_cfg([o for o in given if "=" in o and not o.startswith(("hydra.", "ckpt_path"))],
-                       tmp_path / "composed")[key] == recorded[key]  # Hydra reads it back as it was
+    key = frozen.split("=", 1)[0].lstrip("+")
+    composed = compose_cfg([o for o in given if "=" in o and not o.startswith(("hydra.", "ckpt_path"))],
+                           tmp_path / "composed")
+    assert OmegaConf.select(composed, key) == OmegaConf.select(OmegaConf.create(recorded), key)  # read back
 
 
 def test_a_checkpoint_or_a_wildcard_given_to_resume_gets_a_fix_that_keeps_the_other_overrides(tmp_path):

@@ -1444,7 +1444,7 @@ def freeze_clock(own: list[str], run: Path) -> list[str]:
             continue
         shown = ("[" + ",".join(_literal(item) for item in used) + "]" if isinstance(used, list)
                  else _literal(used))
-        frozen.append(f"{key[:len(key) - len(name)]}{name}={shown}")
+        frozen.append(f"{override[:len(override) - len(override.lstrip('+~'))]}{name}={shown}")  # its '+'
     return frozen
 
 
