@@ -1947,9 +1947,23 @@ def test_a_resume_on_unverified_files_of_another_folder_warns_that_they_are_unch
     assert capsys.readouterr().err.strip() == (
         f"highwaylab: warning: resume={run}: data.data_dir={tmp_path / 'fm'} is not the folder the run "
         f"trained on ({DATA_DIR}), and data.verify=false reads its files unchecked: the rest of the run "
-        f"trains on whatever they hold, under the run's data set (mnist). To check them against the official "
-        f"files, leave data.verify=false out")
+        f"trains on whatever they hold, under the run's data set (mnist). To go on with the run's own files: "
+        f"python train.py resume={run} data.verify=false data.data_dir={DATA_DIR}; to check these against "
+        f"the official files: python train.py resume={run} data.data_dir={tmp_path / 'fm'} data.verify=true")
     argv(f"resume={run}", "data.verify=false")  # its own folder: no word
+    assert capsys.readouterr().err == ""
+    # pass 91, row 67: a run that recorded data.verify=false, resumed under another HIGHWAYLAB_DATA_DIR;
+    # before, "leave data.verify=false out", which this command did not hold
+    own = make_run(tmp_path / "own", [*OWN, "data.verify=false"])
+    (own / "config_resolved.yaml").write_text(yaml.safe_dump({"data": {"data_dir": str(tmp_path / "fm")}}))
+    fake_checkpoint(own / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+    argv(f"resume={own}", "trainer.max_epochs=3")
+    assert capsys.readouterr().err.strip().endswith(
+        f"To go on with the run's own files: python train.py resume={own} trainer.max_epochs=3 "
+        f"data.data_dir={tmp_path / 'fm'}; to check these against the official files: python train.py "
+        f"resume={own} trainer.max_epochs=3 data.verify=true")
+    argv(f"resume={own}", "trainer.max_epochs=3", f"data.data_dir={tmp_path / 'fm'}")  # each fix: no word
+    argv(f"resume={own}", "trainer.max_epochs=3", "data.verify=true")
     assert capsys.readouterr().err == ""
 
 
@@ -2081,3 +2095,14 @@ def test_a_resume_given_a_slurm_launcher_is_sent_to_a_slurm_job(tmp_path):
         "process: nothing would be submitted. Fix: leave hydra/launcher=slurm_cpu out to continue it here; "
         f"on the cluster, run it in a SLURM job: sbatch --wrap 'python train.py resume={run} "
         f"trainer.max_epochs=3'")
+
+
+def test_the_config_of_a_finished_run_is_printed_by_cfg_job_not_refused(tmp_path):
+    # pass 91, row 51: before, --cfg job resume=<finished run> was refused ("nothing would be trained")
+    # and its fix printed the config of an extension (trainer.max_epochs=5) instead of the run's own
+    run = make_run(tmp_path / "run")
+    ckpt = fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=20, mid_epoch=False)
+    (run / "metrics.json").write_text(json.dumps({"test/acc": 0.9, "epochs": 5, "global_step": 20}))
+    assert "the run has finished" in message(f"resume={run}")  # to train: refused, as before
+    assert argv("--cfg", "job", f"resume={run}") == [
+        "train.py", "--cfg", "job", *OWN, f"hydra.run.dir={run}", f"ckpt_path={ckpt}"]

@@ -264,9 +264,11 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         check_extra_overrides(own_searched, extra, config_dir, config_name)  # a typo: before the ckpt's read
         base_cfg = _compose(config_dir, config_name, own_searched)
         cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
+        if args.cfg:  # --cfg prints the config as resumed and trains nothing: the checks below are for
+            return [argv[0], *flags, *merged, *where]  # training (pass 91, row 51: a finished run refused)
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
         check_data_folder(run, cfg, extra)  # a relative HIGHWAYLAB_DATA_DIR, typed in another folder
-        if (unchecked := unverified_data_warning(run, cfg)) is not None:
+        if (unchecked := unverified_data_warning(run, cfg, extra)) is not None:
             print(unchecked, file=sys.stderr)
         if (trial := search_trial_warning(run, extra)) is not None:
             print(trial, file=sys.stderr)
@@ -1547,21 +1549,30 @@ def search_trial_warning(run: Path, extra: list[str]) -> str | None:
             f"parameters> trainer.max_epochs=<n>")
 
 
-def unverified_data_warning(run: Path, cfg: DictConfig | None) -> str | None:
+def unverified_data_warning(run: Path, cfg: DictConfig | None, extra: list[str] = ()) -> str | None:
     """The warning for a resume that reads its data from another folder than the run trained on with
     ``data.verify=false``: the files' identity is not checked, so the rest of the run may train on
     another data set under the run's name (breaking pass 62, row 26: Fashion-MNIST's files in
-    ``MNIST/raw/``, unsaid); ``None`` otherwise (the same folder, or verified files)."""
+    ``MNIST/raw/``, unsaid); ``None`` otherwise (the same folder, or verified files). Its two fixes
+    are commands: back to the run's own folder, or these files checked (``data.verify=true``, which
+    also overrides a ``data.verify=false`` that the run recorded; pass 91, row 67: before, "leave
+    data.verify=false out", which the command did not hold)."""
     if cfg is None or _select(cfg, "data.verify") is not False:
         return None
     used, here = recorded_at(latest_resolved(run), "data.data_dir"), _select(cfg, "data.data_dir")
     if not isinstance(used, str) or not isinstance(here, str) or \
             os.path.realpath(used) == os.path.realpath(os.path.abspath(here)):
         return None
+    folders = {"data.data_dir", "paths.data_dir"}
+    resume = f"resume={hydra_value(run)}"
+    own = [resume, *(o for o in extra if _key_value(o)[0].lstrip("+~") not in folders)]
+    verify = [o for o in extra if _key_value(o)[0].lstrip("+~") != "data.verify"]
+    checked = _command([resume, *verify, "data.verify=true"])
     return (f"highwaylab: warning: resume={run}: data.data_dir={here} is not the folder the run trained on "
             f"({used}), and data.verify=false reads its files unchecked: the rest of the run trains on "
-            f"whatever they hold, under the run's data set ({_select(cfg, 'data.dataset')}). To check them "
-            f"against the official files, leave data.verify=false out")
+            f"whatever they hold, under the run's data set ({_select(cfg, 'data.dataset')}). To go on with "
+            f"the run's own files: {_command([*own, f'data.data_dir={hydra_value(used)}'])}; to check these "
+            f"against the official files: {checked}")
 
 
 def check_data_folder(run: Path, cfg: DictConfig | None, extra: list[str]) -> None:
