@@ -7,7 +7,7 @@ from omegaconf import OmegaConf, open_dict
 
 from highwaylab.train import train
 
-from .conftest import TINY, compose_cfg
+from .conftest import ROOT, TINY, compose_cfg
 
 
 def test_train_writes_metrics_and_checkpoints(cfg_tiny, tmp_path):
@@ -70,6 +70,12 @@ def test_a_last_epoch_cut_by_max_steps_says_how_much_of_it_ran(tmp_path, data_di
     # train/* of the 2-batch second epoch, with nothing to tell it from two whole epochs
     whole = train(compose_cfg(TINY, tmp_path / "whole"))
     assert (whole["epochs"], whole["last_epoch_batches"], whole["batches_per_epoch"]) == (1, 4, 4)
+    # the README's row for metrics.json names each of its fields (the new-user pass of stop 44: before,
+    # global_step was missing); the metrics, train/*, val/* and test/*, by their prefix
+    lines = (ROOT / "README.md").read_text().splitlines()
+    row = next(line for line in lines if line.startswith("| `metrics.json`"))
+    fields = {key for key in whole if not key.startswith(("train/", "val/", "test/"))}
+    assert {key for key in fields if f"`{key}`" not in row} == set()
     tiny = [o for o in TINY if not o.startswith("trainer.max_epochs")]
     cfg = compose_cfg([*tiny, "trainer.max_epochs=-1", "trainer.max_steps=6"], tmp_path / "cut")
     with caplog.at_level("INFO", logger="highwaylab.callbacks.epoch_log"):
