@@ -941,6 +941,33 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 93, rows 13 and 10 (major): a key of the swept models that the default model (highway) lacks;
+    # before, Hydra's lines for the multirun's own config ("use +model.zero_init"), then, with '+',
+    # "write model.zero_init=false (without '+')": a loop; '++' was the fix neither gave
+    "-m model=residual,conv_residual model.zero_init=false":
+        "model.zero_init=false: model.zero_init is a key of the options of the sweep "
+        "model=residual,conv_residual, but not of model=highway, the default, with which Hydra composes a "
+        "multirun's own config (the overrides that are not sweeps) before its jobs: Hydra refuses it there. "
+        "Fix: ++model.zero_init=false ('++' sets the key where it is and adds it where it is not)",
+    "-m model=residual,conv_residual +model.zero_init=false":
+        "+model.zero_init=false: model.zero_init is a key of the options of the sweep "
+        "model=residual,conv_residual, but not of model=highway, the default, with which Hydra composes a "
+        "multirun's own config (the overrides that are not sweeps) before its jobs: with '+', each job that "
+        "has it refuses it. Fix: ++model.zero_init=false ('++' sets the key where it is and adds it where it "
+        "is not)",
+    "-m model=plain,residual,conv_residual model.zero_init=false":
+        "model.zero_init=false: model.zero_init is a key of model=residual and model=conv_residual (of the "
+        "sweep model=plain,residual,conv_residual), but not of model=highway, the default, with which Hydra "
+        "composes a multirun's own config (the overrides that are not sweeps) before its jobs: Hydra refuses "
+        "it there. Fix: sweep the options that have it with ++model.zero_init=false ('++' sets the key where "
+        "it is and adds it where it is not), and the others apart without it: model=residual,conv_residual "
+        "++model.zero_init=false, then model=plain",
+    "-m model=conv_plain,conv_highway model.stages=[{channels:4,layers:2}]":
+        "model.stages=[{channels:4,layers:2}]: model.stages is a key of the options of the sweep "
+        "model=conv_plain,conv_highway, but not of model=highway, the default, with which Hydra composes a "
+        "multirun's own config (the overrides that are not sweeps) before its jobs: Hydra refuses it there. "
+        "Fix: '++model.stages=[{channels:4,layers:2}]' ('++' sets the key where it is and adds it where it "
+        "is not)",
     # pass 90, row 61: before, Hydra's 14 lines ("Could not find 'model/conf/model/highway'")
     "model=conf/model/highway depth=3":
         "model=conf/model/highway: an option is named by its name in the group, not by its file's path. Fix: "
@@ -1943,6 +1970,16 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     message = command_line_error(line, tmp_path)
     assert message.startswith(COMMAND_LINES[line]), message
     assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("fixed", [
+    ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
+    ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
+])
+def test_a_key_of_swept_options_set_as_the_fix_says_passes_the_checks(fixed, tmp_path):
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", *fixed, "depth=3", f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
 
 
 @pytest.mark.parametrize(("argument", "line"), [

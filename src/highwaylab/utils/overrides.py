@@ -1321,6 +1321,8 @@ def check_overrides(overrides: list[str], config_dir: str | Path,
                 needs = problem.split(": a config group needs ", 1)[-1]
                 raise OverrideError(f"{override.input_line}: {group} is a config group of Hydra's, chosen "
                                     f"with a slash, and it needs {needs}")
+    if problem := _key_of_swept_options(parsed, config_dir, config_name):
+        raise OverrideError(problem)
     single = [_first_value(o) for o in parsed]
     cfg, err = _compose(config_dir, config_name, [o for o in single if o is not None])
     if err is not None:
@@ -1675,6 +1677,59 @@ def _other_jobs(override: Any, config_dir: str | Path) -> list[str]:
         options = sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
         return override.value().filter(options)
     return _sweep_strings(override)[1:]
+
+
+def _key_of_swept_options(parsed: list[Any], config_dir: str | Path, config_name: str) -> str | None:
+    """The message for a key override of a config group that the command line sweeps
+    (``-m model=residual,conv_residual model.zero_init=false``) where the key is in the swept options'
+    configs and not in the group's default's: Hydra composes a multirun's own config (for its sweeper
+    and launcher) from the overrides that are not sweeps, so there the group is its default, which has
+    no such key. Without '+', Hydra refused it there in its own lines, suggesting '+'; with '+', each
+    job's config, which has the key, refused it, and the fix was "without '+'" (pass 93, rows 10 and
+    13, major). ``++`` sets the key where it is and adds it where it is not; an option without the key
+    is named, to sweep apart. ``None`` if no override is such a key."""
+    swept = {o.key_or_group: o for o in parsed if o.is_sweep_override() and not o.is_interval_sweep()
+             and o.package is None and _first_value(o) is not None
+             and (Path(config_dir) / o.key_or_group).is_dir()}
+    for override in parsed:
+        key, group = override.key_or_group, override.key_or_group.split(".", 1)[0]
+        if group not in swept or "." not in key or override.is_delete() or override.is_force_add() \
+                or override.is_sweep_override() or (override.is_add() and isinstance(override.value(),
+                                                                                      dict | list)):
+            continue
+        rest = [o.input_line for o in parsed if not o.is_sweep_override() and o is not override]
+        sweep = swept[group]
+        options = [_first_value(sweep).split("=", 1)[1], *_other_jobs(sweep, config_dir)]
+        has = {v: _has_key(_compose(config_dir, config_name, [*rest, f"{group}={v}"])[0], key)
+               for v in options}
+        default = _compose(config_dir, config_name, rest)[0]
+        if default is None or _has_key(default, key) or not any(has.values()):  # not the cause
+            continue
+        chosen = default.hydra.runtime.choices.get(group)
+        if chosen in options:  # a job of the sweep lacks it: that job is named (_check_sweep_jobs)
+            continue
+        value = override.input_line.split("=", 1)[1]
+        where = ("Hydra refuses it there" if not override.is_add() else
+                 "with '+', each job that has it refuses it")
+        forced = shell_word(f"++{key}={value}")
+        fix = f"{forced} ('++' sets the key where it is and adds it where it is not)"
+        lack, with_key = [v for v in options if not has[v]], [v for v in options if has[v]]
+        owners = f"the options of the sweep {sweep.input_line}"
+        if lack:
+            owners = f"{' and '.join(f'{group}={v}' for v in with_key)} (of the sweep {sweep.input_line})"
+            fix = (f"sweep the options that have it with {fix}, and the others apart without it: "
+                   f"{group}={','.join(with_key)} {forced}, then {group}={','.join(lack)}")
+        return (f"{override.input_line}: {key} is a key of {owners}, but not of {group}={chosen}, the "
+                f"default, with which Hydra composes a multirun's own config (the overrides that are not "
+                f"sweeps) before its jobs: {where}. Fix: {fix}")
+    return None
+
+
+def _has_key(cfg: DictConfig | None, key: str) -> bool:
+    """Whether the composed ``cfg`` holds the dotted ``key`` (a null value counts)."""
+    missing = object()
+    return cfg is not None and OmegaConf.select(cfg, key, default=missing, throw_on_missing=False,
+                                                throw_on_resolution_failure=False) is not missing
 
 
 def _first_job_refused(parsed: list[Any], single: list[str | None], config_dir: str | Path,
