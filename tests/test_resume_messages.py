@@ -2106,3 +2106,38 @@ def test_the_config_of_a_finished_run_is_printed_by_cfg_job_not_refused(tmp_path
     assert "the run has finished" in message(f"resume={run}")  # to train: refused, as before
     assert argv("--cfg", "job", f"resume={run}") == [
         "train.py", "--cfg", "job", *OWN, f"hydra.run.dir={run}", f"ckpt_path={ckpt}"]
+
+
+def test_a_runs_override_of_hydras_node_is_resolved_as_hydra_resumes_it(tmp_path, monkeypatch):
+    # pass 93, rows 40, 41, 48 (major): before, every run with ${paths.output_dir} or ${hydra:runtime.cwd}
+    # in an override was refused ("cannot be resolved now ... HydraConfig was not set. Fix: set the
+    # environment as when the run started"), in its place and from its folder, where nothing had changed
+    def hydra_run(folder: Path, override: str, key: str, used: str, cwd: Path) -> Path:
+        run = make_run(folder, [*OWN, override])
+        record = {"callbacks": {}, "data": {}}
+        record[key.split(".")[0]] = {key.split(".", 1)[1].split(".")[0]: {"dirpath": used}} \
+            if key.startswith("callbacks") else {"data_dir": used}
+        (run / "config_resolved.yaml").write_text(yaml.safe_dump(record))
+        (run / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
+            {"hydra": {"runtime": {"output_dir": str(folder), "cwd": str(cwd)}}}))
+        fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+        return run
+
+    monkeypatch.chdir(tmp_path)
+    best = hydra_run(tmp_path / "best", "callbacks.model_checkpoint.dirpath=${paths.output_dir}/best",
+                     "callbacks.model_checkpoint.dirpath", f"{tmp_path}/best/best", tmp_path)
+    assert argv(f"resume={best}", "trainer.max_epochs=6")[-1] == f"ckpt_path={best}/checkpoints/last.ckpt"
+    moved = best.rename(tmp_path / "moved")  # its best/ moved with it: resolved in the new folder
+    assert argv(f"resume={moved}", "trainer.max_epochs=6")[-1] == f"ckpt_path={moved}/checkpoints/last.ckpt"
+    started = tmp_path / "elsewhere"
+    started.mkdir()
+    data = hydra_run(tmp_path / "data", "data.data_dir=${hydra:runtime.cwd}/d", "data.data_dir",
+                     f"{started}/d", started)
+    assert message(f"resume={data}", "trainer.max_epochs=6") == (
+        f"resume={data}: the run's override data.data_dir=${{hydra:runtime.cwd}}/d resolves against the "
+        f"folder the command is typed in ({tmp_path}) to data.data_dir={tmp_path}/d, but the run used "
+        f"data.data_dir={started}/d (its config_resolved.yaml). Fix: cd {started} and resume again, or "
+        f"give data.data_dir={started}/d with the resume")
+    argv(f"resume={data}", "trainer.max_epochs=6", f"data.data_dir={started}/d")  # the second fix
+    monkeypatch.chdir(started)
+    argv(f"resume={data}", "trainer.max_epochs=6")  # the first

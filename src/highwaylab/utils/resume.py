@@ -50,6 +50,7 @@ axis of the earlier segments (:func:`continue_wandb_steps`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import math
@@ -63,7 +64,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from highwaylab.errors import ConfigError
 from highwaylab.utils.ranks import further_rank
@@ -1468,7 +1469,20 @@ def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Pa
     (``depth=${oc.decode:${oc.env:DEPTH}}``) that no longer resolves (``cfg`` is ``None``: the
     config could not be composed, or the key does not resolve), or resolves to another value than
     the run used (its ``config_resolved.yaml``): the checkpoint is of the value the run used, and
-    the resume would fail with a traceback, or blame the checkpoint."""
+    the resume would fail with a traceback, or blame the checkpoint. An interpolation of Hydra's
+    node is resolved as Hydra will resolve it (:func:`_check_hydra_interpolation`), not by any
+    ``HydraConfig`` this process holds."""
+    from hydra.core.hydra_config import HydraConfig
+
+    held, HydraConfig.instance().cfg = HydraConfig.instance().cfg, None
+    try:
+        _check_interpolations(own, cfg, run)
+    finally:
+        HydraConfig.instance().cfg = held
+
+
+def _check_interpolations(own: list[str], cfg: DictConfig | None, run: Path) -> None:
+    """:func:`check_interpolated_overrides`, without a ``HydraConfig``."""
     for override in own:
         key, value = _key_value(override)
         if value is None or "${" not in value:
@@ -1480,6 +1494,9 @@ def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Pa
                 raise _last_compose_error[0] or ValueError("the config cannot be composed")
             now = OmegaConf.select(cfg, key, throw_on_resolution_failure=True)
         except Exception as err:  # an environment variable that is not set now
+            if "HydraConfig was not set" in str(err):  # ${paths.output_dir}, ${hydra:runtime.cwd}
+                _check_hydra_interpolation(override, key, used, cfg, run)
+                continue
             reason = next((line.strip() for line in str(err).splitlines() if "not found" in line),
                           " ".join(str(err).splitlines()[:1]))
             reason = reason.split(': "', 1)[-1].rstrip('"')  # omegaconf's 'KeyError raised ...: "<why>"'
@@ -1493,6 +1510,37 @@ def check_interpolated_overrides(own: list[str], cfg: DictConfig | None, run: Pa
                 f"resume={run}: the run's override {override} resolves to {key}={_short(now)} now, but the "
                 f"run used {key}={_short(used)} (its config_resolved.yaml), and its checkpoint is of that. "
                 f"Fix: set the environment as when the run started, then resume again")
+
+
+def _check_hydra_interpolation(override: str, key: str, used: Any, cfg: DictConfig, run: Path) -> None:
+    """Raises ResumeError when the run's ``override`` of ``key``, an interpolation of Hydra's node
+    (``${hydra:runtime.cwd}/data``), resolves, as Hydra will resolve it for the resume (in the run's
+    folder, from the folder the command is typed in), to another value than ``used``; a path under
+    the run's folder (``${paths.output_dir}/best``) follows the folder if it was moved. Before (pass
+    93, rows 40, 41, 48, major), each was refused unresolved, with "set the environment as when the
+    run started", where no environment had changed."""
+    from hydra.core.hydra_config import HydraConfig
+
+    full = copy.deepcopy(cfg)  # set_config makes its hydra node read-only
+    with open_dict(full):
+        full.hydra.runtime.output_dir, full.hydra.runtime.cwd = str(run), os.getcwd()
+    HydraConfig.instance().set_config(full)
+    try:
+        now = OmegaConf.select(full, key, throw_on_resolution_failure=True)
+    except Exception:  # noqa: BLE001  left to Hydra, which names it as the run starts
+        return
+    finally:
+        HydraConfig.instance().cfg = None
+    record = run / ".hydra" / "hydra.yaml"
+    before, started = (recorded_at(record, f"hydra.runtime.{name}") for name in ("output_dir", "cwd"))
+    if used is None or now == used or (isinstance(now, str) and isinstance(used, str) and
+                                       isinstance(before, str) and now == used.replace(before, str(run), 1)):
+        return
+    back = f"cd {shlex.quote(started)} and resume again, or " if isinstance(started, str) else ""
+    raise ResumeError(
+        f"resume={run}: the run's override {override} resolves against the folder the command is typed in "
+        f"({os.getcwd()}) to {key}={now}, but the run used {key}={used} (its "
+        f"config_resolved.yaml). Fix: {back}give {override_arg(key, used)} with the resume")
 
 
 #: keys whose value in ``config_resolved.yaml`` is the one the run built, not the one it was given
