@@ -2524,7 +2524,16 @@ def test_a_stray_rank_variable_is_refused_and_a_launched_rank_is_not():
     with pytest.raises(OverrideError, match=r"^LOCAL_RANK=1 is set, but no launcher started this process "
                                             r"as one of several .* Fix: unset LOCAL_RANK \(left over"):
         check_rank_variables({"LOCAL_RANK": "1"})
-    check_rank_variables({"LOCAL_RANK": "1", "WORLD_SIZE": "2"})  # Lightning's DDP child, torchrun
+    meet = {"WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
+    check_rank_variables({"LOCAL_RANK": "1", **meet})  # Lightning's DDP child, torchrun
+    # pass 93, rows 20 and 22 (major): before, a world size alone let a shell's leftovers through
+    with pytest.raises(OverrideError) as err:
+        check_rank_variables({"RANK": "1", "WORLD_SIZE": "2"})
+    assert str(err.value) == (
+        "RANK=1 is set, but no launcher started this process as one of several (MASTER_ADDR and "
+        "MASTER_PORT are not set, which torchrun and Lightning set for each process they start): the run "
+        "would act as a further rank and write none of rank zero's log, config and loggers. Fix: unset RANK "
+        "WORLD_SIZE (left over from torchrun or a SLURM job?)")
     check_rank_variables({"SLURM_PROCID": "1", "SLURM_NTASKS": "2"})  # a SLURM task
     check_rank_variables({"LOCAL_RANK": "0"})
     proc = subprocess.run([sys.executable, "train.py", "depth=3"], cwd=ROOT,

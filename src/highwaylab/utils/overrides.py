@@ -747,20 +747,26 @@ def job_environment(cfg: Any) -> Iterator[None]:
 def check_rank_variables(environ: dict[str, str] | None = None) -> None:
     """Raises OverrideError for a rank variable other than 0 (``LOCAL_RANK``, ``RANK``,
     ``SLURM_PROCID``) in a process that no launcher started as one of several: Lightning's own DDP
-    processes and torchrun get ``WORLD_SIZE``, a SLURM job ``SLURM_NTASKS``. Left over in a shell
-    (``export LOCAL_RANK=1``), it makes a single run act as a further rank: no config, epoch lines,
-    resolved config or loggers of rank zero, and exit 0."""
+    processes and torchrun get ``WORLD_SIZE`` with ``MASTER_ADDR`` and ``MASTER_PORT`` (where the
+    processes meet), a SLURM job ``SLURM_NTASKS``. Left over in a shell (``export LOCAL_RANK=1``, or
+    ``RANK=1 WORLD_SIZE=2``: pass 93, rows 20 and 22, major, a traceback after training), it makes a
+    single run act as a further rank: no config, epoch lines, resolved config or loggers of rank zero."""
     env = os.environ if environ is None else environ
-    if "WORLD_SIZE" in env or "SLURM_NTASKS" in env:
+    meet = ("WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+    if all(name in env for name in meet) or "SLURM_NTASKS" in env:
         return
     found = [f"{name}={env[name]}" for name in ("LOCAL_RANK", "RANK", "SLURM_PROCID")
              if env.get(name, "0") not in ("", "0")]
     if found:
+        names = [f.split("=")[0] for f in found] + [name for name in meet if name in env]
+        missing = [name for name in meet if name not in env]
+        unset = (f"{missing[0]} is" if len(missing) == 1 else
+                 f"{', '.join(missing[:-1])} and {missing[-1]} are")
         raise OverrideError(f"{', '.join(found)} is set, but no launcher started this process as one of "
-                            f"several (WORLD_SIZE is not set): the run would act as a further rank and write "
-                            f"none of rank zero's log, config and loggers. Fix: unset "
-                            f"{' '.join(f.split('=')[0] for f in found)} (left over from torchrun or a SLURM "
-                            f"job?)")
+                            f"several ({unset} not set, which torchrun and Lightning set for each process "
+                            f"they start): the run would act as a further rank and write none of rank zero's "
+                            f"log, config and loggers. Fix: unset {' '.join(names)} (left over from torchrun "
+                            f"or a SLURM job?)")
 
 
 # warning classes issued in every run, with PYTHONWARNINGS=always: Lightning's notices (UserWarning;
