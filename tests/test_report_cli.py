@@ -713,6 +713,26 @@ def test_losses_of_under_a_decade_are_readable_off_the_depth_axis(tmp_path):
     plt.close(fig)  # pyplot keeps it: past 20 open figures, its warning fails the no-warning tests
 
 
+def test_a_loss_axis_of_many_decades_labels_the_powers_of_ten_alone(tmp_path):
+    # pass 93, row 27b: losses 5.8e18 and 5.8e22 (a diverged learning-rate sweep) labelled 1.2e+22 and
+    # 1.5e+22 over 1e+22, at each decade: no label could be read
+    from highwaylab.analysis.sweep_report import Job, depth_figure
+
+    jobs = [Job(tmp_path / f"{i}", "highway", 3, 0, "ok", {"train/loss": loss, "test/acc": 0.1},
+                overrides={"optim.optimizer.lr": str(lr)})
+            for i, (lr, loss) in enumerate(((1e6, 5.844e18), (1e7, 5.840e22)))]
+    fig = depth_figure(aggregate(jobs))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
+              if t.get_text() and low <= t.get_position()[1] <= high]
+    assert labels == ["1e+19", "1e+20", "1e+21", "1e+22"], labels
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
 def test_a_narrow_loss_axis_has_no_repeated_labels(tmp_path):
     # breaking pass 21, row 3: losses 2.2504 .. 2.2839 gave the labels 2.25, 2.25, 2.26, 2.27, 2.27, ...
     from highwaylab.analysis.sweep_report import Job, curves_figure

@@ -932,11 +932,21 @@ class _PlainLogFormatter(LogFormatterSciNotation):
     ``2.2x10^0``: the losses of a short sweep often span less than a decade, where matplotlib labels
     the minor ticks in that form."""
 
+    def __init__(self, *args, minor: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.minor = minor
+
     def __call__(self, x: float, pos: int | None = None) -> str:
         if not super().__call__(x, pos):
             return ""
         low, high = sorted(abs(v) for v in self.axis.get_view_interval()) if self.axis else (0, 0)
         decades = math.log10(high / low) if low > 0 else 1.0
+        if self.minor and x > 0:  # a minor tick: matplotlib reads 1.2 and 1.5 as 1 and 2, and
+            # labelled them on an axis of many decades too, over the powers of ten (pass 93, row 27b)
+            coeff = x / 10 ** math.floor(math.log10(x) + 1e-9)
+            if decades > self.minor_thresholds[0] or (decades > self.minor_thresholds[1]
+                                                      and abs(coeff - round(coeff)) > 1e-6):
+                return ""
         # 3 significant digits, more on an axis spanning a small part of a decade, so that adjacent
         # ticks differ (before: 2.25, 2.25, 2.26, ... for losses between 2.250 and 2.284)
         digits = 3 + (math.ceil(math.log10(0.3 / decades)) if 0 < decades < 0.3 else 0)
@@ -950,7 +960,7 @@ def _plain_log_labels(axis) -> None:
     axis.set_major_formatter(_PlainLogFormatter())
     # 1.2 and 1.5 too: between 1 and 2 (losses of 1.83, say) matplotlib's minor ticks have none
     axis.set_minor_locator(LogLocator(subs=(1.2, 1.5, 2, 3, 4, 5, 6, 7, 8, 9)))
-    axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1)))
+    axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1), minor=True))
 
 
 def table_rows(points: list[Point]) -> list[dict]:
