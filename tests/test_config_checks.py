@@ -941,6 +941,26 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 94, rows 42, 42c, 43 (major): before, W&B refused them at its start, after the imports, naming
+    # its settings run_group and run_job_type, which nobody set, and whose removal was refused in turn
+    "logger.wandb.group=128":
+        "logger.wandb.group=128 is a number, and W&B takes a run's group as text. Fix: quote it: "
+        "'logger.wandb.group=\"128\"'",
+    "logger.wandb.project=hl-${model.activation} logger.wandb.group=${data.batch_size}":
+        "logger.wandb.group=128 is a number, and W&B takes a run's group as text. Fix: quote it: "
+        "'logger.wandb.group=\"128\"'",
+    "logger.wandb.job_type=${seed}":
+        "logger.wandb.job_type=0 is a number, and W&B takes a run's job type as text. Fix: quote it: "
+        "'logger.wandb.job_type=\"0\"'",
+    "+logger.wandb.notes=1e3":  # its '+' and the value as typed
+        "logger.wandb.notes=1000.0 is a number, and W&B takes a run's notes as text. Fix: quote it: "
+        "'+logger.wandb.notes=\"1e3\"'",
+    "logger.wandb.group=false":
+        "logger.wandb.group=false is a boolean, and W&B takes a run's group as text. Fix: quote it: "
+        "'logger.wandb.group=\"false\"'",
+    "logger.wandb.group=[a,b]":
+        "logger.wandb.group=[a,b] is not text, and W&B takes a run's group as text. Fix: e.g. "
+        "logger.wandb.group=my-group",
     # pass 93, rows 13 and 10 (major): a key of the swept models that the default model (highway) lacks;
     # before, Hydra's lines for the multirun's own config ("use +model.zero_init"), then, with '+',
     # "write model.zero_init=false (without '+')": a loop; '++' was the fix neither gave
@@ -1973,10 +1993,11 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 
 
 @pytest.mark.parametrize("fixed", [
+    ['logger.wandb.group="128"'], ['+logger.wandb.notes="1e3"'],  # the fixes of pass 94, rows 42, 43
     ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
     ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
 ])
-def test_a_key_of_swept_options_set_as_the_fix_says_passes_the_checks(fixed, tmp_path):
+def test_a_fix_as_given_passes_the_checks(fixed, tmp_path):
     from highwaylab.utils.overrides import check_command_line
 
     check_command_line(["train.py", *fixed, "depth=3", f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")

@@ -721,6 +721,17 @@ def test_a_settings_error_at_wandb_init_is_one_line_naming_its_source(monkeypatc
         f"W&B console mode: {CONSOLE_MODES}. Fix: unset WANDB_CONSOLE (or set it to one of these)")
 
 
+def test_a_settings_error_of_a_loggers_own_argument_names_that_argument():
+    # pass 94, rows 42b and 43b: before, W&B's run_group named as logger.wandb.settings.run_group, whose
+    # removal (~logger.wandb.settings.run_group) was refused in turn: the logger's group= sets it
+    import wandb
+
+    with pytest.raises(ValueError) as raised:
+        wandb.Settings(run_group=128)
+    assert str(wandb_start_error(raised.value, online=False)).endswith(
+        "Fix: change or remove logger.wandb.group, or the WANDB_RUN_GROUP environment variable")
+
+
 @pytest.mark.slow
 def test_train_py_with_a_bad_wandb_console_is_one_line_before_torch_and_no_folder(tmp_path):
     # before (finding 16): rc 1 after the imports and the data, "The run failed: 1 validation error for

@@ -401,6 +401,24 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
             raise ConfigError(f"{key}={run_name!r} is {kind}, and W&B takes a run's name as text. Fix: quote "
                               f"it: '{key}=\"{run_name}\"' (or a name with letters, e.g. "
                               f"{key}=seed{run_name})")
+        for field in ("group", "job_type", "notes"):  # pass 94, rows 42 and 43 (major): before, W&B refused
+            # group=128 at its start, after the imports, naming its setting run_group, which no one had set
+            try:
+                value = node.get(field)
+            except Exception:  # noqa: BLE001  ${sweep_group:} before Hydra's job: the job checks it
+                continue
+            if value is None or isinstance(value, str):
+                continue
+            key, what = f"logger.{name}.{field}", field.replace("_", " ")
+            if isinstance(value, bool | int | float):
+                kind = "a boolean" if isinstance(value, bool) else "a number"
+                given = given_override(key) or key  # with its '+', and the value as typed (1e3, not 1000.0)
+                typed = given.split("=", 1)[1] if "=" in given and "${" not in given else cli_text(value)
+                plus = given[:len(given) - len(given.lstrip("+"))]
+                raise ConfigError(f"{key}={cli_text(value)} is {kind}, and W&B takes a run's {what} as text. "
+                                  f"Fix: quote it: '{plus}{key}=\"{typed}\"'")
+            raise ConfigError(f"{key}={cli_text(value)} is not text, and W&B takes a run's {what} as text. "
+                              f"Fix: e.g. {key}=my-{field.replace('_', '-')}")
         for key, value in ((f"logger.{name}.entity", node.get("entity")),
                            ("WANDB_ENTITY", os.environ.get("WANDB_ENTITY"))):
             check_wandb_entity(key, value)
@@ -883,7 +901,9 @@ def _settings_error(err: Exception) -> WandbStartError:
         return WandbStartError(f"logger.wandb: W&B could not start its run: its settings are refused "
                                f"({reason[:300]}). Fix: check logger.wandb.settings and the WANDB_* "
                                f"environment variables (env | grep WANDB_)")
-    key = f"logger.wandb.settings.{field}"
+    key = {"run_group": "logger.wandb.group", "run_job_type": "logger.wandb.job_type",
+           "run_notes": "logger.wandb.notes", "run_name": "logger.wandb.name"}.get(
+        field, f"logger.wandb.settings.{field}")  # the logger's own keys (pass 94, rows 42b, 43b)
     return WandbStartError(f"logger.wandb: W&B could not start its run: its setting {field}="
                            f"{given!r} is refused ({reason}). Fix: change or remove {key}, or "
                            f"the WANDB_{field.upper()} environment variable")
