@@ -4,6 +4,7 @@ and ``train.py``'s cheap paths (a config error, ``--help``, ``--cfg job``) load 
 
 from __future__ import annotations
 
+import glob
 import os
 import shlex
 import shutil
@@ -3001,6 +3002,15 @@ def test_the_gpu_ddp_preset_without_a_gpu_names_both_settings_and_the_cpu_preset
         f"over gloo; data.batch_size is per process)")
     check_trainer_hardware(compose_cfg(["trainer=ddp_cpu", "trainer.devices=4"], tmp_path).trainer,
                            platform="linux", devices_glob=missing)  # the fix passes
+
+
+@pytest.mark.skipif(bool(glob.glob("/dev/nvidia[0-9]*")), reason="a GPU is here")
+def test_an_accelerator_override_without_a_gpu_is_told_to_leave_it_out_where_the_preset_is_cpu(tmp_path):
+    # pass 94, row 31: trainer=cpu trainer.accelerator=gpu; before, "use trainer=cpu", given already
+    assert command_line_error("depth=3 trainer=cpu trainer.accelerator=gpu", tmp_path).endswith(
+        "Fix: leave trainer.accelerator=gpu out (trainer=cpu runs on the CPU here)")
+    assert command_line_error("depth=3 trainer=gpu", tmp_path).endswith(
+        "Fix: on a machine without a GPU use trainer=cpu, or trainer=ddp_cpu for 2 CPU processes")
 
 
 def test_a_wandb_save_dir_in_another_runs_folder_is_refused(tmp_path):

@@ -265,6 +265,16 @@ def check_trainer_hardware(trainer: DictConfig, platform: str | None = None,
                           f"Fix: trainer=cpu (or trainer=gpu where CUDA is)")
     if accelerator in ("gpu", "cuda") and platform.startswith("linux") \
             and not any(glob.glob(pattern) for pattern in devices_glob):
+        from hydra.core.hydra_config import HydraConfig
+
+        from highwaylab.config_checks import given_override
+
+        given = given_override("trainer.accelerator")
+        preset = HydraConfig.get().runtime.choices.get("trainer") if HydraConfig.initialized() else None
+        fix = "on a machine without a GPU use trainer=cpu, or trainer=ddp_cpu for 2 CPU processes"
+        if given is not None and not given.startswith("~") and preset in ("default", "cpu", "ddp_cpu"):
+            # pass 94, row 31: trainer=cpu trainer.accelerator=gpu; before, "use trainer=cpu", given already
+            fix = f"leave {given} out (trainer={preset} runs on the CPU here)"
+
         raise ConfigError(f"trainer.accelerator={accelerator}: this machine has no GPU (no "
-                          f"{', '.join(devices_glob)}). Fix: on a machine without a GPU use trainer=cpu, "
-                          f"or trainer=ddp_cpu for 2 CPU processes")
+                          f"{', '.join(devices_glob)}). Fix: {fix}")
