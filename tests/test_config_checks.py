@@ -942,6 +942,15 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 94, row 34: a metric without its stage; before, a warning after the first epoch, and every
+    # epoch line without metrics
+    "callbacks.epoch_log.keys=[lr]":
+        "callbacks.epoch_log.keys: 'lr' is a metric's name without its stage, and the run logs it as "
+        "train/lr. Fix: name it in full: 'callbacks.epoch_log.keys=[train/lr]'",
+    "callbacks.epoch_log.keys=[acc,val/loss]":
+        "callbacks.epoch_log.keys: 'acc' is a metric's name without its stage, and the run logs it as "
+        "val/acc, train/acc and test/acc. Fix: name it in full: "
+        "'callbacks.epoch_log.keys=[val/acc,val/loss]' (or train/acc)",
     # pass 94, rows 42, 42c, 43 (major): before, W&B refused them at its start, after the imports, naming
     # its settings run_group and run_job_type, which nobody set, and whose removal was refused in turn
     "logger.wandb.group=128":
@@ -1995,6 +2004,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 
 @pytest.mark.parametrize("fixed", [
     ['logger.wandb.group="128"'], ['+logger.wandb.notes="1e3"'],  # the fixes of pass 94, rows 42, 43
+    ["callbacks.epoch_log.keys=[val/acc,val/loss]"], ["callbacks.epoch_log.keys=[train/lr]"],  # row 34
     ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
     ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
 ])

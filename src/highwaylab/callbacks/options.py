@@ -143,6 +143,14 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
                               f"metric; the epoch lines show the module's train/ and val/ epoch metrics "
                               f"({shown}). Fix: leave {name} out; see gates/, grad_norm/ and lesion/ keys "
                               f"in W&B or figures/")
+        stage = [m for m in LOGGED_METRICS if "/" not in name and m.split("/", 1)[1] == name]
+        if stage:  # pass 94, row 34: keys=[lr]; before, a warning after the first epoch, in every line
+            epochs = [m for m in stage if not m.startswith("test/")]  # test/: never in an epoch line
+            listed = ",".join(epochs[0] if k == name else k for k in keys)
+            other = f" (or {' or '.join(epochs[1:])})" if len(epochs) > 1 else ""
+            logged = ", ".join(stage[:-1]) + " and " + stage[-1] if len(stage) > 1 else stage[0]
+            raise ConfigError(f"{key}.keys: {name!r} is a metric's name without its stage, and the run logs "
+                              f"it as {logged}. Fix: name it in full: '{key}.keys=[{listed}]'{other}")
         if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS:
             meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
             raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "
