@@ -528,6 +528,21 @@ def test_a_console_that_cannot_encode_a_character_writes_it_escaped_and_the_run_
     assert "run_name: δοκιμή" in (run / "config_resolved.yaml").read_text(encoding="utf-8")
 
 
+def test_the_first_line_names_the_step_limit_that_may_end_training_early():
+    # pass 93, row 15: before, "epochs 2..19" for a run that trainer.max_steps=1000 stopped inside epoch 2
+    from types import SimpleNamespace
+
+    from highwaylab.callbacks.epoch_log import _plan
+
+    def trainer(epochs, steps):
+        return SimpleNamespace(num_training_batches=430, max_epochs=epochs, max_steps=steps, current_epoch=2)
+
+    assert _plan(trainer(20, -1)) == "epochs 2..19, 430 batches per epoch"
+    assert _plan(trainer(20, 1000)) == ("epochs 2..19, 430 batches per epoch, until step 1000 "
+                                        "(trainer.max_steps), if it comes first")
+    assert _plan(trainer(-1, 1000)) == "430 batches per epoch, until step 1000 (trainer.max_steps)"
+
+
 def test_a_resumed_fits_first_line_says_where_it_resumes():
     # new-user pass: before, a resume mid-epoch logged "Training starts: epochs 0..1, 300 batches per epoch",
     # a fresh start's line, and its first epoch line covered the 110 batches left without a word

@@ -89,10 +89,7 @@ class EpochLogger(L.Callback):
         else:
             startup, since = since_creation, "the job's start"
             what = "data, loggers, sanity check"
-        parts = [f"{trainer.num_training_batches} batches per epoch"]
-        if trainer.max_epochs is not None and trainer.max_epochs > 0:
-            parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
-        log.info(f"Training starts{_resumed_at(trainer)}: {', '.join(parts)}; first batch {startup:.1f} s "
+        log.info(f"Training starts{_resumed_at(trainer)}: {_plan(trainer)}; first batch {startup:.1f} s "
                  f"after {since} ({what})")
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -162,6 +159,19 @@ def _number(value: float) -> str:
     if math.isfinite(value) and abs(value) >= 1e6:
         return f"{value:.4g}"
     return f"{value:.4f}" if value == 0 or (math.isfinite(value) and abs(value) >= 1e-3) else f"{value:.3g}"
+
+
+def _plan(trainer: L.Trainer) -> str:
+    """The training ahead, for the first line: ``epochs 0..9, 430 batches per epoch``, and the step
+    at which ``trainer.max_steps`` stops it, which may be inside those epochs (pass 93, row 15: before,
+    "epochs 2..19" for a run that trainer.max_steps=1000 stopped in epoch 2)."""
+    parts = [f"{trainer.num_training_batches} batches per epoch"]
+    if trainer.max_epochs is not None and trainer.max_epochs > 0:
+        parts.insert(0, f"epochs {trainer.current_epoch}..{trainer.max_epochs - 1}")
+    if trainer.max_steps is not None and trainer.max_steps > 0:
+        until = f"until step {trainer.max_steps} (trainer.max_steps)"
+        parts.append(f"{until}, if it comes first" if len(parts) > 1 else until)
+    return ", ".join(parts)
 
 
 def _resumed_at(trainer: L.Trainer) -> str:
