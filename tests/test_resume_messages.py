@@ -2141,3 +2141,24 @@ def test_a_runs_override_of_hydras_node_is_resolved_as_hydra_resumes_it(tmp_path
     argv(f"resume={data}", "trainer.max_epochs=6", f"data.data_dir={started}/d")  # the second fix
     monkeypatch.chdir(started)
     argv(f"resume={data}", "trainer.max_epochs=6")  # the first
+
+
+def test_a_resume_override_of_the_runs_number_in_another_type_is_named_not_built(tmp_path):
+    # pass 95, rows 15, 41, 42 (major): before, depth=3.0 and width=50.0 (the run's 3 and 50) passed the
+    # "changes the model" check as equal, and the model's build raised 40 lines of traceback; depth=03
+    # was "a change of depth (3 -> 03)"
+    run = make_run(tmp_path / "run")  # OWN: depth=4, width=16
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+    for given, typed, kind, own in (("depth=4.0", "4.0", "a float", "depth=4"),
+                                    ("width=16.0", "16.0", "a float", "width=16"),
+                                    ("depth=04", "04", "text", "depth=4")):
+        key = given.split("=")[0]
+        assert message(f"resume={run}", given) == (
+            f"resume={run}: {given} is not the run's {own}: Hydra reads {typed} as {kind}, and {key} is an "
+            f"integer. Fix: leave {given} out (the resume keeps {own})")
+    one = make_run(tmp_path / "one", [*OWN[:1], "depth=1", *OWN[2:]])
+    fake_checkpoint(one / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+    assert message(f"resume={one}", "depth=true").endswith(
+        "Hydra reads true as a boolean, and depth is an integer. Fix: leave depth=true out (the resume keeps "
+        "depth=1)")
+    assert argv(f"resume={run}", "depth=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # its own value

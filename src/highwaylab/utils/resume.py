@@ -265,8 +265,6 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         check_extra_overrides(own_searched, extra, config_dir, config_name)  # a typo: before the ckpt's read
         base_cfg = _compose(config_dir, config_name, own_searched)
         cfg = _compose(config_dir, config_name, _searched(merged, extra_dir))
-        if args.cfg:  # --cfg prints the config as resumed and trains nothing: the checks below are for
-            return [argv[0], *flags, *merged, *where]  # training (pass 91, row 51: a finished run refused)
         check_interpolated_overrides(own, cfg, run)  # depth=${oc.env:DEPTH}: as when the run started?
         check_data_folder(run, cfg, extra)  # a relative HIGHWAYLAB_DATA_DIR, typed in another folder
         if (unchecked := unverified_data_warning(run, cfg, extra)) is not None:
@@ -283,6 +281,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
             check_checkpoint_callbacks(base_cfg, cfg, run, extra)
             check_processes(base_cfg, cfg, extra, run)
+        if args.cfg:  # --cfg prints the config as resumed and trains nothing: the checkpoint's checks
+            return [argv[0], *flags, *merged, *where]  # are for training (pass 91, row 51: refused, finished)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
         check_signed_extension(run, extra, checkpoint)  # trainer.max_epochs=+2: read as 2 in all
@@ -1373,6 +1373,13 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
             # the record changed since the run, and this gives back what it ran with (pass 42, row 71)
             raise _record_changed(run, f"{path}={_short(old)}", f"{path}={_short(used)}",
                                   "its config_resolved.yaml")
+        if _same_number(old, new):  # pass 95, rows 15, 41, 42: depth=3.0, depth=03, depth=true for 3 and 1;
+            # before, a traceback from the model's build, or "changes depth (3 -> 03)"
+            typed = _key_value(override)[1] if override in extra else _short(new)
+            raise ResumeError(
+                f"resume={run}: {override} is not the run's {path}={_short(old)}: Hydra reads {typed} as "
+                f"{_kind(new)}, and {path} is {_kind(old)}. Fix: leave {override} out (the resume keeps "
+                f"{path}={_short(old)})")
         raise ResumeError(
             f"resume={run}: {override} cannot apply to the run's checkpoint: it changes {path} "
             f"({_short(old)} -> {_short(new)}), and the checkpoint holds the weights, optimiser state and "
@@ -1769,8 +1776,8 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
             for k in list(a) + [k for k in b if k not in a]:
                 if not (path == "" and k in ("paths", "resume", "ckpt_path")):  # where it ran
                     walk(f"{path}.{k}" if path else str(k), a.get(k), b.get(k))
-        elif a != b and not _same_activation(path, a, b):
-            found.append((path, a, b))
+        elif (a != b or type(a) is not type(b)) and not _same_activation(path, a, b):
+            found.append((path, a, b))  # 3.0 and True are not depth 3 and 1 (pass 95, rows 15, 42)
 
     def identity(record: Any) -> dict:  # what makes the weights that run's: not how long or where it ran
         record = record if isinstance(record, dict) else {}
@@ -2815,12 +2822,32 @@ def _differences(base: DictConfig, cfg: DictConfig) -> list[tuple[str, Any, Any]
         if isinstance(a, dict) and isinstance(b, dict):
             for k in list(a) + [k for k in b if k not in a]:
                 walk(f"{path}.{k}", a.get(k), b.get(k))
-        elif a != b and not _same_activation(path, a, b):
-            found.append((path, a, b))
+        elif (a != b or type(a) is not type(b)) and not _same_activation(path, a, b):
+            found.append((path, a, b))  # 3.0 and True are not depth 3 and 1 (pass 95, rows 15, 42)
 
     for key in BOUND:
         walk(key, _plain(base, key), _plain(cfg, key))
     return found
+
+
+def _same_number(old: Any, new: Any) -> bool:
+    """Whether ``new`` is the number ``old`` of another type: ``3.0``, ``True`` (for 1), or text
+    that reads as it (``'03'``: Hydra reads a leading zero as text)."""
+    if not isinstance(old, int | float) or type(old) is type(new):
+        return False
+    if isinstance(new, str):
+        try:
+            return float(new) == old
+        except ValueError:
+            return False
+    return isinstance(new, int | float) and new == old
+
+
+def _kind(value: Any) -> str:
+    """``value``'s type in words: ``an integer``, ``a float``, ``a boolean``, ``text``."""
+    return ("a boolean" if isinstance(value, bool) else "an integer" if isinstance(value, int) else
+            "a float" if isinstance(value, float) else "text" if isinstance(value, str) else
+            f"a {type(value).__name__}")
 
 
 def _same_activation(path: str, old: Any, new: Any) -> bool:
