@@ -434,6 +434,30 @@ def test_the_report_imports_no_torch(one_job, tmp_path):
         assert "matplotlib" in imported and "torch" not in imported, args  # the control: the list is read
 
 
+def test_jobs_in_folders_of_their_own_subdir_are_not_called_absent(tmp_path):
+    # pass 95, row 45b (major): hydra.sweep.subdir=run_${hydra.job.num}; before, both finished jobs "did not
+    # run", with a command that trained job 0 again
+    import yaml
+
+    from highwaylab.analysis.sweep_report import absent_jobs
+
+    sweep = tmp_path / "sweep"
+    (sweep).mkdir()
+    (sweep / "multirun.yaml").write_text(yaml.safe_dump({"hydra": {
+        "sweeper": {"_target_": "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"},
+        "overrides": {"task": ["depth=3", "seed=0,1,2"]}}}))
+    for num in (0, 1):  # job 0 by its record alone, job 1 by its summary.jsonl line too
+        (sweep / f"run_{num}" / ".hydra").mkdir(parents=True)
+        (sweep / f"run_{num}" / ".hydra" / "hydra.yaml").write_text(yaml.safe_dump(
+            {"hydra": {"job": {"num": num}}} if num == 0 else {"hydra": {}}))
+    line = {"job": 1, "status": "ok", "output_dir": str(sweep / "run_1"), "error": None, "overrides": []}
+    (sweep / "summary.jsonl").write_text(json.dumps(line) + "\n")
+    assert absent_jobs(sweep, [sweep / "run_0", sweep / "run_1"]) == [
+        "job 2 (seed=2) did not run: the sweep stopped before it. Fix: run it on its own into this sweep's "
+        "folder, where the report finds it: python train.py depth=3 seed=2 "
+        f"'hydra.run.dir={sweep}/2_${{run_name}}'"]
+
+
 def test_the_jobs_a_report_cannot_show_are_named(tmp_path):
     # before: a job whose folder was deleted, and the jobs after an interrupted one, were left out of
     # the report without a word

@@ -335,8 +335,14 @@ def absent_jobs(sweep_dir: Path, folders: list[Path]) -> list[str]:
         else:
             notes.append(f"{name}: its folder is missing (moved or deleted?); summary.jsonl records it as "
                          f"{line['status']}")
+    # a job's number: its folder's <n>_, its summary.jsonl line's, or its own record's (hydra.job.num: a
+    # hydra.sweep.subdir of its own, run_${hydra.job.num}; pass 95, row 45b: before, "did not run", and a
+    # command that trained the finished job again)
     numbers = {name.split("_", 1)[0] for name in present} | {
-        Path(line["output_dir"]).name.split("_", 1)[0] for line in read_summary(sweep_dir)}
+        Path(line["output_dir"]).name.split("_", 1)[0] for line in read_summary(sweep_dir)} | {
+        str(line["job"]) for line in read_summary(sweep_dir) if isinstance(line.get("job"), int)} | {
+        str(number) for folder in folders
+        if isinstance(number := recorded_at(folder / ".hydra" / "hydra.yaml", "hydra.job.num"), int)}
     try:
         from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
         from hydra.core.override_parser.overrides_parser import OverridesParser
