@@ -2106,6 +2106,12 @@ def test_the_config_of_a_finished_run_is_printed_by_cfg_job_not_refused(tmp_path
     assert "the run has finished" in message(f"resume={run}")  # to train: refused, as before
     assert argv("--cfg", "job", f"resume={run}") == [
         "train.py", "--cfg", "job", *OWN, f"hydra.run.dir={run}", f"ckpt_path={ckpt}"]
+    # pass 95, row 49 (major): --info config printed the config without the resume (the default depth,
+    # resume: <run>, ckpt_path: null), unsaid
+    assert argv(f"resume={run}", "trainer.max_epochs=6", "--info", "config") == [
+        "train.py", "--info", "config", *OWN[:3], *OWN[4:], "trainer.max_epochs=6", f"hydra.run.dir={run}",
+        f"ckpt_path={ckpt}"]
+    assert argv("--info", "defaults", "depth=3") == ["train.py", "--info", "defaults", "depth=3"]  # no resume
 
 
 def test_a_runs_override_of_hydras_node_is_resolved_as_hydra_resumes_it(tmp_path, monkeypatch):

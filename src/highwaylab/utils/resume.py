@@ -171,8 +171,9 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
         args = quiet_args_parser().parse_args(argv[1:])
     except (ValueError, SystemExit):  # Hydra's own parser reports it, with its usage
         return list(argv)
-    if any(getattr(args, name, None) for name in NOT_A_RUN):
-        return list(argv)
+    resumed = any(_key_value(o)[0] == "resume" for o in args.overrides)
+    if any(getattr(args, name, None) for name in NOT_A_RUN if not (name == "info" and resumed)):
+        return list(argv)  # --info config of a resume shows the config resumed (pass 95, row 49), as --cfg
     if args.config_path:  # relative to train.py, as Hydra reads it
         config_dir = (Path(config_dir).parent / args.config_path).resolve()
     config_name = args.config_name or config_name
@@ -281,8 +282,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
                 config_dir, config_name, _searched(merge_overrides(own, more), extra_dir)))
             check_checkpoint_callbacks(base_cfg, cfg, run, extra)
             check_processes(base_cfg, cfg, extra, run)
-        if args.cfg:  # --cfg prints the config as resumed and trains nothing: the checkpoint's checks
-            return [argv[0], *flags, *merged, *where]  # are for training (pass 91, row 51: refused, finished)
+        if args.cfg or args.info:  # --cfg, --info print the config resumed, train nothing: the checkpoint's
+            return [argv[0], *flags, *merged, *where]  # checks are for training (pass 91, row 51; 95, row 49)
         checkpoint = _read(ckpt, f"resume={run}", merged, resume=True)
         check_own_checkpoint(run, ckpt, checkpoint)  # another run's last.ckpt copied in
         check_signed_extension(run, extra, checkpoint)  # trainer.max_epochs=+2: read as 2 in all
