@@ -2005,6 +2005,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
 @pytest.mark.parametrize("fixed", [
     ['logger.wandb.group="128"'], ['+logger.wandb.notes="1e3"'],  # the fixes of pass 94, rows 42, 43
     ["callbacks.epoch_log.keys=[val/acc,val/loss]"], ["callbacks.epoch_log.keys=[train/lr]"],  # row 34
+    ["+callbacks.lr_monitor.log_momentum=true", "callbacks.epoch_log.keys=[train/lr-momentum]"],  # 95/25b
     ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
     ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
 ])

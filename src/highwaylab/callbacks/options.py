@@ -151,7 +151,9 @@ def epoch_log_keys(keys: Any, key: str = "callbacks.epoch_log") -> list[str]:
             logged = ", ".join(stage[:-1]) + " and " + stage[-1] if len(stage) > 1 else stage[0]
             raise ConfigError(f"{key}.keys: {name!r} is a metric's name without its stage, and the run logs "
                               f"it as {logged}. Fix: name it in full: '{key}.keys=[{listed}]'{other}")
-        if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS:
+        if name.split("/")[0] in ("train", "val", "test") and name not in LOGGED_METRICS \
+                and not name.startswith("train/lr-"):  # the lr monitor's log_momentum, log_weight_decay
+            # (pass 95, row 25b: before, train/lr-momentum refused, which the run logged)
             meant = did_you_mean(name, list(LOGGED_METRICS)) or "."
             raise ConfigError(f"{key}.keys: {name!r} is not a metric of the run{meant} Choose from "
                               f"{', '.join(LOGGED_METRICS)}")
