@@ -469,8 +469,12 @@ def test_sigint_without_last_checkpoint_names_the_epoch_checkpoint(tmp_path, dat
 def test_sigterm_before_any_checkpoint_still_says_none_was_written(tmp_path, data_dir):
     with pytest.raises(RunInterrupted) as err:
         train(compose_cfg([*NO_LAST, *signal_at(2, int(signal.SIGTERM))], tmp_path))
-    assert str(err.value) == ("interrupted by SIGTERM in epoch 0 at step 2: no checkpoint was written yet "
-                              "(resuming means starting again).")
+    # pass 95, row 44: which setting left the run without a resume point, and the command that keeps one
+    assert str(err.value) == (
+        "interrupted by SIGTERM in epoch 0 at step 2: no checkpoint was written yet, and the latest "
+        "checkpoint, which saves the state when a signal comes, is off (callbacks.last_checkpoint=null), so "
+        "its 2 steps are lost; start the run again with the same command, without "
+        "callbacks.last_checkpoint=null, to keep the state of the next interruption.")
     assert not (tmp_path / "checkpoints").exists() or not list((tmp_path / "checkpoints").iterdir())
 
 

@@ -446,7 +446,16 @@ def _message(signum: int, trainer: Any, at_once: bool, stopped: str | None = Non
                  f"unchanged{lost}; {again}")
     elif not path:
         other = _other_checkpoint(trainer)
-        if other is None:
+        if other is None and not any(hasattr(cb, "last_saved_step")  # no LatestCheckpoint (pass 95, row
+                                     for cb in getattr(trainer, "checkpoint_callbacks", [])):  # 44: before,
+            # "no checkpoint was written yet", as if too early, and the same command lost it again)
+            why = _no_checkpoints_why()
+            instead = (f"with callbacks=minimal in place of {why}" if why == "callbacks=none" else
+                       f"without {why}")
+            saved = (f"no checkpoint was written yet, and the latest checkpoint, which saves the state when "
+                     f"a signal comes, is off ({why}), so its {trainer.global_step} steps are lost; "
+                     f"{_start_again()}, {instead}, to keep the state of the next interruption")
+        elif other is None:
             saved = "no checkpoint was written yet (resuming means starting again)"
         else:
             saved = _other_saved(trainer, *other)
@@ -456,6 +465,23 @@ def _message(signum: int, trainer: Any, at_once: bool, stopped: str | None = Non
         lost = " (stopped at once: the steps after it are lost)" if at_once else ""
         saved = f"the latest checkpoint is {path}, of step {step}{lost}; {_resume_hint()}"
     return f"{stopped} {where}: {saved}."
+
+
+def _no_checkpoints_why() -> str:
+    """Why a run has no latest checkpoint: ``callbacks=none`` when the run chose it, the override that
+    removed ``callbacks.last_checkpoint``, else that key."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized() and HydraConfig.get().runtime.choices.get("callbacks") == "none":
+            return "callbacks=none"
+        from highwaylab.config_checks import given_override
+
+        if (given := given_override("callbacks.last_checkpoint")) is not None:
+            return given  # ~callbacks.last_checkpoint, callbacks.last_checkpoint=null
+    except Exception:  # noqa: BLE001  outside a Hydra job: the general reason
+        pass
+    return "callbacks.last_checkpoint=null"
 
 
 def _start_again() -> str:
