@@ -3493,7 +3493,11 @@ def test_an_own_option_file_of_the_wrong_form_is_named_with_a_fix_that_runs(case
     ("model", "highwaylab.models.Nope", "correct the class path, or choose a preset (python train.py --help "
      "lists them)"),
     ("callbacks.mine", "mylab.Callback", "correct the class path (a class of your own: its package must be "
-     "importable, e.g. pip install -e <it>, or on PYTHONPATH), or leave it out"),
+     "importable, e.g. pip install -e <it>, or on PYTHONPATH), or remove the entry: ~callbacks.mine"),
+    # pass 95, row 03: a class of a close name in the module, and the entry's removal (before, "leave it
+    # out", read as ~callbacks.epoch_log._target_, which was refused in turn)
+    ("callbacks.epoch_log", "highwaylab.callbacks.EpochLog", "callbacks.epoch_log._target_="
+     "highwaylab.callbacks.EpochLogger, or remove the entry: ~callbacks.epoch_log"),
 ])
 def test_a_target_that_cannot_be_imported_gets_a_fix_for_its_key(key, target, fix):
     from highwaylab.train import instantiate_checked

@@ -733,6 +733,22 @@ def instantiate_checked(key: str, node: DictConfig, **kwargs: Any) -> Any:
         raise error from err
 
 
+def _meant_class(detail: str) -> list[str]:
+    """The classes of close name (``<module>.<Class>``) for a ``_target_`` whose module imports and
+    lacks the class named (``highwaylab.callbacks.EpochLog``: pass 95, row 03); else ``[]``."""
+    from highwaylab.utils.hydra_utils import closest_names
+
+    target = re.search(r"Error loading '([\w.]+)'", detail)
+    module, _, name = target[1].rpartition(".") if target else ("", "", "")
+    try:
+        found = importlib.import_module(module) if module else None
+    except Exception:  # noqa: BLE001  the module itself does not import: no class to compare
+        return []
+    names = [n for n in {*dir(found), *getattr(found, "__all__", ())}  # __all__: a package's lazy names
+             if not n.startswith("_")] if found is not None else []
+    return [f"{module}.{n}" for n in closest_names(name, names)]
+
+
 def config_error(key: str, err: InstantiationException, node: DictConfig | None = None) -> ConfigError | None:
     """``err`` as a one-line ConfigError naming the config key, when its cause is the config's fault: a
     ``_target_`` that cannot be imported (a typo), an argument the target does not take
@@ -753,12 +769,16 @@ def config_error(key: str, err: InstantiationException, node: DictConfig | None 
         other = ("or choose a preset (python train.py --help lists them)" if group in
                  ("model", "data", "optim", "trainer") and "." not in where else
                  "or leave it out (module._target_ is highwaylab.module.ClassifierModule)"
-                 if where == "module" else "or leave it out")
+                 if where == "module" else f"or remove the entry: ~{where}" if group in ("callbacks",
+                                                                                        "logger")
+                 else "or optim.scheduler=null for none" if where == "optim.scheduler" else "or leave it out")
+        # pass 95, row 03: "leave it out" was read as ~callbacks.epoch_log._target_, refused in turn
         package = re.search(r"No module named '(\w+)", detail)
         importable = (" (a class of your own: its package must be importable, e.g. pip install -e <it>, or "
                       "on PYTHONPATH)" if package and importlib.util.find_spec(package[1]) is None else "")
-        return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: correct the class "
-                           f"path{importable}, {other}")
+        fix = (" or ".join(f"{where}._target_={c}" for c in meant) if (meant := _meant_class(detail)) else
+               f"correct the class path{importable}")
+        return ConfigError(f"{where}._target_ cannot be imported ({detail}). Fix: {fix}, {other}")
     if isinstance(cause, TypeError) and node is not None and (unknown := _unknown_argument(node, where)):
         return unknown
     missing = re.findall(r"'(\w+)'", detail) if "required positional argument" in detail else []
