@@ -2834,6 +2834,19 @@ def test_a_config_path_that_is_no_folder_is_one_line(tmp_path):
         f"--config-path {tmp_path}/none: no such folder ({tmp_path}/none; a relative path is read from "
         f"train.py's folder). Fix: give the folder that holds your main config (with --config-name), or "
         f"--config-dir <folder> to add your config groups to highwaylab's")
+    # pass 95, row 11: a folder of config groups given as --config-path; before, Hydra's 7 lines
+    (tmp_path / "mine" / "optim").mkdir(parents=True)
+    shutil.copy(ROOT / "conf" / "optim" / "sgd.yaml", tmp_path / "mine" / "optim" / "rms.yaml")
+    assert command_line_error(f"--config-path {tmp_path}/mine optim=rms depth=3", tmp_path) == (
+        f"--config-path {tmp_path}/mine: {tmp_path}/mine holds no train.yaml; --config-path names the folder "
+        f"of the main config, which replaces highwaylab's. Fix: to add config groups of your own (optim/) to "
+        f"highwaylab's, --config-dir {tmp_path}/mine in its place")
+    from highwaylab.utils.overrides import check_command_line
+
+    check_command_line(["train.py", "--config-dir", f"{tmp_path}/mine", "optim=rms", "depth=3",
+                        f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")  # the fix
+    check_command_line(["train.py", "--config-path", str(ROOT / "conf"), "depth=3",  # a main config's folder
+                        f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
 
 
 @pytest.mark.parametrize("argv, message", [

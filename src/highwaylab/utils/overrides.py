@@ -160,6 +160,18 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
                             f"read from train.py's folder). Fix: give the folder that holds your main config "
                             f"(with --config-name), or --config-dir <folder> to add your config groups to "
                             f"highwaylab's")
+    if args.config_path and not str(args.config_path).startswith("pkg://") and not (
+            folder / f"{str(args.config_name or config_name).removesuffix('.yaml')}.yaml").is_file():
+        # pass 95, row 11: a folder of config groups given as --config-path; before, Hydra's 7 lines
+        name = str(args.config_name or config_name).removesuffix(".yaml")
+        mains = sorted(p.stem for p in folder.glob("*.yaml"))
+        named = f" (its .yaml files: {', '.join(mains)}; choose one with --config-name)" if mains else ""
+        groups = sorted(f"{d.name}/" for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))
+        own = f" ({', '.join(groups)})" if groups else ""
+        raise OverrideError(f"--config-path {args.config_path}: {folder} holds no {name}.yaml{named}; "
+                            f"--config-path names the folder of the main config, which replaces "
+                            f"highwaylab's. Fix: to add config groups of your own{own} to highwaylab's, "
+                            f"--config-dir {shlex.quote(str(args.config_path))} in its place")
     if args.config_name and not args.config_path:  # pass 43, row 17: before, Hydra's 6 lines
         folders = [Path(config_dir)] + ([Path(args.config_dir).expanduser()] if args.config_dir else [])
         name = str(args.config_name).removesuffix(".yaml")
