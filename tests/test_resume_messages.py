@@ -2168,3 +2168,15 @@ def test_a_resume_override_of_the_runs_number_in_another_type_is_named_not_built
         "Hydra reads true as a boolean, and depth is an integer. Fix: leave depth=true out (the resume keeps "
         "depth=1)")
     assert argv(f"resume={run}", "depth=4")[-1] == f"ckpt_path={run}/checkpoints/last.ckpt"  # its own value
+
+
+def test_a_resume_that_sets_an_optimiser_argument_to_the_default_it_ran_with_is_taken(tmp_path):
+    # pass 95, row 32: the fix +optim.optimizer.nesterov=false (SGD's default) was refused as "changes
+    # optim.optimizer.nesterov (None -> False)"
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=1, step=4, mid_epoch=True)
+    ckpt = f"ckpt_path={run}/checkpoints/last.ckpt"
+    assert argv(f"resume={run}", "+optim.optimizer.nesterov=false")[-1] == ckpt
+    assert "it changes optim.optimizer.nesterov (None -> True)" in message(f"resume={run}",
+                                                                         "+optim.optimizer.nesterov=true")
+    assert "(None -> 0)" in message(f"resume={run}", "+optim.optimizer.maximize=0")  # not False: a change

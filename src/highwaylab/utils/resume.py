@@ -1365,6 +1365,8 @@ def check_bound(base: DictConfig, cfg: DictConfig, extra: list[str], run: Path,
     ``experiment=...``) the first that changes it alone (``compose(overrides)``: the run's
     overrides and these)."""
     for path, old, new in _differences(base, cfg):
+        if old is None and _class_default(base, path, new):  # +optim.optimizer.nesterov=false: what SGD
+            continue  # ran with (pass 95, row 32: before, "changes it (None -> False)")
         override = next((o for o in extra if _covers(_key_value(o)[0], path)), None)
         if override is None and compose is not None:
             override = next((o for o in extra if (one := compose([o])) is not None
@@ -2829,6 +2831,25 @@ def _differences(base: DictConfig, cfg: DictConfig) -> list[tuple[str, Any, Any]
     for key in BOUND:
         walk(key, _plain(base, key), _plain(cfg, key))
     return found
+
+
+def _class_default(cfg: DictConfig, path: str, value: Any) -> bool:
+    """Whether ``path`` (``optim.optimizer.nesterov``), which ``cfg`` leaves out, is an argument of
+    the class its node builds (``_target_``) whose default is ``value``, of the same type: the run
+    ran with it. Imports that class (torch's, for an optimiser) only then."""
+    import importlib
+    import inspect
+
+    parent, _, name = path.rpartition(".")
+    target = OmegaConf.select(cfg, f"{parent}._target_", default=None) if parent else None
+    if not isinstance(target, str) or "." not in target:
+        return False
+    module, _, attr = target.rpartition(".")
+    try:
+        default = inspect.signature(getattr(importlib.import_module(module), attr)).parameters[name].default
+    except Exception:  # noqa: BLE001  no such class or argument, or no signature: a change, as before
+        return False
+    return default is not inspect.Parameter.empty and type(default) is type(value) and default == value
 
 
 def _same_number(old: Any, new: Any) -> bool:
