@@ -1779,8 +1779,8 @@ def check_own_checkpoint(run: Path, ckpt: Path, checkpoint: dict) -> None:
             for k in list(a) + [k for k in b if k not in a]:
                 if not (path == "" and k in ("paths", "resume", "ckpt_path")):  # where it ran
                     walk(f"{path}.{k}" if path else str(k), a.get(k), b.get(k))
-        elif (a != b or type(a) is not type(b)) and not _same_activation(path, a, b):
-            found.append((path, a, b))  # 3.0 and True are not depth 3 and 1 (pass 95, rows 15, 42)
+        elif a != b and not _same_activation(path, a, b):
+            found.append((path, a, b))
 
     def identity(record: Any) -> dict:  # what makes the weights that run's: not how long or where it ran
         record = record if isinstance(record, dict) else {}
