@@ -1621,9 +1621,8 @@ def unverified_data_warning(run: Path, cfg: DictConfig | None, extra: list[str] 
     if not isinstance(used, str) or not isinstance(here, str) or \
             os.path.realpath(used) == os.path.realpath(os.path.abspath(here)):
         return None
-    folders = {"data.data_dir", "paths.data_dir"}
     resume = f"resume={hydra_value(run)}"
-    own = [resume, *(o for o in extra if _key_value(o)[0].lstrip("+~") not in folders)]
+    own = [resume, *(o for o in extra if _key_value(o)[0].lstrip("+~") not in DATA_DIR_KEYS)]
     verify = [o for o in extra if _key_value(o)[0].lstrip("+~") != "data.verify"]
     checked = _command([resume, *verify, "data.verify=true"])
     return (f"highwaylab: warning: resume={run}: data.data_dir={here} is not the folder the run trained on "
@@ -2837,16 +2836,16 @@ def _class_default(cfg: DictConfig, path: str, value: Any) -> bool:
     """Whether ``path`` (``optim.optimizer.nesterov``), which ``cfg`` leaves out, is an argument of
     the class its node builds (``_target_``) whose default is ``value``, of the same type: the run
     ran with it. Imports that class (torch's, for an optimiser) only then."""
-    import importlib
     import inspect
+
+    from hydra.utils import get_object
 
     parent, _, name = path.rpartition(".")
     target = OmegaConf.select(cfg, f"{parent}._target_", default=None) if parent else None
-    if not isinstance(target, str) or "." not in target:
+    if not isinstance(target, str):
         return False
-    module, _, attr = target.rpartition(".")
     try:
-        default = inspect.signature(getattr(importlib.import_module(module), attr)).parameters[name].default
+        default = inspect.signature(get_object(target)).parameters[name].default
     except Exception:  # noqa: BLE001  no such class or argument, or no signature: a change, as before
         return False
     return default is not inspect.Parameter.empty and type(default) is type(value) and default == value
