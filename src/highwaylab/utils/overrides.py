@@ -1718,13 +1718,15 @@ def _key_of_swept_options(parsed: list[Any], config_dir: str | Path, config_name
         rest = [o.input_line for o in parsed if not o.is_sweep_override() and o is not override]
         sweep = swept[group]
         options = [_first_value(sweep).split("=", 1)[1], *_other_jobs(sweep, config_dir)]
-        has = {v: _has_key(_compose(config_dir, config_name, [*rest, f"{group}={v}"])[0], key)
-               for v in options}
-        default = _compose(config_dir, config_name, rest)[0]
-        if default is None or _has_key(default, key) or not any(has.values()):  # not the cause
+        default = _compose(config_dir, config_name, rest)[0]  # the multirun's own config: first, and
+        if default is None or _has_key(default, key):  # usually the last composed (not the cause)
             continue
         chosen = default.hydra.runtime.choices.get(group)
         if chosen in options:  # a job of the sweep lacks it: that job is named (_check_sweep_jobs)
+            continue
+        has = {v: _has_key(_compose(config_dir, config_name, [*rest, f"{group}={v}"])[0], key)
+               for v in options}
+        if not any(has.values()):
             continue
         value = override.input_line.split("=", 1)[1]
         where = ("Hydra refuses it there" if not override.is_add() else
