@@ -718,6 +718,15 @@ def test_a_short_sweeps_log_axes_are_labelled_with_plain_numbers(tmp_path):
     assert steps and all("." not in t for t in steps), steps
 
 
+def loss_axis_labels(fig) -> list[str]:
+    """The labels of the first panel's y axis (the loss), major then minor, that lie on the axis."""
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    return [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
+            if t.get_text() and low <= t.get_position()[1] <= high]
+
+
 def test_losses_of_under_a_decade_are_readable_off_the_depth_axis(tmp_path):
     # new-user pass 32: losses 0.67, 0.82 and 1.83 (plain, highway, residual at depth 5) had one labelled
     # tick, 1, so none of the three could be read off
@@ -726,11 +735,7 @@ def test_losses_of_under_a_decade_are_readable_off_the_depth_axis(tmp_path):
     jobs = [Job(tmp_path / model, model, 5, 0, "ok", {"train/loss": loss, "test/acc": 0.9})
             for model, loss in (("residual", 0.6676), ("highway", 0.8178), ("plain", 1.829))]
     fig = depth_figure(aggregate(jobs))
-    fig.canvas.draw()
-    ax = fig.axes[0]
-    low, high = ax.get_ylim()
-    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
-              if t.get_text() and low <= t.get_position()[1] <= high]
+    labels = loss_axis_labels(fig)
     assert labels == ["1", "0.7", "0.8", "0.9", "1.2", "1.5"], labels
     import matplotlib.pyplot as plt
 
@@ -746,11 +751,7 @@ def test_a_loss_axis_of_many_decades_labels_the_powers_of_ten_alone(tmp_path):
                 overrides={"optim.optimizer.lr": str(lr)})
             for i, (lr, loss) in enumerate(((1e6, 5.844e18), (1e7, 5.840e22)))]
     fig = depth_figure(aggregate(jobs))
-    fig.canvas.draw()
-    ax = fig.axes[0]
-    low, high = ax.get_ylim()
-    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
-              if t.get_text() and low <= t.get_position()[1] <= high]
+    labels = loss_axis_labels(fig)
     assert labels == ["1e+19", "1e+20", "1e+21", "1e+22"], labels
     import matplotlib.pyplot as plt
 
@@ -764,11 +765,7 @@ def test_a_narrow_loss_axis_has_no_repeated_labels(tmp_path):
     jobs = [Job(tmp_path / "0", "highway", 3, 0, "ok", {"train/loss": 2.25, "test/acc": 0.5},
                 curve=[(2, 2.2504), (3, 2.2839)])]
     fig = curves_figure(jobs)
-    fig.canvas.draw()
-    ax = fig.axes[0]
-    low, high = ax.get_ylim()
-    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yminorticklabels())
-              if t.get_text() and low <= t.get_position()[1] <= high]
+    labels = loss_axis_labels(fig)
     assert len(labels) >= 2 and len(labels) == len(set(labels)), labels
 
 
