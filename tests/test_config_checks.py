@@ -3519,3 +3519,24 @@ def test_a_target_that_cannot_be_imported_gets_a_fix_for_its_key(key, target, fi
         instantiate_checked(key, OmegaConf.create({"_target_": target}))
     assert str(err.value).startswith(f"{key}._target_ cannot be imported (Error loading '{target}'")
     assert str(err.value).endswith(f"). Fix: {fix}")
+
+
+def test_a_search_file_without_multirun_mode_is_refused_without_m(tmp_path):
+    # pass 96, row 08 (major): a search of one's own without hydra.mode: MULTIRUN, chosen without -m; before,
+    # one ordinary run, its trials and hydra.sweep.dir ignored without a word
+    from highwaylab.utils.overrides import check_command_line
+
+    search = tmp_path / "mine" / "hparams_search" / "lr_only.yaml"
+    search.parent.mkdir(parents=True)
+    search.write_text("# @package _global_\ndefaults:\n  - override /hydra/sweeper: optuna\nhydra:\n"
+                      "  sweeper:\n    n_trials: 2\n    direction: maximize\n    params:\n"
+                      "      optim.optimizer.lr: interval(0.01, 0.1)\n")
+    assert command_line_error(f"--config-dir {tmp_path}/mine hparams_search=lr_only depth=3", tmp_path) == (
+        f"hparams_search=lr_only: {search} does not set hydra.mode: MULTIRUN (highwaylab's searches do), so "
+        f"without -m Hydra would run one ordinary run, not the search. Fix: add -m (python train.py -m ... "
+        f"hparams_search=lr_only), or add 'mode: MULTIRUN' under its hydra:")
+    for fixed in (["-m"], []):  # each fix
+        if not fixed:
+            search.write_text(search.read_text().replace("hydra:\n", "hydra:\n  mode: MULTIRUN\n"))
+        check_command_line(["train.py", *fixed, "--config-dir", f"{tmp_path}/mine", "hparams_search=lr_only",
+                            "depth=3", f"hydra.sweep.dir={tmp_path}/s{len(fixed)}"], ROOT / "conf")

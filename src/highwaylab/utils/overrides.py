@@ -235,6 +235,17 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     from highwaylab.config_checks import check_package_lines
 
     check_package_lines(cfg, dict(cfg.hydra.runtime.choices))  # a multirun's too (its jobs: no validate)
+    search = cfg.hydra.runtime.choices.get("hparams_search")
+    if search is not None and not args.multirun and cfg.hydra.mode != RunMode.MULTIRUN:
+        # pass 96, row 08 (major): a search file of one's own without hydra.mode: MULTIRUN; before, one
+        # ordinary run, its trials and hydra.sweep.dir ignored without a word
+        files = [Path(d) / "hparams_search" / f"{search}.yaml" for d in (*_CONFIG_DIRS, config_dir)]
+        where = next((str(f) for f in files if f.is_file()), f"hparams_search/{search}.yaml")
+        raise OverrideError(f"hparams_search={search}: {where} does not set hydra.mode: MULTIRUN "
+                            f"(highwaylab's searches do), so without -m Hydra would run one ordinary run, "
+                            f"not the search. "
+                            f"Fix: add -m (python train.py -m ... hparams_search={search}), or add 'mode: "
+                            f"MULTIRUN' under its hydra:")
     if not args.multirun and cfg.hydra.mode != RunMode.MULTIRUN:  # hparams_search sets the mode
         from hydra.core.override_parser.overrides_parser import OverridesParser
 
