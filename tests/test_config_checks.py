@@ -942,6 +942,14 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 
 # command line -> the start of the one-line answer, before Hydra writes anything
 COMMAND_LINES = {
+    # pass 96, rows 37b-37f (major): before, a NaN at step 1 was saved as epoch_000.ckpt ("Last checkpoint:
+    # none written yet" beside it), and resume= offered that file, which diverged again at once
+    "+callbacks.model_checkpoint.save_on_exception=true":
+        "callbacks.model_checkpoint.save_on_exception=true saves the state at any exception, a NaN loss or a "
+        "bad batch included, under a best checkpoint's name (epoch_{epoch:03d}.ckpt), where resume= and the "
+        "test would take it for one; callbacks.last_checkpoint saves the run's state when a signal stops it "
+        "(SIGTERM, SIGINT), for resume=, and a run that fails says why and how to go on. Fix: leave "
+        "callbacks.model_checkpoint.save_on_exception out",
     # pass 94, row 34: a metric without its stage; before, a warning after the first epoch, and every
     # epoch line without metrics
     "callbacks.epoch_log.keys=[lr]":

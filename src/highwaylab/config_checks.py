@@ -718,6 +718,16 @@ def check_checkpoint_files(callbacks: DictConfig | None) -> None:
     best = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".ModelCheckpoint")}
     latest = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".LatestCheckpoint")}
     for name, node in best.items():
+        if node.get("save_on_exception"):  # pass 96, rows 37b-37f (major): a NaN loss saved as
+            # epoch_000.ckpt, "none written yet" said beside it, and resume= offered it, which diverged again
+            keeps = (f"callbacks.{next(iter(latest))} saves the run's state when a signal stops it (SIGTERM, "
+                     f"SIGINT), for resume=, and" if latest else "highwaylab's latest checkpoint (callbacks="
+                     "minimal or default) saves the run's state when a signal stops it, and")
+            raise ConfigError(f"callbacks.{name}.save_on_exception={str(node.save_on_exception).lower()} "
+                              f"saves the state at any exception, a NaN loss or a bad batch included, under "
+                              f"a best checkpoint's name ({node.get('filename')}.ckpt), where resume= and "
+                              f"the test would take it for one; {keeps} a run that fails says why and how to "
+                              f"go on. Fix: leave callbacks.{name}.save_on_exception out")
         for other, last in latest.items():
             if node.get("save_last"):
                 raise ConfigError(f"callbacks.{name}.save_last={node.save_last}: callbacks.{other} writes "
