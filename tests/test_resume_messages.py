@@ -2180,3 +2180,33 @@ def test_a_resume_that_sets_an_optimiser_argument_to_the_default_it_ran_with_is_
     assert "it changes optim.optimizer.nesterov (None -> True)" in message(f"resume={run}",
                                                                          "+optim.optimizer.nesterov=true")
     assert "(None -> 0)" in message(f"resume={run}", "+optim.optimizer.maximize=0")  # not False: a change
+
+
+def test_a_resume_file_setting_resume_is_named_and_the_fixes_keep_the_config_dir(tmp_path, monkeypatch):
+    # pass 96, rows 50 and 50b: an experiment of one's own that sets resume:; before, "in Python, set
+    # ckpt_path", and the finished run's fix left out the --config-dir that finds the experiment
+    from highwaylab.utils.resume import _config_flags
+
+    flags = ["--config-dir", "/x", "--cfg", "job", "-cn=mine"]
+    assert _config_flags(flags) == ["--config-dir", "/x", "-cn=mine"]
+    run = make_run(tmp_path / "run")
+    fake_checkpoint(run / "checkpoints" / "last.ckpt", epochs=5, step=20, mid_epoch=False)
+    (run / "metrics.json").write_text(json.dumps({"test/acc": 0.9, "epochs": 5, "global_step": 20}))
+    mine = tmp_path / "mine" / "experiment"
+    mine.mkdir(parents=True)
+    (mine / "more.yaml").write_text("# @package _global_\ntrainer:\n  max_epochs: 5\n")
+    assert message("--config-dir", str(tmp_path / "mine"), f"resume={run}", "experiment=more").endswith(
+        f"extend it: python train.py resume={run} --config-dir {tmp_path / 'mine'} experiment=more "
+        f"trainer.max_epochs=7")
+    (mine / "cont.yaml").write_text(f"# @package _global_\nresume: {run}\n")
+    from highwaylab.utils.overrides import check_command_line
+
+    command = ["train.py", "--config-dir", str(tmp_path / "mine"), "experiment=cont"]
+    monkeypatch.setattr(sys, "argv", command)  # the fix repeats the command line
+    with pytest.raises(ResumeError) as err:
+        check_command_line(command, CONF)
+    assert str(err.value) == (
+        f"resume: {run} is set in {mine / 'cont.yaml'}, and train.py reads resume= from its command line "
+        f"only, where it becomes the run's own overrides. Fix: delete resume: from {mine / 'cont.yaml'}, and "
+        f"give it on the command line: python train.py resume={run} --config-dir {tmp_path / 'mine'} "
+        f"experiment=cont")

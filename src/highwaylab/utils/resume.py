@@ -214,7 +214,8 @@ def rewrite_argv(argv: list[str], config_dir: str | Path, config_name: str = "tr
 
     if "resume" in values:
         extra = [o for o in overrides if _key_value(o)[0] != "resume"]
-        GIVEN_WITH_RESUME[:] = extra  # the fixes below repeat them
+        GIVEN_WITH_RESUME[:] = [*_config_flags(flags), *extra]  # the fixes below repeat them, and the
+        # --config-dir that finds the options they choose (pass 96, row 50b: before, left out of the fix)
         listed = _sweep_values(values["resume"])
         if args.multirun and len(listed) > 1 and all(Path(v).expanduser().is_dir() for v in listed):
             # pass 33, row 25: before, "resume=<a>,<b>: no such folder", of two existing runs
@@ -2131,6 +2132,21 @@ def _same_value(old: Any, new: Any) -> bool:
     return isinstance(new, int | float) and abs(old - new) <= 1e-9 * max(abs(old), abs(new))
 
 
+CONFIG_FLAGS = ("--config-dir", "-cd", "--config-path", "-cp", "--config-name", "-cn")
+
+
+def _config_flags(flags: list[str]) -> list[str]:
+    """The words of ``flags`` (a command line's, less its overrides) that say where its configs are
+    (``--config-dir <folder>``, ``-cn=<name>``), each with its value, in their order."""
+    kept: list[str] = []
+    for i, word in enumerate(flags):
+        if word in CONFIG_FLAGS and i + 1 < len(flags):
+            kept += [word, flags[i + 1]]
+        elif word.split("=", 1)[0] in CONFIG_FLAGS and "=" in word:
+            kept.append(word)
+    return kept
+
+
 def check_run(cfg: DictConfig) -> None:
     """The checks of :func:`rewrite_argv` that a composed config allows (for ``train(cfg)`` called
     without ``train.py``'s command line): ``run_name``, and no ``resume`` left in the config.
@@ -2141,8 +2157,35 @@ def check_run(cfg: DictConfig) -> None:
     if "run_name" in cfg:  # a config of the Python API may have none
         check_run_name(cfg.run_name)
     if cfg.get("resume"):
+        if (source := _resume_file()) is not None:  # pass 96, row 50: before, "in Python, ...", of a file
+            raise ResumeError(f"resume: {cfg.resume} is set in {source}, and train.py reads resume= from its "
+                              f"command line only, where it becomes the run's own overrides. Fix: delete "
+                              f"resume: from {source}, and give it on the command line: python train.py "
+                              f"{override_arg('resume', cfg.resume)}"
+                              f"{''.join(' ' + shell_word(word) for word in sys.argv[1:])}")
         raise ResumeError(f"resume={cfg.resume} is read by train.py's command line (python train.py "
                           "resume=<run folder>); in Python, set ckpt_path and the run's folder instead")
+
+
+def _resume_file() -> str | None:
+    """The config file of this Hydra run's choices (an ``experiment``'s, say) that sets a top-level
+    ``resume:``; ``None`` outside a Hydra run, or when none does."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return None
+    runtime = HydraConfig.get().runtime
+    folders = [Path(str(source.path)) for source in runtime.config_sources
+               if source.schema == "file" and source.path]
+    for group, option in runtime.choices.items():
+        for folder in folders:
+            path = folder / str(group) / f"{option}.yaml"
+            try:
+                if path.is_file() and "resume" in (yaml.safe_load(path.read_text()) or {}):
+                    return str(path)
+            except (OSError, yaml.YAMLError, TypeError):
+                continue
+    return None
 
 
 class Progress(NamedTuple):
