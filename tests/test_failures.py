@@ -1063,6 +1063,19 @@ def test_depth_given_to_a_conv_model_is_named_as_unused(tmp_path, data_dir, capl
 
 
 @pytest.mark.slow
+def test_depth_given_to_a_conv_model_file_of_ones_own_names_that_file(tmp_path, data_dir):
+    # pass 96, row 51: a model file of one's own with its stages; before, "Fix: set the stages", set there
+    (tmp_path / "mine" / "model").mkdir(parents=True)
+    (tmp_path / "mine" / "model" / "tinyconv.yaml").write_text(
+        "defaults: [conv_highway]\nstages:\n  - {channels: 4, layers: 2}\n")
+    proc = run_train(["--config-dir", str(tmp_path / "mine"), "model=tinyconv", "depth=3",
+                      *[o for o in TINY if not o.startswith("depth")]], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "(this one: depth 3, in its name, tags and metrics.json). Fix: leave depth=3 out for it " \
+           "(model=tinyconv's own file sets its stages)" in proc.stdout
+
+
+@pytest.mark.slow
 def test_depth_given_with_a_conv_experiment_says_to_leave_it_out(tmp_path, data_dir):
     # eighteenth pass: before, the fix said "... or an experiment=paper_mnist_conv16", the one given
     limits = [o for o in TINY if o.startswith(("trainer.limit", "trainer.max_epochs", "logger="))]

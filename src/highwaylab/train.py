@@ -30,6 +30,7 @@ import torch
 import yaml
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
+from hydra.types import RunMode
 from hydra.utils import instantiate
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import LambdaCallback, LearningRateMonitor, ProgressBar
@@ -953,15 +954,21 @@ def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
     for key in ("depth", "width"):
         if key in given and key not in cfg.model:
             stages = any(k == "model.stages" or k.startswith("model.stages.") for k in given)
+            own = not (Path(__file__).resolve().parents[2] / "conf" / "model" / f"{model}.yaml").is_file()
             fix = (f"leave {given[key]} out (experiment={experiment} sets the stages)" if experiment else
                    f"leave {given[key]} out (model.stages, given here, sets them)" if stages else
+                   # pass 96, row 51: a model file of one's own, which sets its stages
+                   f"leave {given[key]} out for it (model={model}'s own file sets its stages)" if own else
                    # pass 91, row 39c: before, "set the stages" also when they were given, which the
                    # user then did, and got the same warning
                    "set the stages, e.g. 'model.stages=[{channels: 16, layers: 4}]', or an "
                    "experiment=paper_mnist_conv16")
+            sweep = ("; in a multirun, this is this job's alone: the sweep's other models may read it"
+                     if HydraConfig.get().mode == RunMode.MULTIRUN else "")
             log.warning(f"{given[key]} is not used by model={model}: "
                         f"a conv net's depth and channels follow model.stages (this one: depth "
-                        f"{getattr(net, 'depth', '?')}, in its name, tags and metrics.json). Fix: {fix}")
+                        f"{getattr(net, 'depth', '?')}, in its name, tags and metrics.json). Fix: "
+                        f"{fix}{sweep}")
 
 
 def read_checkpoint(path: str, name: str | None = None, fix: str | None = None) -> dict:
