@@ -2022,6 +2022,18 @@ def test_a_search_whose_study_file_is_gone_is_named_as_that(tmp_path):
         f"optuna.db back, or give a new hydra.sweep.dir for a new search")
     (sweep / "optuna.db").write_bytes(b"")  # put back: continued
     check_sweep_folder_free(sweep, search=True)
+    # pass 96, row 53: a search file of one's own without storage never wrote optuna.db; before, "missing
+    # (deleted or moved?)" and "put optuna.db back"
+    (sweep / "optuna.db").unlink()
+    (sweep / "0_mnist-highway-d3-relu-sgd-s0" / ".hydra" / "hydra.yaml").write_text(
+        "hydra:\n  sweeper:\n    storage: null\n")
+    with pytest.raises(ResumeError) as err:
+        check_sweep_folder_free(sweep, search=True)
+    assert str(err.value).endswith(
+        "optimization_results.yaml) that kept its study in memory (its hydra.sweeper.storage is null: no "
+        "optuna.db was written), so it cannot be continued, and a new study there would number its jobs from "
+        "0 again, over those. Fix: give a new hydra.sweep.dir; to make a search continuable, give its file "
+        "hydra.sweeper.storage: sqlite:///${hydra.sweep.dir}/optuna.db, as highwaylab's do")
 
 
 def test_training_a_search_trial_further_warns_that_the_study_keeps_its_ranked_result(tmp_path):

@@ -1110,6 +1110,18 @@ def check_sweep_folder_free(folder: Path, search: bool = False) -> None:
     if jobs or (folder / "summary.jsonl").exists():
         what = (f"job folders {', '.join(jobs[:3])}{'...' if len(jobs) > 3 else ''}" if jobs
                 else "summary.jsonl")
+        records = [folder / "multirun.yaml", *(folder / job / RECORD / "hydra.yaml" for job in jobs)]
+        storage = next((value for record in records if (value := recorded_at(
+            record, "hydra.sweeper.storage", "unknown")) != "unknown"), "unknown")  # the jobs' own records:
+        # Optuna's sweeper writes no multirun.yaml
+        if search and (folder / "optimization_results.yaml").is_file() and storage is None:  # pass 96, row
+            # 53: a search file of one's own without storage; before, "optuna.db is missing (deleted?)"
+            raise ResumeError(f"hydra.sweep.dir={folder} holds a search ({what}, optimization_results.yaml) "
+                              f"that kept its study in memory (its hydra.sweeper.storage is null: no "
+                              f"{STUDY_FILE} was written), so it cannot be continued, and a new study there "
+                              f"would number its jobs from 0 again, over those. Fix: give a new "
+                              f"hydra.sweep.dir; to make a search continuable, give its file hydra.sweeper."
+                              f"storage: sqlite:///${{hydra.sweep.dir}}/{STUDY_FILE}, as highwaylab's do")
         if search and (folder / "optimization_results.yaml").is_file():  # pass 67, row 44: a search's own
             # folder whose study file is gone; before, "another sweep", the missing optuna.db unnamed
             raise ResumeError(f"hydra.sweep.dir={folder} holds a search ({what}, "
