@@ -371,13 +371,14 @@ def given_override(key: str) -> str | None:
 def as_given(key: str) -> str:
     """``key`` with the ``+`` or ``++`` that this run's command line gave it, for a message's example
     (``+optim.optimizer.betas``: a key the preset does not set, which an example without the ``+`` would
-    be refused for; pass 50, row 28; pass 84, row 67); ``key`` itself outside a run of train.py."""
+    be refused for; pass 50, row 28; pass 84, row 67). Before Hydra has started (a resume's checks), the
+    command line's overrides as train.py read them; ``key`` itself when neither gives it."""
     from hydra.core.hydra_config import HydraConfig
 
-    if not HydraConfig.initialized():
-        return key
-    given = [o.split("=", 1)[0] for o in HydraConfig.get().overrides.task
-             if o.split("=", 1)[0].lstrip("+") == key]
+    from highwaylab.utils.resume import GIVEN_OVERRIDES
+
+    overrides = HydraConfig.get().overrides.task if HydraConfig.initialized() else GIVEN_OVERRIDES
+    given = [o.split("=", 1)[0] for o in overrides if o.split("=", 1)[0].lstrip("+") == key]
     return given[-1] if given else key
 
 

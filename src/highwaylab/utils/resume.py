@@ -2750,8 +2750,6 @@ def check_time_left(cfg: DictConfig, checkpoint: dict, name: str, run: Path | No
                f"trainer.max_time={more} (or trainer.max_time=null for no limit)")
     else:
         key = as_given("trainer.max_time")  # checked before Hydra too: then as the command line gave it
-        key = next((o.split("=", 1)[0] for o in reversed(GIVEN_OVERRIDES)
-                    if o.split("=", 1)[0].lstrip("+") == "trainer.max_time"), key)
         fix = f"a longer limit in place of the given one, e.g. {key}={more}, or {key}=null for none"
     raise ResumeError(
         f"{name}: {given} ({limit:g} s) is already spent: the checkpoint's timer has counted {elapsed:.1f} "
