@@ -374,6 +374,8 @@ def test_a_benchmark_without_the_data_is_one_line_naming_its_variable(script, tm
     assert proc.stderr.strip().splitlines()[-1] == (
         f"{script}: error: Data file missing: {tmp_path}/none/MNIST/raw/train-images-idx3-ubyte. Expected "
         f"the uncompressed IDX files train-images-idx3-ubyte, train-labels-idx1-ubyte, "
-        f"t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte in {tmp_path}/none/MNIST/raw. The benchmark "
+        f"t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte in {tmp_path}/none/MNIST/raw; the folder "
+        f"{tmp_path}/none, from the environment variable HIGHWAYLAB_DATA_DIR (a relative one is read from "
+        f"the folder the command was typed in), does not exist. The benchmark "
         f"reads MNIST from the folder HIGHWAYLAB_DATA_DIR names (now {tmp_path}/none). Fix: "
         f"HIGHWAYLAB_DATA_DIR=<the folder that holds MNIST/raw/> python benchmarks/{script} ...")

@@ -453,3 +453,22 @@ def test_wgets_numbered_downloads_get_the_renames_and_gunzip_that_work(tmp_path)
                   f"second download of a file that was there. Fix: mv {raw}/t10k-images-idx3-ubyte.gz.1 "
                   f"{raw}/t10k-images-idx3-ubyte.gz && ")
     assert (raw / IMAGES).read_bytes() == b"idx"
+
+
+def test_a_data_folder_that_does_not_exist_is_named_with_where_it_came_from(tmp_path, monkeypatch):
+    # new-user check (68cf0ec): a relative HIGHWAYLAB_DATA_DIR typed in another folder; before, "Data file
+    # missing: <cwd>/shared/data/MNIST/raw/..." with no word that the folder itself is not there, or whence
+    nowhere = tmp_path / "shared" / "data"
+    monkeypatch.setenv("HIGHWAYLAB_DATA_DIR", str(nowhere))
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(nowhere)).setup()
+    assert (f"MNIST/raw; the folder {nowhere}, from the environment variable HIGHWAYLAB_DATA_DIR (a relative "
+            f"one is read from the folder the command was typed in), does not exist. Fix: ") in str(err.value)
+    monkeypatch.delenv("HIGHWAYLAB_DATA_DIR")
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(nowhere)).setup()
+    assert f"MNIST/raw; the folder data.data_dir={nowhere} does not exist. Fix: " in str(err.value)
+    nowhere.mkdir(parents=True)  # there, but empty: the files are what is missing
+    with pytest.raises(DataError) as err:
+        MNISTDataModule(str(nowhere)).setup()
+    assert "does not exist" not in str(err.value)

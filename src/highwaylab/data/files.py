@@ -166,12 +166,17 @@ def fix_hint(dataset: str, data_dir: str | Path, download: bool = True) -> str:
                 f"{shlex.quote(str(where))} && {moves}")
     if (packed := _archive_hint(given, where, dataset)) is not None:  # pass 59, row 8: only mnist.zip
         return packed
+    absent = ""  # new-user check: a relative HIGHWAYLAB_DATA_DIR, typed in another folder, named nowhere
+    if not given.exists():
+        absent = (f"; the folder {data_dir}, from the environment variable HIGHWAYLAB_DATA_DIR (a relative "
+                  f"one is read from the folder the command was typed in), does not exist"
+                  if env == str(data_dir) else f"; the folder data.data_dir={data_dir} does not exist")
     if url is None:
-        return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}. "
+        return (f"Expected the uncompressed IDX files {', '.join(data_files(dataset))} in {where}{absent}. "
                 f"Fix: copy them there, or point data.data_dir= (or the environment variable "
                 f"HIGHWAYLAB_DATA_DIR) at the folder that holds {folder}/" + offer)
     return (f"Expected the python version of {dataset.upper()}: "
-            f"{', '.join(data_files(dataset))} in {where}. Fix: on a machine with internet access "
+            f"{', '.join(data_files(dataset))} in {where}{absent}. Fix: on a machine with internet access "
             f"download {url}, extract it (tar -xzf {url.rsplit('/', 1)[1]}) into data.data_dir (now "
             f"{data_dir}; or the folder in the environment variable HIGHWAYLAB_DATA_DIR) so that it "
             f"holds {folder}/" + offer)
