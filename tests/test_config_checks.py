@@ -145,6 +145,9 @@ BAD = {
     # breaking pass 65, row 5: before, refused once W&B started, blamed on logger.wandb.settings.run_name
     "run_name=0": "run_name=0 is an integer, and W&B takes a run's name as text. Fix: quote it: "
                   "'run_name=\"0\"' (or a name with letters, e.g. run_name=seed0)",
+    # before, "run_name=True is an integer" (a bool is an int), with run_name=seedTrue as the example
+    "run_name=true": "run_name=true is a boolean, and W&B takes a run's name as text. Fix: quote it: "
+                     "'run_name=\"true\"'",
     # breaking pass 65, rows 34-35 (major): before, each passed, then torch failed at the first step
     "optim=adamw +optim.optimizer.capturable=true trainer.accelerator=cpu":
         "optim.optimizer.capturable=true keeps the optimiser's state on the GPU (for CUDA graphs), and this "

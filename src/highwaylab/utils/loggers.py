@@ -396,11 +396,13 @@ def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
         if run_name is not None and not isinstance(run_name, str):  # before, blamed on W&B's settings)
             raw = (OmegaConf.to_container(node, resolve=False) if OmegaConf.is_dict(node) else node)
             key = "run_name" if "${run_name}" in str(raw.get("name")) else f"logger.{name}.name"
-            kind = "an integer" if isinstance(run_name, int) else "a number" if isinstance(run_name, float) \
-                else f"a {type(run_name).__name__}"
-            raise ConfigError(f"{key}={run_name!r} is {kind}, and W&B takes a run's name as text. Fix: quote "
-                              f"it: '{key}=\"{run_name}\"' (or a name with letters, e.g. "
-                              f"{key}=seed{run_name})")
+            typed = cli_text(run_name)  # run_name=true: a boolean (before, "True is an integer": a bool is)
+            kind = ("a boolean" if isinstance(run_name, bool) else "an integer" if isinstance(run_name, int)
+                    else "a number" if isinstance(run_name, float) else f"a {type(run_name).__name__}")
+            letters = ("" if isinstance(run_name, bool)
+                       else f" (or a name with letters, e.g. {key}=seed{typed})")
+            raise ConfigError(f"{key}={typed} is {kind}, and W&B takes a run's name as text. Fix: quote "
+                              f"it: '{key}=\"{typed}\"'{letters}")
         for field in ("group", "job_type", "notes"):  # pass 94, rows 42 and 43 (major): before, W&B refused
             # group=128 at its start, after the imports, naming its setting run_group, which no one had set
             try:
