@@ -265,6 +265,9 @@ def test_report_survives_damaged_files_and_refuses_a_sweep_without_results(tmp_p
     with pytest.raises(SystemExit) as err:
         report_main([str(empty), "--no-wandb"])
     assert err.value.code == 1 and "nothing to plot" in capsys.readouterr().err
+    # no figures of nothing (pass 93 note: before, an empty depth.png and loss_curves.png), the table kept
+    written = empty / "report"
+    assert (written / "table.md").is_file() and not list(written.glob("*.png"))
 
 
 def test_a_full_disk_on_summary_jsonl_is_one_warning_and_the_summary_says_incomplete(tmp_path, monkeypatch,

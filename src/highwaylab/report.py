@@ -281,10 +281,14 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
         for note in (curve_starts_late(job), curve_cut_short(job)):  # where W&B stopped, without a word
             if note is not None:
                 print(f"{parser.prog}: warning: {note}", file=sys.stderr)
-    figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)}
+    # no job finished: no figures (before, two empty ones), and none left of an earlier report (pass 93 note)
+    figures = {"depth": depth_figure(points), "loss_curves": curves_figure(jobs)} if points else {}
     try:
-        for name, fig in figures.items():
-            fig.savefig(out / f"{name}.png", dpi=120)
+        for name in ("depth", "loss_curves"):
+            if name in figures:
+                figures[name].savefig(out / f"{name}.png", dpi=120)
+            else:
+                (out / f"{name}.png").unlink(missing_ok=True)
         (out / "table.md").write_text(markdown_table(rows, jobs, points))
         with (out / "table.csv").open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model", "depth"])
@@ -296,7 +300,8 @@ def _report(parser: argparse.ArgumentParser, args: argparse.Namespace, where: di
     print((out / "table.md").read_text())
     print(f"Report written to {out}")
     if not points:
-        parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot.\n")
+        parser.exit(1, f"No job of {args.sweep_dir} finished (see the list above): nothing to plot, so the "
+                       f"report is table.md and table.csv alone.\n")
     if not args.no_wandb and os.environ.get("WANDB_MODE") == "disabled":  # pass 32, row 45: before, "W&B
         print("WANDB_MODE=disabled: no W&B report run (as --no-wandb)")  # report run: <a folder never made>"
     elif not args.no_wandb:
