@@ -3551,3 +3551,75 @@ def test_a_search_file_without_multirun_mode_is_refused_without_m(tmp_path):
             search.write_text(search.read_text().replace("hydra:\n", "hydra:\n  mode: MULTIRUN\n"))
         check_command_line(["train.py", *fixed, "--config-dir", f"{tmp_path}/mine", "hparams_search=lr_only",
                             "depth=3", f"hydra.sweep.dir={tmp_path}/s{len(fixed)}"], ROOT / "conf")
+
+
+FOLDER_FILES = {  # group/option: (its text, with {tmp}; the command line after --config-dir; the message)
+    "hydra/fixed": (
+        "defaults: [default]\nrun:\n  dir: {tmp}/fixed\n",
+        "hydra=fixed depth=3",
+        "hydra.run.dir={tmp}/fixed (set by {file}, run.dir: {tmp}/fixed) is not empty "
+        "({tmp}/fixed holds notes.txt): a run writes its record (.hydra/), train.log, "
+        "checkpoints/ and metrics.json into its folder, among those files. Give a new or "
+        "empty folder (or leave hydra.run.dir out: every run gets a folder of its own). A "
+        "folder that {file} fixes is the same for every run: for one of its own each time, "
+        "keep a part that differs in it, as highwaylab's does ('dir: "
+        "{tmp}/fixed/${{now:%Y-%m-%d_%H-%M-%S}}_${{folder_suffix:}}')"),
+    "experiment/fixeddir": (
+        "# @package _global_\nhydra:\n  run:\n    dir: {tmp}/fixed\n",
+        "experiment=fixeddir depth=3",
+        "hydra.run.dir={tmp}/fixed (set by {file}, hydra.run.dir: {tmp}/fixed) is not empty"),
+    "hydra/fixedsweep": (
+        "defaults: [default]\nsweep:\n  dir: {tmp}/fixed\n",
+        "-m hydra=fixedsweep seed=1,2",
+        "hydra.sweep.dir={tmp}/fixed (set by {file}, sweep.dir: {tmp}/fixed) is not empty"),
+    "paths/fixed": (
+        "defaults: [default]\noutput_dir: {tmp}/out\n",
+        "paths=fixed depth=3",
+        "{file} sets output_dir: {tmp}/out, but paths.output_dir is the run's folder as "
+        "Hydra makes it; set there, the run would be split in two (its record and train.log "
+        "in Hydra's folder, its checkpoints and metrics.json in {tmp}/out, over another "
+        "run's). Fix: remove output_dir from {file}; to choose where the runs' folders go, "
+        "set log_dir: <folder> there in its place"),
+    "hydra/norecord": (
+        "defaults: [default]\noutput_subdir: null\n",
+        "hydra=norecord depth=3",
+        "{file} sets output_subdir: null, and the run's record must be its .hydra/ folder "
+        "(config, overrides, the run-folder lock), where resume=, the report and the "
+        "one-run-per-folder checks look for it. Fix: remove output_subdir from {file}"),
+    "experiment/flat": (
+        "# @package _global_\nhydra:\n  sweep:\n    subdir: ${{run_name}}\n",
+        "-m experiment=flat seed=1,2 hydra.sweep.dir={tmp}/s",
+        "{file} sets hydra.sweep.subdir: ${{run_name}}: every job of the multirun would "
+        "write into that one folder, over the others' checkpoints and metrics.json. Fix: "
+        "keep the job's number in it, one folder ('subdir: ${{hydra.job.num}}_${{run_name}}' "
+        "in {file}), or remove subdir from it (<n>_<run_name>)"),
+    "experiment/seeds": (
+        "# @package _global_\nhydra:\n  sweeper:\n    params:\n      seed: 0,1\n",
+        "experiment=seeds depth=3",
+        "{file} sets hydra.sweeper.params (seed=0,1), a sweep, which runs only as a "
+        "multirun: without -m, Hydra would run one run, the sweep ignored. Fix: add -m "
+        "(python train.py -m ...), or remove the sweep from {file} for one run"),
+}
+
+
+@pytest.mark.parametrize("option", sorted(FOLDER_FILES))
+def test_a_folder_or_sweep_set_in_a_file_of_ones_own_is_checked_as_on_the_command_line(option, tmp_path):
+    # pass 97, rows 10, 11, 14, 15, 20, 29, 36, 37 (major): before, each was refused on the command line and
+    # taken from a file of one's own: a second run trained into the first one's folder, a sweep's jobs into
+    # one folder, a run was split in two or ran without its record, a sweep ran as one run
+    from highwaylab.utils.overrides import check_command_line
+
+    text, line, expected = FOLDER_FILES[option]
+    file = tmp_path / "mine" / f"{option}.yaml"
+    file.parent.mkdir(parents=True)
+    file.write_text(text.format(tmp=tmp_path))
+    (tmp_path / "fixed").mkdir()
+    (tmp_path / "fixed" / "notes.txt").write_text("mine")
+    words = f"--config-dir {tmp_path}/mine {line.format(tmp=tmp_path)}".split()
+    if words[2] == "-m":
+        words = ["-m", *words[:2], *words[3:]]
+    assert command_line_error(" ".join(words), tmp_path).startswith(expected.format(tmp=tmp_path, file=file))
+    assert not (tmp_path / "logs").exists()
+    (tmp_path / "fixed" / "notes.txt").unlink()  # the folder empty: free (the checks of one's own files
+    if "fixed" in text:  # take a folder as the command line's do)
+        check_command_line(["train.py", *words, f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")

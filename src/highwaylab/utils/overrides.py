@@ -255,6 +255,8 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     if args.cfg:
         _warn(twice)
         return
+    _check_own_files(cfg, list(args.overrides), bool(args.multirun) or cfg.hydra.mode == RunMode.MULTIRUN,
+                     config_dir, config_name, argv[0])
     choices = cfg.hydra.runtime.choices
     launcher = choices.get("hydra/launcher")
     if not args.multirun and launcher not in (None, "basic") and choices.get("hparams_search") is None:
@@ -2474,6 +2476,126 @@ def _follows_top_level(key: str, given: str, overrides: list[str], config_dir: s
                 f"{given} out, and give {top}=<value> to change it")
     return (f"{given}: model.{top} follows the top-level {top} (model.{top}: ${{{top}}}), which also names "
             f"the run and its W&B tags; set here, the net and its name would disagree. Fix: {top}={value}")
+
+
+# the keys whose values the command line's checks refuse where a run would share, split or lose its
+# folder; a config file of one's own (--config-dir) that sets them is checked as well (pass 97, rows 10,
+# 11, 14, 15, 20, 29, 36, 37, major: before, each was taken from such a file without a word: a second run
+# trained into the first's folder, a sweep's jobs into one folder, a run ran without its record)
+OWN_FILE_KEYS = ("hydra.run.dir", "hydra.sweep.dir", "hydra.sweep.subdir", "hydra.output_subdir",
+                 "paths.output_dir", "hydra.sweeper.params")
+_ABSENT = object()
+
+
+def _own_file_settings(cfg: DictConfig, overrides: list[str]) -> dict[str, tuple[Path, str, Any]]:
+    """``{key: (file, the key as the file writes it, its value)}`` for each of :data:`OWN_FILE_KEYS`
+    that a file of one's own chosen in ``cfg`` (an option of ``--config-dir``) sets and the command
+    line ``overrides`` do not (the later file, in the defaults list's order, where two do)."""
+    import yaml
+
+    if not _CONFIG_DIRS:
+        return {}
+    found: dict[str, tuple[Path, str, Any]] = {}
+    for group, option in reversed(list(cfg.hydra.runtime.choices.items())):  # in the defaults' order
+        path = Path(_CONFIG_DIRS[0]) / group / f"{option}.yaml"
+        if option is None or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            node = yaml.safe_load(text)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # Hydra names a file it cannot read
+        header = re.match(r"#\s*@package\s+(\S+)", text)
+        package = header[1] if header else group.replace("/", ".")
+        package = "" if package == "_global_" else package
+        for key in OWN_FILE_KEYS:
+            if not package:
+                written = key
+            elif key.startswith(f"{package}."):
+                written = key[len(package) + 1:]
+            else:
+                continue
+            value: Any = node
+            for part in written.split("."):
+                value = value.get(part, _ABSENT) if isinstance(value, dict) else _ABSENT
+            if value is not _ABSENT:
+                found[key] = (path, written, value)
+    given = {_key(o).lstrip("+~") for o in overrides}
+    return {key: found[key] for key in found
+            if key not in given and not any(g.startswith(f"{key}.") for g in given)}
+
+
+def _check_own_files(cfg: DictConfig, overrides: list[str], multirun: bool, config_dir: str | Path,
+                     config_name: str, script: str) -> None:
+    """Refuse what a file of one's own sets (:func:`_own_file_settings`) where the command line's
+    checks would refuse the same value typed there, naming the file and what to change in it.
+
+    Raises:
+        OverrideError: ``hydra.output_subdir`` or ``paths.output_dir`` set; a multirun's
+            ``hydra.sweep.subdir`` without the job's number or with ``/`` or ``..``; a sweep
+            (``hydra.sweeper.params``) without ``-m``.
+        ResumeError: ``hydra.run.dir`` (``hydra.sweep.dir``) that holds another run (sweep) or other
+            files (:func:`highwaylab.utils.resume.check_folder_free`).
+    """
+    from highwaylab.utils.resume import (
+        ResumeError,
+        _resolved,
+        _searched,
+        check_folder_free,
+        check_sweep_folder_free,
+    )
+
+    for key, (file, written, value) in _own_file_settings(cfg, overrides).items():
+        shown = f"{file} sets {written}: {'null' if value is None else value}"
+        leaf = written.rsplit(".", 1)[-1]
+        if key == "hydra.output_subdir":
+            raise OverrideError(f"{shown}, and the run's record must be its .hydra/ folder (config, "
+                                f"overrides, the run-folder lock), where resume=, the report and the "
+                                f"one-run-per-folder checks look for it. Fix: remove {leaf} from {file}")
+        if key == "paths.output_dir":
+            raise OverrideError(f"{shown}, but paths.output_dir is the run's folder as Hydra makes it; set "
+                                f"there, the run would be split in two (its record and train.log in Hydra's "
+                                f"folder, its checkpoints and metrics.json in {value}, over another run's). "
+                                f"Fix: remove {leaf} from {file}; to choose where the runs' folders go, set "
+                                f"{written.replace('output_dir', 'log_dir')}: <folder> there in its place")
+        if key == "hydra.sweep.subdir" and multirun and isinstance(value, str):
+            flat = re.sub(r"\$\{[^}]*\}", "", value)
+            if ".." in value or "/" in flat or "job.num" not in value:
+                why = ("a job's folder must be one folder directly in the sweep's folder (hydra.sweep.dir), "
+                       "where the report and resume= find it" if ".." in value or "/" in flat else
+                       "every job of the multirun would write into that one folder, over the others' "
+                       "checkpoints and metrics.json")
+                name = value.replace("/", "_").replace("..", "").strip("_") or "name"
+                raise OverrideError(f"{shown}: {why}. Fix: keep the job's number in it, one folder "
+                                    f"('{leaf}: ${{hydra.job.num}}_{name}' in {file}), or remove {leaf} "
+                                    f"from it (<n>_<run_name>)")
+        if key == "hydra.sweeper.params" and not multirun and value:
+            swept = " ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value
+            raise OverrideError(f"{file} sets hydra.sweeper.params ({swept}), a sweep, which runs only as "
+                                f"a multirun: without -m, Hydra would run one run, the sweep ignored. Fix: "
+                                f"add -m (python train.py -m ...), or remove the sweep from {file} for one "
+                                f"run")
+        folder_key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+        if key == folder_key and isinstance(value, str):
+            own = _searched(overrides, _CONFIG_DIRS[0])
+            folder = _resolved(key, Path(config_dir), config_name, own, script)
+            if not isinstance(folder, str) or not folder.strip():
+                continue  # Hydra or the job says why
+            search = cfg.hydra.runtime.choices.get("hparams_search") is not None
+            try:
+                if multirun:
+                    check_sweep_folder_free(Path(folder), search=search)
+                else:
+                    check_folder_free(Path(folder), OmegaConf.select(cfg, "ckpt_path", default=None))
+            except ResumeError as err:
+                what = "sweep" if multirun else "run"
+                unique = ("" if "folder_suffix" in value or "now:" in value else
+                          f". A folder that {file} fixes is the same for every {what}: for one of its own "
+                          f"each time, keep a part that differs in it, as highwaylab's does ('{leaf}: "
+                          f"{value.rstrip('/')}/${{now:%Y-%m-%d_%H-%M-%S}}_${{folder_suffix:}}')")
+                named = str(err).replace(f"{key}={folder}", f"{key}={folder} (set by {file}, {written}: "
+                                                           f"{value})", 1)
+                raise ResumeError(named.rstrip(".") + unique) from None
 
 
 def _shared_folder(key: str, given: str) -> str | None:
