@@ -947,6 +947,12 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 COMMAND_LINES = {
     # pass 96, rows 37b-37f (major): before, a NaN at step 1 was saved as epoch_000.ckpt ("Last checkpoint:
     # none written yet" beside it), and resume= offered that file, which diverged again at once
+    # pass 97, rows 05-05c (major): before, a diverged run's on_exception.ckpt, which resume= continued
+    "+callbacks.oec._target_=lightning.pytorch.callbacks.OnExceptionCheckpoint +callbacks.oec.dirpath=ckpts":
+        "callbacks.oec (Lightning's OnExceptionCheckpoint) saves the state at any exception, a NaN loss or a "
+        "bad batch included, which resume= would continue from, into the same failure; callbacks."
+        "last_checkpoint saves the run's state when a signal stops it (SIGTERM, SIGINT), for resume=, and a "
+        "run that fails says why and how to go on. Fix: leave callbacks.oec out",
     "+callbacks.model_checkpoint.save_on_exception=true":
         "callbacks.model_checkpoint.save_on_exception=true saves the state at any exception, a NaN loss or a "
         "bad batch included, under a best checkpoint's name (epoch_{epoch:03d}.ckpt), where resume= and the "

@@ -718,12 +718,19 @@ def check_checkpoint_files(callbacks: DictConfig | None) -> None:
                               f"override out (the default is the run's checkpoints/), or give a folder")
     best = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".ModelCheckpoint")}
     latest = {n: c for n, c in nodes.items() if str(c.get("_target_", "")).endswith(".LatestCheckpoint")}
+    keeps = (f"callbacks.{next(iter(latest))} saves the run's state when a signal stops it (SIGTERM, "
+             f"SIGINT), for resume=, and" if latest else "highwaylab's latest checkpoint (callbacks="
+             "minimal or default) saves the run's state when a signal stops it, and")
+    for name, node in nodes.items():  # pass 97, rows 05-05c (major): a diverged run saved on_exception.ckpt,
+        # "none written yet" said beside it, and resume= continued from it, to diverge again at once
+        if str(node.get("_target_", "")).endswith(".OnExceptionCheckpoint"):
+            raise ConfigError(f"callbacks.{name} (Lightning's OnExceptionCheckpoint) saves the state at any "
+                              f"exception, a NaN loss or a bad batch included, which resume= would continue "
+                              f"from, into the same failure; {keeps} a run that fails says why and how to go "
+                              f"on. Fix: leave callbacks.{name} out")
     for name, node in best.items():
         if node.get("save_on_exception"):  # pass 96, rows 37b-37f (major): a NaN loss saved as
             # epoch_000.ckpt, "none written yet" said beside it, and resume= offered it, which diverged again
-            keeps = (f"callbacks.{next(iter(latest))} saves the run's state when a signal stops it (SIGTERM, "
-                     f"SIGINT), for resume=, and" if latest else "highwaylab's latest checkpoint (callbacks="
-                     "minimal or default) saves the run's state when a signal stops it, and")
             raise ConfigError(f"callbacks.{name}.save_on_exception={str(node.save_on_exception).lower()} "
                               f"saves the state at any exception, a NaN loss or a bad batch included, under "
                               f"a best checkpoint's name ({node.get('filename')}.ckpt), where resume= and "
