@@ -947,6 +947,19 @@ def test_val_check_interval_beyond_the_epoch_is_one_line(tmp_path, data_dir):
 COMMAND_LINES = {
     # pass 96, rows 37b-37f (major): before, a NaN at step 1 was saved as epoch_000.ckpt ("Last checkpoint:
     # none written yet" beside it), and resume= offered that file, which diverged again at once
+    # pass 97, rows 25, 26 (major), 26e: a group of train.yaml's defaults given with '+' or '++'; before,
+    # Hydra's line without a fix, or (+logger=csv) a fix for "the file that chooses it", of which none was
+    "+logger=csv":
+        "+logger=csv: logger is in the config's defaults already (logger: wandb), so its option is chosen "
+        "without '+' ('+' adds a group the config lacks; '++' is for keys). Fix: logger=csv, or "
+        "logger=[wandb,csv] for both",
+    "callbacks=minimal +callbacks=default":
+        "+callbacks=default: callbacks is in the config's defaults already (callbacks: default), so its "
+        "option is chosen without '+' ('+' adds a group the config lacks; '++' is for keys). Fix: choose "
+        "one: callbacks=default or callbacks=minimal, or callbacks=[minimal,default] for both",
+    "++model=plain":
+        "++model=plain: model is in the config's defaults already (model: highway), so its option is chosen "
+        "without '+' ('+' adds a group the config lacks; '++' is for keys). Fix: model=plain",
     # pass 97, rows 05-05c (major): before, a diverged run's on_exception.ckpt, which resume= continued
     "+callbacks.oec._target_=lightning.pytorch.callbacks.OnExceptionCheckpoint +callbacks.oec.dirpath=ckpts":
         "callbacks.oec (Lightning's OnExceptionCheckpoint) saves the state at any exception, a NaN loss or a "
@@ -2025,6 +2038,7 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     ["+callbacks.lr_monitor.log_momentum=true", "callbacks.epoch_log.keys=[train/lr-momentum]"],  # 95/25b
     ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
     ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
+    ["logger=csv"], ["logger=[wandb,csv]"], ["callbacks=[minimal,default]"], ["model=plain"],  # pass 97
 ])
 def test_a_fix_as_given_passes_the_checks(fixed, tmp_path):
     from highwaylab.utils.overrides import check_command_line

@@ -1921,6 +1921,8 @@ def _explain(err: Exception, overrides: list[str], single: list[str | None], con
                 f"leave it out of hydra.job.env_copy")
     if (present := _added_but_present(single, config_dir, config_name)) is not None:
         return present
+    if (added := _group_added(err, single, config_dir, config_name)) is not None:
+        return added
     if (second := _second_choice(err, single, config_dir)) is not None:
         return second
     if (unread := _not_yaml(err)) is not None:
@@ -2167,6 +2169,38 @@ def _own_arguments(target: str) -> list[str] | None:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return None
     return [p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL and p.name != "self"]
+
+
+def _group_added(err: Exception, single: list[str | None], config_dir: str | Path,
+                 config_name: str) -> str | None:
+    """The message for a group of the main config's defaults list given with ``+`` or ``++`` on the
+    command line (``+logger=csv``, ``+callbacks=default``, ``++model=plain``), where Hydra's line
+    ("Multiple values for logger", "callbacks appears more than once in the final defaults list",
+    "force-add of config groups is not supported") gives no fix (pass 97, rows 25, 26, 26e: before,
+    Hydra's line, or a fix for a file of one's own that chose it, of which there was none). ``None``
+    for any other error."""
+    import yaml
+
+    line = _one_line(err)
+    if not any(words in line for words in ("Multiple values for", "appears more than once", "force-add")):
+        return None
+    defaults = yaml.safe_load((Path(config_dir) / f"{config_name}.yaml").read_text()).get("defaults", [])
+    chosen = {str(k): v for d in defaults if isinstance(d, dict) for k, v in d.items()}
+    for given in (o for o in single if o is not None and o.startswith("+") and "=" in o):
+        group, value = _key(given).lstrip("+"), given.split("=", 1)[1]
+        if group not in chosen:
+            continue
+        other = next((o for o in single if o is not None and not o.startswith(("+", "~"))
+                      and _key(o) == group), None)
+        now = other.split("=", 1)[1] if other is not None else chosen[group]
+        both = (f", or {group}=[{now},{value}] for both" if group in ("logger", "callbacks")
+                and now not in (None, "null", "none", value) else "")
+        fix = (f"choose one: {group}={value} or {other}" if other is not None and now != value
+               else f"{group}={value}")
+        return (f"{given}: {group} is in the config's defaults already ({group}: {chosen[group]}), so its "
+                f"option is chosen without '+' ('+' adds a group the config lacks; '++' is for keys). "
+                f"Fix: {fix}{both}")
+    return None
 
 
 def _second_choice(err: Exception, single: list[str | None], config_dir: str | Path) -> str | None:
