@@ -2263,6 +2263,15 @@ def test_a_multirun_refuses_one_wandb_run_id_for_all_its_jobs(tmp_path, monkeypa
                                                   r"multirun would log to that one W&B run"):
             check_command_line(["train.py", *line, f"paths.log_dir={tmp_path}"], ROOT / "conf")
     check_command_line(["train.py", "depth=3", f"paths.log_dir={tmp_path}"], ROOT / "conf")  # one run: its id
+    # pass 97, rows 18, 18b (major): set by hydra.job.env_set; before, "Fix: unset WANDB_RUN_ID", and the
+    # same refusal after it
+    monkeypatch.delenv("WANDB_RUN_ID")
+    given = "+hydra.job.env_set.WANDB_RUN_ID=fixedid1"
+    assert command_line_error(f"-m seed=0,1 {given}", tmp_path) == (
+        f"{given} sets WANDB_RUN_ID=fixedid1 in every job, so every job of this multirun would log to that "
+        f"one W&B run (and wandb sync would merge them). Fix: leave {given} out (each job gets a run of its "
+        f"own, in the sweep's group); for one run, logger.wandb.id=<id>")
+    check_command_line(["train.py", "-m", "seed=0,1", f"paths.log_dir={tmp_path}"], ROOT / "conf")  # the fix
 
 
 def test_a_refused_run_leaves_no_folder_and_prints_one_bare_line(tmp_path):

@@ -314,6 +314,17 @@ def _check_command_line(argv: list[str], config_dir: str | Path, config_name: st
     _check_job_environment(cfg)
     with job_environment(cfg):  # hydra.job.env_set=WANDB_RUN_ID: every job has it
         run_id = os.environ.get("WANDB_RUN_ID")
+    env_set = OmegaConf.select(cfg, "hydra.job.env_set.WANDB_RUN_ID", default=None,
+                               throw_on_resolution_failure=False)
+    if multirun and run_id and env_set is not None:  # pass 97, rows 18, 18b (major): before, "Fix: unset
+        # WANDB_RUN_ID", which left the override that set it, and the same refusal followed
+        given = next((o for o in args.overrides if _key(o).lstrip("+~") == "hydra.job.env_set.WANDB_RUN_ID"),
+                     None)
+        where = given or "hydra.job.env_set.WANDB_RUN_ID (in a config file of the run)"
+        raise OverrideError(f"{where} sets WANDB_RUN_ID={run_id} in every job, so every job of this multirun "
+                            f"would log to that one W&B run (and wandb sync would merge them). Fix: leave "
+                            f"{given or 'it'} out (each job gets a run of its own, in the sweep's group); "
+                            f"for one run, logger.wandb.id=<id>")
     if multirun and run_id:
         raise OverrideError(f"WANDB_RUN_ID={run_id} is set, so every job of this "
                             f"multirun would log to that one W&B run (and wandb sync would merge them). "
