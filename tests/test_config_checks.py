@@ -3652,3 +3652,15 @@ def test_a_folder_or_sweep_set_in_a_file_of_ones_own_is_checked_as_on_the_comman
     (tmp_path / "fixed" / "notes.txt").unlink()  # the folder empty: free (the checks of one's own files
     if "fixed" in text:  # take a folder as the command line's do)
         check_command_line(["train.py", *words, f"paths.log_dir={tmp_path}/logs"], ROOT / "conf")
+
+
+def test_a_group_removed_that_other_keys_use_is_named_as_removed():
+    # pass 97, rows 24, 24b: ~paths; before, the first key that used it (trainer.default_root_dir), then,
+    # given a value, the next one (data.data_dir), each named alone
+    from highwaylab.utils.overrides import check_command_line
+
+    with pytest.raises(HighwaylabError) as err:
+        check_command_line(["train.py", "~paths", "depth=3"], ROOT / "conf")
+    assert str(err.value) == ("~paths: removes the paths group's config, which data.data_dir uses, so the "
+                              "config would not resolve. Fix: leave ~paths out, or choose another of its "
+                              "options (paths=<option>)")

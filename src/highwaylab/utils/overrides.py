@@ -1519,8 +1519,10 @@ def _removed_but_used(parsed: list[Any], cfg: DictConfig, config_dir: str | Path
 
     from hydra.core.override_parser.types import OverrideType
 
+    from highwaylab.config_checks import GROUPS
+
     removed = [o for o in parsed if o.type == OverrideType.DEL and "/" not in o.key_or_group
-               and o.value() is None and not (Path(config_dir) / o.key_or_group).is_dir()]
+               and o.value() is None and o.key_or_group not in GROUPS]  # those: "the group is missing"
     if not removed:
         return
     raw = OmegaConf.to_container(cfg, resolve=False)
@@ -1531,9 +1533,13 @@ def _removed_but_used(parsed: list[Any], cfg: DictConfig, config_dir: str | Path
         user = _first_use(raw, use)
         if user is None:
             continue
-        fix = (f"for no scheduler, write {key}=null instead" if key == "optim.scheduler"
+        group = (Path(config_dir) / key).is_dir()  # ~paths: the group's config (pass 97, rows 24, 24b:
+        # before, the first key that used it, then the next one, each named alone)
+        fix = (f"for no scheduler, write {key}=null instead" if key == "optim.scheduler" else
+               f"leave {override.input_line} out, or choose another of its options ({key}=<option>)" if group
                else f"leave {override.input_line} out, or give {key} a value")
-        raise OverrideError(f"{override.input_line}: removes {key}, which {user} uses, so the config would "
+        what = f"the {key} group's config" if group else key
+        raise OverrideError(f"{override.input_line}: removes {what}, which {user} uses, so the config would "
                             f"not resolve. Fix: {fix}")
 
 
