@@ -3622,6 +3622,11 @@ FOLDER_FILES = {  # group/option: (its text, with {tmp}; the command line after 
         "write into that one folder, over the others' checkpoints and metrics.json. Fix: "
         "keep the job's number in it, one folder ('subdir: ${{hydra.job.num}}_${{run_name}}' "
         "in {file}), or remove subdir from it (<n>_<run_name>)"),
+    "experiment/escname": (
+        "# @package _global_\nrun_name: ../escaped\n",
+        "-m experiment=escname seed=0 hydra.sweep.dir={tmp}/s",
+        "run_name=../escaped must be a plain name, without '/', '\\' or '..': it names the run's folder "
+        "under outputs/ and its W&B run; e.g. run_name=my-run (run_name is set by {file})"),
     "experiment/seeds": (
         "# @package _global_\nhydra:\n  sweeper:\n    params:\n      seed: 0,1\n",
         "experiment=seeds depth=3",

@@ -2534,7 +2534,7 @@ def _follows_top_level(key: str, given: str, overrides: list[str], config_dir: s
 # 11, 14, 15, 20, 29, 36, 37, major: before, each was taken from such a file without a word: a second run
 # trained into the first's folder, a sweep's jobs into one folder, a run ran without its record)
 OWN_FILE_KEYS = ("hydra.run.dir", "hydra.sweep.dir", "hydra.sweep.subdir", "hydra.output_subdir",
-                 "paths.output_dir", "hydra.sweeper.params")
+                 "paths.output_dir", "hydra.sweeper.params", "run_name")
 _ABSENT = object()
 
 
@@ -2593,12 +2593,18 @@ def _check_own_files(cfg: DictConfig, overrides: list[str], multirun: bool, conf
         _resolved,
         _searched,
         check_folder_free,
+        check_run_name,
         check_sweep_folder_free,
     )
 
     for key, (file, written, value) in _own_file_settings(cfg, overrides).items():
         shown = f"{file} sets {written}: {'null' if value is None else value}"
         leaf = written.rsplit(".", 1)[-1]
+        if key == "run_name" and (value is None or "${" not in str(value)):  # pass 97, row 17: before, a
+            try:  # multirun's job refused it after Hydra had made its folder, 0_../escaped/, the file unnamed
+                check_run_name(value)
+            except ResumeError as err:
+                raise ResumeError(f"{err} (run_name is set by {file})") from None
         if key == "hydra.output_subdir":
             raise OverrideError(f"{shown}, and the run's record must be its .hydra/ folder (config, "
                                 f"overrides, the run-folder lock), where resume=, the report and the "
