@@ -960,6 +960,10 @@ COMMAND_LINES = {
     "++model=plain":
         "++model=plain: model is in the config's defaults already (model: highway), so its option is chosen "
         "without '+' ('+' adds a group the config lacks; '++' is for keys). Fix: model=plain",
+    # pass 97, row 01t: before, on a terminal, Lightning's refusal after the parts were built, naming no key
+    "+callbacks.tqdm._target_=lightning.pytorch.callbacks.TQDMProgressBar":
+        "callbacks.rich_progress_bar and callbacks.tqdm are each a progress bar, and Lightning shows one. "
+        "Fix: keep one, e.g. callbacks.rich_progress_bar=null to show callbacks.tqdm",
     # pass 97, rows 05-05c (major): before, a diverged run's on_exception.ckpt, which resume= continued
     "+callbacks.oec._target_=lightning.pytorch.callbacks.OnExceptionCheckpoint +callbacks.oec.dirpath=ckpts":
         "callbacks.oec (Lightning's OnExceptionCheckpoint) saves the state at any exception, a NaN loss or a "
@@ -2039,6 +2043,8 @@ def test_a_faulty_command_line_is_one_line_before_hydra_runs(line, tmp_path):
     ["-m", "model=residual,conv_residual", "++model.zero_init=false"],  # each fix of pass 93, rows 13, 10
     ["-m", "model=plain"], ["-m", "model=conv_plain,conv_highway", "++model.stages=[{channels:4,layers:2}]"],
     ["logger=csv"], ["logger=[wandb,csv]"], ["callbacks=[minimal,default]"], ["model=plain"],  # pass 97
+    ["+callbacks.tqdm._target_=lightning.pytorch.callbacks.TQDMProgressBar",
+     "callbacks.rich_progress_bar=null"],
 ])
 def test_a_fix_as_given_passes_the_checks(fixed, tmp_path):
     from highwaylab.utils.overrides import check_command_line

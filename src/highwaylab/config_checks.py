@@ -459,6 +459,7 @@ def check_config(cfg: DictConfig) -> None:
     check_lr_shown(cfg.get("callbacks"), cfg.get("logger"))  # train/lr in the epoch lines, no monitor
     check_summary_depth(cfg.get("callbacks"))
     check_checkpoint_files(cfg.get("callbacks"))  # the best and the latest checkpoint: two files
+    check_progress_bars(cfg.get("callbacks"))  # Lightning takes one
     check_best_checkpoint_saves(cfg.get("callbacks"))  # the best: chosen at validation, not mid-training
     check_callbacks_config(cfg.get("callbacks"))  # highwaylab's callbacks: their own checks
     check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
@@ -702,6 +703,34 @@ def check_summary_depth(callbacks: DictConfig | None) -> None:
             raise ConfigError(f"callbacks.{name}.max_depth={depth!r} must be an integer >= -1 (-1: every "
                               f"layer, 0: no summary, 1: the top-level modules), e.g. callbacks.{name}."
                               f"max_depth=1")
+
+
+def check_progress_bars(callbacks: DictConfig | None) -> None:
+    """Raises ConfigError for two progress bars among the callbacks (``+callbacks.tqdm._target_=
+    lightning.pytorch.callbacks.TQDMProgressBar`` beside the presets' ``rich_progress_bar``): Lightning
+    takes one, and refuses the second on a terminal only (off one, highwaylab shows none), so that
+    such a run failed on a terminal after its parts were built, naming neither key (pass 97, row 01t)."""
+    from hydra.utils import get_class
+
+    bars = []
+    for name, node in (callbacks or {}).items():
+        if not OmegaConf.is_dict(node) or not isinstance(target := node.get("_target_"), str):
+            continue
+        if target.startswith(("lightning.pytorch.callbacks.", "highwaylab.")):  # known: no import
+            if target.endswith("ProgressBar"):
+                bars.append(f"callbacks.{name}")
+            continue
+        try:  # a callback of one's own: a subclass of Lightning's bar?
+            from lightning.pytorch.callbacks import ProgressBar
+
+            if issubclass(get_class(target), ProgressBar):
+                bars.append(f"callbacks.{name}")
+        except Exception:  # noqa: BLE001 -- a target that does not import: its own check names it
+            continue
+    if len(bars) > 1:
+        keep = bars[-1]
+        raise ConfigError(f"{' and '.join(bars)} are each a progress bar, and Lightning shows one. Fix: keep "
+                          f"one, e.g. {' '.join(f'{b}=null' for b in bars if b != keep)} to show {keep}")
 
 
 def check_checkpoint_files(callbacks: DictConfig | None) -> None:
