@@ -3633,6 +3633,12 @@ FOLDER_FILES = {  # group/option: (its text, with {tmp}; the command line after 
         "-m experiment=escname seed=0 hydra.sweep.dir={tmp}/s",
         "run_name=../escaped must be a plain name, without '/', '\\' or '..': it names the run's folder "
         "under outputs/ and its W&B run; e.g. run_name=my-run (run_name is set by {file})"),
+    "logger/mywb": (  # pass 97, row 44: before, Lightning's notice alone, the project ignored, keys twice
+        "mywb:\n  _target_: highwaylab.utils.wandb_logger.WandbLogger\n  project: other\n  offline: true\n",
+        "logger=[wandb,mywb] depth=3",
+        "logger.wandb and logger.mywb are each a W&B logger, and in one process W&B logs to one run: the "
+        "second would reuse the first one's run (its own project and name ignored) and log every metric "
+        "into it twice. Fix: keep one (e.g. logger=mywb); for another project, set its project on that one"),
     "experiment/seeds": (
         "# @package _global_\nhydra:\n  sweeper:\n    params:\n      seed: 0,1\n",
         "experiment=seeds depth=3",

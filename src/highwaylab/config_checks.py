@@ -426,7 +426,12 @@ def check_config(cfg: DictConfig) -> None:
     from highwaylab.callbacks.options import check_callbacks_config
     from highwaylab.models.spec import check_model_config
     from highwaylab.utils.hardware import check_master_port, check_trainer_hardware
-    from highwaylab.utils.loggers import check_logger_folders, check_logger_steps, check_wandb_names
+    from highwaylab.utils.loggers import (
+        check_logger_folders,
+        check_logger_steps,
+        check_one_wandb,
+        check_wandb_names,
+    )
     from highwaylab.utils.resume import check_run
 
     check_own_options(cfg)
@@ -465,6 +470,7 @@ def check_config(cfg: DictConfig) -> None:
     check_logger_steps(cfg.get("logger"))  # logger.csv.flush_logs_every_n_steps=0: Lightning divides by it
     check_logger_folders(cfg.get("logger"))  # logger.tensorboard.version=../x: outside the run's folder
     check_wandb_names(cfg.get("logger"), cfg.get("tags"))  # W&B's own checks of project, id, tags
+    check_one_wandb(cfg.get("logger"))  # two W&B loggers: one run, every metric twice
     check_fast_dev_run(cfg)  # +trainer.fast_dev_run=true with loggers: an empty W&B run
     check_val_set_shared(cfg)  # data.val_size=1 under DDP: before the ranks start
     check_root_dir(cfg)  # trainer.default_root_dir apart from the run's folder: its figures elsewhere

@@ -313,6 +313,20 @@ def reused_wandb_id(cfg: DictConfig) -> str | None:
             f"to continue that run")
 
 
+def check_one_wandb(logger_cfg: Mapping | None) -> None:
+    """Raises ConfigError for two W&B loggers (``logger=[wandb,mine]``, ``mine`` a ``WandbLogger`` of
+    one's own): in one process the second reuses the first one's W&B run, its own project and name
+    ignored, and logs every metric into it a second time (pass 97, row 44: before, only Lightning's
+    notice that it "will reuse this run")."""
+    names = [f"logger.{name}" for name, node in (logger_cfg or {}).items()
+             if isinstance(node, Mapping) and str(node.get("_target_", "")).endswith("WandbLogger")]
+    if len(names) > 1:
+        raise ConfigError(f"{' and '.join(names)} are each a W&B logger, and in one process W&B logs to one "
+                          f"run: the second would reuse the first one's run (its own project and name "
+                          f"ignored) and log every metric into it twice. Fix: keep one (e.g. logger="
+                          f"{names[-1].split('.', 1)[1]}); for another project, set its project on that one")
+
+
 def check_wandb_names(logger_cfg: Mapping | None, tags: object = None) -> None:
     """Check the names that ``wandb.init`` validates, before any run starts: the project
     (``logger.<name>.project``, or the environment variable ``WANDB_PROJECT`` when it is empty),
