@@ -2222,3 +2222,20 @@ def test_a_resume_file_setting_resume_is_named_and_the_fixes_keep_the_config_dir
         f"only, where it becomes the run's own overrides. Fix: delete resume: from {mine / 'cont.yaml'}, and "
         f"give it on the command line: python train.py resume={run} --config-dir {tmp_path / 'mine'} "
         f"experiment=cont")
+
+
+def test_a_new_run_from_a_checkpoint_of_another_schedule_gets_the_checkpoints_value_as_its_fix(tmp_path):
+    # pass 97, row 28c: ckpt_path= of a checkpoint whose scheduler had gamma=0.85; before, "Fix: start a new
+    # run with the schedule you want", of what was a new run already
+    ckpt = fake_checkpoint(tmp_path / "lone.ckpt", epochs=1, step=10, mid_epoch=False, batches=10)
+    checkpoint = torch.load(ckpt, weights_only=False)
+    checkpoint["lr_schedulers"] = [{"gamma": 0.85, "last_epoch": 1}]
+    torch.save(checkpoint, ckpt)
+    new = [*OWN, f"ckpt_path={ckpt}", f"hydra.run.dir={tmp_path / 'new'}"]
+    assert message(*new) == (
+        f"ckpt_path={ckpt}: optim.scheduler.gamma=0.6, but the checkpoint's scheduler has gamma=0.85, and "
+        f"Lightning restores the checkpoint's: the learning rate would go on along the old schedule (a "
+        f"cosine one is 0 at its end, then rises again), while the record says 0.6. Fix: "
+        f"optim.scheduler.gamma=0.85, to go on along the checkpoint's schedule; for another schedule, leave "
+        f"ckpt_path out (a new run trained from its start)")
+    assert "optim.scheduler.gamma=0.85" in argv(*new, "optim.scheduler.gamma=0.85")  # the fix is taken

@@ -1862,6 +1862,8 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
                     f"{RECORD}/config.yaml), and this run has {key}={_short(new)}. {_resume_own(run)}start a "
                     f"new run without ckpt_path")
     if (changed := scheduler_change(cfg, checkpoint)) is not None:
+        from highwaylab.config_checks import as_given
+
         key, old, new = changed
         follows = next((k for k in ("trainer.max_epochs", "trainer.max_steps")
                         if _select(cfg, k) == new and isinstance(new, int)), None)
@@ -1870,8 +1872,10 @@ def check_resume(cfg: DictConfig, ckpt_path: str, checkpoint: dict, resume: bool
             f"{name}: {key}={_short(new)}{via}, but the checkpoint's scheduler has {key.split('.')[-1]}="
             f"{_short(old)}, and Lightning restores the checkpoint's: the learning rate would go on along "
             f"the old schedule (a cosine one is 0 at its end, then rises again), while the record says "
-            f"{_short(new)}. Fix: start a new run with the schedule you want; a run extended by resume= "
-            f"keeps its schedule (optim=sgd decays by epoch and extends)")
+            + (f"{_short(new)}. Fix: start a new run with the schedule you want; a run extended by resume= "
+               f"keeps its schedule (optim=sgd decays by epoch and extends)" if resume else
+               f"{_short(new)}. Fix: {as_given(key)}={_short(old)}, to go on along the checkpoint's "
+               f"schedule; for another schedule, leave ckpt_path out (a new run trained from its start)"))
     if (changed := optimizer_change(cfg, checkpoint)) is not None:  # pass 38, rows 27 and 57: before,
         key, old, new = changed  # ckpt_path= with lr=0.001 trained at the checkpoint's 0.1, recorded 0.001
         used = _recorded_value(run, key) if resume and run is not None else None
