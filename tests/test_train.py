@@ -187,3 +187,19 @@ def test_a_limit_fraction_below_one_batch_is_one_line_naming_the_key(stage, frac
     # pass 78, row 29 (major): before, the test's fraction was refused after the whole training (its
     # checkpoints written), and the corrected command was refused for the run folder left behind
     assert list(tmp_path.rglob("*.ckpt")) == []
+
+
+def test_the_model_of_a_conv_run_is_given_as_its_quoted_stages(tmp_path):
+    # pass 97, row 28: before, "model=conv_highway depth=3 model.stages=[{'channels': 16, ...}]": a Python
+    # list the shell split at its spaces, beside a depth= that a conv net does not read
+    from highwaylab.train import _model_of_run
+
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    stages = [{"channels": c, "layers": 2, "kernel_size": 3} for c in (16, 32)]
+    OmegaConf.save({"depth": 3, "width": 50, "model": {"stages": stages}}, run / ".hydra" / "config.yaml")
+    choices = {"model": "conv_highway"}
+    OmegaConf.save({"hydra": {"runtime": {"choices": choices}}}, run / ".hydra" / "hydra.yaml")
+    assert _model_of_run(str(run / "checkpoints" / "last.ckpt")) == (
+        f"Give the model of the run that wrote it, {run} (its .hydra/config.yaml): model=conv_highway "
+        f"'model.stages=[{{channels:16,layers:2,kernel_size:3}},{{channels:32,layers:2,kernel_size:3}}]'.")

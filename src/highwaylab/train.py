@@ -1053,9 +1053,15 @@ def _model_of_run(path: str) -> str:
     try:  # the run's latest start's record, as resume= reads it
         config = OmegaConf.load(_latest_record(run, "config.yaml"))
         model = _recorded_hydra(run)["runtime"]["choices"]["model"]
-        shape = (f"model.stages={OmegaConf.to_container(config.model.stages)}" if "stages" in config.model
-                 else f"width={config.get('width')}")
-        given = f"model={model} depth={config.get('depth')} {shape}"
+        if "stages" in config.model:  # a conv net: its stages, quoted for the shell (pass 97, row 28: before,
+            # a Python list the shell split, and depth=, which a conv net does not read, beside it)
+            from highwaylab.utils.loggers import cli_text
+            from highwaylab.utils.shell_args import shell_word
+
+            stages = OmegaConf.to_container(config.model.stages, resolve=True)
+            given = f"model={model} {shell_word(f'model.stages={cli_text(stages)}')}"
+        else:
+            given = f"model={model} depth={config.get('depth')} width={config.get('width')}"
     except Exception:  # no run's folder around the file, or a record that cannot be read
         return ("Give the model, depth and width (conv models: model.stages) it was trained with: the file "
                 "lies outside a run's folder, so nothing beside it records them (a run lists them in its "
