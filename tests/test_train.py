@@ -203,3 +203,25 @@ def test_the_model_of_a_conv_run_is_given_as_its_quoted_stages(tmp_path):
     assert _model_of_run(str(run / "checkpoints" / "last.ckpt")) == (
         f"Give the model of the run that wrote it, {run} (its .hydra/config.yaml): model=conv_highway "
         f"'model.stages=[{{channels:16,layers:2,kernel_size:3}},{{channels:32,layers:2,kernel_size:3}}]'.")
+
+
+def test_depth_given_beside_stages_and_an_experiment_names_the_stages_given(caplog):
+    # pass 97, row 28c: before, "experiment=warm sets the stages", of stages the command line gave
+    from hydra import compose, initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+
+    from highwaylab.train import warn_unused_size
+    from highwaylab.utils.hydra_utils import register_resolvers
+
+    register_resolvers()
+    given = ["experiment=paper_mnist_conv16", "depth=5", "model.stages=[{channels:4,layers:2}]"]
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("train", overrides=given, return_hydra_config=True)
+    HydraConfig.instance().set_config(cfg)
+    try:
+        with caplog.at_level("WARNING", logger="highwaylab.train"):
+            warn_unused_size(cfg, None)
+    finally:
+        HydraConfig.instance().cfg = None
+    assert [r.getMessage().split("Fix: ")[1] for r in caplog.records] == [
+        "leave depth=5 out (model.stages, given here, sets them)"]

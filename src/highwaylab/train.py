@@ -955,8 +955,9 @@ def warn_unused_size(cfg: DictConfig, net: torch.nn.Module) -> None:
         if key in given and key not in cfg.model:
             stages = any(k == "model.stages" or k.startswith("model.stages.") for k in given)
             own = not (Path(__file__).resolve().parents[2] / "conf" / "model" / f"{model}.yaml").is_file()
-            fix = (f"leave {given[key]} out (experiment={experiment} sets the stages)" if experiment else
-                   f"leave {given[key]} out (model.stages, given here, sets them)" if stages else
+            fix = (f"leave {given[key]} out (model.stages, given here, sets them)" if stages else
+                   # (given with an experiment, the command line's stages are the ones: pass 97, row 28c)
+                   f"leave {given[key]} out (experiment={experiment} sets the stages)" if experiment else
                    # pass 96, row 51: a model file of one's own, which sets its stages
                    f"leave {given[key]} out for it (model={model}'s own file sets its stages)" if own else
                    # pass 91, row 39c: before, "set the stages" also when they were given, which the
